@@ -1,0 +1,63 @@
+/*
+** ktlua.c: luaopen_ktlua, the module that `require "ktlua"` returns, and
+** the stdlib modules (ktlua.report, ...) preloaded from their embedded
+** sources so that the module is whole wherever it is loaded from.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "lk.h"
+
+#define KTLUA_VERSION "0.1.0"
+
+typedef struct lk_embedded {
+  const char *name;
+  const char *code;
+  size_t size;
+} lk_embedded;
+
+extern const lk_embedded lk_stdlib[]; /* generated: build/stdlib_embed.c */
+
+static int load_embedded(lua_State *L) {
+  const lk_embedded *m = lua_touserdata(L, lua_upvalueindex(1));
+  char chunk[128];
+  snprintf(chunk, sizeof chunk, "=[%s]", m->name);
+  if (luaL_loadbuffer(L, m->code, m->size, chunk) != LUA_OK) return lua_error(L);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+static void preload_stdlib(lua_State *L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  for (const lk_embedded *m = lk_stdlib; m->name; m++) {
+    lua_pushlightuserdata(L, (void *)m);
+    lua_pushcclosure(L, load_embedded, 1);
+    lua_setfield(L, -2, m->name);
+  }
+  lua_pop(L, 1);
+}
+
+int luaopen_ktlua(lua_State *L) {
+  luaL_checkversion(L);
+  preload_stdlib(L);
+  lk_callback_thread(L);
+  lua_newtable(L);
+  lk_open_device(L);
+  lk_open_array(L);
+  lk_open_arg(L);
+  lk_open_task(L);
+  lk_open_tuner(L);
+  lk_open_results(L);
+  lua_pushliteral(L, KTLUA_VERSION);
+  lua_setfield(L, -2, "version");
+  lua_createtable(L, KT_STATUS_COUNT, 0);
+  for (int s = 0; s < KT_STATUS_COUNT; s++) {
+    lua_pushstring(L, kt_status_name((kt_status)s));
+    lua_rawseti(L, -2, s + 1);
+  }
+  lua_setfield(L, -2, "statuses");
+  lua_pushstring(L, kt_searcher_names());
+  lua_setfield(L, -2, "searchers");
+  return 1;
+}

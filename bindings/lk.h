@@ -1,0 +1,131 @@
+/*
+** lk.h: what the Lua binding's files share: metatable names, checked
+** access to ktlua objects, option tables, and Lua callbacks that the core
+** calls through C function pointers.
+**
+** Indexing: every index ktlua defines is 0-based (array elements, as the
+** kernel sees them; configuration indices, as result files record them).
+** Lists that ktlua returns are ordinary Lua sequences.
+*/
+#ifndef LK_H
+#define LK_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "../core/array.h"
+#include "../core/device.h"
+#include "../core/result.h"
+#include "../core/search.h"
+#include "../core/task.h"
+#include "../core/tuner.h"
+
+#define LK_ARRAY "ktlua.array"
+#define LK_TYPE "ktlua.type"
+#define LK_ARG "ktlua.arg"
+#define LK_TUNER "ktlua.tuner"
+#define LK_TASK "ktlua.task"
+#define LK_SPACE "ktlua.space"
+#define LK_RESULTS "ktlua.results"
+
+/* Raises the core's error as a Lua error (with the caller's position). */
+int lk_error(lua_State *L, const kt_error *err);
+
+/* Userdata payloads. */
+typedef struct lk_array { kt_array *a; } lk_array;
+typedef struct lk_type { kt_type *t; } lk_type;
+typedef struct lk_arg { kt_arg *a; } lk_arg;
+typedef struct lk_tuner { kt_tuner *t; } lk_tuner;
+typedef struct lk_task { kt_task *task; kt_kernel *kernel; /* NULL for a composition */ } lk_task;
+typedef struct lk_results { kt_results *r; } lk_results;
+
+kt_array *lk_check_array(lua_State *L, int idx);
+kt_array *lk_test_array(lua_State *L, int idx);
+void lk_push_array(lua_State *L, kt_array *a); /* takes a reference of its own */
+lk_task *lk_check_task(lua_State *L, int idx);
+/* An element type from a name ("float") or a struct type. */
+const kt_type *lk_check_type(lua_State *L, int idx);
+
+/* Registration helpers: a metatable with methods in __index (or a custom
+** __index when index is given). */
+void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
+                  const luaL_Reg *methods);
+
+/* ---- option tables ---- */
+
+/* Raises an error naming the first key of the table at idx that is not
+** in allowed (NULL-terminated). what names the table in the message. */
+void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed);
+/* Field accessors: absent (nil) fields give dflt; wrong types raise an
+** error naming `what.field`. */
+lua_Integer lk_opt_integer(lua_State *L, int idx, const char *what, const char *field,
+                           lua_Integer dflt);
+lua_Number lk_opt_number(lua_State *L, int idx, const char *what, const char *field,
+                         lua_Number dflt);
+const char *lk_opt_string(lua_State *L, int idx, const char *what, const char *field,
+                          const char *dflt);
+int lk_opt_boolean(lua_State *L, int idx, const char *what, const char *field, int dflt);
+/* Pushes the field and returns its type (LUA_TNIL when absent). */
+int lk_get_field(lua_State *L, int idx, const char *field);
+
+/* ---- values and configurations ---- */
+
+void lk_push_value(lua_State *L, const kt_value *v);
+/* A parameter value from a Lua number or string; false when it is neither. */
+bool lk_to_value(lua_State *L, int idx, kt_value *v);
+/* A configuration as a table {NAME = value, ...}. */
+void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi);
+/* Value indices from a table {NAME = value}; raises a Lua error naming
+** what is missing or wrong. */
+void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
+void lk_push_sizes(lua_State *L, const size_t *v, int dims);
+
+/* ---- callbacks ---- */
+
+/* A Lua value kept alive for the core: a function, a searcher table. */
+typedef struct lk_ref {
+  lua_State *thread; /* where calls run; anchored in the registry */
+  int ref;
+} lk_ref;
+
+/* References the value at idx; the result is a kt_callback's ud, freed
+** by lk_ref_free. */
+lk_ref *lk_ref_new(lua_State *L, int idx);
+void lk_ref_free(void *ud);
+kt_callback lk_ref_callback(lua_State *L, int idx);
+/* Pushes the referenced value on the callback thread and returns it. */
+lua_State *lk_ref_push(const lk_ref *r);
+/* Calls with nargs arguments already pushed after the function on r's
+** thread; on error writes the Lua message (with a traceback if asked)
+** into err, pops, returns -1. */
+int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
+                kt_error *err);
+
+/* The callback thread of this Lua state (created on first use). */
+lua_State *lk_callback_thread(lua_State *L);
+
+/* ---- each area's registration ---- */
+
+void lk_open_device(lua_State *L);  /* kt.devices, kt.device */
+void lk_open_array(lua_State *L);   /* kt.array, kt.struct */
+void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem */
+void lk_open_task(lua_State *L);    /* kernel and composition methods */
+void lk_open_tuner(lua_State *L);   /* kt.tuner */
+void lk_open_results(lua_State *L);
+/* A device table for the device at idx (string, table, nil); pushes
+** nothing, fills *out (caller clears). */
+void lk_check_device(lua_State *L, int idx, kt_device_info *out);
+void lk_push_device(lua_State *L, const kt_device_info *d);
+void lk_push_results(lua_State *L, kt_results *r); /* takes a reference of its own */
+void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);
+/* The `search` field of tune options -> searcher (caller frees); seed is
+** the default seed. task_idx is the kernel a Lua searcher explores. */
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Integer seed);
+/* Pushes the space view of the kernel at task_idx. */
+int lk_push_space_view(lua_State *L, int task_idx);
+void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */
+int lk_new_kernel(lua_State *L, int idx);
+kt_arg *lk_to_arg(lua_State *L, int idx, const char *what);
+int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format);
+
+#endif

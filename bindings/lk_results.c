@@ -1,0 +1,262 @@
+/*
+** lk_results.c: tuning results as a Lua object: results[i] (1-based, in
+** the order evaluated), results:best(), results:write(path),
+** results:summary(), results:print() (stdlib ktlua.report).
+*/
+#include <math.h>
+#include <string.h>
+
+#include "lk.h"
+
+#define MS(ns) ((ns) / 1e6)
+
+static kt_results *check_results(lua_State *L, int idx) {
+  return ((lk_results *)luaL_checkudata(L, idx, LK_RESULTS))->r;
+}
+
+void lk_push_results(lua_State *L, kt_results *r) {
+  lk_results *ur = lua_newuserdatauv(L, sizeof *ur, 0);
+  ur->r = r;
+  kt_results_retain(r);
+  luaL_setmetatable(L, LK_RESULTS);
+}
+
+static void set_ms(lua_State *L, const char *key, double ns) {
+  lua_pushnumber(L, MS(ns));
+  lua_setfield(L, -2, key);
+}
+
+static void push_overheads(lua_State *L, const kt_overheads *o) {
+  lua_createtable(L, 0, 7);
+  set_ms(L, "build", o->build);
+  set_ms(L, "data", o->data);
+  set_ms(L, "validation", o->validation);
+  set_ms(L, "launcher", o->launcher);
+  set_ms(L, "wait", o->wait);
+  set_ms(L, "searcher", o->searcher);
+  set_ms(L, "framework", o->framework);
+  set_ms(L, "total", o->total);
+}
+
+static void push_kernel_sizes(lua_State *L, const kt_sizes *s) {
+  lk_push_sizes(L, s->global, s->dims);
+  lua_setfield(L, -2, "global");
+  if (s->local[0]) {
+    lk_push_sizes(L, s->local, s->dims);
+    lua_setfield(L, -2, "group");
+  }
+}
+
+static void push_config(lua_State *L, const kt_results *rs, const uint32_t *vi) {
+  lua_createtable(L, 0, (int)rs->nparams);
+  for (size_t p = 0; p < rs->nparams; p++) {
+    lk_push_value(L, &rs->params[p].values[vi[p]]);
+    lua_setfield(L, -2, rs->params[p].name);
+  }
+}
+
+void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
+  lua_createtable(L, 0, 14);
+  lua_pushinteger(L, (lua_Integer)r->index);
+  lua_setfield(L, -2, "index");
+  push_config(L, rs, r->vi);
+  lua_setfield(L, -2, "config");
+  lua_pushstring(L, kt_status_name(r->status));
+  lua_setfield(L, -2, "status");
+  if (r->status == KT_OK && !isnan(r->time_ns)) set_ms(L, "time_ms", r->time_ns);
+  lua_createtable(L, (int)r->nsamples, 0);
+  for (size_t i = 0; i < r->nsamples; i++) {
+    lua_pushnumber(L, MS(r->samples_ns[i]));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "samples_ms");
+  lua_pushinteger(L, (lua_Integer)r->launches);
+  lua_setfield(L, -2, "launches");
+  if (r->nkernels > 0 && r->sizes[0].dims > 0) push_kernel_sizes(L, &r->sizes[0]);
+  lua_createtable(L, (int)r->nkernels, 0);
+  for (size_t k = 0; k < r->nkernels; k++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, k < rs->nkernels ? rs->kernels[k] : "?");
+    lua_setfield(L, -2, "kernel");
+    if (r->sizes[k].dims > 0) push_kernel_sizes(L, &r->sizes[k]);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  lua_setfield(L, -2, "sizes");
+  set_ms(L, "build_ms", r->over.build);
+  push_overheads(L, &r->over);
+  lua_setfield(L, -2, "overheads_ms");
+  if (r->error) {
+    lua_pushstring(L, r->error);
+    lua_setfield(L, -2, "error");
+  }
+}
+
+static int results_len(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)check_results(L, 1)->n);
+  return 1;
+}
+
+static int results_best(lua_State *L) {
+  kt_results *r = check_results(L, 1);
+  const kt_result *best = kt_results_best(r);
+  if (!best) return 0;
+  lk_push_result(L, r, best);
+  return 1;
+}
+
+static int results_list(lua_State *L) {
+  kt_results *r = check_results(L, 1);
+  lua_createtable(L, (int)r->n, 0);
+  for (size_t i = 0; i < r->n; i++) {
+    lk_push_result(L, r, &r->items[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* results:write(path[, format]): format "csv" or "json", else from the
+** path's extension. */
+int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format) {
+  if (!format) format = ends_with(path, ".csv") ? "csv" : ends_with(path, ".json") ? "json" : NULL;
+  if (!format)
+    return luaL_error(L, "cannot tell the format of '%s': name it .csv or .json, or give the "
+                         "format", path);
+  kt_error err;
+  int rc;
+  if (strcmp(format, "csv") == 0) rc = kt_results_write_csv(r, path, &err);
+  else if (strcmp(format, "json") == 0) rc = kt_results_write_json(r, path, &err);
+  else return luaL_error(L, "unknown result format '%s' (expected csv or json)", format);
+  return rc ? lk_error(L, &err) : 0;
+}
+
+static int results_write(lua_State *L) {
+  kt_results *r = check_results(L, 1);
+  lk_results_write(L, r, luaL_checkstring(L, 2), luaL_optstring(L, 3, NULL));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int results_summary(lua_State *L) {
+  kt_results *r = check_results(L, 1);
+  kt_overheads sum = {0};
+  double kernel = 0;
+  size_t count[KT_STATUS_COUNT] = {0};
+  for (size_t i = 0; i < r->n; i++) {
+    const kt_result *x = &r->items[i];
+    count[x->status]++;
+    for (size_t s = 0; s < x->nsamples; s++) kernel += x->samples_ns[s];
+    sum.build += x->over.build;
+    sum.data += x->over.data;
+    sum.validation += x->over.validation;
+    sum.launcher += x->over.launcher;
+    sum.wait += x->over.wait;
+    sum.searcher += x->over.searcher;
+    sum.framework += x->over.framework;
+  }
+  lua_createtable(L, 0, 16);
+  lua_pushinteger(L, (lua_Integer)r->n);
+  lua_setfield(L, -2, "evaluated");
+  lua_createtable(L, 0, KT_STATUS_COUNT);
+  for (int s = 0; s < KT_STATUS_COUNT; s++) {
+    lua_pushinteger(L, (lua_Integer)count[s]);
+    lua_setfield(L, -2, kt_status_name((kt_status)s));
+  }
+  lua_setfield(L, -2, "statuses");
+  set_ms(L, "wall_ms", r->wall_ns);
+  set_ms(L, "setup_ms", r->setup_ns);
+  set_ms(L, "kernel_ms", kernel);
+  set_ms(L, "build_ms", sum.build);
+  set_ms(L, "data_ms", sum.data);
+  set_ms(L, "validation_ms", sum.validation);
+  set_ms(L, "launcher_ms", sum.launcher);
+  set_ms(L, "wait_ms", sum.wait);
+  set_ms(L, "searcher_ms", sum.searcher);
+  set_ms(L, "framework_ms", sum.framework);
+  lua_pushstring(L, r->stopped ? r->stopped : "");
+  lua_setfield(L, -2, "stopped");
+  lua_pushinteger(L, (lua_Integer)r->space_count);
+  lua_setfield(L, -2, "space_valid");
+  lua_pushnumber(L, r->space_all);
+  lua_setfield(L, -2, "space_all");
+  return 1;
+}
+
+/* results:print([options]) lives in Lua: require("ktlua.report").print. */
+static int results_print(lua_State *L) {
+  check_results(L, 1);
+  lua_settop(L, 2);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.report");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "print");
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_call(L, 2, 0);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int results_gc(lua_State *L) {
+  lk_results *ur = luaL_checkudata(L, 1, LK_RESULTS);
+  kt_results_release(ur->r);
+  ur->r = NULL;
+  return 0;
+}
+
+static int results_tostring(lua_State *L) {
+  kt_results *r = check_results(L, 1);
+  lua_pushfstring(L, "results of %s: %d configurations", r->task, (int)r->n);
+  return 1;
+}
+
+static void push_params(lua_State *L, const kt_results *r) {
+  lua_createtable(L, (int)r->nparams, 0);
+  for (size_t p = 0; p < r->nparams; p++) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, r->params[p].name);
+    lua_setfield(L, -2, "name");
+    lua_createtable(L, (int)r->params[p].nvalues, 0);
+    for (size_t v = 0; v < r->params[p].nvalues; v++) {
+      lk_push_value(L, &r->params[p].values[v]);
+      lua_rawseti(L, -2, (lua_Integer)v + 1);
+    }
+    lua_setfield(L, -2, "values");
+    lua_rawseti(L, -2, (lua_Integer)p + 1);
+  }
+}
+
+static int results_index(lua_State *L) {
+  kt_results *r = check_results(L, 1);
+  if (lua_type(L, 2) == LUA_TNUMBER) {
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (i < 1 || (lua_Unsigned)i > r->n) return 0;
+    lk_push_result(L, r, &r->items[i - 1]);
+    return 1;
+  }
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "task") == 0) lua_pushstring(L, r->task);
+  else if (strcmp(key, "device") == 0) lua_pushstring(L, r->device);
+  else if (strcmp(key, "searcher") == 0) lua_pushstring(L, r->searcher ? r->searcher : "");
+  else if (strcmp(key, "params") == 0) push_params(L, r);
+  else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped ? r->stopped : "");
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, key);
+  }
+  return 1;
+}
+
+void lk_open_results(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__gc", results_gc}, {"__len", results_len},
+                                  {"__index", results_index}, {"__tostring", results_tostring},
+                                  {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"best", results_best}, {"list", results_list},
+                                     {"write", results_write}, {"summary", results_summary},
+                                     {"print", results_print}, {NULL, NULL}};
+  lk_new_class(L, LK_RESULTS, meta, methods);
+}

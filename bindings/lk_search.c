@@ -1,0 +1,197 @@
+/*
+** lk_search.c: the `search` option of tuner:tune: a built-in searcher by
+** name ("random" or {"random", seed = 7, ...options}), or a searcher
+** written in Lua: a table with methods
+**   init(self, space)       -- once, with the space view of the kernel
+**   next(self, n)           -- up to n configuration indices (0-based), or
+**                              configuration tables; nil or {} when done
+**   report(self, index, result)  -- result: {index, status, time_ms, config}
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "lk.h"
+
+typedef struct lua_searcher {
+  lk_ref *self;  /* the searcher table */
+  lk_ref *space; /* the space view given to init */
+  const kt_space *kspace;
+} lua_searcher;
+
+static void ls_destroy(void *state) {
+  lua_searcher *ls = state;
+  lk_ref_free(ls->self);
+  lk_ref_free(ls->space);
+  free(ls);
+}
+
+/* Pushes self[method] and self on the callback thread; NULL (and nothing
+** pushed) when the table has no such method. */
+static lua_State *push_method(lua_searcher *ls, const char *method) {
+  lua_State *T = lk_ref_push(ls->self);
+  lua_getfield(T, -1, method);
+  if (!lua_isfunction(T, -1)) {
+    lua_pop(T, 2);
+    return NULL;
+  }
+  lua_insert(T, -2);
+  return T;
+}
+
+static int ls_start(kt_searcher *s, const kt_space *space, kt_error *err) {
+  lua_searcher *ls = s->state;
+  ls->kspace = space;
+  if (!push_method(ls, "init")) return 0; /* init is optional */
+  lk_ref_push(ls->space);
+  return lk_ref_call(ls->self, 2, 0, true, err);
+}
+
+static int proposal(lua_State *T, const kt_space *space, uint64_t *out, kt_error *err) {
+  if (lua_isinteger(T, -1)) {
+    lua_Integer i = lua_tointeger(T, -1);
+    if (i < 0 || (uint64_t)i >= kt_space_count(space))
+      return kt_fail(err, "next() proposed index %lld; the space has %llu configurations (0-based)",
+                     (long long)i, (unsigned long long)kt_space_count(space));
+    *out = (uint64_t)i;
+    return 0;
+  }
+  if (lua_istable(T, -1)) {
+    size_t np = kt_space_nparams(space);
+    uint32_t *vi = calloc(np ? np : 1, sizeof *vi);
+    if (!vi) return kt_fail(err, "out of memory");
+    for (size_t p = 0; p < np; p++) {
+      const kt_param *par = kt_space_param(space, p);
+      kt_value v;
+      lua_getfield(T, -1, par->name);
+      bool ok = lk_to_value(T, -1, &v);
+      size_t k = 0;
+      while (ok && k < par->nvalues && !kt_value_equal(&par->values[k], &v)) k++;
+      lua_pop(T, 1);
+      if (!ok || k == par->nvalues) {
+        free(vi);
+        return kt_fail(err, "next() proposed a configuration with no valid value for %s", par->name);
+      }
+      vi[p] = (uint32_t)k;
+    }
+    int missing = kt_space_index(space, vi, out);
+    free(vi);
+    return missing ? kt_fail(err, "next() proposed a configuration that breaks a constraint") : 0;
+  }
+  return kt_fail(err, "next() must return configuration indices or tables, got a %s",
+                 luaL_typename(T, -1));
+}
+
+static int ls_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_error *err) {
+  lua_searcher *ls = s->state;
+  *got = 0;
+  lua_State *T = push_method(ls, "next");
+  if (!T) return kt_fail(err, "the searcher table has no method 'next'");
+  lua_pushinteger(T, (lua_Integer)max);
+  if (lk_ref_call(ls->self, 2, 1, true, err)) return -1;
+  int rc = 0;
+  if (lua_istable(T, -1) && !lua_getmetatable(T, -1)) {
+    size_t n = lua_rawlen(T, -1);
+    if (n > max) n = max;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+      lua_rawgeti(T, -1, (lua_Integer)i + 1);
+      rc = proposal(T, ls->kspace, &out[i], err);
+      lua_pop(T, 1);
+      if (rc == 0) *got = i + 1;
+    }
+  } else if (!lua_isnil(T, -1)) {
+    rc = proposal(T, ls->kspace, &out[0], err);
+    if (rc == 0) *got = 1;
+  }
+  lua_pop(T, 1);
+  return rc;
+}
+
+static int ls_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
+  lua_searcher *ls = s->state;
+  lua_State *T = push_method(ls, "report");
+  if (!T) return 0; /* report is optional */
+  lua_pushinteger(T, (lua_Integer)index);
+  lua_createtable(T, 0, 4);
+  lua_pushinteger(T, (lua_Integer)index);
+  lua_setfield(T, -2, "index");
+  lua_pushstring(T, kt_status_name(r->status));
+  lua_setfield(T, -2, "status");
+  if (r->status == KT_OK) {
+    lua_pushnumber(T, r->time_ns / 1e6);
+    lua_setfield(T, -2, "time_ms");
+  }
+  lk_push_config(T, ls->kspace, r->vi);
+  lua_setfield(T, -2, "config");
+  return lk_ref_call(ls->self, 3, 0, true, err);
+}
+
+static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy};
+
+static kt_searcher *lua_searcher_new(lua_State *L, int idx, int task_idx) {
+  lua_searcher *ls = calloc(1, sizeof *ls);
+  if (!ls) luaL_error(L, "out of memory");
+  kt_error err;
+  kt_searcher *s = kt_searcher_wrap(&lua_ops, ls, &err);
+  if (!s) lk_error(L, &err);
+  ls->self = lk_ref_new(L, idx);
+  lk_push_space_view(L, task_idx);
+  ls->space = lk_ref_new(L, -1);
+  lua_pop(L, 1);
+  return s;
+}
+
+static void option_list(lua_State *L, int idx, kt_option *opts, size_t *n, size_t max) {
+  *n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "seed") != 0) {
+      if (*n == max) luaL_error(L, "search: too many options");
+      if (lua_type(L, -1) != LUA_TNUMBER)
+        luaL_error(L, "search.%s: expected a number", lua_tostring(L, -2));
+      opts[*n].name = lua_tostring(L, -2); /* the key stays in the table */
+      opts[*n].value = lua_tonumber(L, -1);
+      (*n)++;
+    } else if (lua_type(L, -2) != LUA_TSTRING && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) == 1)) {
+      luaL_error(L, "search: unexpected entry %s", luaL_tolstring(L, -2, NULL));
+    }
+    lua_pop(L, 1);
+  }
+}
+
+/* The searcher for tune options at opts_idx (nil: exhaustive). seed is
+** the options' seed, overridden by the search table's own. */
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Integer seed) {
+  int t = lk_get_field(L, opts_idx, "search");
+  int idx = lua_gettop(L);
+  kt_search_opts so = {(uint64_t)seed, NULL, 0};
+  kt_option options[32];
+  const char *name = "exhaustive";
+  if (t == LUA_TSTRING) {
+    name = lua_tostring(L, idx);
+  } else if (t == LUA_TTABLE) {
+    lua_getfield(L, idx, "next");
+    bool is_lua = lua_isfunction(L, -1);
+    lua_pop(L, 1);
+    if (is_lua) {
+      kt_searcher *s = lua_searcher_new(L, idx, task_idx);
+      lua_pop(L, 1);
+      return s;
+    }
+    lua_rawgeti(L, idx, 1);
+    name = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    if (!name) luaL_error(L, "search: a table names the searcher first, e.g. {\"random\", seed = 1}, "
+                             "or is a Lua searcher with init/next/report");
+    so.seed = (uint64_t)lk_opt_integer(L, idx, "search", "seed", seed);
+    option_list(L, idx, options, &so.noptions, 32);
+    so.options = options;
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "tune options.search: expected a searcher name, a table or a Lua searcher, got %s",
+               luaL_typename(L, idx));
+  }
+  kt_error err;
+  kt_searcher *s = kt_searcher_new(name, &so, &err);
+  lua_pop(L, 1);
+  if (!s) lk_error(L, &err);
+  return s;
+}

@@ -1,0 +1,639 @@
+/*
+** lk_task.c: kernels (and compositions) as Lua objects: the kernel
+** definition table, parameters, constraints, thread modifiers, references,
+** and the space view returned by k:space().
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/validate.h"
+#include "lk.h"
+
+lk_task *lk_check_task(lua_State *L, int idx) {
+  lk_task *ut = luaL_checkudata(L, idx, LK_TASK);
+  if (!ut->task) luaL_argerror(L, idx, "kernel has been released");
+  return ut;
+}
+
+void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel) {
+  lk_task *ut = lua_newuserdatauv(L, sizeof *ut, 0);
+  ut->task = task;
+  ut->kernel = kernel;
+  luaL_setmetatable(L, LK_TASK);
+}
+
+/* ---- the kernel definition ---- */
+
+/* The directory of the script that called into ktlua, so that kernel
+** files are found next to the script as well as in the working directory. */
+static void caller_dir(lua_State *L, char *dir, size_t size) {
+  lua_Debug ar;
+  dir[0] = '\0';
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    lua_getinfo(L, "S", &ar);
+    if (ar.source[0] != '@') continue;
+    const char *path = ar.source + 1, *slash = strrchr(path, '/');
+    if (slash) snprintf(dir, size, "%.*s", (int)(slash - path), path);
+    return;
+  }
+}
+
+static char *read_file(const char *path, kt_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return kt_fail(err, "cannot read %s: %s", path, strerror(errno)), NULL;
+  char *data = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (kt_grow(&data, &cap, n + 4097, 1, err)) break;
+    size_t got = fread(data + n, 1, 4096, f);
+    n += got;
+    if (got < 4096) break;
+  }
+  fclose(f);
+  if (data) data[n] = '\0';
+  return data;
+}
+
+static char *load_source(lua_State *L, const char *file, char *path, size_t size) {
+  kt_error err;
+  snprintf(path, size, "%s", file);
+  char *src = read_file(path, &err);
+  if (!src && file[0] != '/') {
+    char dir[1024];
+    caller_dir(L, dir, sizeof dir);
+    if (dir[0]) {
+      kt_error err2;
+      snprintf(path, size, "%s/%s", dir, file);
+      src = read_file(path, &err2);
+    }
+  }
+  if (!src) lk_error(L, &err);
+  return src;
+}
+
+static int check_sizes(lua_State *L, int idx, const char *field, size_t *out) {
+  int t = lk_get_field(L, idx, field), dims = 0;
+  if (t == LUA_TNUMBER) {
+    lua_Integer v = luaL_checkinteger(L, -1);
+    if (v <= 0) luaL_error(L, "kernel.%s: sizes must be positive", field);
+    out[0] = (size_t)v;
+    dims = 1;
+  } else if (t == LUA_TTABLE) {
+    dims = (int)luaL_len(L, -1);
+    if (dims < 1 || dims > 3) luaL_error(L, "kernel.%s: expected 1 to 3 sizes, got %d", field, dims);
+    for (int d = 0; d < dims; d++) {
+      lua_rawgeti(L, -1, d + 1);
+      int ok;
+      lua_Integer v = lua_tointegerx(L, -1, &ok);
+      if (!ok || v <= 0)
+        luaL_error(L, "kernel.%s[%d]: expected a positive integer", field, d + 1);
+      out[d] = (size_t)v;
+      lua_pop(L, 1);
+    }
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "kernel.%s: expected a size or a list of 1 to 3 sizes, got %s", field,
+               luaL_typename(L, -1));
+  }
+  lua_pop(L, 1);
+  return dims;
+}
+
+/* Arguments being collected, released by the garbage collector if an
+** error interrupts the collection. */
+static int scratch_args_gc(lua_State *L) {
+  size_t n = lua_rawlen(L, 1) / sizeof(kt_arg *);
+  kt_arg **args = lua_touserdata(L, 1);
+  for (size_t i = 0; i < n; i++) kt_arg_release(args[i]);
+  return 0;
+}
+
+static kt_arg **scratch_args(lua_State *L, size_t n) {
+  kt_arg **args = lua_newuserdatauv(L, (n ? n : 1) * sizeof *args, 0);
+  memset(args, 0, (n ? n : 1) * sizeof *args);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, scratch_args_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  return args;
+}
+
+static void set_args(lua_State *L, kt_kernel *k, int idx) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  size_t n = (size_t)luaL_len(L, idx);
+  kt_arg **args = scratch_args(L, n);
+  for (size_t i = 0; i < n; i++) {
+    char what[96];
+    snprintf(what, sizeof what, "kernel %s, argument %zu", k->name, i + 1);
+    lua_rawgeti(L, idx, (lua_Integer)i + 1);
+    args[i] = lk_to_arg(L, -1, what);
+    lua_pop(L, 1);
+  }
+  kt_error err;
+  if (kt_kernel_set_args(k, args, n, &err)) lk_error(L, &err);
+  lua_pop(L, 1);
+}
+
+static kt_notation check_notation(lua_State *L, int idx) {
+  const char *n = lk_opt_string(L, idx, "kernel", "notation", "opencl");
+  if (strcmp(n, "opencl") == 0) return KT_NOTATION_OPENCL;
+  if (strcmp(n, "cuda") == 0) return KT_NOTATION_CUDA;
+  luaL_error(L, "kernel.notation: expected 'opencl' (global size in work-items) or 'cuda' "
+                "(global size in blocks), got '%s'", n);
+  return KT_NOTATION_OPENCL;
+}
+
+/* Makes a kernel and its task from a definition table; pushes the object. */
+int lk_new_kernel(lua_State *L, int idx) {
+  static const char *const keys[] = {"name", "file", "source", "global", "group", "options",
+                                     "notation", "round_global", "args", NULL};
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lk_check_keys(L, idx, "kernel", keys);
+  const char *name = lk_opt_string(L, idx, "kernel", "name", NULL);
+  const char *file = lk_opt_string(L, idx, "kernel", "file", NULL);
+  const char *source = lk_opt_string(L, idx, "kernel", "source", NULL);
+  if (!name) luaL_error(L, "kernel.name: the kernel function's name is required");
+  if (!file == !source) luaL_error(L, "kernel: give exactly one of 'file' and 'source'");
+  size_t global[3], local[3];
+  int gd = check_sizes(L, idx, "global", global), ld = check_sizes(L, idx, "group", local);
+  if (gd == 0) luaL_error(L, "kernel.global: the global size is required");
+  if (ld && ld != gd)
+    luaL_error(L, "kernel.group has %d dimensions but kernel.global has %d", ld, gd);
+  char path[2048];
+  char *text = file ? load_source(L, file, path, sizeof path) : NULL;
+  kt_error err;
+  kt_kernel *k = kt_kernel_new(name, text ? text : source, file ? path : "<string>", &err);
+  free(text);
+  if (!k) return lk_error(L, &err);
+  kt_task *task = kt_task_new(name, &k, 1, &err);
+  kt_kernel_release(k);
+  if (!task) return lk_error(L, &err);
+  lk_push_task(L, task, k); /* owns the task from here, also on errors below */
+  k->notation = check_notation(L, idx);
+  k->round_global = lk_opt_boolean(L, idx, "kernel", "round_global", 0);
+  if (kt_kernel_set_sizes(k, gd, global, ld ? local : NULL, &err) ||
+      kt_kernel_set_options(k, lk_opt_string(L, idx, "kernel", "options", ""), &err))
+    return lk_error(L, &err);
+  if (lk_get_field(L, idx, "args") != LUA_TNIL) set_args(L, k, -1);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* ---- parameters and constraints ---- */
+
+static void check_values(lua_State *L, int idx, kt_value **out, size_t *n) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  *n = (size_t)luaL_len(L, idx);
+  if (*n == 0) luaL_argerror(L, idx, "a parameter needs at least one value");
+  *out = lua_newuserdatauv(L, *n * sizeof **out, 0);
+  for (size_t i = 0; i < *n; i++) {
+    lua_rawgeti(L, idx, (lua_Integer)i + 1);
+    if (!lk_to_value(L, -1, &(*out)[i]))
+      luaL_argerror(L, idx, lua_pushfstring(L, "value %d is a %s; parameter values are "
+                                               "numbers or strings", (int)i + 1,
+                                            luaL_typename(L, -1)));
+    lua_pop(L, 1); /* strings stay alive in the table */
+  }
+}
+
+static void parse_target(lua_State *L, const char *target, kt_modifier *m);
+
+/* k:param(name, values[, modifiers]) where modifiers maps a target such as
+** "global_x" or "group_y" to "add", "sub", "mul", "div" or "div_ceil". */
+static int task_param(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  kt_value *values;
+  size_t n;
+  check_values(L, 3, &values, &n);
+  size_t nmods = 0;
+  kt_modifier *mods = NULL;
+  if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TTABLE);
+    mods = lua_newuserdatauv(L, 6 * sizeof *mods, 0);
+    lua_pushnil(L);
+    while (lua_next(L, 4)) {
+      const char *target = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+      const char *op = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      int code = op ? kt_mod_op_from_name(op) : -1;
+      if (code < 0)
+        luaL_argerror(L, 4, lua_pushfstring(L, "modifier %s: expected add, sub, mul, div or "
+                                               "div_ceil", target));
+      if (nmods == 6) luaL_argerror(L, 4, "at most one modifier per size and dimension");
+      mods[nmods] = (kt_modifier){.op = (kt_mod_op)code, .kernel = -1};
+      parse_target(L, target, &mods[nmods++]);
+      lua_pop(L, 1);
+    }
+  }
+  kt_error err;
+  if (kt_space_add_param(ut->task->space, name, values, n, &err)) return lk_error(L, &err);
+  for (size_t i = 0; i < nmods; i++) {
+    mods[i].param = kt_space_find(ut->task->space, name);
+    if (kt_task_add_modifier(ut->task, &mods[i], &err)) return lk_error(L, &err);
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int constraint_in_lua(const kt_value *const *vals, size_t n, void *ud, kt_error *err) {
+  lua_State *T = lk_ref_push(ud);
+  for (size_t i = 0; i < n; i++) lk_push_value(T, vals[i]);
+  if (lk_ref_call(ud, (int)n, 1, false, err)) return -1;
+  int ok = lua_toboolean(T, -1);
+  lua_pop(T, 1);
+  return ok;
+}
+
+/* k:constraint({"A", "B"}, function(a, b) return ... end) */
+static int task_constraint(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TFUNCTION);
+  size_t n = (size_t)luaL_len(L, 2);
+  if (n == 0) luaL_argerror(L, 2, "list the parameters the constraint reads");
+  const char **names = lua_newuserdatauv(L, n * sizeof *names, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, (lua_Integer)i + 1);
+    names[i] = lua_tostring(L, -1);
+    if (!names[i]) luaL_argerror(L, 2, "parameter names must be strings");
+    lua_pop(L, 1);
+  }
+  kt_callback cb = lk_ref_callback(L, 3);
+  kt_error err;
+  if (kt_space_add_constraint(ut->task->space, names, n, constraint_in_lua, cb.ud, cb.ud_free, &err))
+    return lk_error(L, &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* ---- thread modifiers ---- */
+
+static void parse_target(lua_State *L, const char *target, kt_modifier *m) {
+  const char *under = strrchr(target, '_');
+  size_t len = under ? (size_t)(under - target) : 0;
+  bool global = len == 6 && strncmp(target, "global", 6) == 0;
+  bool local = (len == 5 && strncmp(target, "group", 5) == 0) ||
+               (len == 5 && strncmp(target, "local", 5) == 0);
+  const char *dim = under ? strchr("xyz", under[1]) : NULL;
+  if ((!global && !local) || !dim || !under[1] || under[2])
+    luaL_error(L, "unknown modifier target '%s' (expected global_x, global_y, global_z, "
+                  "group_x, group_y or group_z)", target);
+  m->local = local;
+  m->dim = (int)(dim - "xyz");
+}
+
+static void add_modifier(lua_State *L, lk_task *ut, int kernel, const char *target,
+                         kt_modifier *m) {
+  parse_target(L, target, m);
+  m->kernel = kernel;
+  kt_error err;
+  if (kt_task_add_modifier(ut->task, m, &err)) lk_error(L, &err);
+}
+
+static int modifier_in_lua(const kt_config *cfg, int64_t in, int64_t *out, void *ud,
+                        kt_error *err) {
+  lua_State *T = lk_ref_push(ud);
+  lua_pushinteger(T, in);
+  lk_push_config(T, cfg->space, cfg->vi);
+  if (lk_ref_call(ud, 2, 1, false, err)) return -1;
+  int ok;
+  *out = lua_tointegerx(T, -1, &ok);
+  lua_pop(T, 1);
+  return ok ? 0 : kt_fail(err, "a modifier function must return an integer size");
+}
+
+/* k:modifier([kernel,] target, op, operand) with op "add", "sub", "mul",
+** "div" or "div_ceil" and operand a parameter name or an integer; or
+** k:modifier([kernel,] target, function(size, cfg) return new_size end). */
+static int task_modifier(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  int arg = 2, kernel = -1;
+  lk_task *target_kernel = luaL_testudata(L, 2, LK_TASK);
+  if (target_kernel) {
+    kernel = target_kernel->kernel ? kt_task_kernel_index(ut->task, target_kernel->kernel) : -1;
+    if (kernel < 0) luaL_argerror(L, 2, "the kernel is not part of this composition");
+    arg = 3;
+  }
+  const char *target = luaL_checkstring(L, arg);
+  kt_modifier m = {.param = -1};
+  if (lua_isfunction(L, arg + 1)) {
+    m.op = KT_MOD_FN;
+    m.fn = modifier_in_lua;
+    parse_target(L, target, &m); /* check before the reference is taken */
+    m.cb = lk_ref_callback(L, arg + 1);
+  } else {
+    const char *op = luaL_checkstring(L, arg + 1);
+    int code = kt_mod_op_from_name(op);
+    if (code < 0) luaL_argerror(L, arg + 1, "expected add, sub, mul, div, div_ceil or a function");
+    m.op = (kt_mod_op)code;
+    if (lua_isinteger(L, arg + 2)) {
+      m.constant = lua_tointeger(L, arg + 2);
+    } else {
+      const char *param = luaL_checkstring(L, arg + 2);
+      m.param = kt_space_find(ut->task->space, param);
+      if (m.param < 0)
+        luaL_argerror(L, arg + 2, lua_pushfstring(L, "unknown parameter '%s'", param));
+    }
+  }
+  add_modifier(L, ut, kernel, target, &m);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* ---- references ---- */
+
+static int reference_in_lua(kt_array *expected, void *ud, kt_error *err) {
+  lua_State *T = lk_ref_push(ud);
+  lk_push_array(T, expected);
+  return lk_ref_call(ud, 1, 0, false, err);
+}
+
+static int compare_in_lua(const kt_array *got, const kt_array *expected, void *ud, char **why,
+                       kt_error *err) {
+  lua_State *T = lk_ref_push(ud);
+  lk_push_array(T, (kt_array *)got);
+  lk_push_array(T, (kt_array *)expected);
+  if (lk_ref_call(ud, 2, 2, false, err)) return -1;
+  int same = lua_toboolean(T, -2);
+  if (!same && lua_isstring(T, -1)) *why = strdup(lua_tostring(T, -1));
+  lua_pop(T, 2);
+  return same;
+}
+
+static kt_array *check_target(lua_State *L, int idx) {
+  kt_array *a = lk_test_array(L, idx);
+  lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
+  if (!a && ua && ua->a->kind == KT_ARG_VECTOR) a = ua->a->array;
+  if (!a) luaL_typeerror(L, idx, "the output array (or its argument)");
+  return a;
+}
+
+/* Reads and checks the options; returns the stack index of the comparator
+** function, or 0. Takes nothing that would need freeing. */
+static int reference_options(lua_State *L, int idx, kt_reference *r) {
+  static const char *const keys[] = {"method", "tolerance", "first", "compare", NULL};
+  const kt_type *t = r->target->type;
+  r->method = KT_CMP_ABSOLUTE;
+  r->tolerance = t->kind != KT_STRUCT && kt_kind_is_float(t->kind) ? 1e-4 : 0;
+  if (lua_isnoneornil(L, idx)) return 0;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lk_check_keys(L, idx, "reference options", keys);
+  const char *method = lk_opt_string(L, idx, "reference options", "method", "absolute");
+  int m = kt_cmp_method_from_name(method);
+  if (m < 0)
+    luaL_error(L, "reference options.method: expected absolute, relative or sum, got '%s'", method);
+  r->method = (kt_cmp_method)m;
+  r->tolerance = lk_opt_number(L, idx, "reference options", "tolerance", r->tolerance);
+  if (r->tolerance < 0) luaL_error(L, "reference options.tolerance must not be negative");
+  lua_Integer first = lk_opt_integer(L, idx, "reference options", "first", 0);
+  if (first < 0) luaL_error(L, "reference options.first must not be negative");
+  r->first = (size_t)first;
+  if (lk_get_field(L, idx, "compare") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_isfunction(L, -1)) luaL_error(L, "reference options.compare: expected a function");
+  return lua_gettop(L); /* left on the stack for the caller */
+}
+
+/* {kernel = k2, config = {...}}: checks and leaves the value indices in a
+** userdata on the stack; returns the reference kernel. */
+static lk_task *reference_kernel(lua_State *L, int idx, uint32_t **vi) {
+  static const char *const keys[] = {"kernel", "config", NULL};
+  lk_check_keys(L, idx, "reference", keys);
+  lua_getfield(L, idx, "kernel");
+  lk_task *ref = luaL_testudata(L, -1, LK_TASK);
+  if (!ref || !ref->task) luaL_error(L, "reference.kernel: expected a kernel");
+  lua_pop(L, 1); /* the definition table keeps it alive */
+  size_t np = kt_space_nparams(ref->task->space);
+  *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof **vi, 0);
+  if (lua_getfield(L, idx, "config") == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  lk_check_config(L, -1, ref->task->space, *vi);
+  lua_pop(L, 1);
+  return ref;
+}
+
+/* k:reference(output, source[, options]) where source is a function that
+** fills a copy of the output, an array, or {kernel = k2, config = {...}}. */
+static int task_reference(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  kt_reference r = {0};
+  r.target = check_target(L, 2);
+  kt_array *given = lk_test_array(L, 3);
+  lk_task *ref = NULL;
+  uint32_t *vi = NULL;
+  if (!lua_isfunction(L, 3) && !given) {
+    if (!lua_istable(L, 3)) luaL_typeerror(L, 3, "function, array or {kernel = ..., config = ...}");
+    ref = reference_kernel(L, 3, &vi);
+  }
+  int compare = reference_options(L, 4, &r);
+  if (r.target->type->kind == KT_STRUCT && !compare)
+    luaL_argerror(L, 4, "an output of struct type needs a comparator (option 'compare')");
+  /* Checked: from here on only running out of memory raises. */
+  if (ref) {
+    size_t np = kt_space_nparams(ref->task->space);
+    if (!(r.task_vi = malloc((np ? np : 1) * sizeof *vi))) return luaL_error(L, "out of memory");
+    memcpy(r.task_vi, vi, np * sizeof *vi);
+    r.kind = KT_REF_TASK;
+    r.task = ref->task;
+    kt_task_retain(ref->task);
+  } else if (given) {
+    r.kind = KT_REF_ARRAY;
+    r.given = given;
+    kt_array_retain(given);
+  } else {
+    r.kind = KT_REF_FN;
+    r.fn = reference_in_lua;
+    r.fn_cb = lk_ref_callback(L, 3);
+  }
+  if (compare) {
+    r.compare = compare_in_lua;
+    r.compare_cb = lk_ref_callback(L, compare);
+  }
+  kt_array_retain(r.target);
+  kt_error err;
+  if (kt_task_add_reference(ut->task, &r, &err)) return lk_error(L, &err);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* ---- the space view ---- */
+
+typedef struct lk_space {
+  kt_task *task;
+} lk_space;
+
+static kt_space *check_space(lua_State *L, int idx, bool generate) {
+  lk_space *us = luaL_checkudata(L, idx, LK_SPACE);
+  if (generate) {
+    kt_error err;
+    if (kt_space_generate(us->task->space, &err)) lk_error(L, &err);
+  }
+  return us->task->space;
+}
+
+int lk_push_space_view(lua_State *L, int task_idx) {
+  lk_task *ut = lk_check_task(L, task_idx);
+  lk_space *us = lua_newuserdatauv(L, sizeof *us, 0);
+  us->task = ut->task;
+  kt_task_retain(ut->task);
+  luaL_setmetatable(L, LK_SPACE);
+  return 1;
+}
+
+static int task_space(lua_State *L) { return lk_push_space_view(L, 1); }
+
+static int space_count(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)kt_space_count(check_space(L, 1, true)));
+  return 1;
+}
+
+static int space_count_all(lua_State *L) {
+  double all = kt_space_count_all(check_space(L, 1, false));
+  if (all < 9.2e18) lua_pushinteger(L, (lua_Integer)all);
+  else lua_pushnumber(L, all);
+  return 1;
+}
+
+static uint64_t check_config_index(lua_State *L, kt_space *s, int idx) {
+  lua_Integer i = luaL_checkinteger(L, idx);
+  if (i < 0 || (uint64_t)i >= kt_space_count(s))
+    luaL_argerror(L, idx, lua_pushfstring(L, "configuration index out of range (0 to %I)",
+                                          (lua_Integer)kt_space_count(s) - 1));
+  return (uint64_t)i;
+}
+
+static int space_config(lua_State *L) {
+  kt_space *s = check_space(L, 1, true);
+  uint64_t i = check_config_index(L, s, 2);
+  size_t np = kt_space_nparams(s);
+  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
+  kt_error err;
+  if (kt_space_config(s, i, vi, &err)) return lk_error(L, &err);
+  lk_push_config(L, s, vi);
+  return 1;
+}
+
+/* space:index(cfg): the configuration's index, or nil when it breaks a constraint. */
+static int space_index(lua_State *L) {
+  kt_space *s = check_space(L, 1, true);
+  size_t np = kt_space_nparams(s);
+  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
+  lk_check_config(L, 2, s, vi);
+  uint64_t index;
+  if (kt_space_index(s, vi, &index)) return 0;
+  lua_pushinteger(L, (lua_Integer)index);
+  return 1;
+}
+
+static int configs_step(lua_State *L) {
+  kt_space *s = check_space(L, 1, false);
+  lua_Integer i = lua_isnil(L, 2) ? 0 : lua_tointeger(L, 2) + 1;
+  if ((uint64_t)i >= kt_space_count(s)) return 0;
+  lua_pushinteger(L, i);
+  lua_pushcfunction(L, space_config);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, i);
+  lua_call(L, 2, 1);
+  return 2;
+}
+
+/* for i, cfg in space:configs() do ... end (i from 0) */
+static int space_configs(lua_State *L) {
+  check_space(L, 1, true);
+  lua_pushcfunction(L, configs_step);
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+static int space_params(lua_State *L) {
+  kt_space *s = check_space(L, 1, false);
+  size_t np = kt_space_nparams(s);
+  lua_createtable(L, (int)np, 0);
+  for (size_t p = 0; p < np; p++) {
+    const kt_param *par = kt_space_param(s, p);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, par->name);
+    lua_setfield(L, -2, "name");
+    lua_createtable(L, (int)par->nvalues, 0);
+    for (size_t v = 0; v < par->nvalues; v++) {
+      lk_push_value(L, &par->values[v]);
+      lua_rawseti(L, -2, (lua_Integer)v + 1);
+    }
+    lua_setfield(L, -2, "values");
+    lua_rawseti(L, -2, (lua_Integer)p + 1);
+  }
+  return 1;
+}
+
+static int space_gc(lua_State *L) {
+  lk_space *us = luaL_checkudata(L, 1, LK_SPACE);
+  kt_task_release(us->task);
+  us->task = NULL;
+  return 0;
+}
+
+static int space_tostring(lua_State *L) {
+  kt_space *s = check_space(L, 1, false);
+  lua_pushfstring(L, "space: %d parameters, %d constraints", (int)kt_space_nparams(s),
+                  (int)kt_space_nconstraints(s));
+  return 1;
+}
+
+/* ---- the object ---- */
+
+static int task_gc(lua_State *L) {
+  lk_task *ut = luaL_checkudata(L, 1, LK_TASK);
+  kt_task_release(ut->task);
+  ut->task = NULL;
+  return 0;
+}
+
+static int task_tostring(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  lua_pushfstring(L, "%s %s", ut->kernel ? "kernel" : "composition", ut->task->name);
+  return 1;
+}
+
+static int task_set_args(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  if (!ut->kernel) luaL_argerror(L, 1, "set the arguments of each kernel of a composition");
+  set_args(L, ut->kernel, 2);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int task_index(lua_State *L) {
+  lk_task *ut = lk_check_task(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "name") == 0) {
+    lua_pushstring(L, ut->task->name);
+    return 1;
+  }
+  luaL_getmetafield(L, 1, "methods");
+  lua_getfield(L, -1, key);
+  return 1;
+}
+
+void lk_open_task(lua_State *L) {
+  static const luaL_Reg meta[] = {
+      {"__gc", task_gc}, {"__tostring", task_tostring}, {"__index", task_index}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {
+      {"param", task_param}, {"constraint", task_constraint}, {"modifier", task_modifier},
+      {"reference", task_reference}, {"space", task_space}, {"args", task_set_args},
+      {NULL, NULL}};
+  static const luaL_Reg space_meta[] = {
+      {"__gc", space_gc}, {"__len", space_count}, {"__tostring", space_tostring}, {NULL, NULL}};
+  static const luaL_Reg space_methods[] = {
+      {"count", space_count}, {"count_all", space_count_all}, {"config", space_config},
+      {"index", space_index}, {"configs", space_configs}, {"params", space_params},
+      {NULL, NULL}};
+  lk_new_class(L, LK_TASK, meta, methods);
+  lk_new_class(L, LK_SPACE, space_meta, space_methods);
+}

@@ -1,0 +1,300 @@
+/*
+** lk_tuner.c: kt.tuner(device) and its methods: kernel, composition,
+** tune, run.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lk.h"
+
+static kt_tuner *check_tuner(lua_State *L, int idx) {
+  lk_tuner *ut = luaL_checkudata(L, idx, LK_TUNER);
+  if (!ut->t) luaL_argerror(L, idx, "tuner has been closed");
+  return ut->t;
+}
+
+/* kt.tuner([device]) */
+static int l_tuner(lua_State *L) {
+  kt_device_info dev;
+  lk_check_device(L, 1, &dev);
+  lk_tuner *ut = lua_newuserdatauv(L, sizeof *ut, 1);
+  ut->t = NULL;
+  luaL_setmetatable(L, LK_TUNER);
+  kt_error err;
+  ut->t = kt_tuner_new(&dev, &err);
+  kt_device_clear(&dev);
+  if (!ut->t) return lk_error(L, &err);
+  lk_push_device(L, kt_tuner_device(ut->t));
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int tuner_gc(lua_State *L) {
+  lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
+  kt_tuner_free(ut->t);
+  ut->t = NULL;
+  return 0;
+}
+
+static int tuner_kernel(lua_State *L) {
+  check_tuner(L, 1);
+  return lk_new_kernel(L, 2);
+}
+
+/* tuner:composition{name = "sort", kernels = {k1, k2, k3}}: kernels that
+** share one parameter space and are run together. */
+static int tuner_composition(lua_State *L) {
+  static const char *const keys[] = {"name", "kernels", NULL};
+  check_tuner(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lk_check_keys(L, 2, "composition", keys);
+  const char *name = lk_opt_string(L, 2, "composition", "name", "composition");
+  if (lua_getfield(L, 2, "kernels") != LUA_TTABLE)
+    luaL_error(L, "composition.kernels: expected a list of kernels");
+  size_t n = (size_t)luaL_len(L, -1);
+  if (n == 0) luaL_error(L, "composition.kernels: the list is empty");
+  kt_kernel **kernels = lua_newuserdatauv(L, n * sizeof *kernels, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, -2, (lua_Integer)i + 1);
+    lk_task *k = luaL_testudata(L, -1, LK_TASK);
+    if (!k || !k->kernel) luaL_error(L, "composition.kernels[%d]: expected a kernel", (int)i + 1);
+    kernels[i] = k->kernel;
+    lua_pop(L, 1);
+  }
+  kt_error err;
+  kt_task *task = kt_task_new(name, kernels, n, &err);
+  if (!task) return lk_error(L, &err);
+  lk_push_task(L, task, NULL);
+  return 1;
+}
+
+/* ---- tune options ---- */
+
+static void check_stop(lua_State *L, int opts, kt_stop *stop) {
+  static const char *const keys[] = {"count", "fraction", "seconds", "target_ms", NULL};
+  memset(stop, 0, sizeof *stop);
+  int t = lk_get_field(L, opts, "stop");
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (t != LUA_TTABLE) luaL_error(L, "tune options.stop: expected a table");
+  int idx = lua_gettop(L);
+  lk_check_keys(L, idx, "tune options.stop", keys);
+  lua_Integer count = lk_opt_integer(L, idx, "stop", "count", 0);
+  stop->fraction = lk_opt_number(L, idx, "stop", "fraction", 0);
+  stop->seconds = lk_opt_number(L, idx, "stop", "seconds", 0);
+  stop->target_ns = lk_opt_number(L, idx, "stop", "target_ms", 0) * 1e6;
+  if (count < 0 || stop->fraction < 0 || stop->fraction > 1 || stop->seconds < 0 ||
+      stop->target_ns < 0)
+    luaL_error(L, "tune options.stop: count, seconds and target_ms must be positive and "
+                  "fraction in (0, 1]");
+  stop->count = (uint64_t)count;
+  lua_pop(L, 1);
+}
+
+static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
+  static const char *const keys[] = {"rse", "min", "max", NULL};
+  *rp = KT_REPEAT_DEFAULT;
+  int t = lk_get_field(L, opts, "repeats");
+  if (t == LUA_TNUMBER) {
+    lua_Integer n = lua_tointeger(L, -1);
+    if (!lua_isinteger(L, -1) || n < 1)
+      luaL_error(L, "tune options.repeats: expected a positive integer or {rse, min, max}");
+    rp->fixed = (int)n;
+  } else if (t == LUA_TTABLE) {
+    int idx = lua_gettop(L);
+    lk_check_keys(L, idx, "tune options.repeats", keys);
+    rp->rse = lk_opt_number(L, idx, "repeats", "rse", rp->rse);
+    rp->min = (int)lk_opt_integer(L, idx, "repeats", "min", rp->min);
+    rp->max = (int)lk_opt_integer(L, idx, "repeats", "max", rp->max);
+    if (rp->rse <= 0 || rp->min < 1 || rp->max < rp->min)
+      luaL_error(L, "tune options.repeats: need rse > 0 and 1 <= min <= max");
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "tune options.repeats: expected a number or a table");
+  }
+  lua_pop(L, 1);
+}
+
+static int progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
+  lua_State *T = lk_ref_push(ud);
+  lk_push_result(T, r, last);
+  lk_push_results(T, (kt_results *)r);
+  return lk_ref_call(ud, 2, 0, true, err);
+}
+
+/* progress = true (the standard line per configuration) or a function. */
+static lk_ref *check_progress(lua_State *L, int opts) {
+  int t = lk_get_field(L, opts, "progress");
+  lk_ref *ref = NULL;
+  if (t == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "ktlua.report");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "progress");
+    ref = lk_ref_new(L, -1);
+    lua_pop(L, 2);
+  } else if (t == LUA_TFUNCTION) {
+    ref = lk_ref_new(L, -1);
+  } else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
+    luaL_error(L, "tune options.progress: expected true or a function(result, results)");
+  }
+  lua_pop(L, 1);
+  return ref;
+}
+
+/* What a tuning holds until it ends, freed by the collector if a Lua
+** error cuts it short. */
+typedef struct tune_hold {
+  kt_searcher *searcher;
+  lk_ref *progress;
+  kt_results *results;
+} tune_hold;
+
+static int hold_gc(lua_State *L) {
+  tune_hold *h = lua_touserdata(L, 1);
+  kt_searcher_free(h->searcher);
+  lk_ref_free(h->progress);
+  kt_results_release(h->results);
+  memset(h, 0, sizeof *h);
+  return 0;
+}
+
+static tune_hold *new_hold(lua_State *L) {
+  tune_hold *h = lua_newuserdatauv(L, sizeof *h, 0);
+  memset(h, 0, sizeof *h);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, hold_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  return h;
+}
+
+/* Writes the results to output = "file.json" or {"a.csv", "a.json"}. */
+static void write_outputs(lua_State *L, int opts, kt_results *r) {
+  int t = lk_get_field(L, opts, "output");
+  if (t == LUA_TSTRING) {
+    lk_results_write(L, r, lua_tostring(L, -1), NULL);
+  } else if (t == LUA_TTABLE) {
+    for (lua_Integer i = 1; i <= luaL_len(L, -1); i++) {
+      lua_rawgeti(L, -1, i);
+      const char *path = lua_tostring(L, -1);
+      if (!path) luaL_error(L, "tune options.output[%d]: expected a file name", (int)i);
+      lk_results_write(L, r, path, NULL);
+      lua_pop(L, 1);
+    }
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "tune options.output: expected a file name or a list of them");
+  }
+  lua_pop(L, 1);
+}
+
+/* tuner:tune(kernel[, options]) -> results */
+static int tuner_tune(lua_State *L) {
+  static const char *const keys[] = {"search", "seed", "stop", "repeats", "progress",
+                                     "output", NULL};
+  kt_tuner *t = check_tuner(L, 1);
+  lk_task *ut = lk_check_task(L, 2);
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lk_check_keys(L, 3, "tune options", keys);
+  }
+  lua_settop(L, 3);
+  kt_tune_opts o = {0};
+  check_stop(L, 3, &o.stop);
+  check_repeat(L, 3, &o.repeat);
+  lua_Integer seed = lk_opt_integer(L, 3, "tune options", "seed", 0);
+  tune_hold *h = new_hold(L);
+  h->progress = check_progress(L, 3);
+  h->searcher = lk_check_searcher(L, 3, 2, seed);
+  o.searcher = h->searcher;
+  o.progress = h->progress ? progress_call : NULL;
+  o.progress_ud = h->progress;
+  kt_error err;
+  int rc = kt_tune(t, ut->task, &o, &h->results, &err);
+  if (h->results) {
+    lk_push_results(L, h->results);
+    write_outputs(L, 3, h->results);
+  }
+  if (rc) return lk_error(L, &err);
+  return 1;
+}
+
+/* The configuration for tuner:run: a table of values, a result (its
+** config), or a 0-based index. */
+static void check_run_config(lua_State *L, int idx, kt_space *space, uint32_t *vi) {
+  kt_error err;
+  if (lua_isinteger(L, idx)) {
+    if (kt_space_generate(space, &err)) lk_error(L, &err);
+    lua_Integer i = lua_tointeger(L, idx);
+    if (i < 0 || (uint64_t)i >= kt_space_count(space))
+      luaL_argerror(L, idx, "configuration index out of range");
+    if (kt_space_config(space, (uint64_t)i, vi, &err)) lk_error(L, &err);
+    return;
+  }
+  if (lua_isnoneornil(L, idx) && kt_space_nparams(space) == 0) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  if (lua_getfield(L, idx, "config") == LUA_TTABLE) lua_replace(L, idx);
+  else lua_pop(L, 1);
+  lk_check_config(L, idx, space, vi);
+}
+
+/* tuner:run(kernel, config) -> result; outputs are read back into arrays. */
+static int tuner_run(lua_State *L) {
+  kt_tuner *t = check_tuner(L, 1);
+  lk_task *ut = lk_check_task(L, 2);
+  size_t np = kt_space_nparams(ut->task->space);
+  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
+  check_run_config(L, 3, ut->task->space, vi);
+  tune_hold *h = new_hold(L);
+  kt_error err;
+  if (!(h->results = kt_results_new(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
+    return lk_error(L, &err);
+  kt_result *res = kt_results_add(h->results, 0, vi, &err);
+  if (!res || kt_tuner_run_once(t, ut->task, vi, res, &err)) return lk_error(L, &err);
+  lk_push_result(L, h->results, res);
+  return 1;
+}
+
+static int tuner_cache(lua_State *L) {
+  kt_build_stats s = kt_tuner_build_stats(check_tuner(L, 1));
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)s.hits);
+  lua_setfield(L, -2, "hits");
+  lua_pushinteger(L, (lua_Integer)s.misses);
+  lua_setfield(L, -2, "misses");
+  lua_pushinteger(L, (lua_Integer)s.entries);
+  lua_setfield(L, -2, "entries");
+  return 1;
+}
+
+static int tuner_index(lua_State *L) {
+  check_tuner(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "device") == 0) {
+    lua_getiuservalue(L, 1, 1);
+    return 1;
+  }
+  luaL_getmetafield(L, 1, "methods");
+  lua_getfield(L, -1, key);
+  return 1;
+}
+
+static int tuner_tostring(lua_State *L) {
+  kt_tuner *t = check_tuner(L, 1);
+  const kt_device_info *d = kt_tuner_device(t);
+  lua_pushfstring(L, "tuner on %s (%s)", d->id, kt_device_string(d, "name"));
+  return 1;
+}
+
+void lk_open_tuner(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__gc", tuner_gc}, {"__index", tuner_index},
+                                  {"__tostring", tuner_tostring}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"kernel", tuner_kernel}, {"composition", tuner_composition},
+                                     {"tune", tuner_tune}, {"run", tuner_run},
+                                     {"cache", tuner_cache}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"tuner", l_tuner}, {NULL, NULL}};
+  lk_new_class(L, LK_TUNER, meta, methods);
+  luaL_setfuncs(L, fns, 0);
+}

@@ -1,0 +1,274 @@
+/*
+** lk_util.c: the binding's shared helpers: errors, classes, option
+** tables, values, configurations and callback references.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "lk.h"
+
+int lk_error(lua_State *L, const kt_error *err) { return luaL_error(L, "%s", err->msg); }
+
+void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
+                  const luaL_Reg *methods) {
+  luaL_newmetatable(L, name);
+  if (meta) luaL_setfuncs(L, meta, 0);
+  lua_pushstring(L, name);
+  lua_setfield(L, -2, "__name");
+  lua_getfield(L, -1, "__index");
+  bool custom_index = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (methods) {
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    /* With a custom __index, methods sit in the metatable's "methods". */
+    lua_setfield(L, -2, custom_index ? "methods" : "__index");
+  }
+  lua_pop(L, 1);
+}
+
+/* ---- option tables ---- */
+
+void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed) {
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    bool known = false;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *key = lua_tostring(L, -1);
+      for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, key) == 0;
+    } else if (lua_isinteger(L, -1)) {
+      for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, "[n]") == 0;
+    }
+    if (!known) {
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      for (const char *const *a = allowed; *a; a++) {
+        if (strcmp(*a, "[n]") == 0) continue;
+        if (a != allowed) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, *a);
+      }
+      luaL_pushresult(&b);
+      const char *key = luaL_tolstring(L, -2, NULL);
+      luaL_error(L, "%s: unknown field '%s' (expected one of: %s)", what, key,
+                 lua_tostring(L, -2));
+    }
+  }
+}
+
+int lk_get_field(lua_State *L, int idx, const char *field) {
+  if (lua_isnoneornil(L, idx)) {
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  return lua_getfield(L, idx, field);
+}
+
+static void wrong_type(lua_State *L, const char *what, const char *field, const char *want) {
+  luaL_error(L, "%s.%s: expected %s, got %s", what, field, want, luaL_typename(L, -1));
+}
+
+lua_Integer lk_opt_integer(lua_State *L, int idx, const char *what, const char *field,
+                           lua_Integer dflt) {
+  lua_Integer v = dflt;
+  if (lk_get_field(L, idx, field) != LUA_TNIL) {
+    int ok;
+    v = lua_tointegerx(L, -1, &ok);
+    if (!ok) wrong_type(L, what, field, "an integer");
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+lua_Number lk_opt_number(lua_State *L, int idx, const char *what, const char *field,
+                         lua_Number dflt) {
+  lua_Number v = dflt;
+  if (lk_get_field(L, idx, field) != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TNUMBER) wrong_type(L, what, field, "a number");
+    v = lua_tonumber(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The string stays valid while the option table is alive. */
+const char *lk_opt_string(lua_State *L, int idx, const char *what, const char *field,
+                          const char *dflt) {
+  const char *v = dflt;
+  if (lk_get_field(L, idx, field) != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TSTRING) wrong_type(L, what, field, "a string");
+    v = lua_tostring(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+int lk_opt_boolean(lua_State *L, int idx, const char *what, const char *field, int dflt) {
+  int v = dflt;
+  if (lk_get_field(L, idx, field) != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TBOOLEAN) wrong_type(L, what, field, "a boolean");
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* ---- values ---- */
+
+void lk_push_value(lua_State *L, const kt_value *v) {
+  switch (v->type) {
+    case KT_VINT: lua_pushinteger(L, v->u.i); break;
+    case KT_VFLOAT: lua_pushnumber(L, v->u.f); break;
+    case KT_VSTRING: lua_pushstring(L, v->u.s); break;
+  }
+}
+
+/* The string of a KT_VSTRING points into the Lua string (valid while it
+** stays on the stack); the core copies what it keeps. */
+bool lk_to_value(lua_State *L, int idx, kt_value *v) {
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        v->type = KT_VINT;
+        v->u.i = lua_tointeger(L, idx);
+      } else {
+        v->type = KT_VFLOAT;
+        v->u.f = lua_tonumber(L, idx);
+      }
+      return true;
+    case LUA_TSTRING:
+      v->type = KT_VSTRING;
+      v->u.s = (char *)lua_tostring(L, idx);
+      return true;
+    default:
+      return false;
+  }
+}
+
+void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi) {
+  size_t n = kt_space_nparams(space);
+  lua_createtable(L, 0, (int)n);
+  for (size_t p = 0; p < n; p++) {
+    const kt_param *par = kt_space_param(space, p);
+    lk_push_value(L, &par->values[vi[p]]);
+    lua_setfield(L, -2, par->name);
+  }
+}
+
+static void push_value_list(lua_State *L, const kt_param *p) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < p->nvalues && i < 16; i++) {
+    char buf[128];
+    kt_value_format(&p->values[i], buf, sizeof buf);
+    if (i) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, buf);
+  }
+  if (p->nvalues > 16) luaL_addstring(&b, ", ...");
+  luaL_pushresult(&b);
+}
+
+void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  size_t n = kt_space_nparams(space);
+  for (size_t p = 0; p < n; p++) {
+    const kt_param *par = kt_space_param(space, p);
+    kt_value v;
+    lua_getfield(L, idx, par->name);
+    if (lua_isnil(L, -1)) luaL_error(L, "configuration has no value for parameter %s", par->name);
+    if (!lk_to_value(L, -1, &v))
+      luaL_error(L, "configuration: %s must be a number or a string", par->name);
+    size_t i = 0;
+    while (i < par->nvalues && !kt_value_equal(&par->values[i], &v)) i++;
+    if (i == par->nvalues) {
+      push_value_list(L, par);
+      luaL_error(L, "configuration: %s = %s is not one of its values (%s)", par->name,
+                 luaL_tolstring(L, -2, NULL), lua_tostring(L, -2));
+    }
+    vi[p] = (uint32_t)i;
+    lua_pop(L, 1);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING || kt_space_find(space, lua_tostring(L, -1)) < 0)
+      luaL_error(L, "configuration names unknown parameter '%s'", luaL_tolstring(L, -1, NULL));
+  }
+}
+
+void lk_push_sizes(lua_State *L, const size_t *v, int dims) {
+  lua_createtable(L, dims, 0);
+  for (int d = 0; d < dims; d++) {
+    lua_pushinteger(L, (lua_Integer)v[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+}
+
+/* ---- callbacks ---- */
+
+static const char CBTHREAD_KEY = 'k';
+
+lua_State *lk_callback_thread(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &CBTHREAD_KEY);
+  lua_State *T = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  if (!T) {
+    T = lua_newthread(L);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &CBTHREAD_KEY);
+  }
+  return T;
+}
+
+lk_ref *lk_ref_new(lua_State *L, int idx) {
+  lk_ref *r = malloc(sizeof *r);
+  if (!r) luaL_error(L, "out of memory");
+  lua_pushvalue(L, idx);
+  r->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  r->thread = lk_callback_thread(L);
+  return r;
+}
+
+void lk_ref_free(void *ud) {
+  lk_ref *r = ud;
+  if (!r) return;
+  luaL_unref(r->thread, LUA_REGISTRYINDEX, r->ref);
+  free(r);
+}
+
+kt_callback lk_ref_callback(lua_State *L, int idx) {
+  return (kt_callback){lk_ref_new(L, idx), lk_ref_free};
+}
+
+lua_State *lk_ref_push(const lk_ref *r) {
+  luaL_checkstack(r->thread, 32, "ktlua callback");
+  lua_rawgeti(r->thread, LUA_REGISTRYINDEX, r->ref);
+  return r->thread;
+}
+
+/* Keeps the message and adds a traceback, so that an error in a callback
+** says where it happened even when the message has no position. */
+static int traceback(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
+                kt_error *err) {
+  lua_State *T = r->thread;
+  int base = lua_gettop(T) - nargs;
+  if (with_traceback) lua_pushcfunction(T, traceback);
+  else lua_pushnil(T);
+  lua_insert(T, base);
+  int rc = lua_pcall(T, nargs, nresults, with_traceback ? base : 0);
+  lua_remove(T, base);
+  if (rc != LUA_OK) {
+    kt_fail(err, "%s", lua_tostring(T, -1));
+    lua_pop(T, 1);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,222 @@
+/*
+** main.c: the ktlua executable: runs a tuning script, lists devices, or
+** gives a REPL with the module loaded as `kt`.
+*/
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+int luaopen_ktlua(lua_State *L);
+
+static const char *const usage =
+    "usage: ktlua [options] [script.lua [args...]]\n"
+    "\n"
+    "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
+    "and in `...`. With no script, starts an interactive prompt where the module is\n"
+    "loaded as `kt`.\n"
+    "\n"
+    "options:\n"
+    "  --devices      list the OpenCL and CUDA devices with their properties\n"
+    "  -e CODE        run CODE (after loading the module as `kt`)\n"
+    "  -i             start the prompt after running the script or -e code\n"
+    "  -v, --version  print the version\n"
+    "  -h, --help     print this help\n"
+    "\n"
+    "environment:\n"
+    "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n";
+
+/* Adds a traceback to errors of the script. */
+static int traceback(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+static int report_status(lua_State *L, int status) {
+  if (status != LUA_OK) {
+    fprintf(stderr, "ktlua: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  return status;
+}
+
+static int call(lua_State *L, int nargs, int nresults) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, traceback);
+  lua_insert(L, base);
+  int status = lua_pcall(L, nargs, nresults, base);
+  lua_remove(L, base);
+  return status;
+}
+
+static int run_code(lua_State *L, const char *code, const char *name) {
+  int status = luaL_loadbuffer(L, code, strlen(code), name);
+  if (status == LUA_OK) status = call(L, 0, 0);
+  return report_status(L, status);
+}
+
+/* arg[0] is the script, arg[1..] its arguments, arg[-n..-1] what came
+** before the script on the command line. */
+static void make_arg(lua_State *L, char **argv, int argc, int script) {
+  lua_createtable(L, argc - script - 1, script + 1);
+  for (int i = 0; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - script);
+  }
+  lua_setglobal(L, "arg");
+}
+
+static int run_script(lua_State *L, char **argv, int argc, int script) {
+  make_arg(L, argv, argc, script);
+  int status = luaL_loadfile(L, strcmp(argv[script], "-") == 0 ? NULL : argv[script]);
+  if (status == LUA_OK) {
+    int n = argc - script - 1;
+    luaL_checkstack(L, n, "too many arguments");
+    for (int i = script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
+    status = call(L, n, 0);
+  }
+  return report_status(L, status);
+}
+
+/* ---- the prompt ---- */
+
+static bool incomplete(lua_State *L, int status) {
+  if (status != LUA_ERRSYNTAX) return false;
+  size_t len;
+  const char *msg = lua_tolstring(L, -1, &len);
+  return len >= 5 && strcmp(msg + len - 5, "<eof>") == 0;
+}
+
+/* Compiles "return LINE" first so that expressions print their value.
+** Leaves the line and, above it, the chunk or the error message. */
+static int load_line(lua_State *L) {
+  const char *line = lua_tostring(L, -1);
+  const char *ret = lua_pushfstring(L, "return %s", line);
+  int status = luaL_loadbuffer(L, ret, strlen(ret), "=stdin");
+  lua_remove(L, -2);
+  if (status == LUA_OK) return status;
+  lua_pop(L, 1);
+  return luaL_loadbuffer(L, line, strlen(line), "=stdin");
+}
+
+static void print_results(lua_State *L, int base) {
+  int n = lua_gettop(L) - base;
+  if (n == 0) return;
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.report");
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_getfield(L, -1, "inspect");
+  lua_remove(L, -2);
+  for (int i = 1; i <= n; i++) {
+    lua_pushvalue(L, -1);
+    lua_pushvalue(L, base + i);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) printf("%s%s", i > 1 ? "\t" : "", lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  printf("\n");
+  lua_settop(L, base);
+}
+
+static bool read_line(lua_State *L, const char *prompt) {
+  char buf[4096];
+  if (isatty(0)) {
+    fputs(prompt, stdout);
+    fflush(stdout);
+  }
+  if (!fgets(buf, sizeof buf, stdin)) return false;
+  size_t len = strlen(buf);
+  if (len && buf[len - 1] == '\n') buf[--len] = '\0';
+  lua_pushlstring(L, buf, len);
+  return true;
+}
+
+static void repl(lua_State *L) {
+  if (isatty(0))
+    printf("ktlua %s (Lua %s.%s): `kt` is the module; kt.devices(), kt.tuner(), ...\n",
+           "0.1.0", LUA_VERSION_MAJOR, LUA_VERSION_MINOR);
+  while (read_line(L, "ktlua> ")) {
+    int base = lua_gettop(L) - 1;
+    int status = load_line(L);
+    while (incomplete(L, status)) {
+      lua_pop(L, 1); /* the message; the source is on top */
+      if (!read_line(L, "    >> ")) break;
+      lua_pushliteral(L, "\n");
+      lua_insert(L, -2);
+      lua_concat(L, 3);
+      status = luaL_loadbuffer(L, lua_tostring(L, -1), lua_rawlen(L, -1), "=stdin");
+    }
+    lua_remove(L, base + 1); /* the source */
+    if (status == LUA_OK) status = call(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) print_results(L, base);
+    else report_status(L, status);
+    lua_settop(L, base);
+  }
+  if (isatty(0)) printf("\n");
+}
+
+static void load_module(lua_State *L) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_ktlua);
+  lua_setfield(L, -2, "ktlua");
+  lua_pop(L, 1);
+}
+
+static int set_kt_global(lua_State *L) {
+  return run_code(L, "kt = require 'ktlua'", "=ktlua");
+}
+
+int main(int argc, char **argv) {
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    fprintf(stderr, "ktlua: cannot create the Lua state\n");
+    return 1;
+  }
+  luaL_openlibs(L);
+  load_module(L);
+  int status = LUA_OK, i = 1;
+  bool interactive = false, ran = false;
+  for (; i < argc && argv[i][0] == '-' && argv[i][1] && status == LUA_OK; i++) {
+    const char *o = argv[i];
+    if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+      fputs(usage, stdout);
+      ran = true;
+    } else if (!strcmp(o, "-v") || !strcmp(o, "--version")) {
+      printf("ktlua 0.1.0 (%s)\n", LUA_RELEASE);
+      ran = true;
+    } else if (!strcmp(o, "--devices")) {
+      status = run_code(L, "local kt = require('ktlua'); require('ktlua.report').devices(kt.devices())", "=ktlua");
+      ran = true;
+    } else if (!strcmp(o, "-e") && i + 1 < argc) {
+      status = set_kt_global(L);
+      if (status == LUA_OK) status = run_code(L, argv[++i], "=(command line)");
+      ran = true;
+    } else if (!strcmp(o, "-i")) {
+      interactive = true;
+    } else if (!strcmp(o, "--")) {
+      i++;
+      break;
+    } else {
+      fprintf(stderr, "ktlua: unknown option '%s'\n%s", o, usage);
+      status = LUA_ERRRUN;
+    }
+  }
+  if (status == LUA_OK && i < argc) {
+    status = run_script(L, argv, argc, i);
+    ran = true;
+  }
+  if (status == LUA_OK && (interactive || !ran)) {
+    if (set_kt_global(L) == LUA_OK) repl(L);
+  }
+  lua_close(L);
+  return status == LUA_OK ? 0 : 1;
+}

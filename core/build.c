@@ -1,0 +1,196 @@
+/*
+** build.c: final sources and the program cache.
+*/
+#include "build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cached_kernel {
+  char *name;
+  kt_bkernel *kernel; /* NULL: the program has no such kernel */
+  char *error;
+} cached_kernel;
+
+typedef struct entry {
+  uint64_t hash;
+  char *source, *options;
+  kt_bprog *prog; /* NULL: compile failed */
+  char *log;
+  cached_kernel *kernels;
+  size_t nkernels;
+  uint64_t last_use;
+} entry;
+
+struct kt_build_cache {
+  const kt_backend *be;
+  kt_bctx *ctx;
+  entry *entries;
+  size_t n, capacity;
+  uint64_t clock;
+  size_t hits, misses;
+};
+
+kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t capacity,
+                                   kt_error *err) {
+  kt_build_cache *c = kt_calloc(1, sizeof *c, err);
+  if (!c) return NULL;
+  c->be = be;
+  c->ctx = ctx;
+  c->capacity = capacity < 4 ? 4 : capacity;
+  if (!(c->entries = kt_calloc(c->capacity, sizeof *c->entries, err))) {
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static void entry_clear(kt_build_cache *c, entry *e) {
+  for (size_t i = 0; i < e->nkernels; i++) {
+    if (e->kernels[i].kernel) c->be->kernel_free(c->ctx, e->kernels[i].kernel);
+    free(e->kernels[i].name);
+    free(e->kernels[i].error);
+  }
+  free(e->kernels);
+  if (e->prog) c->be->prog_free(c->ctx, e->prog);
+  free(e->source);
+  free(e->options);
+  free(e->log);
+  memset(e, 0, sizeof *e);
+}
+
+void kt_build_cache_free(kt_build_cache *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) entry_clear(c, &c->entries[i]);
+  free(c->entries);
+  free(c);
+}
+
+kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
+  return (kt_build_stats){c->hits, c->misses, c->n};
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return (h ^ 0xff) * 0x100000001b3ull; /* separates source from options */
+}
+
+/* ---- final source ---- */
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg,
+                      kt_error *err) {
+  size_t np = kt_space_nparams(t->space), size = strlen(k->source) + 256;
+  for (size_t p = 0; p < np; p++) {
+    char buf[8];
+    size += strlen(kt_space_param(t->space, p)->name) + 16 +
+            (size_t)kt_value_format(kt_config_value(cfg, p), buf, sizeof buf);
+  }
+  char *src = kt_alloc(size, err);
+  if (!src) return NULL;
+  size_t used = 0;
+  for (size_t p = 0; p < np; p++) {
+    char value[4096];
+    kt_value_format(kt_config_value(cfg, p), value, sizeof value);
+    used += (size_t)snprintf(src + used, size - used, "#define %s %s\n",
+                             kt_space_param(t->space, p)->name, value);
+  }
+  char origin[200];
+  snprintf(origin, sizeof origin, "%s", base_name(k->origin));
+  for (char *q = origin; *q; q++)
+    if (*q == '"' || *q == '\\') *q = '_';
+  snprintf(src + used, size - used, "#line 1 \"%s\"\n%s", origin, k->source);
+  return src;
+}
+
+/* ---- cache ---- */
+
+static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const char *options) {
+  for (size_t i = 0; i < c->n; i++) {
+    entry *e = &c->entries[i];
+    if (e->hash == h && strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0)
+      return e;
+  }
+  return NULL;
+}
+
+static entry *free_slot(kt_build_cache *c) {
+  if (c->n < c->capacity) return &c->entries[c->n++];
+  entry *oldest = &c->entries[0];
+  for (size_t i = 1; i < c->n; i++)
+    if (c->entries[i].last_use < oldest->last_use) oldest = &c->entries[i];
+  entry_clear(c, oldest);
+  return oldest;
+}
+
+static entry *compile_entry(kt_build_cache *c, uint64_t h, const char *source,
+                            const char *options, kt_error *err) {
+  char *src = kt_strdup(source, err), *opts = kt_strdup(options, err);
+  if (!src || !opts) {
+    free(src);
+    free(opts);
+    return NULL;
+  }
+  kt_error cerr;
+  char *log = NULL;
+  kt_bprog *prog = c->be->compile(c->ctx, source, options, &log, &cerr);
+  if (!prog) {
+    /* The compiler's log, or the API's reason when there is no log. */
+    if (!log || !log[0]) {
+      free(log);
+      log = strdup(cerr.msg);
+    }
+  }
+  entry *e = free_slot(c);
+  *e = (entry){h, src, opts, prog, log, NULL, 0, 0};
+  return e;
+}
+
+static cached_kernel *find_kernel(kt_build_cache *c, entry *e, const char *name,
+                                  kt_error *err) {
+  for (size_t i = 0; i < e->nkernels; i++)
+    if (strcmp(e->kernels[i].name, name) == 0) return &e->kernels[i];
+  cached_kernel *grown = realloc(e->kernels, (e->nkernels + 1) * sizeof *grown);
+  if (!grown) return kt_fail(err, "out of memory caching a kernel"), NULL;
+  e->kernels = grown;
+  cached_kernel *ck = &e->kernels[e->nkernels];
+  kt_error kerr;
+  *ck = (cached_kernel){kt_strdup(name, err), NULL, NULL};
+  if (!ck->name) return NULL;
+  e->nkernels++;
+  ck->kernel = c->be->kernel(c->ctx, e->prog, name, &kerr);
+  if (!ck->kernel) ck->error = strdup(kerr.msg);
+  return ck;
+}
+
+int kt_build_get(kt_build_cache *c, const char *source, const char *options,
+                 const char *name, kt_bkernel **out, const char **log, kt_error *err) {
+  uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, source), options);
+  *out = NULL;
+  *log = NULL;
+  entry *e = lookup(c, h, source, options);
+  if (e) {
+    c->hits++;
+  } else {
+    c->misses++;
+    if (!(e = compile_entry(c, h, source, options, err))) return -1;
+  }
+  e->last_use = ++c->clock;
+  if (!e->prog) {
+    *log = e->log ? e->log : "compilation failed";
+    return 1;
+  }
+  cached_kernel *ck = find_kernel(c, e, name, err);
+  if (!ck) return -1;
+  if (!ck->kernel) {
+    *log = ck->error ? ck->error : "kernel not found";
+    return 1;
+  }
+  *out = ck->kernel;
+  return 0;
+}

@@ -1,0 +1,41 @@
+/*
+** json.c: JSON output.
+*/
+#include "json.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+void kt_json_string(FILE *f, const char *s) {
+  if (!s) {
+    fputs("null", f);
+    return;
+  }
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+      case '"': fputs("\\\"", f); break;
+      case '\\': fputs("\\\\", f); break;
+      case '\n': fputs("\\n", f); break;
+      case '\r': fputs("\\r", f); break;
+      case '\t': fputs("\\t", f); break;
+      default:
+        if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+  }
+  fputc('"', f);
+}
+
+void kt_json_number(FILE *f, double x) {
+  if (!isfinite(x)) fputs("null", f);
+  else fprintf(f, "%.17g", x);
+}
+
+void kt_json_value(FILE *f, const kt_value *v) {
+  switch (v->type) {
+    case KT_VINT: fprintf(f, "%" PRId64, v->u.i); break;
+    case KT_VFLOAT: kt_json_number(f, v->u.f); break;
+    case KT_VSTRING: kt_json_string(f, v->u.s); break;
+  }
+}

@@ -1,0 +1,140 @@
+/*
+** kt.c: errors, statuses, values, clock and allocation helpers.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "kt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int kt_fail(kt_error *err, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+int kt_fail_prefix(kt_error *err, const char *fmt, ...) {
+  if (err) {
+    char prefix[512], old[KT_ERRMAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    size_t n = strlen(prefix);
+    if (n >= sizeof err->msg) n = sizeof err->msg - 1;
+    memcpy(err->msg, prefix, n);
+    size_t rest = strlen(old);
+    if (rest > sizeof err->msg - 1 - n) rest = sizeof err->msg - 1 - n;
+    memcpy(err->msg + n, old, rest);
+    err->msg[n + rest] = '\0';
+  }
+  return -1;
+}
+
+static const char *const status_names[KT_STATUS_COUNT] = {
+    "ok",      "compile_failed",  "launch_failed",   "runtime_failed",
+    "timeout", "invalid_output", "too_many_threads",
+};
+
+const char *kt_status_name(kt_status s) {
+  return (unsigned)s < KT_STATUS_COUNT ? status_names[s] : "unknown";
+}
+
+int kt_status_from_name(const char *name) {
+  for (int i = 0; i < KT_STATUS_COUNT; i++)
+    if (strcmp(status_names[i], name) == 0) return i;
+  return -1;
+}
+
+/* Floats keep a '.' or exponent so that the kernel sees a double literal,
+** and %.17g so that the value survives the round trip. */
+int kt_value_format(const kt_value *v, char *buf, size_t size) {
+  switch (v->type) {
+    case KT_VINT:
+      return snprintf(buf, size, "%" PRId64, v->u.i);
+    case KT_VFLOAT: {
+      if (isnan(v->u.f)) return snprintf(buf, size, "NAN");
+      if (isinf(v->u.f)) return snprintf(buf, size, v->u.f > 0 ? "INFINITY" : "-INFINITY");
+      int n = snprintf(buf, size, "%.17g", v->u.f);
+      if (n >= 0 && (size_t)n < size && !strpbrk(buf, ".eEn")) {
+        if ((size_t)n + 2 < size) memcpy(buf + n, ".0", 3);
+        n += 2;
+      }
+      return n;
+    }
+    case KT_VSTRING:
+      return snprintf(buf, size, "%s", v->u.s);
+  }
+  return 0;
+}
+
+bool kt_value_equal(const kt_value *a, const kt_value *b) {
+  if (a->type != b->type) {
+    double x, y;
+    return kt_value_number(a, &x) && kt_value_number(b, &y) && x == y;
+  }
+  switch (a->type) {
+    case KT_VINT: return a->u.i == b->u.i;
+    case KT_VFLOAT: return a->u.f == b->u.f;
+    case KT_VSTRING: return strcmp(a->u.s, b->u.s) == 0;
+  }
+  return false;
+}
+
+bool kt_value_number(const kt_value *v, double *out) {
+  switch (v->type) {
+    case KT_VINT: *out = (double)v->u.i; return true;
+    case KT_VFLOAT: *out = v->u.f; return true;
+    case KT_VSTRING: *out = 0; return false;
+  }
+  return false;
+}
+
+int64_t kt_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void *kt_alloc(size_t size, kt_error *err) {
+  void *p = malloc(size ? size : 1);
+  if (!p) kt_fail(err, "out of memory (asked for %zu bytes)", size);
+  return p;
+}
+
+void *kt_calloc(size_t n, size_t size, kt_error *err) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) kt_fail(err, "out of memory (asked for %zu x %zu bytes)", n, size);
+  return p;
+}
+
+char *kt_strdup(const char *s, kt_error *err) {
+  size_t n = strlen(s) + 1;
+  char *p = kt_alloc(n, err);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+int kt_grow(void *items, size_t *cap, size_t need, size_t item_size,
+            kt_error *err) {
+  void **pp = items;
+  if (need <= *cap) return 0;
+  size_t ncap = *cap ? *cap : 8;
+  while (ncap < need) ncap *= 2;
+  void *p = realloc(*pp, ncap * item_size);
+  if (!p) return kt_fail(err, "out of memory (growing to %zu items)", ncap);
+  *pp = p;
+  *cap = ncap;
+  return 0;
+}

@@ -1,0 +1,75 @@
+/*
+** kt.h: what every part of the ktlua core shares: errors, statuses,
+** parameter values, the clock and checked allocation.
+**
+** Convention: a function that can fail returns 0 (or a non-NULL pointer)
+** on success and -1 (or NULL) on failure, with the reason written into
+** the caller's kt_error. The core never prints and never exits.
+*/
+#ifndef KT_H
+#define KT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KT_ERRMAX 2048
+
+typedef struct kt_error {
+  char msg[KT_ERRMAX];
+} kt_error;
+
+/* Formats the reason into err (when err is not NULL) and returns -1. */
+int kt_fail(kt_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prefixes an existing error message with context ("kernel vadd: ..."). */
+int kt_fail_prefix(kt_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* What happened to one configuration. Kept in sync with kt_status_name. */
+typedef enum kt_status {
+  KT_OK = 0,
+  KT_COMPILE_FAILED,
+  KT_LAUNCH_FAILED,
+  KT_RUNTIME_FAILED,
+  KT_TIMEOUT,
+  KT_INVALID_OUTPUT,
+  KT_TOO_MANY_THREADS,
+  KT_STATUS_COUNT
+} kt_status;
+
+const char *kt_status_name(kt_status s);
+/* Returns -1 for an unknown name. */
+int kt_status_from_name(const char *name);
+
+/* A tuning parameter's value: integer, floating point or string. */
+typedef enum kt_vtype { KT_VINT, KT_VFLOAT, KT_VSTRING } kt_vtype;
+
+typedef struct kt_value {
+  kt_vtype type;
+  union {
+    int64_t i;
+    double f;
+    char *s; /* owned by whoever owns the value list */
+  } u;
+} kt_value;
+
+/* Writes the value as it appears after #define NAME; returns bytes needed. */
+int kt_value_format(const kt_value *v, char *buf, size_t size);
+bool kt_value_equal(const kt_value *a, const kt_value *b);
+/* Numeric view; strings give 0 and false. */
+bool kt_value_number(const kt_value *v, double *out);
+
+/* Monotonic clock in nanoseconds. */
+int64_t kt_now_ns(void);
+
+/* Allocation that reports failure through kt_error. */
+void *kt_alloc(size_t size, kt_error *err);
+void *kt_calloc(size_t n, size_t size, kt_error *err);
+char *kt_strdup(const char *s, kt_error *err);
+/* Grows *items (of item_size bytes) so that at least need fit; doubles. */
+int kt_grow(void *items, size_t *cap, size_t need, size_t item_size,
+            kt_error *err);
+
+#endif

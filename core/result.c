@@ -1,0 +1,89 @@
+/*
+** result.c: result records.
+*/
+#include "result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+kt_results *kt_results_new(const kt_task *t, const char *device, kt_error *err) {
+  kt_results *r = kt_calloc(1, sizeof *r, err);
+  if (!r) return NULL;
+  r->refs = 1;
+  r->nparams = kt_space_nparams(t->space);
+  r->task = kt_strdup(t->name, err);
+  r->device = kt_strdup(device, err);
+  r->params = r->nparams ? kt_params_clone(t->space, err) : NULL;
+  r->kernels = kt_calloc(t->nkernels, sizeof *r->kernels, err);
+  if (!r->task || !r->device || (r->nparams && !r->params) || !r->kernels) {
+    kt_results_release(r);
+    return NULL;
+  }
+  for (size_t i = 0; i < t->nkernels; i++) {
+    if (!(r->kernels[i] = kt_strdup(t->kernels[i]->name, err))) {
+      kt_results_release(r);
+      return NULL;
+    }
+    r->nkernels = i + 1;
+  }
+  r->space_all = kt_space_count_all(t->space);
+  r->space_count = kt_space_count(t->space);
+  return r;
+}
+
+void kt_results_retain(kt_results *r) {
+  if (r) r->refs++;
+}
+
+void kt_result_clear(kt_result *r) {
+  free(r->vi);
+  free(r->samples_ns);
+  free(r->sizes);
+  free(r->error);
+  memset(r, 0, sizeof *r);
+}
+
+void kt_results_release(kt_results *r) {
+  if (!r || --r->refs > 0) return;
+  for (size_t i = 0; i < r->n; i++) kt_result_clear(&r->items[i]);
+  for (size_t i = 0; i < r->nkernels; i++) free(r->kernels[i]);
+  free(r->kernels);
+  free(r->items);
+  kt_params_free(r->params, r->nparams);
+  free(r->task);
+  free(r->device);
+  free(r->searcher);
+  free(r);
+}
+
+kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
+                          kt_error *err) {
+  if (kt_grow(&r->items, &r->cap, r->n + 1, sizeof *r->items, err)) return NULL;
+  kt_result *res = &r->items[r->n];
+  memset(res, 0, sizeof *res);
+  res->index = index;
+  res->time_ns = NAN;
+  res->vi = kt_calloc(r->nparams, sizeof *res->vi, err);
+  if (!res->vi) return NULL;
+  memcpy(res->vi, vi, r->nparams * sizeof *vi);
+  r->n++;
+  return res;
+}
+
+const kt_result *kt_results_best(const kt_results *r) {
+  const kt_result *best = NULL;
+  for (size_t i = 0; i < r->n; i++) {
+    const kt_result *x = &r->items[i];
+    if (x->status == KT_OK && (!best || x->time_ns < best->time_ns)) best = x;
+  }
+  return best;
+}
+
+int kt_result_set_error(kt_result *r, kt_status status, const char *msg) {
+  r->status = status;
+  r->time_ns = NAN;
+  free(r->error);
+  r->error = msg ? strdup(msg) : NULL;
+  return 0;
+}

@@ -1,0 +1,70 @@
+/*
+** result.h: what a tuning found, configuration by configuration.
+*/
+#ifndef KT_RESULT_H
+#define KT_RESULT_H
+
+#include "space.h"
+#include "task.h"
+
+/* Where the time of one configuration went, in nanoseconds of host clock
+** (kernel time is device time and lives in the samples). */
+typedef struct kt_overheads {
+  double build;      /* compiling (or finding in the cache) */
+  double data;       /* restoring buffers, reading outputs */
+  double validation; /* comparing outputs with the reference */
+  double launcher;   /* host time inside the launcher */
+  double wait;       /* waiting for the device: kernel runs and driver latency */
+  double searcher;   /* proposing this configuration */
+  double framework;  /* everything else */
+  double total;      /* wall time of the configuration */
+} kt_overheads;
+
+typedef struct kt_result {
+  uint64_t index;     /* in the space, 0-based */
+  uint32_t *vi;       /* value index of every parameter */
+  kt_status status;
+  double time_ns;     /* median of the samples; NAN unless ok */
+  double *samples_ns; /* kernel time of every timed run */
+  size_t nsamples;
+  kt_sizes *sizes;    /* one per kernel */
+  size_t nkernels;
+  size_t launches;    /* kernel launches in one run */
+  kt_overheads over;
+  char *error;        /* compiler log, fault or mismatch; NULL if none */
+} kt_result;
+
+typedef struct kt_results {
+  int refs;
+  char *task;
+  char *device;
+  kt_param *params;   /* a copy: results outlive changes to the space */
+  size_t nparams;
+  char **kernels;     /* kernel function names */
+  size_t nkernels;
+  kt_result *items;
+  size_t n, cap;
+  uint64_t space_count;
+  double space_all;
+  double wall_ns;     /* whole tuning */
+  double setup_ns;    /* uploads and references before the first configuration */
+  char *searcher;
+  const char *stopped; /* why the tuning ended (static text) */
+} kt_results;
+
+kt_results *kt_results_new(const kt_task *t, const char *device, kt_error *err);
+void kt_results_retain(kt_results *r);
+void kt_results_release(kt_results *r);
+/* Appends a copy of vi; returns the new record (zeroed but for index/vi). */
+kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
+                          kt_error *err);
+/* The fastest ok result, or NULL. */
+const kt_result *kt_results_best(const kt_results *r);
+void kt_result_clear(kt_result *r);
+int kt_result_set_error(kt_result *r, kt_status status, const char *msg);
+
+/* Files: CSV with one row per configuration, JSON with everything. */
+int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);
+int kt_results_write_json(const kt_results *r, const char *path, kt_error *err);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+** result_io.c: result files. CSV for spreadsheets and plotting, JSON with
+** every sample and overhead for tools.
+*/
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "result.h"
+
+#define MS(ns) ((ns) / 1e6)
+
+static FILE *open_out(const char *path, kt_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f) kt_fail(err, "cannot write %s: %s", path, strerror(errno));
+  return f;
+}
+
+static int close_out(FILE *f, const char *path, kt_error *err) {
+  bool bad = ferror(f);
+  if (fclose(f) != 0 || bad) return kt_fail(err, "error writing %s", path);
+  return 0;
+}
+
+/* ---- CSV ---- */
+
+static void csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_size(FILE *f, const size_t *v, int dims) {
+  for (int d = 0; d < dims; d++) fprintf(f, "%s%zu", d ? "x" : "", v[d]);
+}
+
+static void csv_header(FILE *f, const kt_results *r) {
+  fputs("index", f);
+  for (size_t p = 0; p < r->nparams; p++) fprintf(f, ",%s", r->params[p].name);
+  fputs(",status,time_ms,samples", f);
+  for (size_t k = 0; k < r->nkernels; k++) {
+    if (r->nkernels == 1) fputs(",global,local", f);
+    else fprintf(f, ",%s_global,%s_local", r->kernels[k], r->kernels[k]);
+  }
+  fputs(",build_ms,data_ms,validation_ms,launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error\n", f);
+}
+
+static void csv_row(FILE *f, const kt_results *r, const kt_result *x) {
+  char buf[256];
+  fprintf(f, "%llu", (unsigned long long)x->index);
+  for (size_t p = 0; p < r->nparams; p++) {
+    kt_value_format(&r->params[p].values[x->vi[p]], buf, sizeof buf);
+    fputc(',', f);
+    if (r->params[p].values[x->vi[p]].type == KT_VSTRING) csv_text(f, buf);
+    else fputs(buf, f);
+  }
+  fprintf(f, ",%s,", kt_status_name(x->status));
+  if (x->status == KT_OK) fprintf(f, "%.9g", MS(x->time_ns));
+  fprintf(f, ",%zu", x->nsamples);
+  for (size_t k = 0; k < r->nkernels; k++) {
+    fputc(',', f);
+    if (k < x->nkernels) csv_size(f, x->sizes[k].global, x->sizes[k].dims);
+    fputc(',', f);
+    if (k < x->nkernels && x->sizes[k].local[0]) csv_size(f, x->sizes[k].local, x->sizes[k].dims);
+  }
+  const kt_overheads *o = &x->over;
+  fprintf(f, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,", MS(o->build), MS(o->data),
+          MS(o->validation), MS(o->launcher), MS(o->wait), MS(o->searcher), MS(o->framework),
+          MS(o->total));
+  if (x->error) {
+    /* The first line says what happened; the JSON file keeps the rest. */
+    const char *nl = strchr(x->error, '\n');
+    size_t len = nl ? (size_t)(nl - x->error) : strlen(x->error);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(len < 500 ? len : 500), x->error);
+    csv_text(f, line);
+  }
+  fputc('\n', f);
+}
+
+int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err) {
+  FILE *f = open_out(path, err);
+  if (!f) return -1;
+  csv_header(f, r);
+  for (size_t i = 0; i < r->n; i++) csv_row(f, r, &r->items[i]);
+  return close_out(f, path, err);
+}
+
+/* ---- JSON ---- */
+
+static void json_sizes(FILE *f, const size_t *v, int dims) {
+  fputc('[', f);
+  for (int d = 0; d < dims; d++) fprintf(f, "%s%zu", d ? "," : "", v[d]);
+  fputc(']', f);
+}
+
+static void json_result(FILE *f, const kt_results *r, const kt_result *x) {
+  fprintf(f, "{\"index\":%llu,\"config\":{", (unsigned long long)x->index);
+  for (size_t p = 0; p < r->nparams; p++) {
+    fputs(p ? "," : "", f);
+    kt_json_string(f, r->params[p].name);
+    fputc(':', f);
+    kt_json_value(f, &r->params[p].values[x->vi[p]]);
+  }
+  fprintf(f, "},\"status\":\"%s\",\"time_ms\":", kt_status_name(x->status));
+  kt_json_number(f, MS(x->time_ns));
+  fputs(",\"samples_ms\":[", f);
+  for (size_t s = 0; s < x->nsamples; s++) {
+    fputs(s ? "," : "", f);
+    kt_json_number(f, MS(x->samples_ns[s]));
+  }
+  fputs("],\"sizes\":[", f);
+  for (size_t k = 0; k < x->nkernels; k++) {
+    fprintf(f, "%s{\"global\":", k ? "," : "");
+    json_sizes(f, x->sizes[k].global, x->sizes[k].dims);
+    fputs(",\"local\":", f);
+    if (x->sizes[k].local[0]) json_sizes(f, x->sizes[k].local, x->sizes[k].dims);
+    else fputs("null", f);
+    fputc('}', f);
+  }
+  const kt_overheads *o = &x->over;
+  fprintf(f, "],\"launches\":%zu,\"overheads_ms\":{\"build\":", x->launches);
+  kt_json_number(f, MS(o->build));
+  const char *names[] = {"data", "validation", "launcher", "wait", "searcher", "framework", "total"};
+  double values[] = {o->data,   o->validation, o->launcher, o->wait,
+                     o->searcher, o->framework,  o->total};
+  for (int i = 0; i < 7; i++) {
+    fprintf(f, ",\"%s\":", names[i]);
+    kt_json_number(f, MS(values[i]));
+  }
+  fputs("},\"error\":", f);
+  kt_json_string(f, x->error);
+  fputc('}', f);
+}
+
+static void json_params(FILE *f, const kt_results *r) {
+  fputs("\"parameters\":[", f);
+  for (size_t p = 0; p < r->nparams; p++) {
+    fputs(p ? "," : "", f);
+    fputs("{\"name\":", f);
+    kt_json_string(f, r->params[p].name);
+    fputs(",\"values\":[", f);
+    for (size_t v = 0; v < r->params[p].nvalues; v++) {
+      fputs(v ? "," : "", f);
+      kt_json_value(f, &r->params[p].values[v]);
+    }
+    fputs("]}", f);
+  }
+  fputs("]", f);
+}
+
+int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) {
+  FILE *f = open_out(path, err);
+  if (!f) return -1;
+  fputs("{\"format\":\"ktlua-results\",\"version\":1,\"task\":", f);
+  kt_json_string(f, r->task);
+  fputs(",\"device\":", f);
+  kt_json_string(f, r->device);
+  fputs(",\"searcher\":", f);
+  kt_json_string(f, r->searcher);
+  fputs(",\"kernels\":[", f);
+  for (size_t k = 0; k < r->nkernels; k++) {
+    fputs(k ? "," : "", f);
+    kt_json_string(f, r->kernels[k]);
+  }
+  fputs("],", f);
+  json_params(f, r);
+  fprintf(f, ",\"space\":{\"valid\":%llu,\"all\":", (unsigned long long)r->space_count);
+  kt_json_number(f, r->space_all);
+  fputs("},\"wall_ms\":", f);
+  kt_json_number(f, MS(r->wall_ns));
+  fputs(",\"setup_ms\":", f);
+  kt_json_number(f, MS(r->setup_ns));
+  fputs(",\"best\":", f);
+  const kt_result *best = kt_results_best(r);
+  if (best) fprintf(f, "%llu", (unsigned long long)best->index);
+  else fputs("null", f);
+  fputs(",\"results\":[\n", f);
+  for (size_t i = 0; i < r->n; i++) {
+    json_result(f, r, &r->items[i]);
+    fputs(i + 1 < r->n ? ",\n" : "\n", f);
+  }
+  fputs("]}\n", f);
+  return close_out(f, path, err);
+}

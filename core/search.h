@@ -1,0 +1,79 @@
+/*
+** search.h: the searcher interface and stop conditions.
+**
+** A searcher proposes configuration indices and hears how each went. The
+** tuning loop owns the budget: a searcher never needs to count. Built-in
+** searchers live in search_*.c; a Lua table with the same three methods
+** becomes a searcher through kt_searcher_wrap.
+*/
+#ifndef KT_SEARCH_H
+#define KT_SEARCH_H
+
+#include "space.h"
+
+typedef struct kt_result kt_result;
+typedef struct kt_searcher kt_searcher;
+
+typedef struct kt_searcher_ops {
+  const char *name;
+  /* Once the space is generated, before the first proposal. */
+  int (*start)(kt_searcher *s, const kt_space *space, kt_error *err);
+  /* Up to max proposals into out; *got == 0 means nothing is left. */
+  int (*next)(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_error *err);
+  /* The outcome of a proposal (also for one evaluated before). */
+  int (*report)(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err);
+  void (*destroy)(void *state);
+} kt_searcher_ops;
+
+struct kt_searcher {
+  const kt_searcher_ops *ops;
+  void *state;
+};
+
+/* A searcher's tuning knobs, by name; each searcher rejects names it does
+** not know. */
+typedef struct kt_option {
+  const char *name;
+  double value;
+} kt_option;
+
+typedef struct kt_search_opts {
+  uint64_t seed;
+  const kt_option *options;
+  size_t noptions;
+} kt_search_opts;
+
+kt_searcher *kt_searcher_new(const char *name, const kt_search_opts *o, kt_error *err);
+/* The searcher owns state from here on (destroy frees it, even on error). */
+kt_searcher *kt_searcher_wrap(const kt_searcher_ops *ops, void *state, kt_error *err);
+void kt_searcher_free(kt_searcher *s);
+/* Names of the built-in searchers, comma separated. */
+const char *kt_searcher_names(void);
+
+/* Fails naming the first option that is not in allowed (NULL-terminated). */
+int kt_search_opts_check(const kt_search_opts *o, const char *searcher,
+                         const char *const *allowed, kt_error *err);
+double kt_search_opt(const kt_search_opts *o, const char *name, double dflt);
+
+/* Stop conditions; zero means unset. The tuning stops at the first one
+** reached, and when the searcher has nothing left. */
+typedef struct kt_stop {
+  uint64_t count;    /* configurations evaluated */
+  double fraction;   /* of the valid configurations (rounded up) */
+  double seconds;    /* wall-clock time of the tuning */
+  double target_ns;  /* a kernel time at or below this */
+} kt_stop;
+
+typedef struct kt_stop_state {
+  uint64_t evaluated;
+  uint64_t space;
+  double elapsed_ns;
+  double best_ns;    /* NAN until a configuration succeeds */
+} kt_stop_state;
+
+/* How many more configurations the count and fraction allow. */
+uint64_t kt_stop_remaining(const kt_stop *s, const kt_stop_state *st);
+/* NULL while the tuning may go on, else why it stops. */
+const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+** task.c: tasks, thread modifiers and references.
+*/
+#include "task.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const kt_value *kt_config_value(const kt_config *cfg, size_t param) {
+  return &kt_space_param(cfg->space, param)->values[cfg->vi[param]];
+}
+
+int kt_mod_op_from_name(const char *name) {
+  static const char *const names[] = {"add", "sub", "mul", "div", "div_ceil"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(name, names[i]) == 0) return i;
+  return -1;
+}
+
+kt_task *kt_task_new(const char *name, kt_kernel *const *kernels, size_t n,
+                     kt_error *err) {
+  if (n == 0) return kt_fail(err, "a task needs at least one kernel"), NULL;
+  kt_task *t = kt_calloc(1, sizeof *t, err);
+  if (!t) return NULL;
+  t->refs = 1;
+  t->name = kt_strdup(name, err);
+  t->kernels = kt_calloc(n, sizeof *t->kernels, err);
+  t->space = kt_space_new(err);
+  if (!t->name || !t->kernels || !t->space) {
+    kt_task_release(t);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    t->kernels[i] = kernels[i];
+    kt_kernel_retain(kernels[i]);
+  }
+  t->nkernels = n;
+  return t;
+}
+
+void kt_task_retain(kt_task *t) {
+  if (t) t->refs++;
+}
+
+static void reference_clear(kt_reference *r) {
+  kt_array_release(r->target);
+  kt_array_release(r->given);
+  kt_array_release(r->expected);
+  kt_task_release(r->task);
+  free(r->task_vi);
+  kt_callback_clear(&r->fn_cb);
+  kt_callback_clear(&r->compare_cb);
+}
+
+void kt_task_release(kt_task *t) {
+  if (!t || --t->refs > 0) return;
+  for (size_t i = 0; i < t->nkernels; i++) kt_kernel_release(t->kernels[i]);
+  for (size_t i = 0; i < t->nmods; i++) kt_callback_clear(&t->mods[i].cb);
+  for (size_t i = 0; i < t->nrefs; i++) reference_clear(&t->refs_list[i]);
+  kt_callback_clear(&t->launcher_cb);
+  free(t->kernels);
+  free(t->mods);
+  free(t->refs_list);
+  kt_space_free(t->space);
+  free(t->name);
+  free(t);
+}
+
+int kt_task_add_modifier(kt_task *t, const kt_modifier *m, kt_error *err) {
+  kt_callback cb = m->cb;
+  if (m->dim < 0 || m->dim > 2) {
+    kt_callback_clear(&cb);
+    return kt_fail(err, "modifier dimension must be x, y or z");
+  }
+  if (kt_grow(&t->mods, &t->capmods, t->nmods + 1, sizeof *t->mods, err)) {
+    kt_callback_clear(&cb);
+    return -1;
+  }
+  t->mods[t->nmods++] = *m;
+  return 0;
+}
+
+int kt_task_add_reference(kt_task *t, kt_reference *r, kt_error *err) {
+  for (size_t i = 0; i < t->nrefs; i++)
+    if (t->refs_list[i].target == r->target) {
+      /* A new reference for the same output replaces the old one. */
+      reference_clear(&t->refs_list[i]);
+      t->refs_list[i] = *r;
+      return 0;
+    }
+  if (kt_grow(&t->refs_list, &t->caprefs, t->nrefs + 1, sizeof *t->refs_list, err)) {
+    reference_clear(r);
+    return -1;
+  }
+  t->refs_list[t->nrefs++] = *r;
+  return 0;
+}
+
+void kt_task_set_launcher(kt_task *t, kt_launcher_fn fn, kt_callback cb) {
+  kt_callback_clear(&t->launcher_cb);
+  t->launcher = fn;
+  t->launcher_cb = cb;
+}
+
+int kt_task_kernel_index(const kt_task *t, const kt_kernel *k) {
+  for (size_t i = 0; i < t->nkernels; i++)
+    if (t->kernels[i] == k) return (int)i;
+  return -1;
+}
+
+/* ---- sizes ---- */
+
+static const char *const op_names[] = {"add", "sub", "mul", "div", "div_ceil", "function"};
+
+static int operand(const kt_modifier *m, const kt_config *cfg, int64_t *out,
+                   kt_error *err) {
+  if (m->param < 0) {
+    *out = m->constant;
+    return 0;
+  }
+  const kt_value *v = kt_config_value(cfg, (size_t)m->param);
+  const char *name = kt_space_param(cfg->space, (size_t)m->param)->name;
+  double d;
+  if (v->type == KT_VINT) {
+    *out = v->u.i;
+  } else if (kt_value_number(v, &d) && d == floor(d) && fabs(d) < 9e15) {
+    *out = (int64_t)d;
+  } else {
+    return kt_fail(err, "thread modifier '%s %s': the value of %s is not an integer",
+                   op_names[m->op], name, name);
+  }
+  return 0;
+}
+
+/* Returns 1 when the result is not a positive size. */
+static int apply(const kt_modifier *m, const kt_config *cfg, size_t *size,
+                 kt_error *err) {
+  int64_t x = (int64_t)*size, y = 0, r;
+  if (m->op == KT_MOD_FN) {
+    if (m->fn(cfg, x, &r, m->cb.ud, err)) return -1;
+  } else {
+    if (operand(m, cfg, &y, err)) return -1;
+    if ((m->op == KT_MOD_DIV || m->op == KT_MOD_DIV_CEIL) && y == 0)
+      return kt_fail(err, "thread modifier '%s': division by zero", op_names[m->op]), 1;
+    switch (m->op) {
+      case KT_MOD_ADD: r = x + y; break;
+      case KT_MOD_SUB: r = x - y; break;
+      case KT_MOD_MUL: r = x * y; break;
+      case KT_MOD_DIV: r = x / y; break;
+      default: r = (x + y - 1) / y; break;
+    }
+  }
+  if (r <= 0)
+    return kt_fail(err, "thread modifier '%s' gives the non-positive size %lld",
+                   op_names[m->op], (long long)r), 1;
+  *size = (size_t)r;
+  return 0;
+}
+
+static bool applies(const kt_modifier *m, size_t ki) {
+  return m->kernel < 0 || (size_t)m->kernel == ki;
+}
+
+int kt_task_sizes(const kt_task *t, size_t ki, const kt_config *cfg, kt_sizes *out,
+                  kt_error *err) {
+  const kt_kernel *k = t->kernels[ki];
+  out->dims = k->dims;
+  memcpy(out->global, k->global, sizeof out->global);
+  memcpy(out->local, k->local, sizeof out->local);
+  bool has_local = k->local[0] > 0;
+  for (size_t i = 0; i < t->nmods && !has_local; i++)
+    if (applies(&t->mods[i], ki) && t->mods[i].local) has_local = true;
+  if (has_local && k->local[0] == 0) out->local[0] = out->local[1] = out->local[2] = 1;
+  for (size_t i = 0; i < t->nmods; i++) {
+    const kt_modifier *m = &t->mods[i];
+    if (!applies(m, ki)) continue;
+    int rc = apply(m, cfg, m->local ? &out->local[m->dim] : &out->global[m->dim], err);
+    if (rc) {
+      kt_fail_prefix(err, "kernel %s, %s size %c: ", k->name, m->local ? "local" : "global",
+                     "xyz"[m->dim]);
+      return rc;
+    }
+  }
+  for (int d = 0; d < 3; d++) {
+    out->items[d] = out->global[d];
+    if (k->notation == KT_NOTATION_CUDA) {
+      if (!has_local)
+        return kt_fail(err, "kernel %s: CUDA notation needs a local (block) size", k->name);
+      out->items[d] = out->global[d] * out->local[d];
+    } else if (k->round_global && has_local) {
+      out->items[d] = (out->global[d] + out->local[d] - 1) / out->local[d] * out->local[d];
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,109 @@
+/*
+** task.h: what one tuning tunes: one kernel, or a composition of kernels
+** that share one parameter space, with the thread modifiers, references
+** and launcher that go with it.
+*/
+#ifndef KT_TASK_H
+#define KT_TASK_H
+
+#include "kernel.h"
+#include "space.h"
+
+/* A configuration as callbacks see it. */
+struct kt_config {
+  const kt_space *space;
+  uint64_t index;
+  const uint32_t *vi; /* value index of every parameter */
+};
+
+const kt_value *kt_config_value(const kt_config *cfg, size_t param);
+
+typedef enum kt_mod_op {
+  KT_MOD_ADD, KT_MOD_SUB, KT_MOD_MUL, KT_MOD_DIV, KT_MOD_DIV_CEIL, KT_MOD_FN
+} kt_mod_op;
+
+/* Parses "add", "sub", "mul", "div", "div_ceil"; -1 if unknown. */
+int kt_mod_op_from_name(const char *name);
+
+typedef struct kt_modifier {
+  int kernel;    /* index in the task, or -1 for every kernel */
+  bool local;    /* local (work-group) size, else global size */
+  int dim;       /* 0..2 */
+  kt_mod_op op;
+  int param;     /* operand parameter, or -1 to use constant */
+  int64_t constant;
+  kt_size_fn fn; /* KT_MOD_FN */
+  kt_callback cb;
+} kt_modifier;
+
+typedef enum kt_cmp_method { KT_CMP_ABSOLUTE, KT_CMP_RELATIVE, KT_CMP_SUM } kt_cmp_method;
+
+/* Fills expected (a copy of the target's initial contents) with the
+** reference output. */
+typedef int (*kt_ref_fn)(kt_array *expected, void *ud, kt_error *err);
+/* Returns 1 when got matches expected, 0 when not (with a reason in *why,
+** malloc'd, may stay NULL), -1 on error. */
+typedef int (*kt_compare_fn)(const kt_array *got, const kt_array *expected, void *ud,
+                             char **why, kt_error *err);
+
+typedef enum kt_ref_kind { KT_REF_FN, KT_REF_ARRAY, KT_REF_TASK } kt_ref_kind;
+
+typedef struct kt_task kt_task;
+
+typedef struct kt_reference {
+  kt_array *target;     /* the output array checked */
+  kt_ref_kind kind;
+  kt_ref_fn fn;         /* KT_REF_FN */
+  kt_callback fn_cb;
+  kt_array *given;      /* KT_REF_ARRAY */
+  kt_task *task;        /* KT_REF_TASK: run this task ... */
+  uint32_t *task_vi;    /* ... with this configuration */
+  kt_cmp_method method;
+  double tolerance;
+  size_t first;         /* compare only the first N elements; 0: all */
+  kt_compare_fn compare;
+  kt_callback compare_cb;
+  kt_array *expected;   /* computed once per tuning */
+} kt_reference;
+
+/* Runs a configuration: launches the task's kernels (see run.h). */
+typedef struct kt_run kt_run;
+typedef int (*kt_launcher_fn)(kt_run *run, void *ud, kt_error *err);
+
+struct kt_task {
+  int refs;
+  char *name;
+  kt_kernel **kernels;
+  size_t nkernels;
+  kt_space *space;
+  kt_modifier *mods;
+  size_t nmods, capmods;
+  kt_reference *refs_list;
+  size_t nrefs, caprefs;
+  kt_launcher_fn launcher; /* NULL: launch each kernel once, in order */
+  kt_callback launcher_cb;
+};
+
+kt_task *kt_task_new(const char *name, kt_kernel *const *kernels, size_t n,
+                     kt_error *err);
+void kt_task_retain(kt_task *t);
+void kt_task_release(kt_task *t);
+
+int kt_task_add_modifier(kt_task *t, const kt_modifier *m, kt_error *err);
+/* Takes ownership of the reference's callbacks and arrays (even on error). */
+int kt_task_add_reference(kt_task *t, kt_reference *r, kt_error *err);
+void kt_task_set_launcher(kt_task *t, kt_launcher_fn fn, kt_callback cb);
+int kt_task_kernel_index(const kt_task *t, const kt_kernel *k);
+
+/* The sizes of kernel ki under a configuration, after the modifiers, in
+** the kernel's own notation, and the same in work-items for a launch. */
+typedef struct kt_sizes {
+  int dims;
+  size_t global[3], local[3]; /* as the kernel states them */
+  size_t items[3];            /* global size in work-items */
+} kt_sizes;
+
+int kt_task_sizes(const kt_task *t, size_t ki, const kt_config *cfg, kt_sizes *out,
+                  kt_error *err);
+
+#endif

@@ -1,0 +1,325 @@
+/*
+** tune.c: the tuning loop: propose, build, run, validate, time, record.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "indexmap.h"
+#include "stats.h"
+#include "tuner_int.h"
+#include "validate.h"
+
+/* A searcher that proposes only configurations already evaluated this
+** many times in a row has nothing new to offer. */
+#define MAX_REPEATS 10000
+
+typedef struct tuning {
+  kt_tuner *t;
+  kt_task *task;
+  const kt_tune_opts *opts;
+  kt_results *results;
+  kt_array **scratch; /* per reference: where the output is read back */
+  kt_indexmap seen;   /* index -> position in results */
+  uint32_t *vi;
+} tuning;
+
+/* ---- running one configuration once ---- */
+
+static int config_of(const kt_task *task, const uint32_t *vi, kt_config *cfg,
+                     kt_error *err) {
+  if (kt_space_generate(task->space, err)) return -1;
+  uint64_t index = 0;
+  if (kt_space_index(task->space, vi, &index))
+    return kt_fail(err, "task %s: the configuration breaks a constraint of its space",
+                   task->name);
+  *cfg = (kt_config){task->space, index, vi};
+  return 0;
+}
+
+/* Uploads the task's arrays as they are on the host and runs vi once. */
+static int run_fresh(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_run *run,
+                     kt_error *err) {
+  kt_config cfg;
+  if (config_of(task, vi, &cfg, err) || tuner_upload(t, task, NULL, err)) return -1;
+  if (kt_run_prepare(run, t, task, &cfg, err)) {
+    kt_run_release(run);
+    return -1;
+  }
+  if (run->status == KT_OK && kt_run_execute(run, err)) {
+    kt_run_release(run);
+    return -1;
+  }
+  return 0;
+}
+
+static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
+  size_t n = run->task->nkernels;
+  if (!(res->sizes = kt_calloc(n, sizeof *res->sizes, err))) return -1;
+  for (size_t k = 0; k < n; k++) res->sizes[k] = run->kernels[k].sizes;
+  res->nkernels = n;
+  return 0;
+}
+
+static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud) {
+  (void)place;
+  kt_tuner *t = ud;
+  return access & KT_WRITE ? tuner_read(t, a, a, NULL) : 0;
+}
+
+int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
+                      kt_error *err) {
+  kt_run run;
+  if (run_fresh(t, task, vi, &run, err)) return -1;
+  out->index = run.cfg.index;
+  int rc = copy_sizes(out, &run, err);
+  out->status = run.status;
+  out->launches = run.launches;
+  out->over.build = run.build_ns;
+  if (run.error) out->error = strdup(run.error);
+  if (rc == 0 && run.status == KT_OK) {
+    out->time_ns = run.kernel_ns;
+    if (tuner_each_array(task, read_back, t, err))
+      rc = kt_fail_prefix(err, "reading outputs back: ");
+  }
+  kt_run_release(&run);
+  return rc;
+}
+
+/* ---- references ---- */
+
+static int check_shape(const kt_array *got, const kt_array *want, kt_error *err) {
+  if (got->type->size == want->type->size && got->length == want->length) return 0;
+  return kt_fail(err, "the reference is %s[%zu] but the output is %s[%zu]", got->type->name,
+                 got->length, want->type->name, want->length);
+}
+
+static int reference_from_task(kt_tuner *t, kt_reference *r, kt_error *err) {
+  kt_run run;
+  if (run_fresh(t, r->task, r->task_vi, &run, err)) return -1;
+  int rc = 0;
+  if (run.status != KT_OK)
+    rc = kt_fail(err, "the reference kernel failed (%s): %s", kt_status_name(run.status),
+                 run.error ? run.error : "");
+  else if (!tuner_devarray(t, r->target))
+    rc = kt_fail(err, "the reference task does not use the output array");
+  else
+    rc = tuner_read(t, r->target, r->expected, err);
+  kt_run_release(&run);
+  return rc;
+}
+
+static int compute_reference(kt_tuner *t, kt_reference *r, kt_error *err) {
+  kt_array_release(r->expected);
+  r->expected = NULL;
+  if (r->kind == KT_REF_ARRAY) {
+    if (check_shape(r->given, r->target, err)) return -1;
+    r->expected = r->given;
+    kt_array_retain(r->given);
+    return 0;
+  }
+  if (!(r->expected = kt_array_clone(r->target, err))) return -1;
+  if (r->kind == KT_REF_FN) return r->fn(r->expected, r->fn_cb.ud, err);
+  return reference_from_task(t, r, err);
+}
+
+static int prepare_references(tuning *tu, kt_error *err) {
+  kt_task *task = tu->task;
+  if (!(tu->scratch = kt_calloc(task->nrefs, sizeof *tu->scratch, err))) return -1;
+  for (size_t i = 0; i < task->nrefs; i++) {
+    kt_reference *r = &task->refs_list[i];
+    if (compute_reference(tu->t, r, err))
+      return kt_fail_prefix(err, "reference for output %zu of task %s: ", i + 1, task->name);
+    if (!(tu->scratch[i] = kt_array_clone(r->target, err))) return -1;
+  }
+  return 0;
+}
+
+/* ---- evaluating a configuration ---- */
+
+static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
+    kt_reference *r = &tu->task->refs_list[i];
+    int64_t t0 = kt_now_ns();
+    if (tuner_read(tu->t, r->target, tu->scratch[i], err)) return -1;
+    int64_t t1 = kt_now_ns();
+    char *why = NULL;
+    int same = r->compare
+                   ? r->compare(tu->scratch[i], r->expected, r->compare_cb.ud, &why, err)
+                   : kt_compare_arrays(tu->scratch[i], r->expected, r->method, r->tolerance,
+                                       r->first, &why, err);
+    res->over.data += (double)(t1 - t0);
+    res->over.validation += (double)(kt_now_ns() - t1);
+    if (same < 0) {
+      free(why);
+      return kt_fail_prefix(err, "comparing output %zu: ", i + 1);
+    }
+    if (!same) {
+      run->status = KT_INVALID_OUTPUT;
+      free(run->error);
+      run->error = why ? why : strdup("the output differs from the reference");
+    } else {
+      free(why);
+    }
+  }
+  return 0;
+}
+
+static void account(kt_result *res, const kt_run *run) {
+  res->over.data += run->data_ns;
+  res->over.launcher += run->launcher_ns;
+  res->over.wait += run->wait_ns;
+}
+
+static bool enough_samples(const kt_repeat *rp, const double *x, size_t n) {
+  if (rp->fixed > 0) return n >= (size_t)rp->fixed;
+  if (n >= (size_t)rp->max) return true;
+  return n >= (size_t)rp->min && kt_rse(x, n) < rp->rse;
+}
+
+static int time_runs(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t cap = (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
+  if (!(res->samples_ns = kt_calloc(cap, sizeof *res->samples_ns, err))) return -1;
+  while (!enough_samples(rp, res->samples_ns, res->nsamples)) {
+    if (kt_run_execute(run, err)) return -1;
+    account(res, run);
+    if (run->status != KT_OK) break;
+    res->samples_ns[res->nsamples++] = run->kernel_ns;
+  }
+  if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
+  return 0;
+}
+
+static int measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
+  account(res, run);
+  res->launches = run->launches;
+  if (run->status == KT_OK && run->launches == 0) {
+    run->status = KT_RUNTIME_FAILED;
+    run->error = strdup("the launcher launched no kernel");
+  }
+  if (run->status == KT_OK && validate(tu, run, res, err)) return -1;
+  if (run->status == KT_OK) return time_runs(tu, run, res, err);
+  return 0;
+}
+
+static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  kt_config cfg = {tu->task->space, res->index, res->vi};
+  kt_run run;
+  int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
+  res->over.build = run.build_ns;
+  if (rc == 0) rc = copy_sizes(res, &run, err);
+  if (rc == 0 && run.status == KT_OK) rc = measure(tu, &run, res, err);
+  res->status = run.status;
+  if (run.status != KT_OK) {
+    res->time_ns = NAN;
+    res->error = run.error;
+    run.error = NULL;
+  }
+  kt_run_release(&run);
+  kt_overheads *o = &res->over;
+  o->total = (double)(kt_now_ns() - t0);
+  o->framework = o->total - o->build - o->data - o->validation - o->launcher - o->wait;
+  if (o->framework < 0) o->framework = 0;
+  return rc;
+}
+
+/* ---- the loop ---- */
+
+static void tuning_clear(tuning *tu) {
+  if (tu->scratch)
+    for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
+  free(tu->scratch);
+  free(tu->vi);
+  kt_indexmap_clear(&tu->seen);
+}
+
+static int start(tuning *tu, kt_error *err) {
+  kt_task *task = tu->task;
+  int64_t t0 = kt_now_ns();
+  if (kt_space_generate(task->space, err)) return -1;
+  if (kt_space_count(task->space) == 0)
+    return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
+  if (!(tu->vi = kt_calloc(kt_space_nparams(task->space), sizeof *tu->vi, err))) return -1;
+  if (prepare_references(tu, err) || tuner_upload(tu->t, task, NULL, err)) return -1;
+  if (tu->opts->searcher->ops->start(tu->opts->searcher, task->space, err))
+    return kt_fail_prefix(err, "searcher %s: ", tu->opts->searcher->ops->name);
+  tu->results->setup_ns = (double)(kt_now_ns() - t0);
+  return 0;
+}
+
+/* Evaluates a proposal, or reports the earlier result of a repeated one.
+** *fresh says which it was. */
+static int handle(tuning *tu, uint64_t index, double searcher_ns, bool *fresh,
+                  kt_error *err) {
+  kt_searcher *s = tu->opts->searcher;
+  uint64_t at;
+  *fresh = !kt_indexmap_get(&tu->seen, index, &at);
+  if (*fresh) {
+    if (kt_space_config(tu->task->space, index, tu->vi, err)) return -1;
+    kt_result *res = kt_results_add(tu->results, index, tu->vi, err);
+    if (!res) return -1;
+    res->over.searcher = searcher_ns;
+    at = tu->results->n - 1;
+    if (kt_indexmap_put(&tu->seen, index, at, err) || evaluate(tu, res, err)) return -1;
+    if (tu->opts->progress && tu->opts->progress(tu->results, res, tu->opts->progress_ud, err))
+      return kt_fail_prefix(err, "progress: ");
+  }
+  if (s->ops->report(s, index, &tu->results->items[at], err))
+    return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
+  return 0;
+}
+
+static int loop(tuning *tu, int64_t t0, kt_error *err) {
+  kt_searcher *s = tu->opts->searcher;
+  kt_stop_state st = {0, kt_space_count(tu->task->space), 0, NAN};
+  size_t repeats = 0;
+  for (;;) {
+    st.elapsed_ns = (double)(kt_now_ns() - t0);
+    const kt_result *best = kt_results_best(tu->results);
+    st.best_ns = best ? best->time_ns : NAN;
+    const char *why = kt_stop_reached(&tu->opts->stop, &st);
+    if (!why && st.evaluated >= st.space) why = "space explored";
+    if (!why && repeats >= MAX_REPEATS) why = "searcher repeats itself";
+    if (why) {
+      tu->results->stopped = why;
+      return 0;
+    }
+    uint64_t index;
+    size_t got = 0;
+    int64_t ts = kt_now_ns();
+    if (s->ops->next(s, &index, 1, &got, err))
+      return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
+    if (got == 0) {
+      tu->results->stopped = "searcher finished";
+      return 0;
+    }
+    if (index >= st.space)
+      return kt_fail(err, "searcher %s proposed configuration %llu of a space of %llu",
+                     s->ops->name, (unsigned long long)index, (unsigned long long)st.space);
+    bool fresh;
+    if (handle(tu, index, (double)(kt_now_ns() - ts), &fresh, err)) return -1;
+    st.evaluated += fresh;
+    repeats = fresh ? 0 : repeats + 1;
+  }
+}
+
+int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+            kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  *out = NULL;
+  if (!opts->searcher) return kt_fail(err, "no searcher given");
+  if (kt_space_generate(task->space, err)) return -1;
+  tuning tu = {t, task, opts, NULL, NULL, {0}, NULL};
+  kt_indexmap_init(&tu.seen);
+  if (!(tu.results = kt_results_new(task, kt_device_string(&t->device, "name"), err))) return -1;
+  tu.results->searcher = strdup(opts->searcher->ops->name);
+  int rc = start(&tu, err);
+  if (rc == 0) rc = loop(&tu, t0, err);
+  tu.results->wall_ns = (double)(kt_now_ns() - t0);
+  *out = tu.results;
+  tuning_clear(&tu);
+  return rc;
+}

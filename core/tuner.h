@@ -1,0 +1,57 @@
+/*
+** tuner.h: a device opened for tuning: its context, the device copies of
+** the arrays that kernels use, and the program cache; and the tuning loop
+** that proposes, builds, runs and records configurations.
+*/
+#ifndef KT_TUNER_H
+#define KT_TUNER_H
+
+#include "build.h"
+#include "device.h"
+#include "result.h"
+#include "search.h"
+#include "task.h"
+
+typedef struct kt_tuner kt_tuner;
+
+kt_tuner *kt_tuner_new(const kt_device_info *dev, kt_error *err);
+void kt_tuner_free(kt_tuner *t);
+const kt_device_info *kt_tuner_device(const kt_tuner *t);
+kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
+
+/* How many timed runs a configuration gets. fixed > 0: exactly that many.
+** Otherwise adaptive: at least min, at most max, stopping once the
+** relative standard error of the mean falls below rse. */
+typedef struct kt_repeat {
+  int fixed;
+  double rse;
+  int min, max;
+} kt_repeat;
+
+#define KT_REPEAT_DEFAULT ((kt_repeat){0, 0.02, 3, 50})
+
+/* Called after each configuration; an error stops the tuning. */
+typedef int (*kt_progress_fn)(const kt_results *r, const kt_result *last, void *ud,
+                              kt_error *err);
+
+typedef struct kt_tune_opts {
+  kt_searcher *searcher; /* required; the tuning does not free it */
+  kt_stop stop;
+  kt_repeat repeat;
+  kt_progress_fn progress;
+  void *progress_ud;
+} kt_tune_opts;
+
+/* Tunes the task. *out receives the results even when the tuning stops
+** with an error (a Lua error in a callback, a broken context): what was
+** measured is never lost. */
+int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+            kt_error *err);
+
+/* Runs one configuration once with the arrays' current host contents and
+** copies every array the task writes back into its host array. out is a
+** fresh record (from kt_results_add) whose run fields are filled in. */
+int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
+                      kt_error *err);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+** validate.h: comparing a kernel's output with the reference.
+*/
+#ifndef KT_VALIDATE_H
+#define KT_VALIDATE_H
+
+#include "array.h"
+#include "task.h"
+
+/* Returns 1 when got matches expected under the method, 0 when not (with
+** *why, malloc'd, naming the first differing element and how many differ),
+** -1 when the arrays cannot be compared. first > 0 limits the comparison
+** to the first elements. */
+int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_method method,
+                      double tolerance, size_t first, char **why, kt_error *err);
+
+const char *kt_cmp_method_name(kt_cmp_method m);
+int kt_cmp_method_from_name(const char *name); /* -1 if unknown */
+
+#endif

@@ -1,0 +1,32 @@
+-- Vector addition tuned over work-group size and vector width.
+--   ktlua examples/tune_vectoradd.lua [n] [device]
+local kt = require "ktlua"
+
+local n = tonumber(arg and arg[1]) or (1 << 22)
+local device = arg and arg[2]
+
+local a = kt.array("float", n):fill(function(i) return i end)
+local b = kt.array("float", n):random(42)
+local c = kt.array("float", n)
+
+local tuner = kt.tuner(device)
+print(("tuning vector addition of %d floats on %s"):format(n, tuner.device.name))
+
+local k = tuner:kernel{
+  file = "kernels/vadd.cl", name = "vadd",
+  global = n, group = 1,
+  args = { a:input(), b:input(), c:output(), kt.int(n) },
+}
+-- Each work-item handles VEC elements: the global size shrinks by VEC.
+k:param("WG", { 32, 64, 128, 256, 512 }, { group_x = "mul" })
+k:param("VEC", { 1, 2, 4, 8, 16 }, { global_x = "div" })
+k:constraint({ "VEC" }, function(vec) return n % vec == 0 end)
+k:constraint({ "WG", "VEC" }, function(wg, vec) return (n // vec) % wg == 0 end)
+k:reference(c, function(ref)
+  for i = 0, n - 1 do ref[i] = a[i] + b[i] end
+end)
+
+local results = tuner:tune(k, { search = "exhaustive", progress = true })
+results:print()
+local best = results:best()
+assert(best, "no configuration of vadd ran correctly")

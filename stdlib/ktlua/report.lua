@@ -1,0 +1,213 @@
+-- ktlua.report: results for people to read: the table results:print()
+-- shows, the line per configuration of `progress = true`, and the value
+-- printer of the REPL.
+
+local report = {}
+
+local function fmt_value(v)
+  if math.type(v) == "float" then return ("%g"):format(v) end
+  return tostring(v)
+end
+
+local function fmt_ms(ms)
+  if ms == nil then return "-" end
+  if ms >= 100 then return ("%.1f"):format(ms) end
+  if ms >= 1 then return ("%.3f"):format(ms) end
+  return ("%.4f"):format(ms)
+end
+
+local function fmt_sizes(s)
+  if not s then return "-" end
+  return table.concat(s, "x")
+end
+
+-- "WG=64 VEC=4", parameters in declaration order.
+function report.config(config, params)
+  local parts = {}
+  for _, p in ipairs(params) do parts[#parts + 1] = p.name .. "=" .. fmt_value(config[p.name]) end
+  return table.concat(parts, " ")
+end
+
+local function pad(s, n, right)
+  s = tostring(s)
+  if #s >= n then return s end
+  return right and (" "):rep(n - #s) .. s or s .. (" "):rep(n - #s)
+end
+
+local function render(rows, right)
+  local widths = {}
+  for _, row in ipairs(rows) do
+    for c, cell in ipairs(row) do widths[c] = math.max(widths[c] or 0, #tostring(cell)) end
+  end
+  local lines = {}
+  for _, row in ipairs(rows) do
+    local cells = {}
+    for c, cell in ipairs(row) do cells[c] = pad(cell, widths[c], right[c]) end
+    lines[#lines + 1] = table.concat(cells, "  ")
+  end
+  return table.concat(lines, "\n")
+end
+
+local function first_line(s)
+  if not s then return "" end
+  s = s:match("^[^\n]*")
+  if #s > 70 then s = s:sub(1, 67) .. "..." end
+  return s
+end
+
+-- Rows sorted fastest first, failures after in the order evaluated.
+local function ordered(list)
+  local sorted = {}
+  for i, r in ipairs(list) do sorted[i] = r end
+  table.sort(sorted, function(a, b)
+    if (a.time_ms ~= nil) ~= (b.time_ms ~= nil) then return a.time_ms ~= nil end
+    if a.time_ms and a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
+    return a.index < b.index
+  end)
+  return sorted
+end
+
+local function table_rows(results, shown, params)
+  local header = { "#" }
+  local right = { true }
+  for _, p in ipairs(params) do header[#header + 1] = p.name; right[#header] = true end
+  for _, h in ipairs({ "status", "time_ms", "runs", "global", "group", "note" }) do
+    header[#header + 1] = h
+  end
+  right[#params + 3], right[#params + 4] = true, true
+  local rows = { header }
+  for _, r in ipairs(shown) do
+    local row = { r.index }
+    for _, p in ipairs(params) do row[#row + 1] = fmt_value(r.config[p.name]) end
+    row[#row + 1] = r.status
+    row[#row + 1] = fmt_ms(r.time_ms)
+    row[#row + 1] = #r.samples_ms
+    row[#row + 1] = fmt_sizes(r.global)
+    row[#row + 1] = fmt_sizes(r.group)
+    row[#row + 1] = r.status ~= "ok" and first_line(r.error) or ""
+    rows[#rows + 1] = row
+  end
+  return rows, right
+end
+
+local function status_counts(statuses)
+  local parts = {}
+  for _, name in ipairs({ "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
+                          "invalid_output", "too_many_threads" }) do
+    if (statuses[name] or 0) > 0 then parts[#parts + 1] = ("%d %s"):format(statuses[name], name) end
+  end
+  return table.concat(parts, ", ")
+end
+
+-- results:print{all = false, top = 20, out = io.stdout}
+function report.print(results, opts)
+  opts = opts or {}
+  local out = opts.out or io.stdout
+  local list, params, s = results:list(), results.params, results:summary()
+  local sorted = ordered(list)
+  local limit = opts.all and #sorted or (opts.top or (#sorted <= 30 and #sorted or 20))
+  local shown = {}
+  for i = 1, math.min(limit, #sorted) do shown[i] = sorted[i] end
+  out:write(("%s on %s: %d of %d configurations (%s search, stopped: %s)\n"):format(
+    results.task, results.device, s.evaluated, s.space_valid, results.searcher, s.stopped))
+  out:write(("  %s\n"):format(status_counts(s.statuses)))
+  local rows, right = table_rows(results, shown, params)
+  out:write(render(rows, right), "\n")
+  if #shown < #sorted then out:write(("  ... %d more (results:print{all = true})\n"):format(#sorted - #shown)) end
+  local best = results:best()
+  if best then
+    out:write(("best: %s  %s ms\n"):format(report.config(best.config, params), fmt_ms(best.time_ms)))
+  else
+    out:write("best: none (no configuration ran correctly)\n")
+  end
+  out:write(("time: wall %s ms = setup %s + build %s + device %s (kernels %s) + data %s"
+    .. " + validation %s + launcher %s + searcher %s + framework %s ms\n"):format(
+    fmt_ms(s.wall_ms), fmt_ms(s.setup_ms), fmt_ms(s.build_ms), fmt_ms(s.wait_ms), fmt_ms(s.kernel_ms),
+    fmt_ms(s.data_ms), fmt_ms(s.validation_ms), fmt_ms(s.launcher_ms), fmt_ms(s.searcher_ms),
+    fmt_ms(s.framework_ms)))
+end
+
+-- progress = true: one line per configuration as it finishes.
+function report.progress(r, results)
+  local best = results:best()
+  local line = ("[%d] %s  %s"):format(#results, report.config(r.config, results.params), r.status)
+  if r.time_ms then line = line .. "  " .. fmt_ms(r.time_ms) .. " ms" end
+  if best then line = line .. ("  (best %s ms)"):format(fmt_ms(best.time_ms)) end
+  io.stdout:write(line, "\n")
+  io.stdout:flush()
+end
+
+local function fmt_bytes(n)
+  if not n then return "-" end
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local u = 1
+  while n >= 1024 and u < #units do n, u = n / 1024, u + 1 end
+  return (u == 1 and "%d %s" or "%.1f %s"):format(n, units[u])
+end
+
+-- ktlua --devices: every device with the properties a tuner cares about.
+function report.devices(list, why, out)
+  out = out or io.stdout
+  if #list == 0 then
+    out:write("no devices found", why and why ~= "" and (" (" .. why .. ")") or "", "\n")
+    return
+  end
+  for _, d in ipairs(list) do
+    out:write(("%s  %s (%s, %s)\n"):format(d.id, d.name, d.type, d.vendor))
+    local rows = {
+      { "platform", d.platform }, { "version", d.version }, { "driver", d.driver_version },
+      { "compute units", d.compute_units }, { "clock", d.clock_mhz and (d.clock_mhz .. " MHz") },
+      { "max work-group", d.max_group_size and
+        (d.max_group_size .. " (per dimension " .. table.concat(d.max_group_dims or {}, " x ") .. ")") },
+      { "work-group multiple", d.group_multiple },
+      { "local memory", d.local_memory and fmt_bytes(d.local_memory) },
+      { "global memory", d.global_memory and fmt_bytes(d.global_memory) },
+      { "constant memory", d.constant_memory and fmt_bytes(d.constant_memory) },
+      { "max allocation", d.max_alloc and fmt_bytes(d.max_alloc) },
+      { "compute capability", d.compute_capability },
+      { "multiprocessors", d.multiprocessors },
+      { "warp size", d.warp_size },
+      { "L2 cache", d.l2_cache and fmt_bytes(d.l2_cache) },
+    }
+    for _, row in ipairs(rows) do
+      if row[2] ~= nil then out:write(("  %-20s %s\n"):format(row[1], tostring(row[2]))) end
+    end
+    if d.extensions and d.extensions ~= "" then
+      local n = select(2, d.extensions:gsub("%S+", ""))
+      out:write(("  %-20s %d (%s ...)\n"):format("extensions", n, d.extensions:sub(1, 40)))
+    end
+  end
+end
+
+-- A readable rendering of any value, for the REPL.
+function report.inspect(v, indent, seen)
+  indent, seen = indent or "", seen or {}
+  if type(v) == "string" then return ("%q"):format(v) end
+  if type(v) ~= "table" then return tostring(v) end
+  if seen[v] then return "<cycle>" end
+  seen[v] = true
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) and (type(a) == "number" or type(a) == "string") then return a < b end
+    return type(a) == "number"
+  end)
+  if #keys == 0 then return "{}" end
+  local n, simple = #v, true
+  for _, k in ipairs(keys) do
+    if type(v[k]) == "table" then simple = false end
+  end
+  if simple and n == #keys and n <= 16 then
+    local parts = {}
+    for i = 1, n do parts[i] = report.inspect(v[i], indent, seen) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
+  local inner, parts = indent .. "  ", {}
+  for _, k in ipairs(keys) do
+    local key = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or "[" .. report.inspect(k) .. "]"
+    parts[#parts + 1] = inner .. key .. " = " .. report.inspect(v[k], inner, seen)
+  end
+  return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
+end
+
+return report
