@@ -204,6 +204,7 @@ static void parse_target(lua_State *L, const char *target, kt_modifier *m);
 ** "global_x" or "group_y" to "add", "sub", "mul", "div" or "div_ceil". */
 static int task_param(lua_State *L) {
   lk_task *ut = lk_check_task(L, 1);
+  lua_settop(L, 4);
   const char *name = luaL_checkstring(L, 2);
   kt_value *values;
   size_t n;
@@ -309,6 +310,7 @@ static int modifier_in_lua(const kt_config *cfg, int64_t in, int64_t *out, void 
 ** k:modifier([kernel,] target, function(size, cfg) return new_size end). */
 static int task_modifier(lua_State *L) {
   lk_task *ut = lk_check_task(L, 1);
+  lua_settop(L, 5);
   int arg = 2, kernel = -1;
   lk_task *target_kernel = luaL_testudata(L, 2, LK_TASK);
   if (target_kernel) {
@@ -422,6 +424,7 @@ static lk_task *reference_kernel(lua_State *L, int idx, uint32_t **vi) {
 ** fills a copy of the output, an array, or {kernel = k2, config = {...}}. */
 static int task_reference(lua_State *L) {
   lk_task *ut = lk_check_task(L, 1);
+  lua_settop(L, 4);
   kt_reference r = {0};
   r.target = check_target(L, 2);
   kt_array *given = lk_test_array(L, 3);

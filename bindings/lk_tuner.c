@@ -244,12 +244,13 @@ static void check_run_config(lua_State *L, int idx, kt_space *space, uint32_t *v
 static int tuner_run(lua_State *L) {
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
+  lua_settop(L, 3);
   size_t np = kt_space_nparams(ut->task->space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
   check_run_config(L, 3, ut->task->space, vi);
   tune_hold *h = new_hold(L);
   kt_error err;
-  if (!(h->results = kt_results_new(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
+  if (!(h->results = kt_results_for_task(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
     return lk_error(L, &err);
   kt_result *res = kt_results_add(h->results, 0, vi, &err);
   if (!res || kt_tuner_run_once(t, ut->task, vi, res, &err)) return lk_error(L, &err);

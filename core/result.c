@@ -7,28 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-kt_results *kt_results_new(const kt_task *t, const char *device, kt_error *err) {
+kt_results *kt_results_new(const char *name, const kt_space *space,
+                           const char *const *kernels, size_t nkernels, const char *device,
+                           kt_error *err) {
   kt_results *r = kt_calloc(1, sizeof *r, err);
   if (!r) return NULL;
   r->refs = 1;
-  r->nparams = kt_space_nparams(t->space);
-  r->task = kt_strdup(t->name, err);
+  r->nparams = kt_space_nparams(space);
+  r->task = kt_strdup(name, err);
   r->device = kt_strdup(device, err);
-  r->params = r->nparams ? kt_params_clone(t->space, err) : NULL;
-  r->kernels = kt_calloc(t->nkernels, sizeof *r->kernels, err);
+  r->params = r->nparams ? kt_params_clone(space, err) : NULL;
+  r->kernels = kt_calloc(nkernels, sizeof *r->kernels, err);
   if (!r->task || !r->device || (r->nparams && !r->params) || !r->kernels) {
     kt_results_release(r);
     return NULL;
   }
-  for (size_t i = 0; i < t->nkernels; i++) {
-    if (!(r->kernels[i] = kt_strdup(t->kernels[i]->name, err))) {
+  for (size_t i = 0; i < nkernels; i++) {
+    if (!(r->kernels[i] = kt_strdup(kernels[i], err))) {
       kt_results_release(r);
       return NULL;
     }
     r->nkernels = i + 1;
   }
-  r->space_all = kt_space_count_all(t->space);
-  r->space_count = kt_space_count(t->space);
+  r->space_all = kt_space_count_all(space);
+  r->space_count = kt_space_count(space);
+  return r;
+}
+
+kt_results *kt_results_for_task(const kt_task *t, const char *device, kt_error *err) {
+  const char **names = kt_calloc(t->nkernels, sizeof *names, err);
+  if (!names) return NULL;
+  for (size_t i = 0; i < t->nkernels; i++) names[i] = t->kernels[i]->name;
+  kt_results *r = kt_results_new(t->name, t->space, names, t->nkernels, device, err);
+  free(names);
   return r;
 }
 

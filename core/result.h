@@ -52,7 +52,11 @@ typedef struct kt_results {
   const char *stopped; /* why the tuning ended (static text) */
 } kt_results;
 
-kt_results *kt_results_new(const kt_task *t, const char *device, kt_error *err);
+/* Results over a space; kernels names what runs per configuration. */
+kt_results *kt_results_new(const char *name, const kt_space *space,
+                           const char *const *kernels, size_t nkernels, const char *device,
+                           kt_error *err);
+kt_results *kt_results_for_task(const kt_task *t, const char *device, kt_error *err);
 void kt_results_retain(kt_results *r);
 void kt_results_release(kt_results *r);
 /* Appends a copy of vi; returns the new record (zeroed but for index/vi). */

@@ -5,14 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "indexmap.h"
+#include "loop.h"
 #include "stats.h"
 #include "tuner_int.h"
 #include "validate.h"
-
-/* A searcher that proposes only configurations already evaluated this
-** many times in a row has nothing new to offer. */
-#define MAX_REPEATS 10000
 
 typedef struct tuning {
   kt_tuner *t;
@@ -20,8 +16,6 @@ typedef struct tuning {
   const kt_tune_opts *opts;
   kt_results *results;
   kt_array **scratch; /* per reference: where the output is read back */
-  kt_indexmap seen;   /* index -> position in results */
-  uint32_t *vi;
 } tuning;
 
 /* ---- running one configuration once ---- */
@@ -226,98 +220,41 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
   return rc;
 }
 
-/* ---- the loop ---- */
+/* ---- the tuning ---- */
+
+static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
+  return evaluate(ud, res, err);
+}
 
 static void tuning_clear(tuning *tu) {
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
-  free(tu->vi);
-  kt_indexmap_clear(&tu->seen);
 }
 
 static int start(tuning *tu, kt_error *err) {
   kt_task *task = tu->task;
   int64_t t0 = kt_now_ns();
-  if (kt_space_generate(task->space, err)) return -1;
   if (kt_space_count(task->space) == 0)
     return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
-  if (!(tu->vi = kt_calloc(kt_space_nparams(task->space), sizeof *tu->vi, err))) return -1;
   if (prepare_references(tu, err) || tuner_upload(tu->t, task, NULL, err)) return -1;
-  if (tu->opts->searcher->ops->start(tu->opts->searcher, task->space, err))
-    return kt_fail_prefix(err, "searcher %s: ", tu->opts->searcher->ops->name);
   tu->results->setup_ns = (double)(kt_now_ns() - t0);
   return 0;
-}
-
-/* Evaluates a proposal, or reports the earlier result of a repeated one.
-** *fresh says which it was. */
-static int handle(tuning *tu, uint64_t index, double searcher_ns, bool *fresh,
-                  kt_error *err) {
-  kt_searcher *s = tu->opts->searcher;
-  uint64_t at;
-  *fresh = !kt_indexmap_get(&tu->seen, index, &at);
-  if (*fresh) {
-    if (kt_space_config(tu->task->space, index, tu->vi, err)) return -1;
-    kt_result *res = kt_results_add(tu->results, index, tu->vi, err);
-    if (!res) return -1;
-    res->over.searcher = searcher_ns;
-    at = tu->results->n - 1;
-    if (kt_indexmap_put(&tu->seen, index, at, err) || evaluate(tu, res, err)) return -1;
-    if (tu->opts->progress && tu->opts->progress(tu->results, res, tu->opts->progress_ud, err))
-      return kt_fail_prefix(err, "progress: ");
-  }
-  if (s->ops->report(s, index, &tu->results->items[at], err))
-    return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
-  return 0;
-}
-
-static int loop(tuning *tu, int64_t t0, kt_error *err) {
-  kt_searcher *s = tu->opts->searcher;
-  kt_stop_state st = {0, kt_space_count(tu->task->space), 0, NAN};
-  size_t repeats = 0;
-  for (;;) {
-    st.elapsed_ns = (double)(kt_now_ns() - t0);
-    const kt_result *best = kt_results_best(tu->results);
-    st.best_ns = best ? best->time_ns : NAN;
-    const char *why = kt_stop_reached(&tu->opts->stop, &st);
-    if (!why && st.evaluated >= st.space) why = "space explored";
-    if (!why && repeats >= MAX_REPEATS) why = "searcher repeats itself";
-    if (why) {
-      tu->results->stopped = why;
-      return 0;
-    }
-    uint64_t index;
-    size_t got = 0;
-    int64_t ts = kt_now_ns();
-    if (s->ops->next(s, &index, 1, &got, err))
-      return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
-    if (got == 0) {
-      tu->results->stopped = "searcher finished";
-      return 0;
-    }
-    if (index >= st.space)
-      return kt_fail(err, "searcher %s proposed configuration %llu of a space of %llu",
-                     s->ops->name, (unsigned long long)index, (unsigned long long)st.space);
-    bool fresh;
-    if (handle(tu, index, (double)(kt_now_ns() - ts), &fresh, err)) return -1;
-    st.evaluated += fresh;
-    repeats = fresh ? 0 : repeats + 1;
-  }
 }
 
 int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
             kt_error *err) {
   int64_t t0 = kt_now_ns();
   *out = NULL;
-  if (!opts->searcher) return kt_fail(err, "no searcher given");
   if (kt_space_generate(task->space, err)) return -1;
-  tuning tu = {t, task, opts, NULL, NULL, {0}, NULL};
-  kt_indexmap_init(&tu.seen);
-  if (!(tu.results = kt_results_new(task, kt_device_string(&t->device, "name"), err))) return -1;
-  tu.results->searcher = strdup(opts->searcher->ops->name);
+  tuning tu = {t, task, opts, NULL, NULL};
+  if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
+    return -1;
+  kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, opts->progress,
+                     opts->progress_ud};
+  kt_evaluator ev = {device_evaluate, &tu};
   int rc = start(&tu, err);
-  if (rc == 0) rc = loop(&tu, t0, err);
+  if (rc == 0) rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
   tu.results->wall_ns = (double)(kt_now_ns() - t0);
   *out = tu.results;
   tuning_clear(&tu);

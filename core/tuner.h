@@ -8,6 +8,7 @@
 
 #include "build.h"
 #include "device.h"
+#include "loop.h"
 #include "result.h"
 #include "search.h"
 #include "task.h"
@@ -30,9 +31,6 @@ typedef struct kt_repeat {
 
 #define KT_REPEAT_DEFAULT ((kt_repeat){0, 0.02, 3, 50})
 
-/* Called after each configuration; an error stops the tuning. */
-typedef int (*kt_progress_fn)(const kt_results *r, const kt_result *last, void *ud,
-                              kt_error *err);
 
 typedef struct kt_tune_opts {
   kt_searcher *searcher; /* required; the tuning does not free it */

@@ -1,0 +1,42 @@
+/*
+** loop.h: the search loop that every way of evaluating configurations
+** shares (on a device, from a recording): ask the searcher, evaluate what
+** is new, record, report back, stop when a condition is reached.
+*/
+#ifndef KT_LOOP_H
+#define KT_LOOP_H
+
+#include "result.h"
+#include "search.h"
+
+/* Gives a configuration its result. res arrives with index and vi set;
+** evaluate fills status, samples, time, sizes and overheads. Returns -1
+** only on a fatal error (the loop stops). */
+typedef struct kt_evaluator {
+  int (*evaluate)(void *ud, kt_result *res, kt_error *err);
+  void *ud;
+} kt_evaluator;
+
+/* Called after each new configuration; an error stops the loop. */
+typedef int (*kt_progress_fn)(const kt_results *r, const kt_result *last, void *ud,
+                              kt_error *err);
+
+typedef enum kt_clock {
+  KT_CLOCK_WALL,     /* stop.seconds counts wall-clock time */
+  KT_CLOCK_RESULTS   /* ... the sum of the results' total time (replays) */
+} kt_clock;
+
+typedef struct kt_loop_opts {
+  kt_searcher *searcher;
+  kt_stop stop;
+  kt_clock clock;
+  kt_progress_fn progress;
+  void *progress_ud;
+} kt_loop_opts;
+
+/* Runs the search over a generated space, appending to results (whose
+** stopped field says why it ended). */
+int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evaluator *ev,
+                   kt_results *results, kt_error *err);
+
+#endif
