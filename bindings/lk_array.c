@@ -248,6 +248,12 @@ static int array_tostring(lua_State *L) {
   return 1;
 }
 
+/* Two Lua values for the same array (a and a:input().array) are equal. */
+static int array_eq(lua_State *L) {
+  lua_pushboolean(L, lk_test_array(L, 1) == lk_test_array(L, 2));
+  return 1;
+}
+
 static int array_gc(lua_State *L) {
   lk_array *ua = luaL_checkudata(L, 1, LK_ARRAY);
   kt_array_release(ua->a);
@@ -394,7 +400,7 @@ void lk_open_array(lua_State *L) {
       {"__gc", type_gc}, {"__index", type_index}, {"__tostring", type_tostring}, {NULL, NULL}};
   static const luaL_Reg array_meta[] = {
       {"__index", array_index}, {"__newindex", array_newindex}, {"__len", array_len},
-      {"__tostring", array_tostring}, {"__gc", array_gc}, {NULL, NULL}};
+      {"__tostring", array_tostring}, {"__gc", array_gc}, {"__eq", array_eq}, {NULL, NULL}};
   static const luaL_Reg array_methods[] = {
       {"fill", array_fill}, {"random", array_random}, {"copy", array_copy},
       {"copy_from", array_copy_from}, {"totable", array_totable}, {"get", array_get},

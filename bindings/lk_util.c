@@ -50,9 +50,9 @@ void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *a
         luaL_addstring(&b, *a);
       }
       luaL_pushresult(&b);
+      const char *expected = lua_tostring(L, -1);
       const char *key = luaL_tolstring(L, -2, NULL);
-      luaL_error(L, "%s: unknown field '%s' (expected one of: %s)", what, key,
-                 lua_tostring(L, -2));
+      luaL_error(L, "%s: unknown field '%s' (expected one of: %s)", what, key, expected);
     }
   }
 }
@@ -183,9 +183,10 @@ void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi)
     size_t i = 0;
     while (i < par->nvalues && !kt_value_equal(&par->values[i], &v)) i++;
     if (i == par->nvalues) {
+      const char *given = luaL_tolstring(L, -1, NULL);
       push_value_list(L, par);
-      luaL_error(L, "configuration: %s = %s is not one of its values (%s)", par->name,
-                 luaL_tolstring(L, -2, NULL), lua_tostring(L, -2));
+      luaL_error(L, "configuration: %s = %s is not one of its values (%s)", par->name, given,
+                 lua_tostring(L, -1));
     }
     vi[p] = (uint32_t)i;
     lua_pop(L, 1);

@@ -45,7 +45,10 @@ static int handle(loop *l, uint64_t index, double searcher_ns, bool *fresh, kt_e
   return 0;
 }
 
+/* Checked before each proposal, but only once something was evaluated: a
+** tuning always has at least one result. */
 static const char *stop_reason(loop *l, kt_stop_state *st, int64_t t0, size_t repeats) {
+  if (st->evaluated == 0) return NULL;
   st->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - t0) : l->clock_ns;
   const kt_result *best = kt_results_best(l->results);
   st->best_ns = best ? best->time_ns : NAN;

@@ -1,8 +1,8 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Runs the busted specs with build/ktlua, then again with the build under
 # AddressSanitizer and UndefinedBehaviorSanitizer (unless --quick), and ends
 # with one line: "N passed, N failed".
-set -u
+set -u -o pipefail
 cd "$(dirname "$0")/.."
 busted=$(command -v busted || echo /usr/bin/busted)
 handler=spec/support/output.lua
@@ -12,6 +12,7 @@ export KTLUA_DEVICE="${KTLUA_DEVICE:-}"
 run_suite() {
   log=$(mktemp)
   "$2" "$busted" -o "$handler" spec 2>&1 | tee "$log"
+  status=$?
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
   if [ -z "$line" ]; then
     echo "$1: the suite did not finish (see the output above)"
@@ -19,6 +20,11 @@ run_suite() {
   else
     p=${line%% passed*}
     f=${line#*, }; f=${f%% failed}
+    # A clean count with a failing exit is a sanitizer report at exit.
+    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+      echo "$1: exited with status $status after the suite (see the output above)"
+      f=1
+    fi
   fi
   rm -f "$log"
   passed=$((passed + p)); failed=$((failed + f))

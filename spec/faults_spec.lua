@@ -1,0 +1,108 @@
+-- Faults are statuses of configurations; misuse of the API is a Lua error.
+local kt = require "ktlua"
+
+local tuner = kt.tuner()
+
+local function statuses(results)
+  local s = {}
+  for i = 1, #results do s[results[i].index + 1] = results[i].status end
+  return s
+end
+
+describe("a tuning with faults", function()
+  it("records compile_failed with the compiler's log for exactly the configurations that fail", function()
+    local out = kt.array("int", 8)
+    local k = tuner:kernel{ name = "f", global = 8, args = { out:output() }, source = [[
+__kernel void f(__global int *o) {
+#if MODE == 2
+  o[get_global_id(0)] = undeclared_name;
+#else
+  o[get_global_id(0)] = MODE;
+#endif
+}]] }
+    k:param("MODE", { 1, 2, 3 })
+    k:param("COPY", { 0, 1 })
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "ok", "compile_failed", "compile_failed", "ok", "ok" }, statuses(r))
+    assert.matches("<string>:3:%d+: use of undeclared identifier 'undeclared_name'", r[3].error)
+    assert.is_nil(r[3].time_ms)
+    assert.are.equal(0, #r[3].samples_ms)
+  end)
+
+  it("records launch_failed when the device refuses a launch", function()
+    local out = kt.array("int", 10)
+    local k = tuner:kernel{ source = "__kernel void g(__global int *o) { o[get_global_id(0)] = 1; }",
+                            name = "g", global = 10, group = 1, args = { out:output() } }
+    k:param("WG", { 1, 2, 3, 5 }, { group_x = "mul" }) -- 3 does not divide 10
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "ok", "launch_failed", "ok" }, statuses(r))
+    assert.matches("CL_INVALID_WORK_GROUP_SIZE", r[3].error)
+  end)
+
+  it("records too_many_threads for work-groups beyond the kernel's limit", function()
+    local out = kt.array("int", 16384)
+    local k = tuner:kernel{ source = "__kernel void h(__global int *o) { o[get_global_id(0)] = 1; }",
+                            name = "h", global = 16384, group = 1, args = { out:output() } }
+    local limit = tuner.device.max_group_size
+    k:param("WG", { 8, limit * 2 }, { group_x = "mul" })
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "too_many_threads" }, statuses(r))
+    assert.matches("a work%-group of " .. limit * 2 .. " work%-items exceeds the kernel's limit", r[2].error)
+  end)
+
+  it("records launch_failed when a thread modifier gives no threads", function()
+    local out = kt.array("int", 8)
+    local k = tuner:kernel{ source = "__kernel void z(__global int *o) { o[get_global_id(0)] = 1; }",
+                            name = "z", global = 8, args = { out:output() } }
+    k:param("D", { 1, 16 }, { global_x = "div" })
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "launch_failed" }, statuses(r))
+    assert.are.equal("kernel z, global size x: thread modifier 'div' gives the non-positive size 0", r[2].error)
+  end)
+
+  it("stops on a Lua error in a thread modifier function, naming its line", function()
+    local out = kt.array("int", 8)
+    local k = tuner:kernel{ source = "__kernel void z(__global int *o) { o[get_global_id(0)] = 1; }",
+                            name = "z", global = 8, args = { out:output() } }
+    k:param("D", { 1 })
+    k:modifier("global_x", function(size, cfg) return size // cfg.nothing end)
+    local ok, err = pcall(tuner.tune, tuner, k)
+    assert.is_false(ok)
+    assert.matches("kernel z, global size x: spec/faults_spec.lua:%d+: attempt to perform", err)
+  end)
+end)
+
+describe("misuse of the API", function()
+  local out = kt.array("int", 8)
+  local k = tuner:kernel{ source = "__kernel void m(__global int *o) { o[0] = 1; }", name = "m", global = 8,
+                          args = { out:output() } }
+
+  it("names what was expected", function()
+    assert.has_error(function() k:param() end)
+    assert.has_error(function() k:param("A", 5) end)
+    assert.has_error(function() k:modifier("global_w", "mul", 2) end,
+      "unknown modifier target 'global_w' (expected global_x, global_y, global_z, group_x, group_y or group_z)")
+    assert.has_error(function() k:modifier("global_x", "pow", 2) end)
+    assert.has_error(function() k:modifier("global_x", "mul", "NOPE") end)
+    assert.has_error(function() k:param("B", { 1 }, { global_x = "times" }) end)
+    assert.has_error(function() tuner:tune(k, { stop = 5 }) end, "tune options.stop: expected a table")
+    assert.has_error(function() tuner:tune("k") end)
+    assert.has_error(function() kt.tuner("nowhere:0") end)
+    assert.has_error(function() tuner:run(k, "x") end)
+  end)
+
+  it("never crashes on nil or wrong arguments", function()
+    local calls = {
+      function() kt.array() end, function() kt.array("float") end, function() kt.struct() end,
+      function() kt.scalar() end, function() kt.localmem() end, function() tuner:kernel() end,
+      function() tuner:kernel(5) end, function() k:constraint() end, function() k:constraint({}, 5) end,
+      function() k:reference() end, function() k:reference(out) end, function() tuner:composition() end,
+      function() tuner:composition{ kernels = {} } end, function() kt.device({ backend = 5 }) end,
+      function() k:space():config() end, function() k:space():index() end, function() k:args(5) end,
+    }
+    for i, f in ipairs(calls) do
+      local ok = pcall(f)
+      assert.is_false(ok, "call " .. i)
+    end
+  end)
+end)
