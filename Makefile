@@ -80,7 +80,7 @@ deps:
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	$(B)/ktlua examples/tune_vectoradd.lua
+	$(B)/ktlua examples/tune_reduction.lua --progress
 
 check: deps
 	@$(MAKE) --no-print-directory all asan

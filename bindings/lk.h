@@ -104,6 +104,14 @@ int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
 /* The callback thread of this Lua state (created on first use). */
 lua_State *lk_callback_thread(lua_State *L);
 
+/* A zeroed list of n arguments in a userdata pushed on the stack; the
+** collector releases what it holds, so a Lua error while filling it
+** leaks nothing. */
+kt_arg **lk_scratch_args(lua_State *L, size_t n);
+/* The bytes of a scalar of type t from the Lua value at idx, converted as
+** array elements are; kept in a userdata pushed on the stack. */
+void *lk_scalar_bytes(lua_State *L, const kt_type *t, int idx);
+
 /* ---- each area's registration ---- */
 
 void lk_open_device(lua_State *L);  /* kt.devices, kt.device */
@@ -112,6 +120,7 @@ void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem */
 void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
+void lk_open_run(lua_State *L);     /* k:launcher and the run object */
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);

@@ -43,18 +43,24 @@ int lk_array_input(lua_State *L) { return vector(L, KT_READ); }
 int lk_array_output(lua_State *L) { return vector(L, KT_WRITE); }
 int lk_array_inout(lua_State *L) { return vector(L, KT_READ_WRITE); }
 
-/* A scalar's bytes from a Lua value, through a one-element array so that
-** conversions are those of array elements. */
-static kt_arg *make_scalar(lua_State *L, const kt_type *t, int idx) {
+/* Through a one-element array, so that conversions are those of array
+** elements. */
+void *lk_scalar_bytes(lua_State *L, const kt_type *t, int idx) {
+  idx = lua_absindex(L, idx);
   kt_error err;
   kt_array *tmp = kt_array_new(t, 1, &err);
   if (!tmp) lk_error(L, &err);
-  lk_push_array(L, tmp); /* the array is collected even if a conversion fails */
+  lk_push_array(L, tmp); /* collected even if the conversion fails */
   kt_array_release(tmp);
   lua_pushinteger(L, 0);
   lua_pushvalue(L, idx);
   lua_settable(L, -3);
-  kt_arg *arg = kt_arg_scalar(t, tmp->data, &err);
+  return tmp->data;
+}
+
+static kt_arg *make_scalar(lua_State *L, const kt_type *t, int idx) {
+  kt_error err;
+  kt_arg *arg = kt_arg_scalar(t, lk_scalar_bytes(L, t, idx), &err);
   lua_pop(L, 1);
   if (!arg) lk_error(L, &err);
   return arg;

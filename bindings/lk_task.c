@@ -100,30 +100,11 @@ static int check_sizes(lua_State *L, int idx, const char *field, size_t *out) {
   return dims;
 }
 
-/* Arguments being collected, released by the garbage collector if an
-** error interrupts the collection. */
-static int scratch_args_gc(lua_State *L) {
-  size_t n = lua_rawlen(L, 1) / sizeof(kt_arg *);
-  kt_arg **args = lua_touserdata(L, 1);
-  for (size_t i = 0; i < n; i++) kt_arg_release(args[i]);
-  return 0;
-}
-
-static kt_arg **scratch_args(lua_State *L, size_t n) {
-  kt_arg **args = lua_newuserdatauv(L, (n ? n : 1) * sizeof *args, 0);
-  memset(args, 0, (n ? n : 1) * sizeof *args);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, scratch_args_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  return args;
-}
-
 static void set_args(lua_State *L, kt_kernel *k, int idx) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   size_t n = (size_t)luaL_len(L, idx);
-  kt_arg **args = scratch_args(L, n);
+  kt_arg **args = lk_scratch_args(L, n);
   for (size_t i = 0; i < n; i++) {
     char what[96];
     snprintf(what, sizeof what, "kernel %s, argument %zu", k->name, i + 1);
@@ -147,8 +128,8 @@ static kt_notation check_notation(lua_State *L, int idx) {
 
 /* Makes a kernel and its task from a definition table; pushes the object. */
 int lk_new_kernel(lua_State *L, int idx) {
-  static const char *const keys[] = {"name", "file", "source", "global", "group", "options",
-                                     "notation", "round_global", "args", NULL};
+  static const char *const keys[] = {"name", "file", "source", "prelude", "global", "group",
+                                     "options", "notation", "round_global", "args", NULL};
   luaL_checktype(L, idx, LUA_TTABLE);
   lk_check_keys(L, idx, "kernel", keys);
   const char *name = lk_opt_string(L, idx, "kernel", "name", NULL);
@@ -163,6 +144,17 @@ int lk_new_kernel(lua_State *L, int idx) {
     luaL_error(L, "kernel.group has %d dimensions but kernel.global has %d", ld, gd);
   char path[2048];
   char *text = file ? load_source(L, file, path, sizeof path) : NULL;
+  /* A prelude (struct declarations, helpers) goes before the source. */
+  const char *prelude = lk_opt_string(L, idx, "kernel", "prelude", NULL);
+  if (prelude) {
+    lua_pushstring(L, prelude);
+    lua_pushstring(L, "\n#line 1\n"); /* compiler messages keep the file's lines */
+    lua_pushstring(L, text ? text : source);
+    free(text);
+    text = NULL;
+    lua_concat(L, 3);
+    source = lua_tostring(L, -1);
+  }
   kt_error err;
   kt_kernel *k = kt_kernel_new(name, text ? text : source, file ? path : "<string>", &err);
   free(text);

@@ -193,7 +193,7 @@ static void write_outputs(lua_State *L, int opts, kt_results *r) {
 /* tuner:tune(kernel[, options]) -> results */
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "repeats", "progress",
-                                     "output", NULL};
+                                     "output", "objective", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -205,6 +205,10 @@ static int tuner_tune(lua_State *L) {
   check_stop(L, 3, &o.stop);
   check_repeat(L, 3, &o.repeat);
   lua_Integer seed = lk_opt_integer(L, 3, "tune options", "seed", 0);
+  const char *objective = lk_opt_string(L, 3, "tune options", "objective", "kernel");
+  if (strcmp(objective, "kernel+host") == 0) o.include_host = true;
+  else if (strcmp(objective, "kernel") != 0)
+    luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
   tune_hold *h = new_hold(L);
   h->progress = check_progress(L, 3);
   h->searcher = lk_check_searcher(L, 3, 2, seed);

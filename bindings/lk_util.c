@@ -273,3 +273,25 @@ int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
   }
   return 0;
 }
+
+/* ---- argument lists ---- */
+
+/* Arguments being collected, released by the garbage collector if an
+** error interrupts the collection. */
+static int scratch_args_gc(lua_State *L) {
+  size_t n = lua_rawlen(L, 1) / sizeof(kt_arg *);
+  kt_arg **args = lua_touserdata(L, 1);
+  for (size_t i = 0; i < n; i++) kt_arg_release(args[i]);
+  return 0;
+}
+
+kt_arg **lk_scratch_args(lua_State *L, size_t n) {
+  kt_arg **args = lua_newuserdatauv(L, (n ? n : 1) * sizeof *args, 0);
+  memset(args, 0, (n ? n : 1) * sizeof *args);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, scratch_args_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  return args;
+}
+

@@ -1,5 +1,6 @@
 /*
-** run.c: preparing and executing one configuration.
+** run.c: preparing and executing one configuration, and what a launcher
+** does during an execution.
 */
 #include "run.h"
 
@@ -16,39 +17,55 @@ static int config_fails(kt_run *run, kt_status status, const char *why) {
   return 0;
 }
 
-/* Returns 1 when the configuration cannot run (status set), -1 if fatal. */
-static int prepare_args(kt_run *run, size_t ki, kt_error *err) {
+/* ---- preparing ---- */
+
+static int set_args(kt_run_kernel *rk, kt_arg *const *args, size_t n, kt_error *err) {
+  if (kt_grow(&rk->args, &rk->capargs, n, sizeof *rk->args, err)) return -1;
+  for (size_t i = 0; i < n; i++) kt_arg_retain(args[i]);
+  for (size_t i = 0; i < rk->nargs; i++) kt_arg_release(rk->args[i]);
+  memcpy(rk->args, args, n * sizeof *args);
+  rk->nargs = n;
+  return 0;
+}
+
+static kt_run_value *find_value(kt_run_value *list, size_t n, const kt_arg *arg) {
+  for (size_t i = 0; i < n; i++)
+    if (list[i].arg == arg) return &list[i];
+  return NULL;
+}
+
+/* The local-memory size of arg under the configuration, worked out once.
+** Returns 1 when the configuration cannot run (status set), -1 if fatal. */
+static int local_size(kt_run *run, const kt_arg *arg, size_t *bytes, kt_error *err) {
+  kt_run_value *v = find_value(run->locals, run->nlocals, arg);
+  if (v) {
+    *bytes = v->size;
+    return 0;
+  }
+  int rc = kt_arg_local_bytes(arg, &run->cfg, bytes, err);
+  if (rc < 0) return -1;
+  if (rc > 0) return config_fails(run, KT_LAUNCH_FAILED, err->msg), 1;
+  if (kt_grow(&run->locals, &run->caplocals, run->nlocals + 1, sizeof *run->locals, err))
+    return -1;
+  run->locals[run->nlocals++] = (kt_run_value){arg, NULL, *bytes};
+  return 0;
+}
+
+static int prepare_locals(kt_run *run, size_t ki, kt_error *err) {
   const kt_kernel *k = run->task->kernels[ki];
-  kt_run_kernel *rk = &run->kernels[ki];
-  if (!(rk->args = kt_calloc(k->nargs, sizeof *rk->args, err))) return -1;
-  rk->nargs = k->nargs;
   for (size_t i = 0; i < k->nargs; i++) {
-    const kt_arg *a = k->args[i];
-    kt_launch_arg *la = &rk->args[i];
-    if (a->kind == KT_ARG_VECTOR) {
-      *la = (kt_launch_arg){KT_LARG_BUFFER, tuner_devarray(run->tuner, a->array)->buf, NULL, 0};
-    } else if (a->kind == KT_ARG_SCALAR) {
-      *la = (kt_launch_arg){KT_LARG_SCALAR, NULL, a->bytes, a->type->size};
-    } else {
-      size_t bytes = 0;
-      int rc = kt_arg_local_bytes(a, &run->cfg, &bytes, err);
-      if (rc) {
-        kt_fail_prefix(err, "kernel %s, argument %zu: ", k->name, i + 1);
-        if (rc < 0) return -1;
-        config_fails(run, KT_LAUNCH_FAILED, err->msg);
-        return 1;
-      }
-      *la = (kt_launch_arg){KT_LARG_LOCAL, NULL, NULL, bytes};
-    }
+    size_t bytes;
+    if (k->args[i]->kind != KT_ARG_LOCAL) continue;
+    int rc = local_size(run, k->args[i], &bytes, err);
+    if (rc) return kt_fail_prefix(err, "kernel %s, argument %zu: ", k->name, i + 1), rc;
   }
   return 0;
 }
 
-static int check_group(kt_run *run, size_t ki) {
-  kt_run_kernel *rk = &run->kernels[ki];
-  if (!rk->sizes.local[0]) return 0;
-  size_t threads = rk->sizes.local[0] * rk->sizes.local[1] * rk->sizes.local[2];
-  size_t most = run->tuner->be->kernel_max_group(run->tuner->ctx, rk->bk);
+static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
+  if (!s->local[0]) return 0;
+  size_t threads = s->local[0] * s->local[1] * s->local[2];
+  size_t most = run->tuner->be->kernel_max_group(run->tuner->ctx, run->kernels[ki].bk);
   if (most && threads > most) {
     char why[256];
     snprintf(why, sizeof why,
@@ -75,8 +92,8 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   free(source);
   if (rc < 0) return -1;
   if (rc > 0) return config_fails(run, KT_COMPILE_FAILED, log), 1;
-  if (check_group(run, ki)) return 1;
-  return prepare_args(run, ki, err);
+  if (check_group(run, ki, &rk->sizes)) return 1;
+  return prepare_locals(run, ki, err);
 }
 
 int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg,
@@ -94,34 +111,145 @@ int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg
   return 0;
 }
 
-void kt_run_release(kt_run *run) {
-  if (run->kernels)
-    for (size_t ki = 0; ki < run->task->nkernels; ki++) free(run->kernels[ki].args);
-  free(run->kernels);
+/* ---- what an execution changed, and undoing it ---- */
+
+static void clear_values(kt_run *run) {
+  for (size_t i = 0; i < run->nvalues; i++) free(run->values[i].bytes);
+  run->nvalues = 0;
+}
+
+static void clear_buffers(kt_run *run) {
+  for (size_t i = 0; i < run->nbuffers; i++)
+    run->tuner->be->buffer_free(run->tuner->ctx, run->buffers[i].buf);
+  run->nbuffers = 0;
+}
+
+static void free_events(kt_run *run) {
   for (size_t i = 0; i < run->nevents; i++)
     run->tuner->be->event_free(run->tuner->ctx, run->events[i]);
+  run->nevents = 0;
+}
+
+/* Back to the state of the configuration: the kernels' own argument
+** lists, no values or buffers of the launcher's, pristine contents. */
+static int reset(kt_run *run, kt_error *err) {
+  clear_values(run);
+  clear_buffers(run);
+  for (size_t ki = 0; ki < run->task->nkernels; ki++) {
+    const kt_kernel *k = run->task->kernels[ki];
+    if (set_args(&run->kernels[ki], k->args, k->nargs, err)) return -1;
+  }
+  return tuner_restore(run->tuner, err);
+}
+
+void kt_run_release(kt_run *run) {
+  if (run->kernels) {
+    for (size_t ki = 0; ki < run->task->nkernels; ki++) {
+      kt_run_kernel *rk = &run->kernels[ki];
+      for (size_t i = 0; i < rk->nargs; i++) kt_arg_release(rk->args[i]);
+      free(rk->args);
+    }
+    clear_values(run);
+    clear_buffers(run);
+    free_events(run);
+  }
+  free(run->kernels);
+  free(run->locals);
+  free(run->values);
+  free(run->buffers);
+  free(run->scratch);
   free(run->events);
   free(run->error);
   memset(run, 0, sizeof *run);
 }
 
-int kt_run_launch(kt_run *run, size_t ki, const kt_sizes *sizes, kt_error *err) {
+/* ---- buffers as this execution sees them ---- */
+
+static kt_run_buffer *resized(kt_run *run, const kt_array *a) {
+  for (size_t i = 0; i < run->nbuffers; i++)
+    if (run->buffers[i].array == a) return &run->buffers[i];
+  return NULL;
+}
+
+/* The device buffer of a, bound on first use. */
+static kt_bbuf *buffer_of(kt_run *run, const kt_array *a, kt_access access,
+                          kt_placement place, kt_error *err) {
+  kt_run_buffer *rb = resized(run, a);
+  if (rb) return rb->buf;
+  devarray *d = tuner_devarray(run->tuner, a);
+  if (!d && !(d = tuner_bind_array(run->tuner, (kt_array *)a, access, place, err))) return NULL;
+  return d->buf;
+}
+
+/* The buffer of a for a change by this execution (kept pristine first). */
+static kt_bbuf *changing(kt_run *run, const kt_array *a, int queue, kt_error *err) {
+  kt_run_buffer *rb = resized(run, a);
+  if (rb) return rb->buf;
+  if (!buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err)) return NULL;
+  devarray *d = tuner_devarray(run->tuner, a);
+  return tuner_protect(run->tuner, d, queue, err) ? NULL : d->buf;
+}
+
+size_t kt_run_length(kt_run *run, const kt_array *a) {
+  kt_run_buffer *rb = resized(run, a);
+  return rb ? rb->length : a->length;
+}
+
+/* ---- launching ---- */
+
+static int launch_arg(kt_run *run, const kt_arg *a, int queue, kt_launch_arg *la,
+                      kt_error *err) {
+  if (a->kind == KT_ARG_VECTOR) {
+    kt_bbuf *buf = a->access & KT_WRITE ? changing(run, a->array, queue, err)
+                                        : buffer_of(run, a->array, a->access, a->placement, err);
+    *la = (kt_launch_arg){KT_LARG_BUFFER, buf, NULL, 0};
+    return buf ? 0 : -1;
+  }
+  kt_run_value *v = find_value(run->values, run->nvalues, a);
+  if (a->kind == KT_ARG_SCALAR) {
+    *la = (kt_launch_arg){KT_LARG_SCALAR, NULL, v ? v->bytes : a->bytes, a->type->size};
+    return 0;
+  }
+  size_t bytes = v ? v->size : 0;
+  if (!v && local_size(run, a, &bytes, err)) return -1;
+  *la = (kt_launch_arg){KT_LARG_LOCAL, NULL, NULL, bytes};
+  return 0;
+}
+
+static int assemble(kt_run *run, kt_run_kernel *rk, int queue, kt_error *err) {
+  if (kt_grow(&run->scratch, &run->capscratch, rk->nargs + 1, sizeof *run->scratch, err))
+    return -1;
+  for (size_t i = 0; i < rk->nargs; i++)
+    if (launch_arg(run, rk->args[i], queue, &run->scratch[i], err))
+      return kt_fail_prefix(err, "argument %zu: ", i + 1);
+  return 0;
+}
+
+int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err) {
   kt_tuner *t = run->tuner;
+  static const kt_launch_opts defaults = {NULL, 0};
+  if (!o) o = &defaults;
+  run->fault = KT_FAULT_FATAL;
   if (ki >= run->task->nkernels)
     return kt_fail(err, "kernel %zu is not part of this task", ki + 1);
   kt_run_kernel *rk = &run->kernels[ki];
-  const kt_sizes *s = sizes ? sizes : &rk->sizes;
-  if (kt_grow(&run->events, &run->capevents, run->nevents + 1, sizeof *run->events, err)) {
-    run->fault = KT_FAULT_FATAL;
-    return -1;
+  const kt_sizes *s = o->sizes ? o->sizes : &rk->sizes;
+  const char *name = run->task->kernels[ki]->name;
+  if (kt_grow(&run->events, &run->capevents, run->nevents + 1, sizeof *run->events, err) ||
+      assemble(run, rk, o->queue, err))
+    return kt_fail_prefix(err, "kernel %s: ", name);
+  if (o->sizes && check_group(run, ki, s)) {
+    run->fault = KT_FAULT_LAUNCH;
+    return kt_fail(err, "%s", run->error);
   }
   kt_bevent *ev = NULL;
   kt_fault fault = KT_FAULT_NONE;
-  if (t->be->launch(t->ctx, 0, rk->bk, rk->args, rk->nargs, s->dims, s->items, s->local,
-                    &ev, &fault, err)) {
+  if (t->be->launch(t->ctx, o->queue, rk->bk, run->scratch, rk->nargs, s->dims, s->items,
+                    s->local, &ev, &fault, err)) {
     run->fault = fault;
-    return kt_fail_prefix(err, "kernel %s: ", run->task->kernels[ki]->name);
+    return kt_fail_prefix(err, "kernel %s: ", name);
   }
+  run->fault = KT_FAULT_NONE;
   run->events[run->nevents++] = ev;
   run->launches++;
   return 0;
@@ -134,21 +262,185 @@ static int launch_all(kt_run *run, void *ud, kt_error *err) {
   return 0;
 }
 
+/* ---- synchronising and transfers ---- */
+
+static int finish(kt_run *run, int queue, kt_error *err) {
+  kt_tuner *t = run->tuner;
+  kt_fault fault = KT_FAULT_NONE;
+  int64_t t0 = kt_now_ns();
+  int rc = t->be->finish(t->ctx, queue, &fault, err);
+  run->wait_ns += (double)(kt_now_ns() - t0);
+  if (rc) run->fault = fault;
+  return rc;
+}
+
+int kt_run_sync(kt_run *run, int queue, kt_error *err) { return finish(run, queue, err); }
+
+static int check_count(const char *what, size_t count, size_t have, kt_error *err) {
+  if (count <= have) return 0;
+  return kt_fail(err, "%s: %zu elements asked of a buffer of %zu", what, count, have);
+}
+
+/* A transfer that fails during a launcher fails the configuration. */
+static int transfer_fails(kt_run *run) {
+  run->fault = KT_FAULT_RUNTIME;
+  return -1;
+}
+
+int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
+                kt_error *err) {
+  size_t have = kt_run_length(run, a);
+  if (!count) count = have < dst->length ? have : dst->length;
+  if (dst->type->size != a->type->size)
+    return kt_fail(err, "read: %s elements into a %s array", a->type->name, dst->type->name);
+  if (check_count("read", count, have, err) || check_count("read", count, dst->length, err))
+    return -1;
+  kt_bbuf *buf = buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
+  if (!buf || finish(run, queue, err)) return transfer_fails(run);
+  kt_tuner *t = run->tuner;
+  if (t->be->buffer_read(t->ctx, queue, buf, 0, count * a->type->size, dst->data, true, err))
+    return transfer_fails(run);
+  return 0;
+}
+
+int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
+                 kt_error *err) {
+  size_t have = kt_run_length(run, a), count = src->length < have ? src->length : have;
+  if (src->type->size != a->type->size)
+    return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
+  kt_bbuf *buf = changing(run, a, queue, err);
+  kt_tuner *t = run->tuner;
+  if (!buf || t->be->buffer_write(t->ctx, queue, buf, 0, count * a->type->size, src->data,
+                                  true, err))
+    return transfer_fails(run);
+  return 0;
+}
+
+int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t count,
+                int queue, kt_error *err) {
+  size_t have = kt_run_length(run, src), room = kt_run_length(run, dst);
+  if (!count) count = have < room ? have : room;
+  if (dst->type->size != src->type->size)
+    return kt_fail(err, "copy: %s elements into a %s buffer", src->type->name, dst->type->name);
+  if (check_count("copy", count, have, err) || check_count("copy", count, room, err)) return -1;
+  kt_bbuf *from = buffer_of(run, src, KT_READ, KT_PLACE_DEVICE, err);
+  kt_bbuf *to = from ? changing(run, dst, queue, err) : NULL;
+  kt_tuner *t = run->tuner;
+  if (!to || t->be->buffer_copy(t->ctx, queue, to, 0, from, 0, count * src->type->size, err))
+    return transfer_fails(run);
+  return 0;
+}
+
+int kt_run_clear(kt_run *run, const kt_array *a, int queue, kt_error *err) {
+  kt_bbuf *buf = changing(run, a, queue, err);
+  kt_tuner *t = run->tuner;
+  if (!buf || t->be->buffer_fill_zero(t->ctx, queue, buf, 0,
+                                      kt_run_length(run, a) * a->type->size, err))
+    return transfer_fails(run);
+  return 0;
+}
+
+int kt_run_resize(kt_run *run, const kt_array *a, size_t length, kt_error *err) {
+  if (length == 0) return kt_fail(err, "resize: a buffer needs at least one element");
+  kt_tuner *t = run->tuner;
+  size_t keep = kt_run_length(run, a);
+  if (keep > length) keep = length;
+  kt_bbuf *old = buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err);
+  if (!old) return -1;
+  kt_bbuf *buf = t->be->buffer_new(t->ctx, length * a->type->size, KT_PLACE_DEVICE,
+                                   KT_READ_WRITE, err);
+  if (!buf) return -1;
+  if (t->be->buffer_copy(t->ctx, 0, buf, 0, old, 0, keep * a->type->size, err)) {
+    t->be->buffer_free(t->ctx, buf);
+    return -1;
+  }
+  kt_run_buffer *rb = resized(run, a);
+  if (rb) {
+    /* The old buffer may still be read by queued commands. */
+    kt_fault fault;
+    t->be->finish(t->ctx, -1, &fault, NULL);
+    t->be->buffer_free(t->ctx, rb->buf);
+  } else {
+    if (kt_grow(&run->buffers, &run->capbuffers, run->nbuffers + 1, sizeof *run->buffers, err)) {
+      t->be->buffer_free(t->ctx, buf);
+      return -1;
+    }
+    rb = &run->buffers[run->nbuffers++];
+  }
+  *rb = (kt_run_buffer){a, buf, length};
+  return 0;
+}
+
+/* ---- arguments ---- */
+
+static kt_run_value *value_slot(kt_run *run, const kt_arg *arg, kt_error *err) {
+  kt_run_value *v = find_value(run->values, run->nvalues, arg);
+  if (v) return v;
+  if (kt_grow(&run->values, &run->capvalues, run->nvalues + 1, sizeof *run->values, err))
+    return NULL;
+  v = &run->values[run->nvalues++];
+  *v = (kt_run_value){arg, NULL, 0};
+  return v;
+}
+
+int kt_run_set_scalar(kt_run *run, const kt_arg *arg, const void *bytes, kt_error *err) {
+  if (arg->kind != KT_ARG_SCALAR) return kt_fail(err, "only a scalar argument has a value");
+  kt_run_value *v = value_slot(run, arg, err);
+  if (!v) return -1;
+  if (!v->bytes && !(v->bytes = kt_alloc(arg->type->size, err))) return -1;
+  memcpy(v->bytes, bytes, arg->type->size);
+  v->size = arg->type->size;
+  return 0;
+}
+
+int kt_run_set_local(kt_run *run, const kt_arg *arg, size_t bytes, kt_error *err) {
+  if (arg->kind != KT_ARG_LOCAL) return kt_fail(err, "only a local-memory argument has a size");
+  if (bytes == 0) return kt_fail(err, "local memory needs a positive size");
+  kt_run_value *v = value_slot(run, arg, err);
+  if (!v) return -1;
+  v->size = bytes;
+  return 0;
+}
+
+static int position(const kt_run_kernel *rk, const kt_arg *a) {
+  for (size_t i = 0; i < rk->nargs; i++)
+    if (rk->args[i] == a) return (int)i;
+  return -1;
+}
+
+int kt_run_swap(kt_run *run, size_t ki, const kt_arg *a, const kt_arg *b, kt_error *err) {
+  if (ki >= run->task->nkernels) return kt_fail(err, "kernel %zu is not part of this task", ki + 1);
+  kt_run_kernel *rk = &run->kernels[ki];
+  int i = position(rk, a), j = position(rk, b);
+  if (i < 0 || j < 0)
+    return kt_fail(err, "swap: both arguments must be in the argument list of kernel %s",
+                   run->task->kernels[ki]->name);
+  kt_arg *tmp = rk->args[i];
+  rk->args[i] = rk->args[j];
+  rk->args[j] = tmp;
+  return 0;
+}
+
+int kt_run_set_args(kt_run *run, size_t ki, kt_arg *const *args, size_t n, kt_error *err) {
+  if (ki >= run->task->nkernels) return kt_fail(err, "kernel %zu is not part of this task", ki + 1);
+  return set_args(&run->kernels[ki], args, n, err);
+}
+
+/* ---- executing ---- */
+
 /* Waits for the queues and adds up the device time of the launches. */
 static int collect(kt_run *run, kt_error *err) {
   kt_tuner *t = run->tuner;
-  kt_fault fault = KT_FAULT_NONE;
   kt_error ferr;
-  if (t->be->finish(t->ctx, -1, &fault, &ferr)) {
-    if (fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);
+  if (finish(run, -1, &ferr)) {
+    if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);
     if (run->status == KT_OK) config_fails(run, KT_RUNTIME_FAILED, ferr.msg);
   }
   for (size_t i = 0; i < run->nevents; i++) {
     double ns = run->status == KT_OK ? t->be->event_ns(t->ctx, run->events[i]) : 0;
     if (ns > 0) run->kernel_ns += ns;
-    t->be->event_free(t->ctx, run->events[i]);
   }
-  run->nevents = 0;
+  free_events(run);
   return 0;
 }
 
@@ -158,20 +450,18 @@ int kt_run_execute(kt_run *run, kt_error *err) {
   run->fault = KT_FAULT_NONE;
   run->status = KT_OK;
   int64_t t0 = kt_now_ns();
-  if (tuner_restore(run->tuner, run->task, err)) return -1;
+  if (reset(run, err)) return -1;
   int64_t t1 = kt_now_ns();
   run->data_ns = (double)(t1 - t0);
   kt_launcher_fn launcher = run->task->launcher ? run->task->launcher : launch_all;
   kt_error lerr;
   int rc = launcher(run, run->task->launcher_cb.ud, &lerr);
-  int64_t t2 = kt_now_ns();
-  run->launcher_ns = (double)(t2 - t1);
+  /* Host time: the launcher's wall time less its waits for the device. */
+  run->launcher_ns = (double)(kt_now_ns() - t1) - run->wait_ns;
   if (rc) {
-    if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", lerr.msg);
+    if (run->fault == KT_FAULT_FATAL && !run->task->launcher) return kt_fail(err, "%s", lerr.msg);
     config_fails(run, run->fault == KT_FAULT_LAUNCH ? KT_LAUNCH_FAILED : KT_RUNTIME_FAILED,
                  lerr.msg);
   }
-  rc = collect(run, err);
-  run->wait_ns = (double)(kt_now_ns() - t2);
-  return rc;
+  return collect(run, err);
 }

@@ -1,7 +1,12 @@
 /*
 ** run.h: one configuration made ready to run (its kernels built, sizes
-** and arguments worked out) and the executions of it. A launcher works
-** through kt_run_launch.
+** and local-memory sizes worked out) and the executions of it.
+**
+** A launcher (a C or Lua function per configuration) drives an execution
+** through the kt_run_* calls below. What it changes (argument values and
+** order, local-memory sizes, buffer sizes, buffer contents) belongs to the
+** execution and is undone before the next one, so every execution, and
+** every configuration, starts from the same state.
 */
 #ifndef KT_RUN_H
 #define KT_RUN_H
@@ -10,25 +15,48 @@
 
 typedef struct kt_run_kernel {
   kt_bkernel *bk;
-  kt_sizes sizes;
-  kt_launch_arg *args;
-  size_t nargs;
+  kt_sizes sizes;  /* under the configuration */
+  kt_arg **args;   /* the current argument list (retained) */
+  size_t nargs, capargs;
 } kt_run_kernel;
+
+/* A value the launcher set for this execution: a scalar's bytes or a
+** local-memory size; also the local-memory sizes of the configuration. */
+typedef struct kt_run_value {
+  const kt_arg *arg;
+  void *bytes;  /* scalar */
+  size_t size;  /* scalar bytes or local-memory bytes */
+} kt_run_value;
+
+/* A device buffer the launcher resized for this execution. */
+typedef struct kt_run_buffer {
+  const kt_array *array;
+  kt_bbuf *buf;
+  size_t length; /* elements */
+} kt_run_buffer;
 
 struct kt_run {
   kt_tuner *tuner;
   kt_task *task;
   kt_config cfg;
   kt_run_kernel *kernels;  /* one per kernel of the task */
+  kt_run_value *locals;    /* local-memory sizes under the configuration */
+  size_t nlocals, caplocals;
+  kt_run_value *values;    /* set by the launcher during this execution */
+  size_t nvalues, capvalues;
+  kt_run_buffer *buffers;  /* resized by the launcher during this execution */
+  size_t nbuffers, capbuffers;
+  kt_launch_arg *scratch;  /* launch arguments being assembled */
+  size_t capscratch;
   kt_status status;        /* of preparing or of the last execution */
   char *error;             /* why, when status is not ok */
   double build_ns;         /* compiling during prepare */
   double kernel_ns;        /* device time of the last execution's launches */
-  double launcher_ns;      /* host time inside the last execution's launcher */
-  double data_ns;          /* restoring buffers for the last execution */
-  double wait_ns;          /* waiting for the last execution's launches */
+  double launcher_ns;      /* host time of the last execution's launcher */
+  double data_ns;          /* restoring buffers before the last execution */
+  double wait_ns;          /* waiting for the device in the last execution */
   size_t launches;
-  kt_fault fault;          /* of the last failed launch */
+  kt_fault fault;          /* of the last failed call */
   kt_bevent **events;
   size_t nevents, capevents;
 };
@@ -37,12 +65,44 @@ struct kt_run {
 ** a configuration that cannot run gets run->status (compile_failed, ...). */
 int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg,
                    kt_error *err);
-/* Restores written arrays, runs the launcher (or each kernel once), waits,
-** and sums the launches' device time. Returns -1 only on a fatal error. */
+/* Restores what the last execution changed, runs the launcher (or each
+** kernel once), waits, and sums the launches' device time. Returns -1
+** only on a fatal error. */
 int kt_run_execute(kt_run *run, kt_error *err);
 void kt_run_release(kt_run *run);
 
-/* Launches kernel ki with the configuration's sizes, or with sizes. */
-int kt_run_launch(kt_run *run, size_t ki, const kt_sizes *sizes, kt_error *err);
+/* ---- what a launcher can do ---- */
+
+typedef struct kt_launch_opts {
+  const kt_sizes *sizes; /* NULL: the configuration's sizes */
+  int queue;
+} kt_launch_opts;
+
+/* Launches kernel ki (asynchronously on the queue). */
+int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err);
+/* Waits for a queue (-1: all queues). */
+int kt_run_sync(kt_run *run, int queue, kt_error *err);
+/* Device contents of a (or its first `count` elements; 0: all) to dst. */
+int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
+                kt_error *err);
+/* src's host contents into a's device buffer (src may be a itself). */
+int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
+                 kt_error *err);
+int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t count,
+                int queue, kt_error *err);
+int kt_run_clear(kt_run *run, const kt_array *a, int queue, kt_error *err);
+/* A device buffer of `length` elements for a, for this execution (the
+** contents that fit are kept). */
+int kt_run_resize(kt_run *run, const kt_array *a, size_t length, kt_error *err);
+/* The number of elements a's device buffer has in this execution. */
+size_t kt_run_length(kt_run *run, const kt_array *a);
+/* A scalar argument's value (type->size bytes) for this execution. */
+int kt_run_set_scalar(kt_run *run, const kt_arg *arg, const void *bytes, kt_error *err);
+/* A local-memory argument's size in bytes for this execution. */
+int kt_run_set_local(kt_run *run, const kt_arg *arg, size_t bytes, kt_error *err);
+/* Exchanges the places of arguments a and b in kernel ki's list. */
+int kt_run_swap(kt_run *run, size_t ki, const kt_arg *a, const kt_arg *b, kt_error *err);
+/* Replaces kernel ki's argument list for this execution. */
+int kt_run_set_args(kt_run *run, size_t ki, kt_arg *const *args, size_t n, kt_error *err);
 
 #endif

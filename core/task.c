@@ -183,15 +183,19 @@ int kt_task_sizes(const kt_task *t, size_t ki, const kt_config *cfg, kt_sizes *o
       return rc;
     }
   }
-  for (int d = 0; d < 3; d++) {
-    out->items[d] = out->global[d];
-    if (k->notation == KT_NOTATION_CUDA) {
-      if (!has_local)
-        return kt_fail(err, "kernel %s: CUDA notation needs a local (block) size", k->name);
-      out->items[d] = out->global[d] * out->local[d];
-    } else if (k->round_global && has_local) {
-      out->items[d] = (out->global[d] + out->local[d] - 1) / out->local[d] * out->local[d];
-    }
-  }
+  if (k->notation == KT_NOTATION_CUDA && !has_local)
+    return kt_fail(err, "kernel %s: CUDA notation needs a local (block) size", k->name);
+  kt_sizes_items(k, out);
   return 0;
+}
+
+void kt_sizes_items(const kt_kernel *k, kt_sizes *s) {
+  bool has_local = s->local[0] > 0;
+  for (int d = 0; d < 3; d++) {
+    s->items[d] = s->global[d];
+    if (k->notation == KT_NOTATION_CUDA && has_local)
+      s->items[d] = s->global[d] * s->local[d];
+    else if (k->round_global && has_local)
+      s->items[d] = (s->global[d] + s->local[d] - 1) / s->local[d] * s->local[d];
+  }
 }

@@ -135,7 +135,7 @@ static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
     kt_reference *r = &tu->task->refs_list[i];
     int64_t t0 = kt_now_ns();
-    if (tuner_read(tu->t, r->target, tu->scratch[i], err)) return -1;
+    if (kt_run_read(run, r->target, tu->scratch[i], 0, 0, err)) return -1;
     int64_t t1 = kt_now_ns();
     char *why = NULL;
     int same = r->compare
@@ -179,7 +179,8 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     if (kt_run_execute(run, err)) return -1;
     account(res, run);
     if (run->status != KT_OK) break;
-    res->samples_ns[res->nsamples++] = run->kernel_ns;
+    res->samples_ns[res->nsamples++] =
+        run->kernel_ns + (tu->opts->include_host ? run->launcher_ns : 0);
   }
   if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
   return 0;

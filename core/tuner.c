@@ -100,54 +100,77 @@ int tuner_each_array(const kt_task *task, int (*fn)(kt_array *a, kt_access acces
   return rc;
 }
 
-typedef struct bind_ctx {
-  kt_tuner *t;
-  kt_error *err;
-} bind_ctx;
+static int upload(kt_tuner *t, devarray *d, kt_error *err) {
+  size_t bytes = kt_array_bytes(d->array);
+  kt_bbuf *first = d->pristine ? d->pristine : d->buf;
+  d->dirty = false;
+  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, d->array->data, true, err)) return -1;
+  if (d->pristine && t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, bytes, err))
+    return -1;
+  return 0;
+}
 
-static int bind_array(kt_array *a, kt_access access, kt_placement place, void *ud) {
-  bind_ctx *b = ud;
-  kt_tuner *t = b->t;
+static int make_buffers(kt_tuner *t, devarray *d, kt_error *err) {
+  kt_array *a = d->array;
+  size_t bytes = kt_array_bytes(a);
+  bool writes = d->access & KT_WRITE;
+  if (!(d->buf = t->be->buffer_new(t->ctx, bytes, d->place, d->access, err)) ||
+      (writes && !(d->pristine = t->be->buffer_new(t->ctx, bytes, KT_PLACE_DEVICE,
+                                                   KT_READ_WRITE, err))))
+    return kt_fail_prefix(err, "device memory for %s[%zu]: ", a->type->name, a->length);
+  return 0;
+}
+
+/* Returns 1 when the array's buffers are new (and need an upload). */
+static int bind(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
+                devarray **out, kt_error *err) {
   devarray *d = tuner_devarray(t, a);
+  *out = d;
   if (d && (d->access | access) == d->access && d->place == place) return 0;
   if (d) {
     access |= d->access;
     devarray_clear(t, d);
   } else {
-    if (kt_grow(&t->arrays, &t->caparrays, t->narrays + 1, sizeof *t->arrays, b->err))
-      return -1;
+    if (kt_grow(&t->arrays, &t->caparrays, t->narrays + 1, sizeof *t->arrays, err)) return -1;
     d = &t->arrays[t->narrays++];
     memset(d, 0, sizeof *d);
   }
-  bool writes = access & KT_WRITE;
-  size_t bytes = kt_array_bytes(a);
+  *out = d;
   d->array = a;
   d->access = access;
   d->place = place;
   kt_array_retain(a);
-  if (!(d->buf = t->be->buffer_new(t->ctx, bytes, place, access, b->err)) ||
-      (writes && !(d->pristine = t->be->buffer_new(t->ctx, bytes, KT_PLACE_DEVICE,
-                                                   KT_READ_WRITE, b->err))))
-    return kt_fail_prefix(b->err, "device memory for %s[%zu]: ", a->type->name, a->length);
-  return 0;
+  return make_buffers(t, d, err) ? -1 : 1;
+}
+
+devarray *tuner_bind_array(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
+                           kt_error *err) {
+  devarray *d;
+  int rc = bind(t, a, access, place, &d, err);
+  if (rc < 0 || (rc > 0 && upload(t, d, err))) return NULL;
+  return d;
+}
+
+typedef struct bind_ctx {
+  kt_tuner *t;
+  kt_error *err;
+} bind_ctx;
+
+static int bind_use(kt_array *a, kt_access access, kt_placement place, void *ud) {
+  bind_ctx *b = ud;
+  devarray *d;
+  return bind(b->t, a, access, place, &d, b->err) < 0 ? -1 : 0;
 }
 
 int tuner_bind(kt_tuner *t, const kt_task *task, kt_error *err) {
   bind_ctx b = {t, err};
-  return tuner_each_array(task, bind_array, &b, err);
+  return tuner_each_array(task, bind_use, &b, err);
 }
 
-static int upload_array(kt_array *a, kt_access access, kt_placement place, void *ud) {
+static int upload_use(kt_array *a, kt_access access, kt_placement place, void *ud) {
   (void)access, (void)place;
   bind_ctx *b = ud;
-  kt_tuner *t = b->t;
-  devarray *d = tuner_devarray(t, a);
-  size_t bytes = kt_array_bytes(a);
-  kt_bbuf *first = d->pristine ? d->pristine : d->buf;
-  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, a->data, true, b->err)) return -1;
-  if (d->pristine && t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, bytes, b->err))
-    return -1;
-  return 0;
+  return upload(b->t, tuner_devarray(b->t, a), b->err);
 }
 
 static int finish_queue(kt_tuner *t, kt_error *err) {
@@ -158,25 +181,35 @@ static int finish_queue(kt_tuner *t, kt_error *err) {
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err) {
   int64_t t0 = kt_now_ns();
   bind_ctx b = {t, err};
-  if (tuner_bind(t, task, err) || tuner_each_array(task, upload_array, &b, err) ||
+  if (tuner_bind(t, task, err) || tuner_each_array(task, upload_use, &b, err) ||
       finish_queue(t, err))
     return -1;
   if (ns) *ns += (double)(kt_now_ns() - t0);
   return 0;
 }
 
-static int restore_array(kt_array *a, kt_access access, kt_placement place, void *ud) {
-  (void)access, (void)place;
-  bind_ctx *b = ud;
-  devarray *d = tuner_devarray(b->t, a);
-  if (!d->pristine) return 0;
-  return b->t->be->buffer_copy(b->t->ctx, 0, d->buf, 0, d->pristine, 0, kt_array_bytes(a),
-                               b->err);
+int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err) {
+  if (d->dirty) return 0;
+  size_t bytes = kt_array_bytes(d->array);
+  if (!d->pristine) {
+    if (!(d->pristine = t->be->buffer_new(t->ctx, bytes, KT_PLACE_DEVICE, KT_READ_WRITE, err)) ||
+        t->be->buffer_copy(t->ctx, queue, d->pristine, 0, d->buf, 0, bytes, err))
+      return kt_fail_prefix(err, "keeping a pristine copy of %s[%zu]: ", d->array->type->name,
+                            d->array->length);
+  }
+  d->dirty = true;
+  return 0;
 }
 
-int tuner_restore(kt_tuner *t, const kt_task *task, kt_error *err) {
-  bind_ctx b = {t, err};
-  return tuner_each_array(task, restore_array, &b, err);
+int tuner_restore(kt_tuner *t, kt_error *err) {
+  for (size_t i = 0; i < t->narrays; i++) {
+    devarray *d = &t->arrays[i];
+    if (!d->dirty) continue;
+    if (t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, kt_array_bytes(d->array), err))
+      return -1;
+    d->dirty = false;
+  }
+  return 0;
 }
 
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {

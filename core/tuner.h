@@ -36,6 +36,7 @@ typedef struct kt_tune_opts {
   kt_searcher *searcher; /* required; the tuning does not free it */
   kt_stop stop;
   kt_repeat repeat;
+  bool include_host;     /* a sample is kernel time plus the launcher's host time */
   kt_progress_fn progress;
   void *progress_ud;
 } kt_tune_opts;

@@ -7,13 +7,16 @@
 #include "run.h"
 #include "tuner.h"
 
-/* The device copy of a host array. Arrays that a kernel writes keep a
-** pristine device copy from which they are restored before every run. */
+/* The device copy of a host array. An array that a run may change keeps a
+** pristine device copy (made at upload for arrays a kernel writes, before
+** the first change for others) from which it is restored before the next
+** run once it is dirty. */
 typedef struct devarray {
   kt_array *array;
   kt_placement place;
   kt_access access;
   kt_bbuf *buf, *pristine;
+  bool dirty;
 } devarray;
 
 struct kt_tuner {
@@ -27,12 +30,17 @@ struct kt_tuner {
 
 /* Makes sure every array of the task has its device buffers. */
 int tuner_bind(kt_tuner *t, const kt_task *task, kt_error *err);
+/* The device copy of an array, made (and uploaded) if it has none. */
+devarray *tuner_bind_array(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
+                           kt_error *err);
 devarray *tuner_devarray(kt_tuner *t, const kt_array *a);
+/* Marks the array as changed by this run, keeping a pristine copy first. */
+int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err);
 /* Copies every array of the task from the host to the device (and to the
 ** pristine copies); counts the time into *ns. */
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
-/* Restores the arrays the task writes from their pristine copies. */
-int tuner_restore(kt_tuner *t, const kt_task *task, kt_error *err);
+/* Restores every dirty array from its pristine copy. */
+int tuner_restore(kt_tuner *t, kt_error *err);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
 /* Calls fn for every distinct array the task's kernels use. */

@@ -1,9 +1,11 @@
 -- Vector addition tuned over work-group size and vector width.
---   ktlua examples/tune_vectoradd.lua [n] [device]
+--   ktlua examples/tune_vectoradd.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
 local kt = require "ktlua"
+local opt = require("ktlua.cli").options(arg, { n = 1 << 22, device = "default", repeats = 0,
+  progress = false }, "examples/tune_vectoradd.lua: a tuned vector addition")
 
-local n = tonumber(arg and arg[1]) or (1 << 22)
-local device = arg and arg[2]
+local n = opt.n
+local device = opt.device
 
 local a = kt.array("float", n):fill(function(i) return i end)
 local b = kt.array("float", n):random(42)
@@ -26,7 +28,8 @@ k:reference(c, function(ref)
   for i = 0, n - 1 do ref[i] = a[i] + b[i] end
 end)
 
-local results = tuner:tune(k, { search = "exhaustive", progress = true })
+local results = tuner:tune(k, { search = "exhaustive", progress = opt.progress,
+                                repeats = opt.repeats > 0 and opt.repeats or nil })
 results:print()
 local best = results:best()
 assert(best, "no configuration of vadd ran correctly")

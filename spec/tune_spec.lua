@@ -110,6 +110,20 @@ describe("a kernel", function()
     assert.are.equal(231, o[47])
   end)
 
+  it("places arrays in device memory, pinned host memory or zero-copy memory", function()
+    local src = "__kernel void p(__global const int *a, __global int *b) { b[get_global_id(0)] = a[get_global_id(0)] + 1; }"
+    for _, place in ipairs({ "device", "host", "zero_copy" }) do
+      local a = kt.array("int", 16):fill(function(i) return i end)
+      local b = kt.array("int", 16)
+      local k = tuner:kernel{ source = src, name = "p", global = 16,
+                              args = { a:input{ placement = place }, b:output{ placement = place } } }
+      k:reference(b, function(ref) ref:fill(function(i) return i + 1 end) end)
+      assert.are.equal("ok", tuner:tune(k, { repeats = 2 })[1].status, place)
+      tuner:run(k)
+      assert.are.equal(16, b[15], place)
+    end
+  end)
+
   it("passes compiler options", function()
     local src = "__kernel void k(__global int *o) { o[0] = FROM_OPTIONS; }"
     local o = kt.array("int", 1)

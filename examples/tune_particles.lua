@@ -1,0 +1,59 @@
+-- A composition with a host step in Lua between two kernels: `emit` writes
+-- particles as an array of structures (a kt.struct), the launcher reads
+-- them back, reshapes them into a structure of arrays, writes those, and
+-- `energy` reads them. Tuned over both kernels' work-group sizes and the
+-- energy kernel's vector width; host time is part of the objective.
+--   ktlua examples/tune_particles.lua [--n=N] [--device=ID] [--repeats=N]
+local kt = require "ktlua"
+local opt = require("ktlua.cli").options(arg, { n = 1 << 16, device = "default", repeats = 0,
+  progress = false }, "examples/tune_particles.lua: AoS -> SoA between two kernels")
+local n = opt.n
+
+local particle = kt.struct("particle", { { "pos", "float", 3 }, { "mass", "float" } })
+local aos = kt.array(particle, n)
+local x, y, z, m = kt.array("float", n), kt.array("float", n), kt.array("float", n), kt.array("float", n)
+local e = kt.array("float", n)
+
+local tuner = kt.tuner(opt.device)
+local emit = tuner:kernel{ file = "kernels/particles.cl", prelude = particle:declaration(), name = "emit",
+                           global = n, group = 1, args = { aos:output(), kt.uint(n) } }
+local energy = tuner:kernel{ file = "kernels/particles.cl", prelude = particle:declaration(), name = "energy",
+                             global = n, group = 1,
+                             args = { x:input(), y:input(), z:input(), m:input(), e:output() } }
+
+local steps = tuner:composition{ name = "particles", kernels = { emit, energy } }
+steps:param("WG_EMIT", { 32, 64, 128, 256 })
+steps:param("WG", { 32, 64, 128, 256 })
+steps:param("VEC", { 1, 2, 4, 8 })
+steps:constraint({ "WG", "VEC" }, function(wg, vec) return n % (wg * vec) == 0 end)
+steps:modifier(emit, "group_x", "mul", "WG_EMIT")
+steps:modifier(energy, "group_x", "mul", "WG")
+steps:modifier(energy, "global_x", "div", "VEC")
+
+steps:launcher(function(run)
+  run:launch(emit)
+  run:read(aos)                         -- waits for emit, then copies to the host
+  for i = 0, n - 1 do                   -- the host step: AoS -> SoA
+    local p = aos[i]
+    x[i], y[i], z[i], m[i] = p.pos[1], p.pos[2], p.pos[3], p.mass
+  end
+  for _, a in ipairs({ x, y, z, m }) do run:write(a) end
+  run:launch(energy)
+end)
+
+steps:reference(e, function(ref)
+  for i = 0, n - 1 do
+    local px, py, pz, mass = i * 0.5, (i % 7) * 1.0, (i % 13) * 0.25, 1 + i % 5
+    ref[i] = 0.5 * mass * (px * px + py * py + pz * pz)
+  end
+end, { method = "relative", tolerance = 1e-5 })
+
+print(("tuning two kernels and a host step over %d particles on %s: %d configurations"):format(
+  n, tuner.device.name, steps:space():count()))
+local results = tuner:tune(steps, { objective = "kernel+host", progress = opt.progress,
+                                    repeats = opt.repeats > 0 and opt.repeats or nil })
+results:print()
+local best = results:best()
+assert(best, "no configuration of the particle steps ran correctly")
+print(("best: kernels and host step %.4f ms (median of %d runs); host time of all %d runs %.3f ms"):format(
+  best.time_ms, #best.samples_ms, #best.samples_ms + 1, best.overheads_ms.launcher))
