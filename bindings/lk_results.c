@@ -83,6 +83,7 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   }
   lua_setfield(L, -2, "sizes");
   set_ms(L, "build_ms", r->over.build);
+  set_ms(L, "compile_ms", r->compile_ns);
   push_overheads(L, &r->over);
   lua_setfield(L, -2, "overheads_ms");
   if (r->error) {
@@ -144,12 +145,13 @@ static int results_write(lua_State *L) {
 static int results_summary(lua_State *L) {
   kt_results *r = check_results(L, 1);
   kt_overheads sum = {0};
-  double kernel = 0;
+  double kernel = 0, compile = 0;
   size_t count[KT_STATUS_COUNT] = {0};
   for (size_t i = 0; i < r->n; i++) {
     const kt_result *x = &r->items[i];
     count[x->status]++;
     for (size_t s = 0; s < x->nsamples; s++) kernel += x->samples_ns[s];
+    compile += x->compile_ns;
     sum.build += x->over.build;
     sum.data += x->over.data;
     sum.validation += x->over.validation;
@@ -171,6 +173,7 @@ static int results_summary(lua_State *L) {
   set_ms(L, "setup_ms", r->setup_ns);
   set_ms(L, "kernel_ms", kernel);
   set_ms(L, "build_ms", sum.build);
+  set_ms(L, "compile_ms", compile);
   set_ms(L, "data_ms", sum.data);
   set_ms(L, "validation_ms", sum.validation);
   set_ms(L, "launcher_ms", sum.launcher);

@@ -3,6 +3,7 @@
 ** tune, run.
 */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +15,23 @@ static kt_tuner *check_tuner(lua_State *L, int idx) {
   return ut->t;
 }
 
-/* kt.tuner([device]) */
+/* kt.tuner([device][, {build_threads = N}]) */
 static int l_tuner(lua_State *L) {
+  static const char *const keys[] = {"build_threads", NULL};
+  int threads = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "tuner options", keys);
+    threads = (int)lk_opt_integer(L, 2, "tuner options", "build_threads", 0);
+    if (threads < 0) luaL_error(L, "tuner options.build_threads must not be negative");
+  }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
   lk_tuner *ut = lua_newuserdatauv(L, sizeof *ut, 1);
   ut->t = NULL;
   luaL_setmetatable(L, LK_TUNER);
   kt_error err;
-  ut->t = kt_tuner_new(&dev, &err);
+  ut->t = kt_tuner_new(&dev, threads, &err);
   kt_device_clear(&dev);
   if (!ut->t) return lk_error(L, &err);
   lk_push_device(L, kt_tuner_device(ut->t));
@@ -190,10 +199,31 @@ static void write_outputs(lua_State *L, int opts, kt_results *r) {
   lua_pop(L, 1);
 }
 
+/* After Ctrl-C: the best so far, on stderr, before the error that ends
+** the script. */
+static void report_interrupted(lua_State *L, const kt_results *r) {
+  const kt_result *best = kt_results_best(r);
+  if (!best) {
+    fprintf(stderr, "ktlua: no configuration had finished correctly\n");
+    return;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t p = 0; p < r->nparams; p++) {
+    char v[256];
+    kt_value_format(&r->params[p].values[best->vi[p]], v, sizeof v);
+    lua_pushfstring(L, "%s%s=%s", p ? " " : "", r->params[p].name, v);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  fprintf(stderr, "ktlua: best so far: %s  %.6g ms\n", lua_tostring(L, -1), best->time_ns / 1e6);
+  lua_pop(L, 1);
+}
+
 /* tuner:tune(kernel[, options]) -> results */
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "repeats", "progress",
-                                     "output", "objective", NULL};
+                                     "output", "objective", "journal", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -213,6 +243,7 @@ static int tuner_tune(lua_State *L) {
   h->progress = check_progress(L, 3);
   h->searcher = lk_check_searcher(L, 3, 2, seed);
   o.searcher = h->searcher;
+  o.journal = lk_opt_string(L, 3, "tune options", "journal", NULL);
   o.progress = h->progress ? progress_call : NULL;
   o.progress_ud = h->progress;
   kt_error err;
@@ -222,6 +253,11 @@ static int tuner_tune(lua_State *L) {
     write_outputs(L, 3, h->results);
   }
   if (rc) return lk_error(L, &err);
+  if (h->results->stopped && strcmp(h->results->stopped, "interrupted") == 0) {
+    report_interrupted(L, h->results);
+    return luaL_error(L, "tuning of %s interrupted after %d configurations", ut->task->name,
+                      (int)h->results->n);
+  }
   return 1;
 }
 
@@ -263,8 +299,11 @@ static int tuner_run(lua_State *L) {
 }
 
 static int tuner_cache(lua_State *L) {
-  kt_build_stats s = kt_tuner_build_stats(check_tuner(L, 1));
-  lua_createtable(L, 0, 3);
+  kt_tuner *t = check_tuner(L, 1);
+  kt_build_stats s = kt_tuner_build_stats(t);
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, kt_tuner_build_threads(t));
+  lua_setfield(L, -2, "threads");
   lua_pushinteger(L, (lua_Integer)s.hits);
   lua_setfield(L, -2, "hits");
   lua_pushinteger(L, (lua_Integer)s.misses);

@@ -3,6 +3,8 @@
 */
 #include "build.h"
 
+#include "builder.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,10 @@ typedef struct cached_kernel {
 typedef struct entry {
   uint64_t hash;
   char *source, *options;
-  kt_bprog *prog; /* NULL: compile failed */
+  kt_build_job *job; /* compiling on a worker; the fields below wait for it */
+  kt_bprog *prog;    /* NULL: compile failed */
   char *log;
+  double compile_ns; /* charged to the first configuration that uses it */
   cached_kernel *kernels;
   size_t nkernels;
   uint64_t last_use;
@@ -26,6 +30,7 @@ typedef struct entry {
 struct kt_build_cache {
   const kt_backend *be;
   kt_bctx *ctx;
+  kt_builder *builder;
   entry *entries;
   size_t n, capacity;
   uint64_t clock;
@@ -33,20 +38,24 @@ struct kt_build_cache {
 };
 
 kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t capacity,
-                                   kt_error *err) {
+                                   int threads, kt_error *err) {
   kt_build_cache *c = kt_calloc(1, sizeof *c, err);
   if (!c) return NULL;
   c->be = be;
   c->ctx = ctx;
   c->capacity = capacity < 4 ? 4 : capacity;
-  if (!(c->entries = kt_calloc(c->capacity, sizeof *c->entries, err))) {
-    free(c);
+  if (!(c->entries = kt_calloc(c->capacity, sizeof *c->entries, err)) ||
+      !(c->builder = kt_builder_new(be, ctx, threads, err))) {
+    kt_build_cache_free(c);
     return NULL;
   }
   return c;
 }
 
+int kt_build_cache_threads(const kt_build_cache *c) { return kt_builder_threads(c->builder); }
+
 static void entry_clear(kt_build_cache *c, entry *e) {
+  if (e->job) kt_builder_cancel(c->builder, e->job);
   for (size_t i = 0; i < e->nkernels; i++) {
     if (e->kernels[i].kernel) c->be->kernel_free(c->ctx, e->kernels[i].kernel);
     free(e->kernels[i].name);
@@ -63,8 +72,20 @@ static void entry_clear(kt_build_cache *c, entry *e) {
 void kt_build_cache_free(kt_build_cache *c) {
   if (!c) return;
   for (size_t i = 0; i < c->n; i++) entry_clear(c, &c->entries[i]);
+  kt_builder_free(c->builder);
   free(c->entries);
   free(c);
+}
+
+/* Prefetched compiles that nobody asked for are dropped (a tuning ended
+** before reaching them). */
+void kt_build_cache_cancel_pending(kt_build_cache *c) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->entries[i].job) entry_clear(c, &c->entries[i]);
+  size_t kept = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->entries[i].source) c->entries[kept++] = c->entries[i];
+  c->n = kept;
 }
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
@@ -119,36 +140,58 @@ static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const ch
   return NULL;
 }
 
-static entry *free_slot(kt_build_cache *c) {
-  if (c->n < c->capacity) return &c->entries[c->n++];
-  entry *oldest = &c->entries[0];
-  for (size_t i = 1; i < c->n; i++)
-    if (c->entries[i].last_use < oldest->last_use) oldest = &c->entries[i];
-  entry_clear(c, oldest);
-  return oldest;
+/* An empty entry: a new one, or the least recently used one that is not
+** compiling (the table grows when every entry is). */
+static entry *free_slot(kt_build_cache *c, kt_error *err) {
+  if (c->n == c->capacity) {
+    entry *oldest = NULL;
+    for (size_t i = 0; i < c->n; i++)
+      if (!c->entries[i].job && (!oldest || c->entries[i].last_use < oldest->last_use))
+        oldest = &c->entries[i];
+    if (oldest) {
+      entry_clear(c, oldest);
+      return oldest;
+    }
+    entry *grown = realloc(c->entries, 2 * c->capacity * sizeof *grown);
+    if (!grown) return kt_fail(err, "out of memory growing the program cache"), NULL;
+    memset(grown + c->capacity, 0, c->capacity * sizeof *grown);
+    c->entries = grown;
+    c->capacity *= 2;
+  }
+  return &c->entries[c->n++];
 }
 
-static entry *compile_entry(kt_build_cache *c, uint64_t h, const char *source,
-                            const char *options, kt_error *err) {
+static uint64_t key_hash(const char *source, const char *options) {
+  return fnv1a(fnv1a(0xcbf29ce484222325ull, source), options);
+}
+
+/* A new entry whose compile is queued. */
+static entry *submit(kt_build_cache *c, uint64_t h, const char *source, const char *options,
+                     kt_error *err) {
   char *src = kt_strdup(source, err), *opts = kt_strdup(options, err);
-  if (!src || !opts) {
+  kt_build_job *job = src && opts ? kt_builder_submit(c->builder, source, options, err) : NULL;
+  entry *e = job ? free_slot(c, err) : NULL;
+  if (!e) {
+    if (job) kt_builder_cancel(c->builder, job);
     free(src);
     free(opts);
     return NULL;
   }
-  kt_error cerr;
-  char *log = NULL;
-  kt_bprog *prog = c->be->compile(c->ctx, source, options, &log, &cerr);
-  if (!prog) {
-    /* The compiler's log, or the API's reason when there is no log. */
-    if (!log || !log[0]) {
-      free(log);
-      log = strdup(cerr.msg);
-    }
-  }
-  entry *e = free_slot(c);
-  *e = (entry){h, src, opts, prog, log, NULL, 0, 0};
+  *e = (entry){h, src, opts, job, NULL, NULL, 0, NULL, 0, ++c->clock};
   return e;
+}
+
+int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
+                      kt_error *err) {
+  uint64_t h = key_hash(source, options);
+  if (lookup(c, h, source, options)) return 0;
+  return submit(c, h, source, options, err) ? 0 : -1;
+}
+
+static void finish_compile(kt_build_cache *c, entry *e) {
+  if (!e->job) return;
+  e->prog = kt_builder_wait(c->builder, e->job, &e->log, &e->compile_ns);
+  e->job = NULL;
 }
 
 static cached_kernel *find_kernel(kt_build_cache *c, entry *e, const char *name,
@@ -169,16 +212,20 @@ static cached_kernel *find_kernel(kt_build_cache *c, entry *e, const char *name,
 }
 
 int kt_build_get(kt_build_cache *c, const char *source, const char *options,
-                 const char *name, kt_bkernel **out, const char **log, kt_error *err) {
-  uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, source), options);
+                 const char *name, kt_bkernel **out, const char **log, double *compile_ns,
+                 kt_error *err) {
+  uint64_t h = key_hash(source, options);
   *out = NULL;
   *log = NULL;
+  *compile_ns = 0;
   entry *e = lookup(c, h, source, options);
-  if (e) {
+  if (e && !e->job) {
     c->hits++;
   } else {
     c->misses++;
-    if (!(e = compile_entry(c, h, source, options, err))) return -1;
+    if (!e && !(e = submit(c, h, source, options, err))) return -1;
+    finish_compile(c, e);
+    *compile_ns = e->compile_ns;
   }
   e->last_use = ++c->clock;
   if (!e->prog) {

@@ -11,20 +11,31 @@
 
 typedef struct kt_build_cache kt_build_cache;
 
+/* threads: compile threads (<= 0: one per online processor). */
 kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t capacity,
-                                   kt_error *err);
+                                   int threads, kt_error *err);
 void kt_build_cache_free(kt_build_cache *c);
+int kt_build_cache_threads(const kt_build_cache *c);
 
 /* Parameters as #define lines, then the kernel's source (with a #line
 ** directive so that compiler messages point at the user's file). */
 char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg,
                       kt_error *err);
 
-/* Finds or compiles. Returns 0 with *out set; 1 when the source does not
-** compile or has no such kernel (*log explains; owned by the cache and
-** valid until the next call); -1 on a fatal error. */
+/* Starts compiling on a worker thread, unless the cache has it already. */
+int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
+                      kt_error *err);
+/* Drops prefetched compiles that were never asked for. */
+void kt_build_cache_cancel_pending(kt_build_cache *c);
+
+/* Finds, waits for or compiles. Returns 0 with *out set; 1 when the
+** source does not compile or has no such kernel (*log explains; owned by
+** the cache and valid until the next call); -1 on a fatal error.
+** *compile_ns is the compile's own time when this call is the first to
+** use the program, else 0. */
 int kt_build_get(kt_build_cache *c, const char *source, const char *options,
-                 const char *name, kt_bkernel **out, const char **log, kt_error *err);
+                 const char *name, kt_bkernel **out, const char **log, double *compile_ns,
+                 kt_error *err);
 
 typedef struct kt_build_stats {
   size_t hits, misses, entries;

@@ -1,5 +1,8 @@
 /*
-** loop.c: the search loop.
+** loop.c: the search loop. Proposals are asked for ahead of evaluation
+** (up to lookahead, within the budget) so that the evaluator can start
+** building them while it runs the current one; a searcher that needs each
+** result before its next proposal simply proposes one at a time.
 */
 #include "loop.h"
 
@@ -7,85 +10,135 @@
 #include <stdlib.h>
 
 #include "indexmap.h"
+#include "journal.h"
+#include "interrupt.h"
 
-/* A searcher that proposes only configurations already evaluated this
-** many times in a row has nothing new to offer. */
+/* A searcher whose proposals were all evaluated before, this many times in
+** a row, has nothing new to offer. */
 #define MAX_REPEATS 10000
+
+typedef struct proposal {
+  uint64_t index;
+  double searcher_ns;
+} proposal;
 
 typedef struct loop {
   const kt_space *space;
   const kt_loop_opts *o;
   const kt_evaluator *ev;
   kt_results *results;
-  kt_indexmap seen; /* index -> position in results */
+  kt_indexmap seen;    /* index -> position in results, or pending */
   uint32_t *vi;
-  double clock_ns;  /* KT_CLOCK_RESULTS: the results' summed time */
+  double clock_ns;     /* KT_CLOCK_RESULTS: the results' summed time */
+  proposal *pending;   /* FIFO of proposals not yet evaluated */
+  size_t head, npending, lookahead;
+  uint64_t *batch;     /* what the searcher proposed last */
+  bool exhausted;      /* the searcher said it has nothing more */
+  size_t repeats;
+  kt_stop_state st;
 } loop;
 
-/* Evaluates a proposal, or reports the earlier result of a repeated one.
-** *fresh says which it was. */
-static int handle(loop *l, uint64_t index, double searcher_ns, bool *fresh, kt_error *err) {
+#define PENDING UINT64_MAX
+
+static int report(loop *l, uint64_t index, uint64_t at, kt_error *err) {
   kt_searcher *s = l->o->searcher;
-  uint64_t at;
-  *fresh = !kt_indexmap_get(&l->seen, index, &at);
-  if (*fresh) {
-    if (kt_space_config(l->space, index, l->vi, err)) return -1;
-    kt_result *res = kt_results_add(l->results, index, l->vi, err);
-    if (!res) return -1;
-    at = l->results->n - 1;
-    if (kt_indexmap_put(&l->seen, index, at, err) || l->ev->evaluate(l->ev->ud, res, err))
-      return -1;
-    res->over.searcher += searcher_ns;
-    l->clock_ns += res->over.total;
-    if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
-      return kt_fail_prefix(err, "progress: ");
-  }
   if (s->ops->report(s, index, &l->results->items[at], err))
     return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
   return 0;
 }
 
-/* Checked before each proposal, but only once something was evaluated: a
-** tuning always has at least one result. */
-static const char *stop_reason(loop *l, kt_stop_state *st, int64_t t0, size_t repeats) {
+static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
+  if (kt_indexmap_put(&l->seen, index, PENDING, err) ||
+      kt_space_config(l->space, index, l->vi, err))
+    return -1;
+  l->pending[(l->head + l->npending++) % l->lookahead] = (proposal){index, searcher_ns};
+  return l->ev->prefetch ? l->ev->prefetch(l->ev->ud, index, l->vi, err) : 0;
+}
+
+/* Asks the searcher for as many proposals as the lookahead and the budget
+** allow; repeats of evaluated configurations are answered at once. */
+static int fill(loop *l, kt_error *err) {
+  kt_searcher *s = l->o->searcher;
+  uint64_t budget = kt_stop_remaining(&l->o->stop, &l->st);
+  budget = budget > l->npending ? budget - l->npending : 0;
+  size_t want = l->lookahead - l->npending;
+  if (want > budget) want = (size_t)budget;
+  if (want == 0 || l->exhausted) return 0;
+  size_t got = 0;
+  int64_t t0 = kt_now_ns();
+  if (s->ops->next(s, l->batch, want, &got, err))
+    return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
+  double each = (double)(kt_now_ns() - t0) / (double)(got ? got : 1);
+  if (got == 0) l->exhausted = true;
+  bool fresh = false;
+  for (size_t i = 0; i < got; i++) {
+    uint64_t index = l->batch[i], at;
+    if (index >= l->st.space)
+      return kt_fail(err, "searcher %s proposed configuration %llu of a space of %llu",
+                     s->ops->name, (unsigned long long)index, (unsigned long long)l->st.space);
+    if (!kt_indexmap_get(&l->seen, index, &at)) {
+      if (enqueue(l, index, each, err)) return -1;
+      fresh = true;
+    } else if (at != PENDING && report(l, index, at, err)) {
+      return -1;
+    }
+  }
+  l->repeats = fresh || got == 0 ? 0 : l->repeats + 1;
+  return 0;
+}
+
+static int evaluate_next(loop *l, kt_error *err) {
+  proposal p = l->pending[l->head];
+  l->head = (l->head + 1) % l->lookahead;
+  l->npending--;
+  if (kt_space_config(l->space, p.index, l->vi, err)) return -1;
+  kt_result *res = kt_results_add(l->results, p.index, l->vi, err);
+  if (!res) return -1;
+  uint64_t at = l->results->n - 1;
+  if (kt_indexmap_put(&l->seen, p.index, at, err) || l->ev->evaluate(l->ev->ud, res, err))
+    return -1;
+  res->over.searcher += p.searcher_ns;
+  l->clock_ns += res->over.total;
+  l->st.evaluated++;
+  if (l->o->journal && kt_journal_append(l->o->journal, l->results, res, err)) return -1;
+  if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
+    return kt_fail_prefix(err, "progress: ");
+  return report(l, p.index, at, err);
+}
+
+/* Checked before each evaluation, but only once something was evaluated:
+** a tuning always has at least one result. */
+static const char *stop_reason(loop *l, int64_t t0) {
+  kt_stop_state *st = &l->st;
+  if (kt_interrupted()) return "interrupted";
   if (st->evaluated == 0) return NULL;
   st->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - t0) : l->clock_ns;
   const kt_result *best = kt_results_best(l->results);
   st->best_ns = best ? best->time_ns : NAN;
   const char *why = kt_stop_reached(&l->o->stop, st);
   if (!why && st->evaluated >= st->space) why = "space explored";
-  if (!why && repeats >= MAX_REPEATS) why = "searcher repeats itself";
   return why;
 }
 
 static int run(loop *l, kt_error *err) {
   kt_searcher *s = l->o->searcher;
-  kt_stop_state st = {0, kt_space_count(l->space), 0, NAN};
   int64_t t0 = kt_now_ns();
-  size_t repeats = 0;
   if (s->ops->start(s, l->space, err)) return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
   for (;;) {
-    const char *why = stop_reason(l, &st, t0, repeats);
+    const char *why = stop_reason(l, t0);
+    while (!why && l->npending < l->lookahead && !l->exhausted) {
+      size_t before = l->npending;
+      if (fill(l, err)) return -1;
+      if (l->repeats >= MAX_REPEATS) why = "searcher repeats itself";
+      if (l->npending == before && l->npending > 0) break; /* go on with what is pending */
+      if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending) break;
+    }
+    if (!why && l->npending == 0) why = "searcher finished";
     if (why) {
       l->results->stopped = why;
       return 0;
     }
-    uint64_t index;
-    size_t got = 0;
-    int64_t ts = kt_now_ns();
-    if (s->ops->next(s, &index, 1, &got, err))
-      return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
-    if (got == 0) {
-      l->results->stopped = "searcher finished";
-      return 0;
-    }
-    if (index >= st.space)
-      return kt_fail(err, "searcher %s proposed configuration %llu of a space of %llu",
-                     s->ops->name, (unsigned long long)index, (unsigned long long)st.space);
-    bool fresh;
-    if (handle(l, index, (double)(kt_now_ns() - ts), &fresh, err)) return -1;
-    st.evaluated += fresh;
-    repeats = fresh ? 0 : repeats + 1;
+    if (evaluate_next(l, err)) return -1;
   }
 }
 
@@ -93,12 +146,21 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
                    kt_results *results, kt_error *err) {
   if (!o->searcher) return kt_fail(err, "no searcher given");
   if (!kt_space_generated(space)) return kt_fail(err, "the space has not been generated");
-  loop l = {space, o, ev, results, {0}, NULL, 0};
+  size_t lookahead = o->lookahead ? o->lookahead : 1;
+  loop l = {space, o, ev, results, {0}, NULL, 0, NULL, 0, 0, lookahead, NULL, false, 0,
+            {0, kt_space_count(space), 0, NAN}};
   kt_indexmap_init(&l.seen);
-  if (!(l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err))) return -1;
-  if (!results->searcher) results->searcher = kt_strdup(o->searcher->ops->name, NULL);
-  int rc = run(&l, err);
+  l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err);
+  l.pending = kt_calloc(lookahead, sizeof *l.pending, err);
+  l.batch = kt_calloc(lookahead, sizeof *l.batch, err);
+  int rc = -1;
+  if (l.vi && l.pending && l.batch) {
+    if (!results->searcher) results->searcher = kt_strdup(o->searcher->ops->name, NULL);
+    rc = run(&l, err);
+  }
   free(l.vi);
+  free(l.pending);
+  free(l.batch);
   kt_indexmap_clear(&l.seen);
   return rc;
 }

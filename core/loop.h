@@ -11,9 +11,11 @@
 
 /* Gives a configuration its result. res arrives with index and vi set;
 ** evaluate fills status, samples, time, sizes and overheads. Returns -1
-** only on a fatal error (the loop stops). */
+** only on a fatal error (the loop stops). prefetch (may be NULL) hears of
+** a configuration that will be evaluated soon, to start its builds. */
 typedef struct kt_evaluator {
   int (*evaluate)(void *ud, kt_result *res, kt_error *err);
+  int (*prefetch)(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
   void *ud;
 } kt_evaluator;
 
@@ -30,6 +32,8 @@ typedef struct kt_loop_opts {
   kt_searcher *searcher;
   kt_stop stop;
   kt_clock clock;
+  size_t lookahead; /* proposals asked for ahead of evaluation (0: 1) */
+  struct kt_journal *journal; /* each new result is appended (may be NULL) */
   kt_progress_fn progress;
   void *progress_ud;
 } kt_loop_opts;

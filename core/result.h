@@ -4,6 +4,8 @@
 #ifndef KT_RESULT_H
 #define KT_RESULT_H
 
+#include <stdio.h>
+
 #include "space.h"
 #include "task.h"
 
@@ -31,6 +33,7 @@ typedef struct kt_result {
   size_t nkernels;
   size_t launches;    /* kernel launches in one run */
   kt_overheads over;
+  double compile_ns;  /* the compiles' own time (on worker threads: not part of over) */
   char *error;        /* compiler log, fault or mismatch; NULL if none */
 } kt_result;
 
@@ -70,5 +73,9 @@ int kt_result_set_error(kt_result *r, kt_status status, const char *msg);
 /* Files: CSV with one row per configuration, JSON with everything. */
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);
 int kt_results_write_json(const kt_results *r, const char *path, kt_error *err);
+/* The pieces, shared with the journal: the header object's fields (left
+** open for more) and one result as a JSON object. */
+void kt_results_write_json_header(FILE *f, const kt_results *r, const char *format);
+void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x);
 
 #endif

@@ -99,7 +99,7 @@ static void json_sizes(FILE *f, const size_t *v, int dims) {
   fputc(']', f);
 }
 
-static void json_result(FILE *f, const kt_results *r, const kt_result *x) {
+void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   fprintf(f, "{\"index\":%llu,\"config\":{", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
     fputs(p ? "," : "", f);
@@ -124,7 +124,9 @@ static void json_result(FILE *f, const kt_results *r, const kt_result *x) {
     fputc('}', f);
   }
   const kt_overheads *o = &x->over;
-  fprintf(f, "],\"launches\":%zu,\"overheads_ms\":{\"build\":", x->launches);
+  fprintf(f, "],\"launches\":%zu,\"compile_ms\":", x->launches);
+  kt_json_number(f, MS(x->compile_ns));
+  fputs(",\"overheads_ms\":{\"build\":", f);
   kt_json_number(f, MS(o->build));
   const char *names[] = {"data", "validation", "launcher", "wait", "searcher", "framework", "total"};
   double values[] = {o->data,   o->validation, o->launcher, o->wait,
@@ -154,10 +156,9 @@ static void json_params(FILE *f, const kt_results *r) {
   fputs("]", f);
 }
 
-int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) {
-  FILE *f = open_out(path, err);
-  if (!f) return -1;
-  fputs("{\"format\":\"ktlua-results\",\"version\":1,\"task\":", f);
+/* What a results file and a journal share before their results. */
+void kt_results_write_json_header(FILE *f, const kt_results *r, const char *format) {
+  fprintf(f, "{\"format\":\"%s\",\"version\":1,\"task\":", format);
   kt_json_string(f, r->task);
   fputs(",\"device\":", f);
   kt_json_string(f, r->device);
@@ -172,17 +173,26 @@ int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) 
   json_params(f, r);
   fprintf(f, ",\"space\":{\"valid\":%llu,\"all\":", (unsigned long long)r->space_count);
   kt_json_number(f, r->space_all);
-  fputs("},\"wall_ms\":", f);
+  fputs("}", f);
+}
+
+int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) {
+  FILE *f = open_out(path, err);
+  if (!f) return -1;
+  kt_results_write_json_header(f, r, "ktlua-results");
+  fputs(",\"wall_ms\":", f);
   kt_json_number(f, MS(r->wall_ns));
   fputs(",\"setup_ms\":", f);
   kt_json_number(f, MS(r->setup_ns));
+  fputs(",\"stopped\":", f);
+  kt_json_string(f, r->stopped);
   fputs(",\"best\":", f);
   const kt_result *best = kt_results_best(r);
   if (best) fprintf(f, "%llu", (unsigned long long)best->index);
   else fputs("null", f);
   fputs(",\"results\":[\n", f);
   for (size_t i = 0; i < r->n; i++) {
-    json_result(f, r, &r->items[i]);
+    kt_result_write_json(f, r, &r->items[i]);
     fputs(i + 1 < r->n ? ",\n" : "\n", f);
   }
   fputs("]}\n", f);

@@ -86,9 +86,11 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   char *source = kt_build_source(run->task, k, &run->cfg, err);
   if (!source) return -1;
   const char *log = NULL;
+  double compile_ns = 0;
   int64_t t0 = kt_now_ns();
-  rc = kt_build_get(t->cache, source, k->options, k->name, &rk->bk, &log, err);
+  rc = kt_build_get(t->cache, source, k->options, k->name, &rk->bk, &log, &compile_ns, err);
   run->build_ns += (double)(kt_now_ns() - t0);
+  run->compile_ns += compile_ns;
   free(source);
   if (rc < 0) return -1;
   if (rc > 0) return config_fails(run, KT_COMPILE_FAILED, log), 1;

@@ -50,7 +50,8 @@ struct kt_run {
   size_t capscratch;
   kt_status status;        /* of preparing or of the last execution */
   char *error;             /* why, when status is not ok */
-  double build_ns;         /* compiling during prepare */
+  double build_ns;         /* waiting for (or doing) compiles during prepare */
+  double compile_ns;       /* the compiles' own time, wherever they ran */
   double kernel_ns;        /* device time of the last execution's launches */
   double launcher_ns;      /* host time of the last execution's launcher */
   double data_ns;          /* restoring buffers before the last execution */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interrupt.h"
+#include "journal.h"
 #include "loop.h"
 #include "stats.h"
 #include "tuner_int.h"
@@ -205,6 +207,7 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
   kt_run run;
   int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
   res->over.build = run.build_ns;
+  res->compile_ns = run.compile_ns;
   if (rc == 0) rc = copy_sizes(res, &run, err);
   if (rc == 0 && run.status == KT_OK) rc = measure(tu, &run, res, err);
   res->status = run.status;
@@ -225,6 +228,20 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
 
 static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   return evaluate(ud, res, err);
+}
+
+/* Starts compiling the kernels of a configuration that comes soon. */
+static int device_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
+  tuning *tu = ud;
+  kt_config cfg = {tu->task->space, index, vi};
+  for (size_t ki = 0; ki < tu->task->nkernels; ki++) {
+    const kt_kernel *k = tu->task->kernels[ki];
+    char *source = kt_build_source(tu->task, k, &cfg, err);
+    int rc = source ? kt_build_prefetch(tu->t->cache, source, k->options, err) : -1;
+    free(source);
+    if (rc) return -1;
+  }
+  return 0;
 }
 
 static void tuning_clear(tuning *tu) {
@@ -251,13 +268,24 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   tuning tu = {t, task, opts, NULL, NULL};
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
-  kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, opts->progress,
-                     opts->progress_ud};
-  kt_evaluator ev = {device_evaluate, &tu};
+  *out = tu.results;
+  if (!tu.results->searcher) tu.results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
+  kt_journal *journal = NULL;
+  if (opts->journal && !(journal = kt_journal_open(opts->journal, tu.results, false, err)))
+    return -1;
+  /* Enough proposals ahead to keep every compile thread busy. */
+  size_t lookahead = 2 * (size_t)kt_tuner_build_threads(t) + 1;
+  kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, journal,
+                     opts->progress, opts->progress_ud};
+  kt_evaluator ev = {device_evaluate, device_prefetch, &tu};
+  kt_interrupt_guard guard;
+  kt_interrupt_arm(&guard);
   int rc = start(&tu, err);
   if (rc == 0) rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
+  kt_interrupt_disarm(&guard);
+  kt_build_cache_cancel_pending(t->cache);
+  if (kt_journal_close(journal, rc ? NULL : err)) rc = -1;
   tu.results->wall_ns = (double)(kt_now_ns() - t0);
-  *out = tu.results;
   tuning_clear(&tu);
   return rc;
 }

@@ -8,7 +8,7 @@
 
 #define BUILD_CACHE_ENTRIES 64
 
-kt_tuner *kt_tuner_new(const kt_device_info *dev, kt_error *err) {
+kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, kt_error *err) {
   kt_tuner *t = kt_calloc(1, sizeof *t, err);
   if (!t) return NULL;
   if (kt_device_copy(&t->device, dev, err)) {
@@ -17,7 +17,7 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, kt_error *err) {
   }
   t->be = dev->backend;
   if (!(t->ctx = t->be->open(dev, err)) ||
-      !(t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, err))) {
+      !(t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, build_threads, err))) {
     kt_tuner_free(t);
     return NULL;
   }
@@ -46,6 +46,8 @@ const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   return kt_build_cache_stats(t->cache);
 }
+
+int kt_tuner_build_threads(const kt_tuner *t) { return kt_build_cache_threads(t->cache); }
 
 devarray *tuner_devarray(kt_tuner *t, const kt_array *a) {
   for (size_t i = 0; i < t->narrays; i++)

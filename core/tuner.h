@@ -15,10 +15,12 @@
 
 typedef struct kt_tuner kt_tuner;
 
-kt_tuner *kt_tuner_new(const kt_device_info *dev, kt_error *err);
+/* build_threads: compile threads (<= 0: one per online processor). */
+kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, kt_error *err);
 void kt_tuner_free(kt_tuner *t);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
+int kt_tuner_build_threads(const kt_tuner *t);
 
 /* How many timed runs a configuration gets. fixed > 0: exactly that many.
 ** Otherwise adaptive: at least min, at most max, stopping once the
@@ -37,13 +39,15 @@ typedef struct kt_tune_opts {
   kt_stop stop;
   kt_repeat repeat;
   bool include_host;     /* a sample is kernel time plus the launcher's host time */
+  const char *journal;   /* append each result to this file (NULL: none) */
   kt_progress_fn progress;
   void *progress_ud;
 } kt_tune_opts;
 
 /* Tunes the task. *out receives the results even when the tuning stops
 ** with an error (a Lua error in a callback, a broken context): what was
-** measured is never lost. */
+** measured is never lost. Ctrl-C stops the tuning after the configuration
+** in flight, with results->stopped "interrupted". */
 int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
             kt_error *err);
 

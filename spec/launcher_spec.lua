@@ -129,16 +129,16 @@ describe("a launcher", function()
     local o = kt.array("int", 4)
     local k = tuner:kernel{ source = axpb, name = "axpb", global = 4, args = { o:inout(), kt.int(0) } }
     k:param("MUL", { 1 })
+    local sink = 0
     k:launcher(function(run)
       run:launch(k)
-      local t0 = os.clock()
-      while os.clock() - t0 < 0.002 do end -- a 2 ms host step
+      for i = 1, 300000 do sink = sink + i % 7 end -- a host step of a few milliseconds
     end)
     local plain = tuner:tune(k, { repeats = 3 })[1]
     local with_host = tuner:tune(k, { repeats = 3, objective = "kernel+host" })[1]
-    assert.is_true(plain.overheads_ms.launcher >= 4 * 2)
+    assert.is_true(plain.overheads_ms.launcher >= 4 * 1)
     assert.is_true(plain.time_ms < 1)
-    assert.is_true(with_host.time_ms >= 2)
+    assert.is_true(with_host.time_ms >= 1)
     assert.has_error(function() tuner:tune(k, { objective = "wall" }) end,
       "tune options.objective: expected 'kernel' or 'kernel+host', got 'wall'")
   end)

@@ -1,0 +1,32 @@
+/*
+** builder.h: compiling on worker threads. A job is a (source, options)
+** pair; workers call the backend's thread-safe compile while the owning
+** thread goes on (running the previous configuration on the device).
+*/
+#ifndef KT_BUILDER_H
+#define KT_BUILDER_H
+
+#include "backend.h"
+
+typedef struct kt_builder kt_builder;
+typedef struct kt_build_job kt_build_job;
+
+/* threads <= 0: one per online processor. */
+kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_error *err);
+/* Waits for the running jobs and frees everything; every job must have
+** been waited for or cancelled. */
+void kt_builder_free(kt_builder *b);
+int kt_builder_threads(const kt_builder *b);
+
+/* Queues a compile (the strings are copied). */
+kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,
+                                kt_error *err);
+/* Waits for a job and frees it. Returns the program, or NULL when it did
+** not compile (*log says why; the caller frees it). *compile_ns is the
+** time the compile took on its worker. */
+kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *job, char **log, double *compile_ns);
+/* Forgets a job: a queued one is dropped, a running one is freed (with its
+** program) when it finishes. */
+void kt_builder_cancel(kt_builder *b, kt_build_job *job);
+
+#endif
