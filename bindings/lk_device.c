@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/remote.h"
 #include "lk.h"
 
 void lk_push_device(lua_State *L, const kt_device_info *d) {
@@ -60,8 +61,13 @@ static device_list *get_list(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &LIST_KEY);
+  /* Listing initialises drivers: in a process that forks device servers
+  ** that is done by a short-lived server. */
   kt_error err;
-  if (kt_devices(&dl->list, &dl->n, dl->why, sizeof dl->why, &err)) lk_error(L, &err);
+  int rc = kt_drivers_in_process()
+               ? kt_devices(&dl->list, &dl->n, dl->why, sizeof dl->why, &err)
+               : kt_devices_remote(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
+  if (rc) lk_error(L, &err);
   return dl;
 }
 

@@ -15,15 +15,16 @@ static kt_tuner *check_tuner(lua_State *L, int idx) {
   return ut->t;
 }
 
-/* kt.tuner([device][, {build_threads = N}]) */
+/* kt.tuner([device][, {build_threads = N, isolate = true}]) */
 static int l_tuner(lua_State *L) {
-  static const char *const keys[] = {"build_threads", NULL};
-  int threads = 0;
+  static const char *const keys[] = {"build_threads", "isolate", NULL};
+  int threads = 0, isolate = 1;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lk_check_keys(L, 2, "tuner options", keys);
     threads = (int)lk_opt_integer(L, 2, "tuner options", "build_threads", 0);
     if (threads < 0) luaL_error(L, "tuner options.build_threads must not be negative");
+    isolate = lk_opt_boolean(L, 2, "tuner options", "isolate", 1);
   }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
@@ -31,7 +32,7 @@ static int l_tuner(lua_State *L) {
   ut->t = NULL;
   luaL_setmetatable(L, LK_TUNER);
   kt_error err;
-  ut->t = kt_tuner_new(&dev, threads, &err);
+  ut->t = kt_tuner_new(&dev, threads, isolate, &err);
   kt_device_clear(&dev);
   if (!ut->t) return lk_error(L, &err);
   lk_push_device(L, kt_tuner_device(ut->t));
@@ -153,6 +154,26 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   return ref;
 }
 
+/* time_limit = seconds, or {factor = 50, floor = 10} (seconds). */
+static void check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
+  static const char *const keys[] = {"factor", "floor", NULL};
+  int t = lk_get_field(L, opts, "time_limit");
+  if (t == LUA_TNUMBER) {
+    o->time_limit_ns = lua_tonumber(L, -1) * 1e9;
+    if (o->time_limit_ns <= 0) luaL_error(L, "tune options.time_limit must be positive");
+  } else if (t == LUA_TTABLE) {
+    int idx = lua_gettop(L);
+    lk_check_keys(L, idx, "tune options.time_limit", keys);
+    o->time_factor = lk_opt_number(L, idx, "time_limit", "factor", KT_TIME_FACTOR_DEFAULT);
+    o->time_floor_ns = lk_opt_number(L, idx, "time_limit", "floor", KT_TIME_FLOOR_DEFAULT / 1e9) * 1e9;
+    if (o->time_factor <= 0 || o->time_floor_ns <= 0)
+      luaL_error(L, "tune options.time_limit: factor and floor must be positive");
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "tune options.time_limit: expected seconds or {factor =, floor =}");
+  }
+  lua_pop(L, 1);
+}
+
 /* What a tuning holds until it ends, freed by the collector if a Lua
 ** error cuts it short. */
 typedef struct tune_hold {
@@ -222,8 +243,9 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
 
 /* tuner:tune(kernel[, options]) -> results */
 static int tuner_tune(lua_State *L) {
-  static const char *const keys[] = {"search", "seed", "stop", "repeats", "progress",
-                                     "output", "objective", "journal", NULL};
+  static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
+                                     "progress",  "output",  "objective",  "journal",
+                                     "time_limit", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -244,6 +266,7 @@ static int tuner_tune(lua_State *L) {
   h->searcher = lk_check_searcher(L, 3, 2, seed);
   o.searcher = h->searcher;
   o.journal = lk_opt_string(L, 3, "tune options", "journal", NULL);
+  check_time_limit(L, 3, &o);
   o.progress = h->progress ? progress_call : NULL;
   o.progress_ud = h->progress;
   kt_error err;
@@ -318,6 +341,10 @@ static int tuner_index(lua_State *L) {
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "device") == 0) {
     lua_getiuservalue(L, 1, 1);
+    return 1;
+  }
+  if (strcmp(key, "isolated") == 0) {
+    lua_pushboolean(L, kt_tuner_isolated(check_tuner(L, 1)));
     return 1;
   }
   luaL_getmetafield(L, 1, "methods");

@@ -51,7 +51,9 @@ typedef enum kt_fault {
   KT_FAULT_NONE = 0,
   KT_FAULT_LAUNCH,  /* the device refused the launch: launch_failed */
   KT_FAULT_RUNTIME, /* the kernel failed while running: runtime_failed */
-  KT_FAULT_FATAL    /* the context is unusable or the host ran out */
+  KT_FAULT_FATAL,   /* the context is unusable or the host ran out */
+  KT_FAULT_TIMEOUT, /* past the time limit; the context was given up: timeout */
+  KT_FAULT_LOST     /* the context was lost (its process died): runtime_failed */
 } kt_fault;
 
 typedef struct kt_backend {
@@ -103,6 +105,14 @@ typedef struct kt_backend {
   /* Device time of a finished launch, in nanoseconds; < 0 if unknown. */
   double (*event_ns)(kt_bctx *ctx, kt_bevent *ev);
   void (*event_free)(kt_bctx *ctx, kt_bevent *ev);
+
+  /* Optional (NULL where a backend has no such notion): */
+  /* Waits on the device give up at this kt_now_ns() time (0: never), with
+  ** KT_FAULT_TIMEOUT. */
+  void (*set_deadline)(kt_bctx *ctx, int64_t deadline_ns);
+  /* Counts the times the context was recreated: every buffer, program and
+  ** kernel made before a change is gone. */
+  uint64_t (*generation)(kt_bctx *ctx);
 } kt_backend;
 
 extern const kt_backend kt_backend_opencl;

@@ -77,6 +77,11 @@ void kt_build_cache_free(kt_build_cache *c) {
   free(c);
 }
 
+void kt_build_cache_clear(kt_build_cache *c) {
+  for (size_t i = 0; i < c->n; i++) entry_clear(c, &c->entries[i]);
+  c->n = 0;
+}
+
 /* Prefetched compiles that nobody asked for are dropped (a tuning ended
 ** before reaching them). */
 void kt_build_cache_cancel_pending(kt_build_cache *c) {

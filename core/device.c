@@ -11,6 +11,12 @@
 static const kt_backend *const backends[] = {&kt_backend_opencl};
 #define NBACKENDS (sizeof backends / sizeof backends[0])
 
+const kt_backend *kt_backend_named(const char *name) {
+  for (size_t b = 0; b < NBACKENDS; b++)
+    if (strcmp(backends[b]->name, name) == 0) return backends[b];
+  return NULL;
+}
+
 int kt_devices(kt_device_info **list, size_t *n, char *why, size_t whysize,
                kt_error *err) {
   size_t cap = 0;

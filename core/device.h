@@ -34,6 +34,8 @@ struct kt_device_info {
 int kt_devices(kt_device_info **list, size_t *n, char *why, size_t whysize,
                kt_error *err);
 void kt_devices_free(kt_device_info *list, size_t n);
+/* The backend of that name ("opencl", "cuda"), or NULL. */
+const kt_backend *kt_backend_named(const char *name);
 int kt_device_copy(kt_device_info *dst, const kt_device_info *src, kt_error *err);
 void kt_device_clear(kt_device_info *dev);
 

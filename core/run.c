@@ -430,13 +430,22 @@ int kt_run_set_args(kt_run *run, size_t ki, kt_arg *const *args, size_t n, kt_er
 
 /* ---- executing ---- */
 
+/* The status a fault gives the configuration. */
+static kt_status fault_status(kt_fault fault) {
+  switch (fault) {
+    case KT_FAULT_LAUNCH: return KT_LAUNCH_FAILED;
+    case KT_FAULT_TIMEOUT: return KT_TIMEOUT;
+    default: return KT_RUNTIME_FAILED;
+  }
+}
+
 /* Waits for the queues and adds up the device time of the launches. */
 static int collect(kt_run *run, kt_error *err) {
   kt_tuner *t = run->tuner;
   kt_error ferr;
   if (finish(run, -1, &ferr)) {
     if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);
-    if (run->status == KT_OK) config_fails(run, KT_RUNTIME_FAILED, ferr.msg);
+    if (run->status == KT_OK) config_fails(run, fault_status(run->fault), ferr.msg);
   }
   for (size_t i = 0; i < run->nevents; i++) {
     double ns = run->status == KT_OK ? t->be->event_ns(t->ctx, run->events[i]) : 0;
@@ -457,13 +466,15 @@ int kt_run_execute(kt_run *run, kt_error *err) {
   run->data_ns = (double)(t1 - t0);
   kt_launcher_fn launcher = run->task->launcher ? run->task->launcher : launch_all;
   kt_error lerr;
+  if (run->time_limit_ns > 0) tuner_set_deadline(run->tuner, t1 + run->time_limit_ns);
   int rc = launcher(run, run->task->launcher_cb.ud, &lerr);
   /* Host time: the launcher's wall time less its waits for the device. */
   run->launcher_ns = (double)(kt_now_ns() - t1) - run->wait_ns;
   if (rc) {
     if (run->fault == KT_FAULT_FATAL && !run->task->launcher) return kt_fail(err, "%s", lerr.msg);
-    config_fails(run, run->fault == KT_FAULT_LAUNCH ? KT_LAUNCH_FAILED : KT_RUNTIME_FAILED,
-                 lerr.msg);
+    config_fails(run, fault_status(run->fault), lerr.msg);
   }
-  return collect(run, err);
+  rc = collect(run, err);
+  tuner_set_deadline(run->tuner, 0);
+  return rc;
 }

@@ -57,6 +57,7 @@ struct kt_run {
   double data_ns;          /* restoring buffers before the last execution */
   double wait_ns;          /* waiting for the device in the last execution */
   size_t launches;
+  int64_t time_limit_ns;   /* for one execution's device waits (0: none) */
   kt_fault fault;          /* of the last failed call */
   kt_bevent **events;
   size_t nevents, capevents;

@@ -37,6 +37,7 @@ static int config_of(const kt_task *task, const uint32_t *vi, kt_config *cfg,
 static int run_fresh(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_run *run,
                      kt_error *err) {
   kt_config cfg;
+  tuner_recover(t);
   if (config_of(task, vi, &cfg, err) || tuner_upload(t, task, NULL, err)) return -1;
   if (kt_run_prepare(run, t, task, &cfg, err)) {
     kt_run_release(run);
@@ -201,15 +202,39 @@ static int measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   return 0;
 }
 
+/* The time one execution may wait for the device. */
+static int64_t time_limit(const tuning *tu) {
+  const kt_tune_opts *o = tu->opts;
+  if (!tuner_can_time_out(tu->t)) return 0;
+  if (o->time_limit_ns > 0) return (int64_t)o->time_limit_ns;
+  const kt_result *best = kt_results_best(tu->results);
+  double factor = o->time_factor > 0 ? o->time_factor : KT_TIME_FACTOR_DEFAULT;
+  double floor = o->time_floor_ns > 0 ? o->time_floor_ns : KT_TIME_FLOOR_DEFAULT;
+  double limit = best ? factor * best->time_ns : floor;
+  return (int64_t)(limit > floor ? limit : floor);
+}
+
 static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   kt_config cfg = {tu->task->space, res->index, res->vi};
   kt_run run;
+  /* A lost context (a timeout or crash before) comes back with the data. */
+  if (tuner_recover(tu->t) && tuner_upload(tu->t, tu->task, NULL, err)) return -1;
+  uint64_t gen = tuner_generation(tu->t);
   int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
+  run.time_limit_ns = time_limit(tu);
   res->over.build = run.build_ns;
   res->compile_ns = run.compile_ns;
   if (rc == 0) rc = copy_sizes(res, &run, err);
   if (rc == 0 && run.status == KT_OK) rc = measure(tu, &run, res, err);
+  if (rc && tuner_generation(tu->t) != gen) {
+    /* The device process was lost during this configuration: it fails,
+    ** the tuning goes on. */
+    rc = 0;
+    if (run.status == KT_OK) run.status = KT_RUNTIME_FAILED;
+    free(run.error);
+    run.error = strdup(err->msg);
+  }
   res->status = run.status;
   if (run.status != KT_OK) {
     res->time_ns = NAN;

@@ -3,20 +3,46 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "remote.h"
 #include "tuner_int.h"
 
 #define BUILD_CACHE_ENTRIES 64
 
-kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, kt_error *err) {
+uint64_t tuner_generation(const kt_tuner *t) {
+  return t->ctx && t->be->generation ? t->be->generation(t->ctx) : 0;
+}
+
+/* Opens dev in this process: the device handle must come from this
+** process's own listing. */
+static kt_bctx *open_here(const kt_device_info *dev, kt_error *err) {
+  kt_device_info *list;
+  size_t n;
+  kt_drivers_in_process_set();
+  if (kt_devices(&list, &n, NULL, 0, err)) return NULL;
+  int found = kt_device_find(list, n, dev->id, err);
+  kt_bctx *ctx = found >= 0 ? list[found].backend->open(&list[found], err) : NULL;
+  kt_devices_free(list, n);
+  return ctx;
+}
+
+kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolate,
+                       kt_error *err) {
   kt_tuner *t = kt_calloc(1, sizeof *t, err);
   if (!t) return NULL;
   if (kt_device_copy(&t->device, dev, err)) {
     free(t);
     return NULL;
   }
-  t->be = dev->backend;
-  if (!(t->ctx = t->be->open(dev, err)) ||
+  if (build_threads <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    build_threads = n > 0 ? (int)n : 1;
+  }
+  t->be = isolate ? &kt_backend_remote : dev->backend;
+  t->ctx = isolate ? kt_remote_open(dev, build_threads, err) : open_here(dev, err);
+  t->generation = tuner_generation(t);
+  if (!t->ctx ||
       !(t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, build_threads, err))) {
     kt_tuner_free(t);
     return NULL;
@@ -42,6 +68,8 @@ void kt_tuner_free(kt_tuner *t) {
 }
 
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
+
+bool kt_tuner_isolated(const kt_tuner *t) { return t->be == &kt_backend_remote; }
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   return kt_build_cache_stats(t->cache);
@@ -213,6 +241,24 @@ int tuner_restore(kt_tuner *t, kt_error *err) {
   }
   return 0;
 }
+
+/* After the context was lost (a timeout, a crashed device process) every
+** buffer and program is gone: forget them, so that they are made again. */
+bool tuner_recover(kt_tuner *t) {
+  uint64_t g = tuner_generation(t);
+  if (g == t->generation) return false;
+  for (size_t i = 0; i < t->narrays; i++) devarray_clear(t, &t->arrays[i]);
+  t->narrays = 0;
+  kt_build_cache_clear(t->cache);
+  t->generation = g;
+  return true;
+}
+
+void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns) {
+  if (t->be->set_deadline) t->be->set_deadline(t->ctx, deadline_ns);
+}
+
+bool tuner_can_time_out(const kt_tuner *t) { return t->be->set_deadline != NULL; }
 
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {
   devarray *d = tuner_devarray(t, a);

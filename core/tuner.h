@@ -15,8 +15,12 @@
 
 typedef struct kt_tuner kt_tuner;
 
-/* build_threads: compile threads (<= 0: one per online processor). */
-kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, kt_error *err);
+/* build_threads: compile threads (<= 0: one per online processor).
+** isolate: the device is driven from a child process (see remote.h), so
+** that kernels that hang or crash can be stopped and tuning goes on. */
+kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolate,
+                       kt_error *err);
+bool kt_tuner_isolated(const kt_tuner *t);
 void kt_tuner_free(kt_tuner *t);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
@@ -32,6 +36,8 @@ typedef struct kt_repeat {
 } kt_repeat;
 
 #define KT_REPEAT_DEFAULT ((kt_repeat){0, 0.02, 3, 50})
+#define KT_TIME_FACTOR_DEFAULT 50.0
+#define KT_TIME_FLOOR_DEFAULT 10e9
 
 
 typedef struct kt_tune_opts {
@@ -40,6 +46,10 @@ typedef struct kt_tune_opts {
   kt_repeat repeat;
   bool include_host;     /* a sample is kernel time plus the launcher's host time */
   const char *journal;   /* append each result to this file (NULL: none) */
+  /* How long one execution may wait for the device (isolated tuners):
+  ** time_limit_ns when set, else time_factor times the best time so far,
+  ** but never less than time_floor_ns. */
+  double time_limit_ns, time_factor, time_floor_ns;
   kt_progress_fn progress;
   void *progress_ud;
 } kt_tune_opts;

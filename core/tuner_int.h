@@ -23,6 +23,7 @@ struct kt_tuner {
   kt_device_info device;
   const kt_backend *be;
   kt_bctx *ctx;
+  uint64_t generation; /* of the context, as the buffers below know it */
   kt_build_cache *cache;
   devarray *arrays;
   size_t narrays, caparrays;
@@ -41,6 +42,14 @@ int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err);
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
 /* Restores every dirty array from its pristine copy. */
 int tuner_restore(kt_tuner *t, kt_error *err);
+/* Counts the losses of the context (see kt_backend.generation). */
+uint64_t tuner_generation(const kt_tuner *t);
+/* True when the context was lost and recreated: buffers and programs were
+** forgotten, and arrays must be bound and uploaded again. */
+bool tuner_recover(kt_tuner *t);
+/* Device waits give up at this time (0: never), where the backend can. */
+void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns);
+bool tuner_can_time_out(const kt_tuner *t);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
 /* Calls fn for every distinct array the task's kernels use. */

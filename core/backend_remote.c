@@ -1,0 +1,657 @@
+/*
+** backend_remote.c: the tuner's side of an isolated device (remote.h).
+** Each call becomes a message to the device server; calls that need no
+** answer (launches, copies, frees) are sent without waiting, and their
+** failures come back with the next FINISH. A wait that runs past the
+** deadline, or a server that dies, loses the context: the server is
+** killed, the generation counts up, and the next call starts a new one.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "remote.h"
+#include "remote_proto.h"
+#include "wire.h"
+
+struct kt_bctx {
+  kt_device_info dev;     /* to open again after a loss */
+  bool has_device;        /* false for a server that only lists devices */
+  pid_t pid;
+  bool alive;
+  uint64_t generation;
+  int fd;                 /* the main connection (the owning thread's) */
+  int nchannels;
+  int *cfds;              /* compile connections, shared by compile threads */
+  bool *cbusy;
+  pthread_mutex_t lock;
+  pthread_cond_t freed;
+  unsigned char *staging;
+  size_t staging_size;
+  int64_t deadline;
+  uint32_t next_id;
+  kt_bevent **events;     /* launched, waiting for their time from a FINISH */
+  size_t nevents, capevents;
+  kt_msg out, in;
+};
+
+struct kt_bbuf { uint64_t gen; uint32_t id; };
+struct kt_bprog { uint64_t gen; uint32_t id; };
+struct kt_bkernel { uint64_t gen; uint32_t id; size_t max_group; };
+struct kt_bevent { uint64_t gen; uint32_t id; double ns; };
+
+/* ---- the server's life ---- */
+
+static void close_channels(kt_bctx *c) {
+  pthread_mutex_lock(&c->lock);
+  /* Calls in flight fail fast once the server is gone; wait for them. */
+  for (int i = 0; i < c->nchannels; i++)
+    while (c->cbusy[i]) pthread_cond_wait(&c->freed, &c->lock);
+  for (int i = 0; i < c->nchannels; i++) {
+    if (c->cfds[i] >= 0) close(c->cfds[i]);
+    c->cfds[i] = -1;
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+static void describe_exit(int status, char *buf, size_t size) {
+  if (WIFSIGNALED(status))
+    snprintf(buf, size, "the device process died of signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+  else
+    snprintf(buf, size, "the device process exited with status %d", WEXITSTATUS(status));
+}
+
+/* Stops the server (it may be stuck rather than dead) and returns how it
+** ended. */
+static int stop_server(kt_bctx *c) {
+  int status = 0;
+  kill(c->pid, SIGKILL);
+  close(c->fd);
+  c->fd = -1;
+  waitpid(c->pid, &status, 0);
+  close_channels(c);
+  c->alive = false;
+  return status;
+}
+
+/* Ends the server and every object it held (the generation counts up);
+** says why in err (when given) with the fault. */
+static int lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char *why) {
+  char buf[256];
+  if (c->alive) {
+    int status = stop_server(c);
+    if (!why) {
+      describe_exit(status, buf, sizeof buf);
+      why = buf;
+    }
+    c->generation++;
+  }
+  if (out) *out = fault;
+  return kt_fail(err, "%s", why ? why : "the device process is gone");
+}
+
+static int make_pair(int *parent, int *child) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  *parent = sv[0];
+  *child = sv[1];
+  return 0;
+}
+
+/* In the new server: closes every inherited descriptor but its own, so
+** that other servers' connections reach end of file when their tuners
+** close them. */
+static void keep_only(int mainc, const int *channels, int n) {
+  long most = sysconf(_SC_OPEN_MAX);
+  for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++) {
+    bool keep = fd == mainc;
+    for (int i = 0; i < n && !keep; i++) keep = fd == channels[i];
+    if (!keep) close(fd);
+  }
+}
+
+/* Forks a server; with a device, opens it there. */
+static int spawn(kt_bctx *c, kt_error *err);
+
+static int call(kt_bctx *c, kt_fault *fault, kt_error *err);
+
+static int open_device(kt_bctx *c, kt_error *err) {
+  kt_msg_reset(&c->out);
+  kt_msg_put_u32(&c->out, OP_OPEN);
+  kt_msg_put_str(&c->out, c->dev.id);
+  kt_fault fault;
+  return call(c, &fault, err);
+}
+
+static int spawn(kt_bctx *c, kt_error *err) {
+  int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
+  if (!child) return kt_fail(err, "out of memory starting the device process");
+  bool ok = make_pair(&mainp, &mainc) == 0;
+  pthread_mutex_lock(&c->lock);
+  for (int i = 0; i < n && ok; i++) {
+    ok = make_pair(&c->cfds[i], &child[i]) == 0;
+    if (!ok) c->cfds[i] = -1;
+  }
+  pid_t pid = ok ? fork() : -1;
+  if (pid == 0) {
+    keep_only(mainc, child, n);
+    kt_server_main(mainc, child, n, c->staging, c->staging_size);
+  }
+  for (int i = 0; i < n; i++)
+    if (ok || child[i] > 0) close(child[i]);
+  pthread_mutex_unlock(&c->lock);
+  free(child);
+  if (ok) close(mainc);
+  if (!ok || pid < 0) {
+    kt_fail(err, "cannot start the device process: %s", strerror(errno));
+    return -1;
+  }
+  c->pid = pid;
+  c->fd = mainp;
+  c->alive = true;
+  return c->has_device ? open_device(c, err) : 0;
+}
+
+static int ensure(kt_bctx *c, kt_error *err) {
+  return c->alive ? 0 : spawn(c, err);
+}
+
+/* Sends the request in c->out; waits for the reply in c->in. */
+static int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_NONE;
+  if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
+  kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
+  if (rc == KT_WIRE_TIMEOUT)
+    return lose(c, KT_FAULT_TIMEOUT, fault, err,
+                "the configuration ran past its time limit; its device process was stopped");
+  if (rc != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
+  *fault = (kt_fault)kt_msg_get_u32(&c->in);
+  if (*fault == KT_FAULT_NONE) return 0;
+  char *msg = kt_msg_get_str(&c->in);
+  kt_fail(err, "%s", msg ? msg : "the device process failed");
+  free(msg);
+  return -1;
+}
+
+static int post(kt_bctx *c, kt_error *err) {
+  if (kt_wire_send(c->fd, &c->out) == KT_WIRE_OK) return 0;
+  return lose(c, KT_FAULT_LOST, NULL, err, NULL);
+}
+
+/* A request on the main connection, the server started if needed. */
+static int begin(kt_bctx *c, uint32_t op, kt_error *err) {
+  if (ensure(c, err)) return -1;
+  kt_msg_reset(&c->out);
+  return kt_msg_put_u32(&c->out, op);
+}
+
+static int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {
+  if (c->alive && gen == c->generation) return 0;
+  if (fault) *fault = KT_FAULT_LOST;
+  return kt_fail(err, "the device process that held this object was restarted");
+}
+
+static void rm_close(kt_bctx *c);
+
+static kt_bctx *ctx_new(int channels, kt_error *err) {
+  kt_bctx *c = kt_calloc(1, sizeof *c, err);
+  if (!c) return NULL;
+  c->fd = -1;
+  c->generation = 1;
+  c->nchannels = channels > 0 ? channels : 1;
+  c->cfds = kt_calloc((size_t)c->nchannels, sizeof *c->cfds, err);
+  c->cbusy = kt_calloc((size_t)c->nchannels, sizeof *c->cbusy, err);
+  c->staging_size = KT_STAGING_BYTES;
+  c->staging = mmap(NULL, c->staging_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                    -1, 0);
+  pthread_mutex_init(&c->lock, NULL);
+  pthread_cond_init(&c->freed, NULL);
+  kt_msg_init(&c->out);
+  kt_msg_init(&c->in);
+  if (!c->cfds || !c->cbusy || c->staging == MAP_FAILED) {
+    if (c->staging == MAP_FAILED) c->staging = NULL;
+    kt_fail(err, "cannot set up the device process's connections");
+    rm_close(c);
+    return NULL;
+  }
+  for (int i = 0; i < c->nchannels; i++) c->cfds[i] = -1;
+  return c;
+}
+
+static void rm_close(kt_bctx *c) {
+  if (!c) return;
+  if (c->alive) stop_server(c); /* the driver cleans up after its process */
+  for (size_t i = 0; i < c->nevents; i++) c->events[i]->gen = 0;
+  free(c->events);
+  if (c->staging) munmap(c->staging, c->staging_size);
+  pthread_cond_destroy(&c->freed);
+  pthread_mutex_destroy(&c->lock);
+  kt_msg_free(&c->out);
+  kt_msg_free(&c->in);
+  kt_device_clear(&c->dev);
+  free(c->cfds);
+  free(c->cbusy);
+  free(c);
+}
+
+kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err) {
+  if (kt_drivers_in_process())
+    return kt_fail(err, "this process uses a device driver directly (a tuner with isolate = "
+                        "false), so it can no longer start isolated device processes"), NULL;
+  kt_bctx *c = ctx_new(channels, err);
+  if (!c) return NULL;
+  if (kt_device_copy(&c->dev, dev, err)) {
+    rm_close(c);
+    return NULL;
+  }
+  c->has_device = true;
+  if (spawn(c, err)) {
+    rm_close(c);
+    return NULL;
+  }
+  return c;
+}
+
+static kt_bctx *rm_open(const kt_device_info *dev, kt_error *err) {
+  return kt_remote_open(dev, 1, err);
+}
+
+/* ---- listing devices ---- */
+
+static int get_device(kt_msg *in, kt_device_info *d, kt_error *err) {
+  char *id = kt_msg_get_str(in), *backend = kt_msg_get_str(in);
+  memset(d, 0, sizeof *d);
+  snprintf(d->id, sizeof d->id, "%s", id ? id : "");
+  d->backend = backend ? kt_backend_named(backend) : NULL;
+  free(id);
+  free(backend);
+  d->platform = (int)kt_msg_get_u32(in);
+  d->index = (int)kt_msg_get_u32(in);
+  uint32_t n = kt_msg_get_u32(in);
+  int rc = d->backend ? 0 : kt_fail(err, "the device process named an unknown backend");
+  for (uint32_t i = 0; i < n && rc == 0 && !in->bad; i++) {
+    char *key = kt_msg_get_str(in), *s;
+    kt_prop_type type = (kt_prop_type)kt_msg_get_u32(in);
+    int64_t v = (int64_t)kt_msg_get_u64(in), sizes[3];
+    s = kt_msg_get_str(in);
+    int nsizes = (int)kt_msg_get_u32(in);
+    for (int k = 0; k < 3; k++) sizes[k] = (int64_t)kt_msg_get_u64(in);
+    if (!key) rc = kt_fail(err, "a device description is cut short");
+    else if (type == KT_PROP_INT) rc = kt_device_set_int(d, key, v, err);
+    else if (type == KT_PROP_STRING) rc = kt_device_set_string(d, key, s ? s : "", err);
+    else rc = kt_device_set_sizes(d, key, sizes, nsizes, err);
+    free(key);
+    free(s);
+  }
+  if (rc == 0 && in->bad) rc = kt_fail(err, "a device description is cut short");
+  return rc;
+}
+
+int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
+                      kt_error *err) {
+  *list = NULL;
+  *n = 0;
+  kt_bctx *c = ctx_new(1, err);
+  kt_fault fault;
+  int rc = c && spawn(c, err) == 0 && begin(c, OP_ENUMERATE, err) == 0 ? call(c, &fault, err) : -1;
+  uint32_t count = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
+  if (rc == 0 && !(*list = kt_calloc(count ? count : 1, sizeof **list, err))) rc = -1;
+  for (uint32_t i = 0; i < count && rc == 0; i++) {
+    rc = get_device(&c->in, &(*list)[i], err);
+    *n = i + 1;
+  }
+  char *reason = rc == 0 ? kt_msg_get_str(&c->in) : NULL;
+  if (why && whysize) snprintf(why, whysize, "%s", reason ? reason : "");
+  free(reason);
+  rm_close(c);
+  if (rc) {
+    kt_devices_free(*list, *n);
+    *list = NULL;
+    *n = 0;
+  }
+  return rc;
+}
+
+/* ---- buffers ---- */
+
+static kt_bbuf *rm_buffer_new(kt_bctx *c, size_t bytes, kt_placement place, kt_access access,
+                              kt_error *err) {
+  kt_bbuf *b = kt_alloc(sizeof *b, err);
+  kt_fault fault;
+  if (!b || begin(c, OP_BUF_NEW, err)) {
+    free(b);
+    return NULL;
+  }
+  *b = (kt_bbuf){c->generation, ++c->next_id};
+  kt_msg_put_u32(&c->out, b->id);
+  kt_msg_put_u64(&c->out, bytes);
+  kt_msg_put_u32(&c->out, (uint32_t)place);
+  kt_msg_put_u32(&c->out, (uint32_t)access);
+  if (call(c, &fault, err)) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+/* Frees of objects from an earlier server have nothing left to free. */
+static void free_remote(kt_bctx *c, uint32_t op, uint64_t gen, uint32_t id) {
+  if (!c->alive || gen != c->generation || begin(c, op, NULL)) return;
+  kt_msg_put_u32(&c->out, id);
+  post(c, NULL);
+}
+
+static void rm_buffer_free(kt_bctx *c, kt_bbuf *b) {
+  if (!b) return;
+  free_remote(c, OP_BUF_FREE, b->gen, b->id);
+  free(b);
+}
+
+/* Transfers go through the staging area a chunk at a time. */
+static int transfer(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t bytes,
+                    unsigned char *host, kt_error *err) {
+  kt_fault fault;
+  if (stale(c, b->gen, NULL, err)) return -1;
+  for (size_t done = 0; done < bytes;) {
+    size_t chunk = bytes - done < c->staging_size ? bytes - done : c->staging_size;
+    if (op == OP_WRITE) memcpy(c->staging, host + done, chunk);
+    if (begin(c, (uint32_t)op, err)) return -1;
+    kt_msg_put_u32(&c->out, b->id);
+    kt_msg_put_u32(&c->out, (uint32_t)q);
+    kt_msg_put_u64(&c->out, off + done);
+    kt_msg_put_u64(&c->out, chunk);
+    if (call(c, &fault, err)) return -1;
+    if (op == OP_READ) memcpy(host + done, c->staging, chunk);
+    done += chunk;
+  }
+  return 0;
+}
+
+static int rm_buffer_write(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,
+                           const void *src, bool blocking, kt_error *err) {
+  (void)blocking; /* the data must be in the staging area before the call returns */
+  return transfer(c, OP_WRITE, q, b, off, bytes, (unsigned char *)src, err);
+}
+
+static int rm_buffer_read(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
+                          bool blocking, kt_error *err) {
+  (void)blocking;
+  return transfer(c, OP_READ, q, b, off, bytes, dst, err);
+}
+
+static int rm_buffer_copy(kt_bctx *c, int q, kt_bbuf *dst, size_t doff, kt_bbuf *src,
+                          size_t soff, size_t bytes, kt_error *err) {
+  if (stale(c, dst->gen, NULL, err) || stale(c, src->gen, NULL, err) ||
+      begin(c, OP_COPY, err))
+    return -1;
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u32(&c->out, dst->id);
+  kt_msg_put_u64(&c->out, doff);
+  kt_msg_put_u32(&c->out, src->id);
+  kt_msg_put_u64(&c->out, soff);
+  kt_msg_put_u64(&c->out, bytes);
+  return post(c, err);
+}
+
+static int rm_buffer_fill_zero(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,
+                               kt_error *err) {
+  if (stale(c, b->gen, NULL, err) || begin(c, OP_FILL_ZERO, err)) return -1;
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u32(&c->out, b->id);
+  kt_msg_put_u64(&c->out, off);
+  kt_msg_put_u64(&c->out, bytes);
+  return post(c, err);
+}
+
+/* ---- programs and kernels ---- */
+
+static int take_channel(kt_bctx *c, uint64_t *gen) {
+  pthread_mutex_lock(&c->lock);
+  int ch = -1;
+  for (;;) {
+    for (int i = 0; i < c->nchannels && ch < 0; i++)
+      if (!c->cbusy[i] && c->cfds[i] >= 0) ch = i;
+    bool none_open = true;
+    for (int i = 0; i < c->nchannels; i++)
+      if (c->cfds[i] >= 0) none_open = false;
+    if (ch >= 0 || none_open) break;
+    pthread_cond_wait(&c->freed, &c->lock);
+  }
+  if (ch >= 0) c->cbusy[ch] = true;
+  *gen = c->generation;
+  pthread_mutex_unlock(&c->lock);
+  return ch;
+}
+
+static void give_channel(kt_bctx *c, int ch) {
+  pthread_mutex_lock(&c->lock);
+  c->cbusy[ch] = false;
+  pthread_cond_broadcast(&c->freed);
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* Called from compile threads: each takes a compile connection of its own. */
+static kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, char **log,
+                            kt_error *err) {
+  *log = NULL;
+  kt_bprog *p = kt_alloc(sizeof *p, err);
+  if (!p) return NULL;
+  pthread_mutex_lock(&c->lock);
+  p->id = ++c->next_id;
+  pthread_mutex_unlock(&c->lock);
+  int ch = take_channel(c, &p->gen);
+  if (ch < 0) {
+    free(p);
+    return kt_fail(err, "the device process is restarting"), NULL;
+  }
+  kt_msg out, in;
+  kt_msg_init(&out);
+  kt_msg_init(&in);
+  kt_msg_put_u32(&out, OP_COMPILE);
+  kt_msg_put_u32(&out, p->id);
+  kt_msg_put_str(&out, source);
+  kt_msg_put_str(&out, options);
+  bool ok = kt_wire_send(c->cfds[ch], &out) == KT_WIRE_OK &&
+            kt_wire_recv(c->cfds[ch], &in, 0) == KT_WIRE_OK;
+  give_channel(c, ch);
+  uint32_t compiled = 0;
+  if (ok) {
+    kt_msg_get_u32(&in); /* status: always none on this connection */
+    compiled = kt_msg_get_u32(&in);
+    *log = kt_msg_get_str(&in);
+  }
+  kt_msg_free(&out);
+  kt_msg_free(&in);
+  if (ok && compiled) return p;
+  free(p);
+  kt_fail(err, "%s", ok ? "compilation failed" : "the device process stopped during a compile");
+  if (!ok) {
+    free(*log);
+    *log = NULL;
+  }
+  return NULL;
+}
+
+static void rm_prog_free(kt_bctx *c, kt_bprog *p) {
+  if (!p) return;
+  free_remote(c, OP_PROG_FREE, p->gen, p->id);
+  free(p);
+}
+
+static kt_bkernel *rm_kernel(kt_bctx *c, kt_bprog *p, const char *name, kt_error *err) {
+  kt_fault fault;
+  if (stale(c, p->gen, NULL, err)) return NULL;
+  kt_bkernel *k = kt_alloc(sizeof *k, err);
+  if (!k || begin(c, OP_KERNEL, err)) {
+    free(k);
+    return NULL;
+  }
+  *k = (kt_bkernel){c->generation, ++c->next_id, 0};
+  kt_msg_put_u32(&c->out, k->id);
+  kt_msg_put_u32(&c->out, p->id);
+  kt_msg_put_str(&c->out, name);
+  if (call(c, &fault, err)) {
+    free(k);
+    return NULL;
+  }
+  k->max_group = (size_t)kt_msg_get_u64(&c->in);
+  return k;
+}
+
+static void rm_kernel_free(kt_bctx *c, kt_bkernel *k) {
+  if (!k) return;
+  free_remote(c, OP_KERNEL_FREE, k->gen, k->id);
+  free(k);
+}
+
+static size_t rm_kernel_max_group(kt_bctx *c, kt_bkernel *k) {
+  (void)c;
+  return k->max_group;
+}
+
+/* ---- launches and events ---- */
+
+static int put_args(kt_bctx *c, const kt_launch_arg *args, size_t n, kt_error *err) {
+  kt_msg_put_u32(&c->out, (uint32_t)n);
+  for (size_t i = 0; i < n; i++) {
+    const kt_launch_arg *a = &args[i];
+    kt_msg_put_u32(&c->out, (uint32_t)a->kind);
+    if (a->kind == KT_LARG_BUFFER) {
+      if (stale(c, a->buf->gen, NULL, err)) return -1;
+      kt_msg_put_u32(&c->out, a->buf->id);
+    } else if (a->kind == KT_LARG_SCALAR) {
+      kt_msg_put_u32(&c->out, (uint32_t)a->size);
+      kt_msg_put(&c->out, a->bytes, a->size);
+    } else {
+      kt_msg_put_u64(&c->out, a->size);
+    }
+  }
+  return 0;
+}
+
+static int rm_launch(kt_bctx *c, int q, kt_bkernel *k, const kt_launch_arg *args, size_t nargs,
+                     int dims, const size_t global[3], const size_t local[3], kt_bevent **ev,
+                     kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_LOST;
+  kt_bevent *e = NULL;
+  if (stale(c, k->gen, NULL, err) || begin(c, OP_LAUNCH, err)) return -1;
+  if (ev && (!(e = kt_alloc(sizeof *e, err)) ||
+             kt_grow(&c->events, &c->capevents, c->nevents + 1, sizeof *c->events, err))) {
+    free(e);
+    *fault = KT_FAULT_FATAL;
+    return -1;
+  }
+  if (e) *e = (kt_bevent){c->generation, ++c->next_id, NAN};
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u32(&c->out, k->id);
+  kt_msg_put_u32(&c->out, e ? e->id : 0);
+  kt_msg_put_u32(&c->out, (uint32_t)dims);
+  for (int d = 0; d < 3; d++) kt_msg_put_u64(&c->out, global[d]);
+  for (int d = 0; d < 3; d++) kt_msg_put_u64(&c->out, local[d]);
+  if (put_args(c, args, nargs, err) || post(c, err)) {
+    free(e);
+    return -1;
+  }
+  if (e) {
+    c->events[c->nevents++] = e;
+    *ev = e;
+  }
+  *fault = KT_FAULT_NONE;
+  return 0;
+}
+
+static void forget_event(kt_bctx *c, kt_bevent *e) {
+  for (size_t i = 0; i < c->nevents; i++)
+    if (c->events[i] == e) {
+      c->events[i] = c->events[--c->nevents];
+      return;
+    }
+}
+
+static void record_times(kt_bctx *c, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t id = kt_msg_get_u32(&c->in);
+    double ns = kt_msg_get_f64(&c->in);
+    for (size_t j = 0; j < c->nevents; j++)
+      if (c->events[j]->id == id) c->events[j]->ns = ns;
+  }
+}
+
+static int rm_finish(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_NONE;
+  if (!c->alive) return 0; /* nothing can be in flight */
+  if (begin(c, OP_FINISH, err)) return *fault = KT_FAULT_LOST, -1;
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  int rc = call(c, fault, err);
+  if (c->alive) record_times(c, kt_msg_get_u32(&c->in)); /* after the status (and message) */
+  return rc;
+}
+
+static double rm_event_ns(kt_bctx *c, kt_bevent *e) {
+  kt_fault fault;
+  if (!isnan(e->ns) || stale(c, e->gen, NULL, NULL) || begin(c, OP_EVENT_NS, NULL)) return e->ns;
+  kt_msg_put_u32(&c->out, e->id);
+  if (call(c, &fault, NULL)) return -1;
+  e->ns = kt_msg_get_f64(&c->in);
+  return e->ns;
+}
+
+static void rm_event_free(kt_bctx *c, kt_bevent *e) {
+  if (!e) return;
+  forget_event(c, e);
+  free_remote(c, OP_EVENT_FREE, e->gen, e->id);
+  free(e);
+}
+
+static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns) { c->deadline = deadline_ns; }
+
+static uint64_t rm_generation(kt_bctx *c) { return c->generation; }
+
+static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
+                        kt_error *err) {
+  (void)list, (void)n, (void)cap, (void)err;
+  *why = NULL; /* remote devices are listed by kt_devices_remote */
+  return 0;
+}
+
+const kt_backend kt_backend_remote = {
+    .name = "remote",
+    .enumerate = rm_enumerate,
+    .open = rm_open,
+    .close = rm_close,
+    .buffer_new = rm_buffer_new,
+    .buffer_free = rm_buffer_free,
+    .buffer_write = rm_buffer_write,
+    .buffer_read = rm_buffer_read,
+    .buffer_copy = rm_buffer_copy,
+    .buffer_fill_zero = rm_buffer_fill_zero,
+    .compile = rm_compile,
+    .prog_free = rm_prog_free,
+    .kernel = rm_kernel,
+    .kernel_free = rm_kernel_free,
+    .kernel_max_group = rm_kernel_max_group,
+    .launch = rm_launch,
+    .finish = rm_finish,
+    .event_ns = rm_event_ns,
+    .event_free = rm_event_free,
+    .set_deadline = rm_set_deadline,
+    .generation = rm_generation,
+};
+
+/* ---- the process-wide rule about drivers ---- */
+
+/* Process-wide by nature: it is a fact about this process's memory. */
+static int drivers_loaded;
+
+bool kt_drivers_in_process(void) { return drivers_loaded != 0; }
+void kt_drivers_in_process_set(void) { drivers_loaded = 1; }

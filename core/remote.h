@@ -1,0 +1,44 @@
+/*
+** remote.h: device work in a child process.
+**
+** An isolated tuner talks to its device through kt_backend_remote, a
+** backend that forwards each call to a device server: a child process,
+** forked from the tuner, that owns the real backend's context. When a
+** kernel runs past its time limit the tuner kills the server; when a
+** kernel crashes it, the tuner sees the server gone. Either way the
+** configuration gets its status (timeout, runtime_failed), a new server
+** is started, and tuning goes on. Lua, the searcher, the results and the
+** journal stay in the tuner's process.
+**
+** Drivers must not be initialised in the process that forks servers (the
+** CUDA driver and some OpenCL drivers do not survive fork), so devices are
+** listed by a short-lived server too. Once a process uses a driver itself
+** (a tuner with isolate = false), it can no longer start servers.
+*/
+#ifndef KT_REMOTE_H
+#define KT_REMOTE_H
+
+#include "device.h"
+
+extern const kt_backend kt_backend_remote;
+
+/* Lists the devices of every backend from a short-lived server. The
+** devices' backend fields name the real backends; their handles are NULL. */
+int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
+                      kt_error *err);
+
+/* Whether this process has initialised a driver itself (and so may no
+** longer fork device servers), and marking that it has. */
+bool kt_drivers_in_process(void);
+void kt_drivers_in_process_set(void);
+
+/* Opens dev in a new device server with `channels` compile connections,
+** so that that many compiles run at once. */
+kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err);
+
+/* The server side: serves the connections until the main one closes.
+** Runs in the forked child; never returns. */
+void kt_server_main(int main_fd, const int *compile_fds, int channels, void *staging,
+                    size_t staging_size) __attribute__((noreturn));
+
+#endif

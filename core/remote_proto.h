@@ -1,0 +1,41 @@
+/*
+** remote_proto.h: the operations between backend_remote.c (the tuner's
+** side) and server.c (the device server).
+**
+** Every request starts with its operation. Synchronous operations get a
+** reply that starts with a status: 0, or a fault kind (kt_fault) followed
+** by a message. Asynchronous operations get no reply; a failure among
+** them is kept by the server and reported by the next FINISH.
+** Handles (buffers, programs, kernels, events) are numbered by the tuner.
+** Bulk data goes through a shared staging area, a chunk at a time.
+*/
+#ifndef KT_REMOTE_PROTO_H
+#define KT_REMOTE_PROTO_H
+
+enum {
+  /* synchronous */
+  OP_ENUMERATE = 1, /* -> devices (count, then each: id, backend, platform, index, props), why */
+  OP_OPEN,          /* device id -> - */
+  OP_BUF_NEW,       /* id, bytes, placement, access -> - */
+  OP_WRITE,         /* buf, queue, offset, bytes (in staging) -> - */
+  OP_READ,          /* buf, queue, offset, bytes -> - (bytes in staging) */
+  OP_KERNEL,        /* kernel id, program id, name -> max group size */
+  OP_FINISH,        /* queue -> count, (event id, ns)... of the events it completed */
+  OP_EVENT_NS,      /* event id -> ns */
+  /* asynchronous */
+  OP_BUF_FREE,      /* id */
+  OP_COPY,          /* queue, dst, dst offset, src, src offset, bytes */
+  OP_FILL_ZERO,     /* queue, buf, offset, bytes */
+  OP_PROG_FREE,     /* id */
+  OP_KERNEL_FREE,   /* id */
+  OP_LAUNCH,        /* queue, kernel, event id (0: none), dims, global[3], local[3], args */
+  OP_EVENT_FREE,    /* id */
+  /* on a compile connection, synchronous */
+  OP_COMPILE        /* program id, source, options -> log (also on success) */
+};
+
+/* Launch argument kinds on the wire are kt_launch_arg_kind. */
+
+#define KT_STAGING_BYTES ((size_t)32 << 20)
+
+#endif

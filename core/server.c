@@ -1,0 +1,428 @@
+/*
+** server.c: the device server, the child process that owns a device
+** context for an isolated tuner (see remote.h). Its main thread serves
+** the main connection in order; one thread per compile connection
+** compiles, so that compiles overlap runs as they do in-process.
+*/
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "remote.h"
+#include "remote_proto.h"
+#include "wire.h"
+
+/* Handles by the number the tuner gave them. */
+typedef struct table {
+  void **items;
+  size_t cap;
+} table;
+
+typedef struct pending_event {
+  uint32_t id;
+  int queue;
+} pending_event;
+
+typedef struct server {
+  const kt_backend *be;
+  kt_bctx *ctx;
+  kt_device_info *devices;
+  size_t ndevices;
+  table bufs, progs, kernels, events;
+  pthread_mutex_t progs_lock; /* compile threads add programs */
+  pending_event *pending;     /* launched and not yet reported by a FINISH */
+  size_t npending, cappending;
+  kt_fault deferred;          /* the first failure of an asynchronous operation */
+  char deferred_msg[KT_ERRMAX];
+  unsigned char *staging;
+  size_t staging_size;
+} server;
+
+typedef struct compile_thread {
+  server *s;
+  int fd;
+} compile_thread;
+
+static int table_put(table *t, uint32_t id, void *p) {
+  size_t old = t->cap;
+  if (kt_grow(&t->items, &t->cap, (size_t)id + 1, sizeof *t->items, NULL)) return -1;
+  memset(t->items + old, 0, (t->cap - old) * sizeof *t->items);
+  t->items[id] = p;
+  return 0;
+}
+
+static void *table_get(const table *t, uint32_t id) {
+  return id < t->cap ? t->items[id] : NULL;
+}
+
+static void *table_take(table *t, uint32_t id) {
+  void *p = table_get(t, id);
+  if (p) t->items[id] = NULL;
+  return p;
+}
+
+/* ---- replies ---- */
+
+static void reply(int fd, kt_msg *out) {
+  if (kt_wire_send(fd, out) != KT_WIRE_OK) _exit(0); /* the tuner is gone */
+}
+
+static void start_reply(kt_msg *out, kt_fault fault, const char *msg) {
+  kt_msg_reset(out);
+  kt_msg_put_u32(out, (uint32_t)fault);
+  if (fault != KT_FAULT_NONE) kt_msg_put_str(out, msg);
+}
+
+static void reply_status(int fd, kt_msg *out, int rc, kt_fault fault, const kt_error *err) {
+  start_reply(out, rc ? (fault ? fault : KT_FAULT_FATAL) : KT_FAULT_NONE, err->msg);
+  reply(fd, out);
+}
+
+static void defer(server *s, kt_fault fault, const kt_error *err) {
+  if (s->deferred != KT_FAULT_NONE) return;
+  s->deferred = fault ? fault : KT_FAULT_RUNTIME;
+  snprintf(s->deferred_msg, sizeof s->deferred_msg, "%s", err->msg);
+}
+
+/* ---- devices ---- */
+
+static void put_device(kt_msg *out, const kt_device_info *d) {
+  kt_msg_put_str(out, d->id);
+  kt_msg_put_str(out, d->backend->name);
+  kt_msg_put_u32(out, (uint32_t)d->platform);
+  kt_msg_put_u32(out, (uint32_t)d->index);
+  kt_msg_put_u32(out, (uint32_t)d->nprops);
+  for (size_t i = 0; i < d->nprops; i++) {
+    const kt_prop *p = &d->props[i];
+    kt_msg_put_str(out, p->key);
+    kt_msg_put_u32(out, (uint32_t)p->type);
+    kt_msg_put_u64(out, (uint64_t)p->i);
+    kt_msg_put_str(out, p->s);
+    kt_msg_put_u32(out, (uint32_t)p->nsizes);
+    for (int k = 0; k < 3; k++) kt_msg_put_u64(out, (uint64_t)p->sizes[k]);
+  }
+}
+
+static void op_enumerate(server *s, int fd, kt_msg *out) {
+  char why[1024];
+  kt_error err;
+  if (kt_devices(&s->devices, &s->ndevices, why, sizeof why, &err)) {
+    reply_status(fd, out, -1, KT_FAULT_FATAL, &err);
+    return;
+  }
+  start_reply(out, KT_FAULT_NONE, NULL);
+  kt_msg_put_u32(out, (uint32_t)s->ndevices);
+  for (size_t i = 0; i < s->ndevices; i++) put_device(out, &s->devices[i]);
+  kt_msg_put_str(out, why);
+  reply(fd, out);
+}
+
+static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
+  char *id = kt_msg_get_str(in), why[1024];
+  kt_error err;
+  int rc = -1;
+  if (!id) {
+    kt_fail(&err, "no device named");
+  } else if (!s->devices && kt_devices(&s->devices, &s->ndevices, why, sizeof why, &err)) {
+    /* err says why */
+  } else {
+    int found = kt_device_find(s->devices, s->ndevices, id, &err);
+    if (found >= 0) {
+      s->be = s->devices[found].backend;
+      s->ctx = s->be->open(&s->devices[found], &err);
+      rc = s->ctx ? 0 : -1;
+    }
+  }
+  free(id);
+  reply_status(fd, out, rc, KT_FAULT_FATAL, &err);
+}
+
+/* ---- buffers and transfers ---- */
+
+static kt_bbuf *buffer(server *s, uint32_t id, kt_error *err) {
+  kt_bbuf *b = table_get(&s->bufs, id);
+  if (!b) kt_fail(err, "no buffer %u in the device server", id);
+  return b;
+}
+
+static bool staged(server *s, uint64_t bytes, kt_error *err) {
+  if (bytes <= s->staging_size) return true;
+  kt_fail(err, "a transfer of %llu bytes exceeds the staging area", (unsigned long long)bytes);
+  return false;
+}
+
+static void op_buf_new(server *s, kt_msg *in, int fd, kt_msg *out) {
+  uint32_t id = kt_msg_get_u32(in);
+  uint64_t bytes = kt_msg_get_u64(in);
+  kt_placement place = (kt_placement)kt_msg_get_u32(in);
+  kt_access access = (kt_access)kt_msg_get_u32(in);
+  kt_error err;
+  kt_bbuf *b = s->be->buffer_new(s->ctx, (size_t)bytes, place, access, &err);
+  if (b && table_put(&s->bufs, id, b)) {
+    s->be->buffer_free(s->ctx, b);
+    b = NULL;
+    kt_fail(&err, "out of memory in the device server");
+  }
+  reply_status(fd, out, b ? 0 : -1, KT_FAULT_FATAL, &err);
+}
+
+static void op_transfer(server *s, kt_msg *in, int fd, kt_msg *out, bool write) {
+  uint32_t id = kt_msg_get_u32(in), queue = kt_msg_get_u32(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  kt_error err;
+  kt_bbuf *b = buffer(s, id, &err);
+  int rc = -1;
+  if (b && staged(s, bytes, &err))
+    rc = write ? s->be->buffer_write(s->ctx, (int)queue, b, off, bytes, s->staging, true, &err)
+               : s->be->buffer_read(s->ctx, (int)queue, b, off, bytes, s->staging, true, &err);
+  reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
+}
+
+static void op_copy(server *s, kt_msg *in) {
+  uint32_t queue = kt_msg_get_u32(in), dst = kt_msg_get_u32(in);
+  uint64_t doff = kt_msg_get_u64(in);
+  uint32_t src = kt_msg_get_u32(in);
+  uint64_t soff = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  kt_error err;
+  kt_bbuf *d = buffer(s, dst, &err), *b = d ? buffer(s, src, &err) : NULL;
+  if (!b || s->be->buffer_copy(s->ctx, (int)queue, d, doff, b, soff, bytes, &err))
+    defer(s, KT_FAULT_RUNTIME, &err);
+}
+
+static void op_fill_zero(server *s, kt_msg *in) {
+  uint32_t queue = kt_msg_get_u32(in), id = kt_msg_get_u32(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  kt_error err;
+  kt_bbuf *b = buffer(s, id, &err);
+  if (!b || s->be->buffer_fill_zero(s->ctx, (int)queue, b, off, bytes, &err))
+    defer(s, KT_FAULT_RUNTIME, &err);
+}
+
+/* ---- programs and kernels ---- */
+
+static void op_kernel(server *s, kt_msg *in, int fd, kt_msg *out) {
+  uint32_t kid = kt_msg_get_u32(in), pid = kt_msg_get_u32(in);
+  char *name = kt_msg_get_str(in);
+  kt_error err;
+  pthread_mutex_lock(&s->progs_lock);
+  kt_bprog *prog = table_get(&s->progs, pid);
+  pthread_mutex_unlock(&s->progs_lock);
+  kt_bkernel *k = NULL;
+  if (!prog || !name) kt_fail(&err, "no program %u in the device server", pid);
+  else k = s->be->kernel(s->ctx, prog, name, &err);
+  free(name);
+  if (k && table_put(&s->kernels, kid, k)) {
+    s->be->kernel_free(s->ctx, k);
+    k = NULL;
+    kt_fail(&err, "out of memory in the device server");
+  }
+  start_reply(out, k ? KT_FAULT_NONE : KT_FAULT_LAUNCH, err.msg);
+  if (k) kt_msg_put_u64(out, s->be->kernel_max_group(s->ctx, k));
+  reply(fd, out);
+}
+
+static void op_free(server *s, table *t, kt_msg *in, int kind) {
+  void *p = table_take(t, kt_msg_get_u32(in));
+  if (!p) return;
+  switch (kind) {
+    case OP_BUF_FREE: s->be->buffer_free(s->ctx, p); break;
+    case OP_KERNEL_FREE: s->be->kernel_free(s->ctx, p); break;
+    case OP_EVENT_FREE: s->be->event_free(s->ctx, p); break;
+    default: s->be->prog_free(s->ctx, p); break;
+  }
+}
+
+static void op_prog_free(server *s, kt_msg *in) {
+  pthread_mutex_lock(&s->progs_lock);
+  op_free(s, &s->progs, in, OP_PROG_FREE);
+  pthread_mutex_unlock(&s->progs_lock);
+}
+
+/* ---- launches and events ---- */
+
+static int get_args(server *s, kt_msg *in, kt_launch_arg *args, uint32_t n, kt_error *err) {
+  for (uint32_t i = 0; i < n; i++) {
+    kt_launch_arg *a = &args[i];
+    a->kind = (kt_launch_arg_kind)kt_msg_get_u32(in);
+    if (a->kind == KT_LARG_BUFFER) {
+      if (!(a->buf = buffer(s, kt_msg_get_u32(in), err))) return -1;
+    } else if (a->kind == KT_LARG_SCALAR) {
+      a->size = kt_msg_get_u32(in);
+      a->bytes = in->data + in->at;
+      in->at += a->size;
+      if (in->at > in->len) return kt_fail(err, "a launch message is cut short");
+    } else {
+      a->size = (size_t)kt_msg_get_u64(in);
+    }
+  }
+  return in->bad ? kt_fail(err, "a launch message is cut short") : 0;
+}
+
+static void op_launch(server *s, kt_msg *in) {
+  uint32_t queue = kt_msg_get_u32(in), kid = kt_msg_get_u32(in), eid = kt_msg_get_u32(in);
+  uint32_t dims = kt_msg_get_u32(in);
+  size_t global[3], local[3];
+  for (int d = 0; d < 3; d++) global[d] = (size_t)kt_msg_get_u64(in);
+  for (int d = 0; d < 3; d++) local[d] = (size_t)kt_msg_get_u64(in);
+  uint32_t n = kt_msg_get_u32(in);
+  kt_error err;
+  kt_launch_arg *args = n ? calloc(n, sizeof *args) : NULL;
+  kt_bkernel *k = table_get(&s->kernels, kid);
+  kt_bevent *ev = NULL;
+  kt_fault fault = KT_FAULT_LAUNCH;
+  if (!k) kt_fail(&err, "no kernel %u in the device server", kid);
+  else if (n && !args) kt_fail(&err, "out of memory in the device server");
+  else if (get_args(s, in, args, n, &err) == 0 &&
+           s->be->launch(s->ctx, (int)queue, k, args, n, (int)dims, global, local,
+                         eid ? &ev : NULL, &fault, &err) == 0)
+    fault = KT_FAULT_NONE;
+  free(args);
+  if (fault != KT_FAULT_NONE) {
+    defer(s, fault, &err);
+    return;
+  }
+  if (!eid) return;
+  if (table_put(&s->events, eid, ev) ||
+      kt_grow(&s->pending, &s->cappending, s->npending + 1, sizeof *s->pending, NULL)) {
+    s->be->event_free(s->ctx, ev);
+    kt_fail(&err, "out of memory in the device server");
+    defer(s, KT_FAULT_FATAL, &err);
+    return;
+  }
+  s->pending[s->npending++] = (pending_event){eid, (int)queue};
+}
+
+static double event_ns(server *s, uint32_t id) {
+  kt_bevent *ev = table_get(&s->events, id);
+  return ev ? s->be->event_ns(s->ctx, ev) : -1;
+}
+
+/* Waits, then reports the deferred failure (if any) and the device time
+** of every event of the finished queues. */
+static void op_finish(server *s, kt_msg *in, int fd, kt_msg *out) {
+  int queue = (int)kt_msg_get_u32(in);
+  kt_fault fault = KT_FAULT_NONE;
+  kt_error err;
+  int rc = s->be->finish(s->ctx, queue, &fault, &err);
+  if (s->deferred != KT_FAULT_NONE) {
+    fault = s->deferred;
+    snprintf(err.msg, sizeof err.msg, "%s", s->deferred_msg);
+    s->deferred = KT_FAULT_NONE;
+    rc = -1;
+  }
+  start_reply(out, rc ? (fault ? fault : KT_FAULT_RUNTIME) : KT_FAULT_NONE, err.msg);
+  size_t kept = 0, at = out->len;
+  kt_msg_put_u32(out, 0);
+  uint32_t count = 0;
+  for (size_t i = 0; i < s->npending; i++) {
+    pending_event p = s->pending[i];
+    if (queue >= 0 && p.queue != queue) {
+      s->pending[kept++] = p;
+      continue;
+    }
+    kt_msg_put_u32(out, p.id);
+    kt_msg_put_f64(out, rc ? -1 : event_ns(s, p.id));
+    count++;
+  }
+  s->npending = kept;
+  memcpy(out->data + at, &count, sizeof count);
+  reply(fd, out);
+}
+
+static void op_event_ns(server *s, kt_msg *in, int fd, kt_msg *out) {
+  double ns = event_ns(s, kt_msg_get_u32(in));
+  start_reply(out, KT_FAULT_NONE, NULL);
+  kt_msg_put_f64(out, ns);
+  reply(fd, out);
+}
+
+/* ---- the connections ---- */
+
+static void *compile_loop(void *arg) {
+  compile_thread *c = arg;
+  server *s = c->s;
+  kt_msg in, out;
+  kt_msg_init(&in);
+  kt_msg_init(&out);
+  while (kt_wire_recv(c->fd, &in, 0) == KT_WIRE_OK) {
+    kt_msg_get_u32(&in); /* OP_COMPILE */
+    uint32_t pid = kt_msg_get_u32(&in);
+    char *source = kt_msg_get_str(&in), *options = kt_msg_get_str(&in), *log = NULL;
+    kt_error err;
+    kt_bprog *prog = source && options ? s->be->compile(s->ctx, source, options, &log, &err) : NULL;
+    if (!source || !options) kt_fail(&err, "a compile message is cut short");
+    pthread_mutex_lock(&s->progs_lock);
+    if (prog && table_put(&s->progs, pid, prog)) {
+      s->be->prog_free(s->ctx, prog);
+      prog = NULL;
+      kt_fail(&err, "out of memory in the device server");
+    }
+    pthread_mutex_unlock(&s->progs_lock);
+    start_reply(&out, KT_FAULT_NONE, NULL);
+    kt_msg_put_u32(&out, prog ? 1 : 0);
+    kt_msg_put_str(&out, log && log[0] ? log : prog ? "" : err.msg);
+    free(source);
+    free(options);
+    free(log);
+    reply(c->fd, &out);
+  }
+  _exit(0);
+}
+
+static void serve(server *s, int fd) {
+  kt_msg in, out;
+  kt_msg_init(&in);
+  kt_msg_init(&out);
+  while (kt_wire_recv(fd, &in, 0) == KT_WIRE_OK) {
+    switch (kt_msg_get_u32(&in)) {
+      case OP_ENUMERATE: op_enumerate(s, fd, &out); break;
+      case OP_OPEN: op_open(s, &in, fd, &out); break;
+      case OP_BUF_NEW: op_buf_new(s, &in, fd, &out); break;
+      case OP_WRITE: op_transfer(s, &in, fd, &out, true); break;
+      case OP_READ: op_transfer(s, &in, fd, &out, false); break;
+      case OP_KERNEL: op_kernel(s, &in, fd, &out); break;
+      case OP_FINISH: op_finish(s, &in, fd, &out); break;
+      case OP_EVENT_NS: op_event_ns(s, &in, fd, &out); break;
+      case OP_BUF_FREE: op_free(s, &s->bufs, &in, OP_BUF_FREE); break;
+      case OP_COPY: op_copy(s, &in); break;
+      case OP_FILL_ZERO: op_fill_zero(s, &in); break;
+      case OP_PROG_FREE: op_prog_free(s, &in); break;
+      case OP_KERNEL_FREE: op_free(s, &s->kernels, &in, OP_KERNEL_FREE); break;
+      case OP_LAUNCH: op_launch(s, &in); break;
+      case OP_EVENT_FREE: op_free(s, &s->events, &in, OP_EVENT_FREE); break;
+      default: _exit(3); /* the tuner and the server disagree: stop */
+    }
+  }
+}
+
+void kt_server_main(int main_fd, const int *compile_fds, int channels, void *staging,
+                    size_t staging_size) {
+#ifdef __linux__
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the tuner */
+#endif
+  signal(SIGINT, SIG_IGN); /* Ctrl-C is the tuner's to handle */
+  signal(SIGPIPE, SIG_IGN);
+  /* The server lives until the process ends: nothing of it is freed. */
+  server *s = calloc(1, sizeof *s);
+  if (!s) _exit(2);
+  s->staging = staging;
+  s->staging_size = staging_size;
+  pthread_mutex_init(&s->progs_lock, NULL);
+  for (int i = 0; i < channels; i++) {
+    compile_thread *c = malloc(sizeof *c);
+    pthread_t t;
+    if (!c) _exit(2);
+    *c = (compile_thread){s, compile_fds[i]};
+    if (pthread_create(&t, NULL, compile_loop, c) != 0) _exit(2);
+    pthread_detach(t);
+  }
+  serve(s, main_fd);
+  _exit(0);
+}
