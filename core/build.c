@@ -16,6 +16,7 @@ typedef struct cached_kernel {
 typedef struct entry {
   uint64_t hash;
   char *source, *options;
+  char *kernel; /* the kernel compiled for, when the backend compiles per kernel */
   kt_bprog *prog; /* NULL: compile failed */
   char *log;
   cached_kernel *kernels;
@@ -56,6 +57,7 @@ static void entry_clear(kt_build_cache *c, entry *e) {
   if (e->prog) c->be->prog_free(c->ctx, e->prog);
   free(e->source);
   free(e->options);
+  free(e->kernel);
   free(e->log);
   memset(e, 0, sizeof *e);
 }
@@ -110,10 +112,13 @@ char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg
 
 /* ---- cache ---- */
 
-static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const char *options) {
+/* kernel is NULL unless the backend compiles a program per kernel. */
+static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const char *options,
+                     const char *kernel) {
   for (size_t i = 0; i < c->n; i++) {
     entry *e = &c->entries[i];
-    if (e->hash == h && strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0)
+    if (e->hash == h && strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0 &&
+        (!kernel || strcmp(e->kernel, kernel) == 0))
       return e;
   }
   return NULL;
@@ -129,16 +134,18 @@ static entry *free_slot(kt_build_cache *c) {
 }
 
 static entry *compile_entry(kt_build_cache *c, uint64_t h, const char *source,
-                            const char *options, kt_error *err) {
+                            const char *options, const char *name, kt_error *err) {
   char *src = kt_strdup(source, err), *opts = kt_strdup(options, err);
-  if (!src || !opts) {
+  char *kern = c->be->program_per_kernel ? kt_strdup(name, err) : NULL;
+  if (!src || !opts || (c->be->program_per_kernel && !kern)) {
     free(src);
     free(opts);
+    free(kern);
     return NULL;
   }
   kt_error cerr;
   char *log = NULL;
-  kt_bprog *prog = c->be->compile(c->ctx, source, options, &log, &cerr);
+  kt_bprog *prog = c->be->compile(c->ctx, source, options, name, &log, &cerr);
   if (!prog) {
     /* The compiler's log, or the API's reason when there is no log. */
     if (!log || !log[0]) {
@@ -147,7 +154,7 @@ static entry *compile_entry(kt_build_cache *c, uint64_t h, const char *source,
     }
   }
   entry *e = free_slot(c);
-  *e = (entry){h, src, opts, prog, log, NULL, 0, 0};
+  *e = (entry){h, src, opts, kern, prog, log, NULL, 0, 0};
   return e;
 }
 
@@ -170,15 +177,17 @@ static cached_kernel *find_kernel(kt_build_cache *c, entry *e, const char *name,
 
 int kt_build_get(kt_build_cache *c, const char *source, const char *options,
                  const char *name, kt_bkernel **out, const char **log, kt_error *err) {
+  const char *kernel = c->be->program_per_kernel ? name : NULL;
   uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, source), options);
+  if (kernel) h = fnv1a(h, kernel);
   *out = NULL;
   *log = NULL;
-  entry *e = lookup(c, h, source, options);
+  entry *e = lookup(c, h, source, options, kernel);
   if (e) {
     c->hits++;
   } else {
     c->misses++;
-    if (!(e = compile_entry(c, h, source, options, err))) return -1;
+    if (!(e = compile_entry(c, h, source, options, name, err))) return -1;
   }
   e->last_use = ++c->clock;
   if (!e->prog) {

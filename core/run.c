@@ -26,9 +26,14 @@ static int prepare_args(kt_run *run, size_t ki, kt_error *err) {
     const kt_arg *a = k->args[i];
     kt_launch_arg *la = &rk->args[i];
     if (a->kind == KT_ARG_VECTOR) {
-      *la = (kt_launch_arg){KT_LARG_BUFFER, tuner_devarray(run->tuner, a->array)->buf, NULL, 0};
+      *la = (kt_launch_arg){KT_LARG_BUFFER, tuner_devarray(run->tuner, a->array)->buf, NULL, 0,
+                            NULL};
     } else if (a->kind == KT_ARG_SCALAR) {
-      *la = (kt_launch_arg){KT_LARG_SCALAR, NULL, a->bytes, a->type->size};
+      *la = (kt_launch_arg){KT_LARG_SCALAR, NULL, a->bytes, a->type->size, NULL};
+    } else if (a->kind == KT_ARG_SYMBOL) {
+      size_t size;
+      const void *bytes = kt_arg_symbol_bytes(a, &size);
+      *la = (kt_launch_arg){KT_LARG_SYMBOL, NULL, bytes, size, a->symbol};
     } else {
       size_t bytes = 0;
       int rc = kt_arg_local_bytes(a, &run->cfg, &bytes, err);
@@ -38,7 +43,7 @@ static int prepare_args(kt_run *run, size_t ki, kt_error *err) {
         config_fails(run, KT_LAUNCH_FAILED, err->msg);
         return 1;
       }
-      *la = (kt_launch_arg){KT_LARG_LOCAL, NULL, NULL, bytes};
+      *la = (kt_launch_arg){KT_LARG_LOCAL, NULL, NULL, bytes, NULL};
     }
   }
   return 0;
@@ -48,12 +53,12 @@ static int check_group(kt_run *run, size_t ki) {
   kt_run_kernel *rk = &run->kernels[ki];
   if (!rk->sizes.local[0]) return 0;
   size_t threads = rk->sizes.local[0] * rk->sizes.local[1] * rk->sizes.local[2];
-  size_t most = run->tuner->be->kernel_max_group(run->tuner->ctx, rk->bk);
-  if (most && threads > most) {
+  int64_t most = rk->usage.max_threads;
+  if (most > 0 && threads > (size_t)most) {
     char why[256];
     snprintf(why, sizeof why,
-             "kernel %s: a work-group of %zu work-items exceeds the kernel's limit of %zu "
-             "on this device", run->task->kernels[ki]->name, threads, most);
+             "kernel %s: a work-group of %zu work-items exceeds the kernel's limit of %lld "
+             "on this device", run->task->kernels[ki]->name, threads, (long long)most);
     config_fails(run, KT_TOO_MANY_THREADS, why);
     return 1;
   }
@@ -75,6 +80,7 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   free(source);
   if (rc < 0) return -1;
   if (rc > 0) return config_fails(run, KT_COMPILE_FAILED, log), 1;
+  rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki)) return 1;
   return prepare_args(run, ki, err);
 }
@@ -87,6 +93,7 @@ int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg
   run->cfg = *cfg;
   run->status = KT_OK;
   if (!(run->kernels = kt_calloc(task->nkernels, sizeof *run->kernels, err))) return -1;
+  for (size_t ki = 0; ki < task->nkernels; ki++) run->kernels[ki].usage = KT_KERNEL_USAGE_UNKNOWN;
   for (size_t ki = 0; ki < task->nkernels; ki++) {
     int rc = prepare_kernel(run, ki, err);
     if (rc) return rc < 0 ? -1 : 0;
@@ -110,6 +117,11 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_sizes *sizes, kt_error *err) 
   if (ki >= run->task->nkernels)
     return kt_fail(err, "kernel %zu is not part of this task", ki + 1);
   kt_run_kernel *rk = &run->kernels[ki];
+  if (!rk->bk) {
+    run->fault = KT_FAULT_FATAL;
+    return kt_fail(err, "kernel %s: not built for this run (%s)", run->task->kernels[ki]->name,
+                   run->error ? run->error : "it was not prepared");
+  }
   const kt_sizes *s = sizes ? sizes : &rk->sizes;
   if (kt_grow(&run->events, &run->capevents, run->nevents + 1, sizeof *run->events, err)) {
     run->fault = KT_FAULT_FATAL;
@@ -142,6 +154,7 @@ static int collect(kt_run *run, kt_error *err) {
   if (t->be->finish(t->ctx, -1, &fault, &ferr)) {
     if (fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);
     if (run->status == KT_OK) config_fails(run, KT_RUNTIME_FAILED, ferr.msg);
+    if (fault == KT_FAULT_STICKY) run->fault = KT_FAULT_STICKY;
   }
   for (size_t i = 0; i < run->nevents; i++) {
     double ns = run->status == KT_OK ? t->be->event_ns(t->ctx, run->events[i]) : 0;
@@ -149,6 +162,16 @@ static int collect(kt_run *run, kt_error *err) {
     t->be->event_free(t->ctx, run->events[i]);
   }
   run->nevents = 0;
+  return 0;
+}
+
+/* The fault took the context with it: this configuration keeps its
+** runtime_failed status, and the tuner carries on in a fresh context.
+** The run's kernels went with the old context. */
+static int recover(kt_run *run, kt_error *err) {
+  for (size_t ki = 0; ki < run->task->nkernels; ki++) run->kernels[ki].bk = NULL;
+  if (tuner_recover(run->tuner, run->task, err))
+    return kt_fail_prefix(err, "after %s: ", run->error ? run->error : "a device fault");
   return 0;
 }
 
@@ -173,5 +196,6 @@ int kt_run_execute(kt_run *run, kt_error *err) {
   }
   rc = collect(run, err);
   run->wait_ns = (double)(kt_now_ns() - t2);
+  if (rc == 0 && run->fault == KT_FAULT_STICKY) rc = recover(run, err);
   return rc;
 }

@@ -49,8 +49,13 @@ static int run_fresh(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_run *run
 
 static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
   size_t n = run->task->nkernels;
-  if (!(res->sizes = kt_calloc(n, sizeof *res->sizes, err))) return -1;
-  for (size_t k = 0; k < n; k++) res->sizes[k] = run->kernels[k].sizes;
+  if (!(res->sizes = kt_calloc(n, sizeof *res->sizes, err)) ||
+      !(res->usage = kt_calloc(n, sizeof *res->usage, err)))
+    return -1;
+  for (size_t k = 0; k < n; k++) {
+    res->sizes[k] = run->kernels[k].sizes;
+    res->usage[k] = run->kernels[k].usage;
+  }
   res->nkernels = n;
   return 0;
 }

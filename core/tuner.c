@@ -8,6 +8,17 @@
 
 #define BUILD_CACHE_ENTRIES 64
 
+/* Leaves both or neither. */
+static int open_context(kt_tuner *t, kt_error *err) {
+  if (!(t->ctx = t->be->open(&t->device, err))) return -1;
+  if (!(t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, err))) {
+    t->be->close(t->ctx);
+    t->ctx = NULL;
+    return -1;
+  }
+  return 0;
+}
+
 kt_tuner *kt_tuner_new(const kt_device_info *dev, kt_error *err) {
   kt_tuner *t = kt_calloc(1, sizeof *t, err);
   if (!t) return NULL;
@@ -16,8 +27,7 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, kt_error *err) {
     return NULL;
   }
   t->be = dev->backend;
-  if (!(t->ctx = t->be->open(dev, err)) ||
-      !(t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, err))) {
+  if (open_context(t, err)) {
     kt_tuner_free(t);
     return NULL;
   }
@@ -31,20 +41,35 @@ static void devarray_clear(kt_tuner *t, devarray *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* Frees every object of the context, then the context. */
+static void close_context(kt_tuner *t) {
+  for (size_t i = 0; i < t->narrays; i++) devarray_clear(t, &t->arrays[i]);
+  t->narrays = 0;
+  kt_build_cache_free(t->cache);
+  t->cache = NULL;
+  if (t->ctx) t->be->close(t->ctx);
+  t->ctx = NULL;
+}
+
 void kt_tuner_free(kt_tuner *t) {
   if (!t) return;
-  for (size_t i = 0; i < t->narrays; i++) devarray_clear(t, &t->arrays[i]);
+  close_context(t);
   free(t->arrays);
-  kt_build_cache_free(t->cache);
-  if (t->ctx) t->be->close(t->ctx);
   kt_device_clear(&t->device);
   free(t);
+}
+
+int tuner_recover(kt_tuner *t, const kt_task *task, kt_error *err) {
+  close_context(t);
+  if (open_context(t, err) || tuner_upload(t, task, NULL, err))
+    return kt_fail_prefix(err, "reopening %s: ", t->device.id);
+  return 0;
 }
 
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
-  return kt_build_cache_stats(t->cache);
+  return t->cache ? kt_build_cache_stats(t->cache) : (kt_build_stats){0, 0, 0};
 }
 
 devarray *tuner_devarray(kt_tuner *t, const kt_array *a) {
@@ -156,6 +181,8 @@ static int finish_queue(kt_tuner *t, kt_error *err) {
 }
 
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err) {
+  if (!t->ctx) return kt_fail(err, "%s: the device's context was lost and could not be reopened",
+                              t->device.id);
   int64_t t0 = kt_now_ns();
   bind_ctx b = {t, err};
   if (tuner_bind(t, task, err) || tuner_each_array(task, upload_array, &b, err) ||

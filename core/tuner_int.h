@@ -35,6 +35,12 @@ int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
 int tuner_restore(kt_tuner *t, const kt_task *task, kt_error *err);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
+/* After a fault that took the context with it (KT_FAULT_STICKY): frees the
+** program cache and every device buffer, closes the context, opens a fresh
+** one, and uploads the task's arrays again from their host contents, which
+** a tuning leaves as they were at its start. Other tasks' arrays are bound
+** again when they are next uploaded. */
+int tuner_recover(kt_tuner *t, const kt_task *task, kt_error *err);
 /* Calls fn for every distinct array the task's kernels use. */
 int tuner_each_array(const kt_task *task, int (*fn)(kt_array *a, kt_access access,
                      kt_placement place, void *ud), void *ud, kt_error *err);
