@@ -108,10 +108,11 @@ lua_State *lk_callback_thread(lua_State *L);
 
 void lk_open_device(lua_State *L);  /* kt.devices, kt.device */
 void lk_open_array(lua_State *L);   /* kt.array, kt.struct */
-void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem */
+void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem, kt.symbol */
 void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
+void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);

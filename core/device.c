@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const kt_backend *const backends[] = {&kt_backend_opencl};
+static const kt_backend *const backends[] = {&kt_backend_opencl, &kt_backend_cuda};
 #define NBACKENDS (sizeof backends / sizeof backends[0])
 
 int kt_devices(kt_device_info **list, size_t *n, char *why, size_t whysize,
