@@ -51,6 +51,10 @@ const kt_type *lk_check_type(lua_State *L, int idx);
 void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                   const luaL_Reg *methods);
 
+/* A zeroed userdata of size bytes that gc frees when collected: holds C
+** memory across calls that may raise a Lua error. */
+void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc);
+
 /* ---- option tables ---- */
 
 /* Raises an error naming the first key of the table at idx that is not

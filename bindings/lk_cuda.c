@@ -12,7 +12,6 @@
 ** A build without CUDA headers, or a machine without NVRTC, raises an
 ** error that says so.
 */
-#include <string.h>
 
 #include "../core/nvrtc.h"
 #include "lk.h"
@@ -22,16 +21,6 @@
 static int out_gc(lua_State *L) {
   kt_nvrtc_out_clear(lua_touserdata(L, 1));
   return 0;
-}
-
-static kt_nvrtc_out *new_out(lua_State *L) {
-  kt_nvrtc_out *out = lua_newuserdatauv(L, sizeof *out, 0);
-  memset(out, 0, sizeof *out);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, out_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  return out;
 }
 
 /* The name expressions, kept in a userdata that the stack holds. */
@@ -85,7 +74,7 @@ static int l_cuda_compile(lua_State *L) {
   job.arch = lk_opt_string(L, 1, "cuda_compile options", "arch", NULL);
   job.options = lk_opt_string(L, 1, "cuda_compile options", "options", "");
   job.names = check_names(L, 1, &job.nnames);
-  kt_nvrtc_out *out = new_out(L);
+  kt_nvrtc_out *out = lk_new_guarded(L, sizeof *out, out_gc);
   kt_error err;
   int rc = kt_nvrtc_compile(&job, out, &err);
   if (rc < 0) return lk_error(L, &err);

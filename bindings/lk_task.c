@@ -110,13 +110,7 @@ static int scratch_args_gc(lua_State *L) {
 }
 
 static kt_arg **scratch_args(lua_State *L, size_t n) {
-  kt_arg **args = lua_newuserdatauv(L, (n ? n : 1) * sizeof *args, 0);
-  memset(args, 0, (n ? n : 1) * sizeof *args);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, scratch_args_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  return args;
+  return lk_new_guarded(L, (n ? n : 1) * sizeof(kt_arg *), scratch_args_gc);
 }
 
 static void set_args(lua_State *L, kt_kernel *k, int idx) {

@@ -133,6 +133,12 @@ typedef struct kt_backend {
   void (*event_free)(kt_bctx *ctx, kt_bevent *ev);
 } kt_backend;
 
+/* For backends: `finish` from a function that waits for one queue: queue
+** q, or with q = -1 each of the nqueues, keeping the first error. */
+typedef int (*kt_finish_fn)(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err);
+int kt_backend_finish(kt_bctx *ctx, int q, int nqueues, kt_finish_fn one, kt_fault *fault,
+                      kt_error *err);
+
 extern const kt_backend kt_backend_opencl;
 extern const kt_backend kt_backend_cuda;
 

@@ -622,14 +622,8 @@ static int finish_stream(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
 }
 
 static int cu_finish(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
-  *fault = KT_FAULT_NONE;
-  if (q >= MAX_QUEUES) return kt_fail(err, "queue %d is out of range", q);
   use(ctx);
-  if (q >= 0) return finish_stream(ctx, q, fault, err);
-  int rc = 0;
-  for (int i = 0; i < MAX_QUEUES; i++)
-    if (finish_stream(ctx, i, fault, rc ? NULL : err)) rc = -1;
-  return rc;
+  return kt_backend_finish(ctx, q, MAX_QUEUES, finish_stream, fault, err);
 }
 
 static double cu_event_ns(kt_bctx *ctx, kt_bevent *ev) {

@@ -506,13 +506,7 @@ static int finish_queue(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
 }
 
 static int cl_finish(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
-  *fault = KT_FAULT_NONE;
-  if (q >= MAX_QUEUES) return kt_fail(err, "queue %d is out of range", q);
-  if (q >= 0) return finish_queue(ctx, q, fault, err);
-  int rc = 0;
-  for (int i = 0; i < MAX_QUEUES; i++)
-    if (finish_queue(ctx, i, fault, rc ? NULL : err)) rc = -1;
-  return rc;
+  return kt_backend_finish(ctx, q, MAX_QUEUES, finish_queue, fault, err);
 }
 
 static double cl_event_ns(kt_bctx *ctx, kt_bevent *ev) {
