@@ -41,7 +41,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install bundle clean
+.PHONY: all deps demo check test asan install bundle clean FORCE
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -50,8 +50,15 @@ $(B)/obj/%.o: %.c $(HEADERS)
 	@$(CC) $(BASE_CFLAGS) $(OPT) $(XCFLAGS) -c $< -o $@
 
 # Only the CUDA files see the toolkit's headers (its include directory
-# also holds headers that would shadow the system's).
-$(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(CUDA_SRC)): XCFLAGS = $(CUDA_CFLAGS)
+# also holds headers that would shadow the system's), and they are built
+# again when the CUDA flags change.
+CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(CUDA_SRC))
+$(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
+$(CUDA_OBJ): $(B)/cuda.flags
+
+$(B)/cuda.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CUDA_CFLAGS)' | cmp -s - $@ || echo '$(CUDA_CFLAGS)' > $@
 
 $(B)/stdlib_embed.c: $(STDLIB) scripts/embed.lua
 	@mkdir -p $(B)
