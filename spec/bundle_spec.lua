@@ -1,19 +1,14 @@
 -- make bundle: a folder that runs ktlua and its specs with nothing from
 -- the system's Lua (the GPU machines have none).
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"exit:$?\"")
-  local out = p:read("a")
-  p:close()
-  local code = tonumber(out:match("exit:(%d+)%s*$"))
-  return out:gsub("exit:%d+%s*$", ""), code
-end
+local run = require("spec.support.shell").run
 
 describe("make bundle", function()
   local dir = os.tmpname()
   os.remove(dir)
   local bundle = dir .. "/bundle"
-  -- Only the bundle's own modules and libraries, as on a machine without Lua.
-  local isolated = ("env -i PATH=/usr/bin:/bin LUA_PATH='%s/share/lua/?.lua;%s/share/lua/?/init.lua' "
+  -- Only the bundle's own modules and libraries (and Lua's default ./?.lua),
+  -- as on a machine without Lua.
+  local isolated = ("env -i PATH=/usr/bin:/bin LUA_PATH='%s/share/lua/?.lua;%s/share/lua/?/init.lua;./?.lua' "
     .. "LUA_CPATH='%s/lib/lua/?.so' LD_LIBRARY_PATH=%s/lib "):format(bundle, bundle, bundle, bundle)
 
   setup(function()

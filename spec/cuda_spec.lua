@@ -4,7 +4,7 @@
 -- machine, through scripts/gpu-check.sh): the backend itself.
 local kt = require "ktlua"
 
-local ktlua = arg and arg[-1] or "build/ktlua"
+local shell = require "spec.support.shell"
 local devices, why = kt.devices()
 local device
 for _, d in ipairs(devices) do
@@ -17,10 +17,7 @@ local nvrtc_ok, nvrtc_why = pcall(kt.cuda_compile, { source = "" })
 
 -- Runs ktlua -e code with the environment prefix env; returns its output.
 local function ktlua_e(env, code)
-  local p = io.popen(("%s %s -e %q 2>&1"):format(env, ktlua, code))
-  local out = p:read("a")
-  p:close()
-  return out
+  return (shell.run(("%s %s -e %q"):format(env, shell.ktlua, code)))
 end
 
 local function cuda_reason(text)
