@@ -575,14 +575,20 @@ static int enqueue(kt_bctx *ctx, kt_bkernel *k, CUstream s, const unsigned grid[
                    const unsigned block[3], size_t shared, void **params, kt_bevent *ev,
                    kt_fault *fault, kt_error *err) {
   const kt_cu_api *cu = api(ctx);
+  const char *what = "cuEventRecord";
   CUresult e = ev ? cu->EventRecord(ev->start, s) : CUDA_SUCCESS;
-  if (e == CUDA_SUCCESS)
+  if (e == CUDA_SUCCESS) {
+    what = "cuLaunchKernel";
     e = cu->LaunchKernel(k->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                          (unsigned)shared, s, params, NULL);
-  if (e == CUDA_SUCCESS && ev) e = cu->EventRecord(ev->end, s);
+  }
+  if (e == CUDA_SUCCESS && ev) {
+    what = "cuEventRecord";
+    e = cu->EventRecord(ev->end, s);
+  }
   if (e == CUDA_SUCCESS) return 0;
   *fault = is_sticky(e) ? KT_FAULT_STICKY : KT_FAULT_LAUNCH;
-  return kt_cu_fail(err, e, "cuLaunchKernel");
+  return kt_cu_fail(err, e, what);
 }
 
 static int cu_launch(kt_bctx *ctx, int q, kt_bkernel *k, const kt_launch_arg *args,

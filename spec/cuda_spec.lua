@@ -126,6 +126,77 @@ describe("compiling CUDA C++ with NVRTC", function()
   end)
 end)
 
+describe("the CUDA backend with a stand-in driver (spec/support/fake_cuda.c)", function()
+  local _, no_cc = shell.run("command -v cc")
+  if not (built and nvrtc_ok) or no_cc ~= 0 then
+    pending("needs the CUDA headers at build time, NVRTC and a C compiler")
+    return
+  end
+  local dir = os.tmpname()
+  os.remove(dir)
+
+  setup(function()
+    local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 "
+      .. "spec/support/fake_cuda.c"):format(dir, dir))
+    assert(code == 0, out)
+  end)
+
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  -- Runs a script with the stand-in driver; returns its output and status.
+  local function with_fake(script)
+    local path = dir .. "/script.lua"
+    local f = assert(io.open(path, "w"))
+    f:write('local kt = require "ktlua"\n', script)
+    f:close()
+    return shell.run(("KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s"):format(dir, shell.ktlua, path))
+  end
+
+  it("lists the driver's device with its properties", function()
+    local out, code = with_fake([[
+local d = kt.device("cuda")
+print(d.id, d.name, d.compute_capability, d.arch, d.multiprocessors, d.shared_per_block_optin,
+      table.concat(d.max_grid_dims, "x"), d.version, d.pci_bus_id)]])
+    assert.are.equal(0, code, out)
+    assert.are.equal("cuda:0\tFake GPU\t9.0\tsm_90\t4\t101376\t2147483647x65535x65535\tCUDA 13.0"
+      .. "\t0000:00:00.0\n", out)
+  end)
+
+  it("compiles, launches, times, faults, recovers and tunes on", function()
+    local out, code = with_fake([[
+local tuner = kt.tuner("cuda:0")
+local n = 3584
+local a = kt.array("float", n):fill(function(i) return i end)
+local c = kt.array("float", n):fill(1)
+local k = tuner:kernel{ name = "scaled<2>", global = n, group = 1, source = [=[
+__constant__ float s;
+template <int F>
+__global__ void scaled(const float *a, float *c, int n) {
+  extern __shared__ float part[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] += F * s * a[i];
+}]=], args = { a:input{ placement = "managed" }, c:inout{ placement = "host" }, kt.int(n),
+               kt.localmem("float", 16), kt.symbol("s", kt.float(2)) } }
+k:param("WG", { 1, 7, 8, 2048 }, { group_x = "mul" }) -- the stand-in faults on 7
+local r = tuner:tune(k, { repeats = 2 })
+for i = 1, #r do
+  local u = r[i].resources[1]
+  print(r[i].config.WG, r[i].status, r[i].time_ms, #r[i].samples_ms, u.registers, u.max_threads,
+        r[i].error)
+end
+print(tuner:run(k, { WG = 8 }).status, c[n - 1])]])
+    assert.are.equal(0, code, out)
+    assert.are.equal(table.concat({
+      "1\tok\t0.25\t2\t16\t1024\tnil",
+      "7\truntime_failed\tnil\t0\t16\t1024\ta kernel on queue 0 failed: CUDA_ERROR_ILLEGAL_ADDRESS "
+        .. "(700): an illegal memory access was encountered",
+      "8\tok\t0.25\t2\t16\t1024\tnil",
+      "2048\ttoo_many_threads\tnil\t0\t16\t1024\tkernel scaled<2>: a work-group of 2048 work-items "
+        .. "exceeds the kernel's limit of 1024 on this device",
+      "ok\t1.0", "" }, "\n"), out)
+  end)
+end)
+
 describe("the CUDA backend on a device", function()
   if not device then
     pending("no CUDA device here (" .. (cuda_reason(why) or why) .. "); scripts/gpu-check.sh runs these")
