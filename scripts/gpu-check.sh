@@ -8,7 +8,9 @@
 #
 # out-dir receives summary.md (the summary, also printed at the end) and
 # gpu-check.log (every command's full output). GPU_CHECK_DEVICES="id ..."
-# chooses other devices (e.g. opencl:0:0 to try the script on a CPU).
+# chooses other devices (e.g. opencl:0:0 to try the script on a CPU);
+# GPU_CHECK_TIMEOUT (seconds, default 120) bounds each example and spec run,
+# so that the whole check stays within a 10-minute command.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/gpu-check-out}
@@ -16,6 +18,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$here" || exit 1
 log="$out/gpu-check.log"
+limit=${GPU_CHECK_TIMEOUT:-120}
 summary="$out/summary.md"
 : >"$log"
 
@@ -89,7 +92,9 @@ run_example() {
   ex=$1
   dev=$2
   start=$(date +%s)
-  KTLUA_DEVICE=$dev logged "$ex on $dev" timeout 300 ./ktlua "$ex"
+  KTLUA_DEVICE=$dev
+  export KTLUA_DEVICE
+  logged "$ex on $dev" timeout "$limit" ./ktlua "$ex"
   status=$?
   wall=$(($(date +%s) - start))
   counts=$(grep -E '^  [0-9]+ [a-z_]+' "$out/.last" | head -1 | sed 's/^ *//')
@@ -112,10 +117,13 @@ done
 for dev in $devices; do
   specs=spec/backend_spec.lua
   case $dev in cuda:*) specs="$specs spec/cuda_spec.lua" ;; esac
-  KTLUA_DEVICE=$dev logged "specs on $dev" timeout 300 ./ktlua bin/busted -o spec/support/output.lua $specs
+  KTLUA_DEVICE=$dev
+  export KTLUA_DEVICE
+  # shellcheck disable=SC2086 # $specs is a list of files
+  logged "specs on $dev" timeout "$limit" ./ktlua bin/busted -o spec/support/output.lua $specs
   result=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/.last" | tail -1)
   pending=$(grep -c '^Pending' "$out/.last")
-  echo "| $(echo $specs | sed 's|spec/||g') | $dev | ${result:-did not finish} ($pending pending) |" >>"$summary"
+  echo "| $(echo "$specs" | sed 's|spec/||g') | $dev | ${result:-did not finish} ($pending pending) |" >>"$summary"
 done
 rm -f "$out/.last"
 
