@@ -4,6 +4,7 @@
 #   make demo         install what is missing, build, tune an example on the default device
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
 #   make install      install into $(PREFIX) (default /usr/local)
+#   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
 #   make clean
 
 PREFIX ?= /usr/local
@@ -14,6 +15,14 @@ LUA_LIB ?= /usr/lib/$(shell $(CC) -dumpmachine)/liblua5.4.a
 # Where Lua 5.4 looks for modules once installed.
 LUA_CMOD = $(PREFIX)/lib/lua/5.4
 LUA_LMOD = $(PREFIX)/share/lua/5.4
+
+# The CUDA backend's files use the toolkit's headers when there are some
+# (the libraries themselves are loaded at run time); `make CUDA_INC=`
+# builds a ktlua whose CUDA backend says it was built without them.
+CUDA_HOME ?= /usr/local/cuda
+CUDA_INC ?= $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(CUDA_HOME)/include)
+CUDA_SRC = core/backend_cuda.c core/cuda_lib.c core/nvrtc.c
+CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC))
 
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
@@ -32,13 +41,24 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install clean
+.PHONY: all deps demo check test asan install bundle clean FORCE
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(BASE_CFLAGS) $(OPT) -c $< -o $@
+	@$(CC) $(BASE_CFLAGS) $(OPT) $(XCFLAGS) -c $< -o $@
+
+# Only the CUDA files see the toolkit's headers (its include directory
+# also holds headers that would shadow the system's), and they are built
+# again when the CUDA flags change.
+CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(CUDA_SRC))
+$(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
+$(CUDA_OBJ): $(B)/cuda.flags
+
+$(B)/cuda.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CUDA_CFLAGS)' | cmp -s - $@ || echo '$(CUDA_CFLAGS)' > $@
 
 $(B)/stdlib_embed.c: $(STDLIB) scripts/embed.lua
 	@mkdir -p $(B)
@@ -65,7 +85,7 @@ asan: $(ASAN)/ktlua
 $(ASAN)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (sanitized)"
-	@$(CC) $(BASE_CFLAGS) -O1 -g $(ASAN_FLAGS) -c $< -o $@
+	@$(CC) $(BASE_CFLAGS) -O1 -g $(ASAN_FLAGS) $(XCFLAGS) -c $< -o $@
 
 $(ASAN)/obj/stdlib_embed.o: $(B)/stdlib_embed.c
 	@mkdir -p $(dir $@)
@@ -95,6 +115,34 @@ install: all
 	install -m 755 $(B)/ktlua $(PREFIX)/bin/ktlua
 	install -m 755 $(B)/ktlua.so $(LUA_CMOD)/ktlua.so
 	install -m 644 $(STDLIB) $(LUA_LMOD)/ktlua/
+
+# A folder that runs on an x86-64 Linux machine with no Lua and no package
+# registry (the GPU machines): ktlua (a launcher that finds what lies
+# beside it), bin/ktlua (Lua linked statically), lib/ (the OpenCL ICD
+# loader and the C modules busted needs, which need only libc), share/lua
+# (busted and its pure-Lua modules, from this machine's Debian packages),
+# stdlib, examples, spec, and gpu-check.sh.
+ARCH_LIB = /usr/lib/$(shell $(CC) -dumpmachine)
+LUA_SHARE ?= /usr/share/lua/5.4
+LUA_CLIB ?= $(ARCH_LIB)/lua/5.4
+OPENCL_LOADER ?= $(ARCH_LIB)/libOpenCL.so.1
+BUSTED ?= /usr/bin/busted
+BUSTED_LUA = busted busted.lua cliargs cliargs.lua dkjson.lua luassert mediator.lua pl say system term
+BUSTED_C = lfs.so system/core.so term/core.so
+BUNDLE = $(B)/bundle
+
+bundle: $(B)/ktlua
+	@rm -rf $(BUNDLE)
+	@mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib/lua/system $(BUNDLE)/lib/lua/term $(BUNDLE)/share/lua
+	cp $(B)/ktlua $(BUNDLE)/bin/ktlua
+	cp -L $(BUSTED) $(BUNDLE)/bin/busted
+	cp -L $(OPENCL_LOADER) $(BUNDLE)/lib/
+	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done
+	for m in $(BUSTED_LUA); do cp -RL $(LUA_SHARE)/$$m $(BUNDLE)/share/lua/ || exit 1; done
+	cp -R stdlib examples spec $(BUNDLE)/
+	install -m 755 scripts/bundle-ktlua.sh $(BUNDLE)/ktlua
+	install -m 755 scripts/gpu-check.sh $(BUNDLE)/gpu-check.sh
+	@du -sh $(BUNDLE)
 
 clean:
 	rm -rf $(B)

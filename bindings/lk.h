@@ -51,6 +51,10 @@ const kt_type *lk_check_type(lua_State *L, int idx);
 void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                   const luaL_Reg *methods);
 
+/* A zeroed userdata of size bytes that gc frees when collected: holds C
+** memory across calls that may raise a Lua error. */
+void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc);
+
 /* ---- option tables ---- */
 
 /* Raises an error naming the first key of the table at idx that is not
@@ -116,11 +120,12 @@ void *lk_scalar_bytes(lua_State *L, const kt_type *t, int idx);
 
 void lk_open_device(lua_State *L);  /* kt.devices, kt.device */
 void lk_open_array(lua_State *L);   /* kt.array, kt.struct */
-void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem */
+void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem, kt.symbol */
 void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
+void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);

@@ -1,6 +1,7 @@
 /*
 ** lk_arg.c: kernel arguments: a:input(), a:output(), a:inout(),
-** kt.scalar and its typed shorthands (kt.int, kt.float, ...), kt.localmem.
+** kt.scalar and its typed shorthands (kt.int, kt.float, ...), kt.localmem,
+** kt.symbol.
 */
 #include <string.h>
 
@@ -111,6 +112,24 @@ static int l_localmem(lua_State *L) {
   return 1;
 }
 
+/* kt.symbol(name, value): a CUDA __constant__ (or __device__) variable of
+** the kernel's program that receives value (an array's contents, or a
+** scalar such as kt.float(2)) before every launch. It is listed among the
+** arguments, where it fills no parameter position:
+**   args = { a:input(), c:output(), kt.int(n), kt.symbol("coeffs", coeffs) } */
+static int l_symbol(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  kt_array *array = lk_test_array(L, 2);
+  lk_arg *scalar = luaL_testudata(L, 2, LK_ARG);
+  if (!array && (!scalar || scalar->a->kind != KT_ARG_SCALAR))
+    luaL_typeerror(L, 2, "array or scalar (kt.float(...), ...)");
+  kt_error err;
+  kt_arg *arg = kt_arg_symbol(name, array, scalar ? scalar->a : NULL, &err);
+  if (!arg) return lk_error(L, &err);
+  push_arg(L, arg);
+  return 1;
+}
+
 /* An argument from an argument object, or an array (read and written). */
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what) {
   lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
@@ -133,10 +152,15 @@ kt_arg *lk_to_arg(lua_State *L, int idx, const char *what) {
   return NULL;
 }
 
+/* A scalar, or a symbol holding one. */
+static bool holds_scalar(const kt_arg *a) {
+  return a->kind == KT_ARG_SCALAR || (a->kind == KT_ARG_SYMBOL && !a->array);
+}
+
 /* scalar:set(value): a new value for the next launches. */
 static int arg_set(lua_State *L) {
   lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
-  if (ua->a->kind != KT_ARG_SCALAR) luaL_argerror(L, 1, "only a scalar argument has a value to set");
+  if (!holds_scalar(ua->a)) luaL_argerror(L, 1, "only a scalar argument has a value to set");
   luaL_checkany(L, 2);
   kt_arg *fresh = make_scalar(L, ua->a->type, 2);
   memcpy(ua->a->bytes, fresh->bytes, ua->a->type->size);
@@ -147,7 +171,7 @@ static int arg_set(lua_State *L) {
 
 static int arg_value(lua_State *L) {
   lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
-  if (ua->a->kind != KT_ARG_SCALAR || ua->a->type->kind == KT_STRUCT) return 0;
+  if (!holds_scalar(ua->a) || ua->a->type->kind == KT_STRUCT) return 0;
   kt_number v = kt_elem_get(ua->a->type->kind, ua->a->bytes);
   if (v.is_int) lua_pushinteger(L, v.i);
   else lua_pushnumber(L, v.f);
@@ -171,11 +195,12 @@ static int arg_tostring(lua_State *L) {
 static int arg_index(lua_State *L) {
   lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
   const char *key = luaL_checkstring(L, 2);
-  static const char *const kinds[] = {"vector", "scalar", "local"};
+  static const char *const kinds[] = {"vector", "scalar", "local", "symbol"};
   if (strcmp(key, "kind") == 0) lua_pushstring(L, kinds[ua->a->kind]);
+  else if (strcmp(key, "symbol") == 0 && ua->a->symbol) lua_pushstring(L, ua->a->symbol);
   else if (strcmp(key, "array") == 0 && ua->a->array) lk_push_array(L, ua->a->array);
-  else if (strcmp(key, "access") == 0 && ua->a->array) lua_pushstring(L, kt_access_name(ua->a->access));
-  else if (strcmp(key, "placement") == 0 && ua->a->array) lua_pushstring(L, kt_placement_name(ua->a->placement));
+  else if (strcmp(key, "access") == 0 && ua->a->kind == KT_ARG_VECTOR) lua_pushstring(L, kt_access_name(ua->a->access));
+  else if (strcmp(key, "placement") == 0 && ua->a->kind == KT_ARG_VECTOR) lua_pushstring(L, kt_placement_name(ua->a->placement));
   else if (strcmp(key, "value") == 0) return arg_value(L);
   else if (strcmp(key, "set") == 0) lua_pushcfunction(L, arg_set);
   else lua_pushnil(L);
@@ -185,7 +210,8 @@ static int arg_index(lua_State *L) {
 void lk_open_arg(lua_State *L) {
   static const luaL_Reg meta[] = {
       {"__gc", arg_gc}, {"__tostring", arg_tostring}, {"__index", arg_index}, {NULL, NULL}};
-  static const luaL_Reg fns[] = {{"scalar", l_scalar}, {"localmem", l_localmem}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"scalar", l_scalar}, {"localmem", l_localmem},
+                                 {"symbol", l_symbol}, {NULL, NULL}};
   lk_new_class(L, LK_ARG, meta, NULL);
   luaL_setfuncs(L, fns, 0);
   for (int k = 0; k < KT_STRUCT; k++) {

@@ -2,6 +2,12 @@
 ** lk_results.c: tuning results as a Lua object: results[i] (1-based, in
 ** the order evaluated), results:best(), results:write(path),
 ** results:summary(), results:print() (stdlib ktlua.report).
+**
+** A result's `resources` lists, per kernel, what the compiled kernel uses:
+** registers (per thread), shared_bytes (static shared/local memory per
+** block), local_bytes (per-thread local/private memory), constant_bytes,
+** max_threads (the largest block it allows); a value the backend cannot
+** tell is absent.
 */
 #include <math.h>
 #include <string.h>
@@ -55,6 +61,22 @@ static void push_config(lua_State *L, const kt_results *rs, const uint32_t *vi) 
   }
 }
 
+/* {kernel = name, registers = ..., shared_bytes = ..., ...}: unknown
+** values are left out. */
+static void push_usage(lua_State *L, const char *kernel, const kt_kernel_usage *u) {
+  const char *names[KT_USAGE_FIELDS];
+  int64_t values[KT_USAGE_FIELDS];
+  kt_usage_fields(u, names, values);
+  lua_createtable(L, 0, KT_USAGE_FIELDS + 1);
+  lua_pushstring(L, kernel);
+  lua_setfield(L, -2, "kernel");
+  for (int i = 0; i < KT_USAGE_FIELDS; i++) {
+    if (values[i] < 0) continue;
+    lua_pushinteger(L, (lua_Integer)values[i]);
+    lua_setfield(L, -2, names[i]);
+  }
+}
+
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_createtable(L, 0, 14);
   lua_pushinteger(L, (lua_Integer)r->index);
@@ -82,6 +104,12 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
     lua_rawseti(L, -2, (lua_Integer)k + 1);
   }
   lua_setfield(L, -2, "sizes");
+  lua_createtable(L, (int)r->nkernels, 0);
+  for (size_t k = 0; k < r->nkernels && r->usage; k++) {
+    push_usage(L, k < rs->nkernels ? rs->kernels[k] : "?", &r->usage[k]);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
+  lua_setfield(L, -2, "resources");
   set_ms(L, "build_ms", r->over.build);
   set_ms(L, "compile_ms", r->compile_ns);
   push_overheads(L, &r->over);

@@ -192,13 +192,7 @@ static int hold_gc(lua_State *L) {
 }
 
 static tune_hold *new_hold(lua_State *L) {
-  tune_hold *h = lua_newuserdatauv(L, sizeof *h, 0);
-  memset(h, 0, sizeof *h);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, hold_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  return h;
+  return lk_new_guarded(L, sizeof(tune_hold), hold_gc);
 }
 
 /* Writes the results to output = "file.json" or {"a.csv", "a.json"}. */

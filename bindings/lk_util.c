@@ -27,6 +27,16 @@ void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
   lua_pop(L, 1);
 }
 
+void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc) {
+  void *p = lua_newuserdatauv(L, size, 0);
+  memset(p, 0, size);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  return p;
+}
+
 /* ---- option tables ---- */
 
 void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed) {
@@ -286,12 +296,6 @@ static int scratch_args_gc(lua_State *L) {
 }
 
 kt_arg **lk_scratch_args(lua_State *L, size_t n) {
-  kt_arg **args = lua_newuserdatauv(L, (n ? n : 1) * sizeof *args, 0);
-  memset(args, 0, (n ? n : 1) * sizeof *args);
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, scratch_args_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  return args;
+  return lk_new_guarded(L, (n ? n : 1) * sizeof(kt_arg *), scratch_args_gc);
 }
 

@@ -29,7 +29,9 @@ static const char *const usage =
     "  -h, --help     print this help\n"
     "\n"
     "environment:\n"
-    "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n";
+    "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
+    "  KTLUA_LIBCUDA  the NVIDIA driver library to load (default: libcuda.so.1)\n"
+    "  KTLUA_NVRTC    the NVRTC library to load (default: libnvrtc.so, .so.13, .so.12, ...)\n";
 
 /* Adds a traceback to errors of the script. */
 static int traceback(lua_State *L) {

@@ -73,6 +73,25 @@ kt_arg *kt_arg_local(size_t elem_size, int64_t count, kt_size_fn count_fn,
   return a;
 }
 
+kt_arg *kt_arg_symbol(const char *name, kt_array *array, const kt_arg *value, kt_error *err) {
+  if (!array && (!value || value->kind != KT_ARG_SCALAR))
+    return kt_fail(err, "a symbol holds an array or a scalar"), NULL;
+  kt_arg *a = array ? kt_arg_vector(array, KT_READ, KT_PLACE_DEVICE, err)
+                    : kt_arg_scalar(value->type, value->bytes, err);
+  if (!a) return NULL;
+  a->kind = KT_ARG_SYMBOL;
+  if (!(a->symbol = kt_strdup(name, err))) {
+    kt_arg_release(a);
+    return NULL;
+  }
+  return a;
+}
+
+const void *kt_arg_symbol_bytes(const kt_arg *a, size_t *size) {
+  *size = a->array ? kt_array_bytes(a->array) : a->type->size;
+  return a->array ? a->array->data : a->bytes;
+}
+
 void kt_arg_retain(kt_arg *a) {
   if (a) a->refs++;
 }
@@ -83,6 +102,7 @@ void kt_arg_release(kt_arg *a) {
   kt_type_release(a->type);
   free(a->bytes);
   kt_callback_clear(&a->count_cb);
+  free(a->symbol);
   free(a);
 }
 
@@ -108,6 +128,9 @@ const char *kt_arg_describe(const kt_arg *a, char *buf, size_t size) {
       break;
     case KT_ARG_LOCAL:
       snprintf(buf, size, "local memory");
+      break;
+    case KT_ARG_SYMBOL:
+      snprintf(buf, size, "symbol %s", a->symbol);
       break;
   }
   return buf;

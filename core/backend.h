@@ -7,6 +7,10 @@
 ** meaning of the global size); a backend converts to its own notion.
 ** Programs are compiled by `compile`, which may run on a worker thread,
 ** and turned into a launchable kernel by `kernel` on the owning thread.
+**
+** A backend whose faults can leave its context unusable (CUDA's sticky
+** errors) reports KT_FAULT_STICKY; the caller then frees every object of
+** the context, closes it and opens a fresh one (see tuner_recover).
 */
 #ifndef KT_BACKEND_H
 #define KT_BACKEND_H
@@ -36,21 +40,38 @@ const char *kt_access_name(kt_access a);
 typedef enum kt_launch_arg_kind {
   KT_LARG_BUFFER,
   KT_LARG_SCALAR,
-  KT_LARG_LOCAL
+  KT_LARG_LOCAL,  /* OpenCL: a __local argument; CUDA: dynamic shared memory */
+  KT_LARG_SYMBOL  /* CUDA: bytes copied into a __constant__ (or __device__)
+                  ** variable before the launch; not a kernel parameter */
 } kt_launch_arg_kind;
 
 typedef struct kt_launch_arg {
   kt_launch_arg_kind kind;
-  kt_bbuf *buf;      /* KT_LARG_BUFFER */
-  const void *bytes; /* KT_LARG_SCALAR */
-  size_t size;       /* scalar bytes, or local-memory bytes */
+  kt_bbuf *buf;       /* KT_LARG_BUFFER */
+  const void *bytes;  /* KT_LARG_SCALAR, KT_LARG_SYMBOL */
+  size_t size;        /* scalar or symbol bytes, or local-memory bytes */
+  const char *symbol; /* KT_LARG_SYMBOL: the variable's name */
 } kt_launch_arg;
+
+/* What a compiled kernel uses, as the compiler and driver report it; -1
+** where the backend cannot tell. */
+typedef struct kt_kernel_usage {
+  int64_t registers;      /* per thread */
+  int64_t shared_bytes;   /* static shared (OpenCL: local) memory per block */
+  int64_t local_bytes;    /* per-thread local (OpenCL: private) memory: spills, stack */
+  int64_t constant_bytes; /* __constant__ memory */
+  int64_t max_threads;    /* largest block (work-group) the kernel allows here */
+} kt_kernel_usage;
+
+#define KT_KERNEL_USAGE_UNKNOWN ((kt_kernel_usage){-1, -1, -1, -1, -1})
 
 /* How a failed call should be recorded for the configuration. */
 typedef enum kt_fault {
   KT_FAULT_NONE = 0,
   KT_FAULT_LAUNCH,  /* the device refused the launch: launch_failed */
   KT_FAULT_RUNTIME, /* the kernel failed while running: runtime_failed */
+  KT_FAULT_STICKY,  /* ... and took the context with it: runtime_failed, and
+                    ** the context must be closed and opened again */
   KT_FAULT_FATAL,   /* the context is unusable or the host ran out */
   KT_FAULT_TIMEOUT, /* past the time limit; the context was given up: timeout */
   KT_FAULT_LOST     /* the context was lost (its process died): runtime_failed */
@@ -82,25 +103,32 @@ typedef struct kt_backend {
   int (*buffer_fill_zero)(kt_bctx *ctx, int queue, kt_bbuf *buf,
                           size_t offset, size_t bytes, kt_error *err);
 
-  /* Thread-safe: compiles source with options; on a compile error returns
-  ** NULL with the compiler's log in *log (malloc'd, caller frees). */
+  /* Compiling needs the kernel's name (NVRTC instantiates templates from
+  ** name expressions), so a program serves that one kernel: callers that
+  ** cache programs key them on the name too. */
+  bool program_per_kernel;
+
+  /* Thread-safe: compiles source with options for the kernel called name;
+  ** on a compile error returns NULL with the compiler's log in *log
+  ** (malloc'd, caller frees). */
   kt_bprog *(*compile)(kt_bctx *ctx, const char *source, const char *options,
-                       char **log, kt_error *err);
+                       const char *name, char **log, kt_error *err);
   void (*prog_free)(kt_bctx *ctx, kt_bprog *prog);
   kt_bkernel *(*kernel)(kt_bctx *ctx, kt_bprog *prog, const char *name,
                         kt_error *err);
   void (*kernel_free)(kt_bctx *ctx, kt_bkernel *k);
-  /* Largest work-group the compiled kernel allows on this device. */
-  size_t (*kernel_max_group)(kt_bctx *ctx, kt_bkernel *k);
+  /* Registers, memory and the largest work-group of the compiled kernel. */
+  kt_kernel_usage (*kernel_usage)(kt_bctx *ctx, kt_bkernel *k);
 
   /* Enqueues one launch; *ev (when ev is not NULL) times it. On failure,
-  ** *fault says whether the device refused it or the context broke. */
+  ** *fault says whether the device refused it or the context broke.
+  ** Symbol arguments are copied on the same queue before the launch. */
   int (*launch)(kt_bctx *ctx, int queue, kt_bkernel *k,
                 const kt_launch_arg *args, size_t nargs, int dims,
                 const size_t global[3], const size_t local[3],
                 kt_bevent **ev, kt_fault *fault, kt_error *err);
   /* Waits for everything queued on a queue (-1: every queue). A kernel
-  ** that failed while running reports KT_FAULT_RUNTIME here. */
+  ** that failed while running reports KT_FAULT_RUNTIME (or _STICKY) here. */
   int (*finish)(kt_bctx *ctx, int queue, kt_fault *fault, kt_error *err);
   /* Device time of a finished launch, in nanoseconds; < 0 if unknown. */
   double (*event_ns)(kt_bctx *ctx, kt_bevent *ev);
@@ -114,6 +142,12 @@ typedef struct kt_backend {
   ** kernel made before a change is gone. */
   uint64_t (*generation)(kt_bctx *ctx);
 } kt_backend;
+
+/* For backends: `finish` from a function that waits for one queue: queue
+** q, or with q = -1 each of the nqueues, keeping the first error. */
+typedef int (*kt_finish_fn)(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err);
+int kt_backend_finish(kt_bctx *ctx, int q, int nqueues, kt_finish_fn one, kt_fault *fault,
+                      kt_error *err);
 
 extern const kt_backend kt_backend_opencl;
 extern const kt_backend kt_backend_cuda;

@@ -34,7 +34,7 @@ struct kt_bprog {
 
 struct kt_bkernel {
   cl_kernel kernel;
-  size_t max_group;
+  kt_kernel_usage usage;
 };
 
 struct kt_bevent {
@@ -346,7 +346,8 @@ static char *build_log(cl_program p, cl_device_id d) {
 }
 
 static kt_bprog *cl_compile(kt_bctx *ctx, const char *source, const char *options,
-                            char **log, kt_error *err) {
+                            const char *name, char **log, kt_error *err) {
+  (void)name; /* an OpenCL program offers all its kernels */
   cl_int e;
   *log = NULL;
   cl_program p = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &e);
@@ -374,6 +375,23 @@ static void cl_prog_free(kt_bctx *ctx, kt_bprog *prog) {
   free(prog);
 }
 
+static int64_t work_group_info(cl_kernel k, cl_device_id d, cl_kernel_work_group_info what,
+                               size_t bytes) {
+  uint64_t v = 0;
+  if (clGetKernelWorkGroupInfo(k, d, what, bytes, &v, NULL) != CL_SUCCESS) return -1;
+  return (int64_t)v;
+}
+
+/* OpenCL tells local (shared) and private memory and the work-group
+** limit; registers and constant memory stay unknown. */
+static kt_kernel_usage usage_of(cl_kernel k, cl_device_id d) {
+  kt_kernel_usage u = KT_KERNEL_USAGE_UNKNOWN;
+  u.shared_bytes = work_group_info(k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(cl_ulong));
+  u.local_bytes = work_group_info(k, d, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(cl_ulong));
+  u.max_threads = work_group_info(k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size_t));
+  return u;
+}
+
 static kt_bkernel *cl_kernel_get(kt_bctx *ctx, kt_bprog *prog, const char *name,
                              kt_error *err) {
   cl_int e;
@@ -387,9 +405,7 @@ static kt_bkernel *cl_kernel_get(kt_bctx *ctx, kt_bprog *prog, const char *name,
     return NULL;
   }
   bk->kernel = k;
-  bk->max_group = 0;
-  clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
-                           sizeof bk->max_group, &bk->max_group, NULL);
+  bk->usage = usage_of(k, ctx->device);
   return bk;
 }
 
@@ -400,17 +416,23 @@ static void cl_kernel_free(kt_bctx *ctx, kt_bkernel *k) {
   free(k);
 }
 
-static size_t cl_kernel_max_group(kt_bctx *ctx, kt_bkernel *k) {
+static kt_kernel_usage cl_kernel_usage(kt_bctx *ctx, kt_bkernel *k) {
   (void)ctx;
-  return k->max_group;
+  return k->usage;
 }
 
 /* ---- launches and events ---- */
 
-static int set_args(cl_kernel k, const kt_launch_arg *args, size_t nargs, kt_error *err) {
+/* Returns -1 with *fault set when an argument cannot be set. */
+static int set_args(cl_kernel k, const kt_launch_arg *args, size_t nargs, kt_fault *fault,
+                    kt_error *err) {
   for (size_t i = 0; i < nargs; i++) {
     cl_int e;
     switch (args[i].kind) {
+      case KT_LARG_SYMBOL:
+        *fault = KT_FAULT_FATAL; /* the same for every configuration */
+        return kt_fail(err, "argument %zu: the __constant__ symbol '%s' needs the CUDA backend "
+                       "(in OpenCL, pass a __constant pointer argument)", i + 1, args[i].symbol);
       case KT_LARG_BUFFER:
         e = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &args[i].buf->mem);
         break;
@@ -435,7 +457,7 @@ static int cl_launch(kt_bctx *ctx, int q, kt_bkernel *k, const kt_launch_arg *ar
   *fault = KT_FAULT_LAUNCH;
   cl_command_queue queue = get_queue(ctx, q, err);
   if (!queue) return -1;
-  if (set_args(k->kernel, args, nargs, err)) return -1;
+  if (set_args(k->kernel, args, nargs, fault, err)) return -1;
   if (kt_grow(&ctx->pending[q], &ctx->cappending[q], ctx->npending[q] + 1,
               sizeof(cl_event), err)) {
     *fault = KT_FAULT_FATAL;
@@ -484,13 +506,7 @@ static int finish_queue(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
 }
 
 static int cl_finish(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
-  *fault = KT_FAULT_NONE;
-  if (q >= MAX_QUEUES) return kt_fail(err, "queue %d is out of range", q);
-  if (q >= 0) return finish_queue(ctx, q, fault, err);
-  int rc = 0;
-  for (int i = 0; i < MAX_QUEUES; i++)
-    if (finish_queue(ctx, i, fault, rc ? NULL : err)) rc = -1;
-  return rc;
+  return kt_backend_finish(ctx, q, MAX_QUEUES, finish_queue, fault, err);
 }
 
 static double cl_event_ns(kt_bctx *ctx, kt_bevent *ev) {
@@ -527,7 +543,7 @@ const kt_backend kt_backend_opencl = {
     .prog_free = cl_prog_free,
     .kernel = cl_kernel_get,
     .kernel_free = cl_kernel_free,
-    .kernel_max_group = cl_kernel_max_group,
+    .kernel_usage = cl_kernel_usage,
     .launch = cl_launch,
     .finish = cl_finish,
     .event_ns = cl_event_ns,

@@ -46,7 +46,7 @@ struct kt_bctx {
 
 struct kt_bbuf { uint64_t gen; uint32_t id; };
 struct kt_bprog { uint64_t gen; uint32_t id; };
-struct kt_bkernel { uint64_t gen; uint32_t id; size_t max_group; };
+struct kt_bkernel { uint64_t gen; uint32_t id; kt_kernel_usage usage; };
 struct kt_bevent { uint64_t gen; uint32_t id; double ns; };
 
 /* ---- the server's life ---- */
@@ -441,8 +441,8 @@ static void give_channel(kt_bctx *c, int ch) {
 }
 
 /* Called from compile threads: each takes a compile connection of its own. */
-static kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, char **log,
-                            kt_error *err) {
+static kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options,
+                            const char *name, char **log, kt_error *err) {
   *log = NULL;
   kt_bprog *p = kt_alloc(sizeof *p, err);
   if (!p) return NULL;
@@ -461,6 +461,7 @@ static kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options,
   kt_msg_put_u32(&out, p->id);
   kt_msg_put_str(&out, source);
   kt_msg_put_str(&out, options);
+  kt_msg_put_str(&out, name);
   bool ok = kt_wire_send(c->cfds[ch], &out) == KT_WIRE_OK &&
             kt_wire_recv(c->cfds[ch], &in, 0) == KT_WIRE_OK;
   give_channel(c, ch);
@@ -496,7 +497,7 @@ static kt_bkernel *rm_kernel(kt_bctx *c, kt_bprog *p, const char *name, kt_error
     free(k);
     return NULL;
   }
-  *k = (kt_bkernel){c->generation, ++c->next_id, 0};
+  *k = (kt_bkernel){c->generation, ++c->next_id, KT_KERNEL_USAGE_UNKNOWN};
   kt_msg_put_u32(&c->out, k->id);
   kt_msg_put_u32(&c->out, p->id);
   kt_msg_put_str(&c->out, name);
@@ -504,7 +505,7 @@ static kt_bkernel *rm_kernel(kt_bctx *c, kt_bprog *p, const char *name, kt_error
     free(k);
     return NULL;
   }
-  k->max_group = (size_t)kt_msg_get_u64(&c->in);
+  kt_usage_get(&c->in, &k->usage);
   return k;
 }
 
@@ -514,9 +515,9 @@ static void rm_kernel_free(kt_bctx *c, kt_bkernel *k) {
   free(k);
 }
 
-static size_t rm_kernel_max_group(kt_bctx *c, kt_bkernel *k) {
+static kt_kernel_usage rm_kernel_usage(kt_bctx *c, kt_bkernel *k) {
   (void)c;
-  return k->max_group;
+  return k->usage;
 }
 
 /* ---- launches and events ---- */
@@ -529,7 +530,8 @@ static int put_args(kt_bctx *c, const kt_launch_arg *args, size_t n, kt_error *e
     if (a->kind == KT_LARG_BUFFER) {
       if (stale(c, a->buf->gen, NULL, err)) return -1;
       kt_msg_put_u32(&c->out, a->buf->id);
-    } else if (a->kind == KT_LARG_SCALAR) {
+    } else if (a->kind == KT_LARG_SCALAR || a->kind == KT_LARG_SYMBOL) {
+      if (a->kind == KT_LARG_SYMBOL) kt_msg_put_str(&c->out, a->symbol);
       kt_msg_put_u32(&c->out, (uint32_t)a->size);
       kt_msg_put(&c->out, a->bytes, a->size);
     } else {
@@ -624,29 +626,37 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   return 0;
 }
 
-const kt_backend kt_backend_remote = {
-    .name = "remote",
-    .enumerate = rm_enumerate,
-    .open = rm_open,
-    .close = rm_close,
-    .buffer_new = rm_buffer_new,
-    .buffer_free = rm_buffer_free,
-    .buffer_write = rm_buffer_write,
-    .buffer_read = rm_buffer_read,
-    .buffer_copy = rm_buffer_copy,
-    .buffer_fill_zero = rm_buffer_fill_zero,
-    .compile = rm_compile,
-    .prog_free = rm_prog_free,
-    .kernel = rm_kernel,
-    .kernel_free = rm_kernel_free,
-    .kernel_max_group = rm_kernel_max_group,
-    .launch = rm_launch,
-    .finish = rm_finish,
-    .event_ns = rm_event_ns,
-    .event_free = rm_event_free,
-    .set_deadline = rm_set_deadline,
-    .generation = rm_generation,
-};
+/* Two tables that differ in whether a program serves one kernel, as the
+** real backend in the device process does. */
+#define REMOTE_OPS                          \
+  .name = "remote",                         \
+  .enumerate = rm_enumerate,                \
+  .open = rm_open,                          \
+  .close = rm_close,                        \
+  .buffer_new = rm_buffer_new,              \
+  .buffer_free = rm_buffer_free,            \
+  .buffer_write = rm_buffer_write,          \
+  .buffer_read = rm_buffer_read,            \
+  .buffer_copy = rm_buffer_copy,            \
+  .buffer_fill_zero = rm_buffer_fill_zero,  \
+  .compile = rm_compile,                    \
+  .prog_free = rm_prog_free,                \
+  .kernel = rm_kernel,                      \
+  .kernel_free = rm_kernel_free,            \
+  .kernel_usage = rm_kernel_usage,          \
+  .launch = rm_launch,                      \
+  .finish = rm_finish,                      \
+  .event_ns = rm_event_ns,                  \
+  .event_free = rm_event_free,              \
+  .set_deadline = rm_set_deadline,          \
+  .generation = rm_generation
+
+const kt_backend kt_backend_remote = {REMOTE_OPS, .program_per_kernel = false};
+static const kt_backend remote_per_kernel = {REMOTE_OPS, .program_per_kernel = true};
+
+const kt_backend *kt_remote_backend(const kt_device_info *dev) {
+  return dev->backend->program_per_kernel ? &remote_per_kernel : &kt_backend_remote;
+}
 
 /* ---- the process-wide rule about drivers ---- */
 

@@ -18,6 +18,7 @@ typedef struct cached_kernel {
 typedef struct entry {
   uint64_t hash;
   char *source, *options;
+  char *kernel;      /* the kernel compiled for, when the backend compiles per kernel */
   kt_build_job *job; /* compiling on a worker; the fields below wait for it */
   kt_bprog *prog;    /* NULL: compile failed */
   char *log;
@@ -65,6 +66,7 @@ static void entry_clear(kt_build_cache *c, entry *e) {
   if (e->prog) c->be->prog_free(c->ctx, e->prog);
   free(e->source);
   free(e->options);
+  free(e->kernel);
   free(e->log);
   memset(e, 0, sizeof *e);
 }
@@ -136,10 +138,13 @@ char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg
 
 /* ---- cache ---- */
 
-static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const char *options) {
+/* kernel is NULL unless the backend compiles a program per kernel. */
+static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const char *options,
+                     const char *kernel) {
   for (size_t i = 0; i < c->n; i++) {
     entry *e = &c->entries[i];
-    if (e->hash == h && strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0)
+    if (e->hash == h && strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0 &&
+        (!kernel || strcmp(e->kernel, kernel) == 0))
       return e;
   }
   return NULL;
@@ -166,31 +171,43 @@ static entry *free_slot(kt_build_cache *c, kt_error *err) {
   return &c->entries[c->n++];
 }
 
-static uint64_t key_hash(const char *source, const char *options) {
-  return fnv1a(fnv1a(0xcbf29ce484222325ull, source), options);
+/* The name is part of the key only where a program serves one kernel. */
+static const char *key_kernel(const kt_build_cache *c, const char *name) {
+  return c->be->program_per_kernel ? name : NULL;
+}
+
+static uint64_t key_hash(const char *source, const char *options, const char *kernel) {
+  uint64_t h = fnv1a(fnv1a(0xcbf29ce484222325ull, source), options);
+  return kernel ? fnv1a(h, kernel) : h;
 }
 
 /* A new entry whose compile is queued. */
 static entry *submit(kt_build_cache *c, uint64_t h, const char *source, const char *options,
-                     kt_error *err) {
+                     const char *name, kt_error *err) {
+  const char *kernel = key_kernel(c, name);
   char *src = kt_strdup(source, err), *opts = kt_strdup(options, err);
-  kt_build_job *job = src && opts ? kt_builder_submit(c->builder, source, options, err) : NULL;
+  char *kern = kernel ? kt_strdup(kernel, err) : NULL;
+  kt_build_job *job = src && opts && (!kernel || kern)
+                          ? kt_builder_submit(c->builder, source, options, name, err)
+                          : NULL;
   entry *e = job ? free_slot(c, err) : NULL;
   if (!e) {
     if (job) kt_builder_cancel(c->builder, job);
     free(src);
     free(opts);
+    free(kern);
     return NULL;
   }
-  *e = (entry){h, src, opts, job, NULL, NULL, 0, NULL, 0, ++c->clock};
+  *e = (entry){h, src, opts, kern, job, NULL, NULL, 0, NULL, 0, ++c->clock};
   return e;
 }
 
 int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
-                      kt_error *err) {
-  uint64_t h = key_hash(source, options);
-  if (lookup(c, h, source, options)) return 0;
-  return submit(c, h, source, options, err) ? 0 : -1;
+                      const char *name, kt_error *err) {
+  const char *kernel = key_kernel(c, name);
+  uint64_t h = key_hash(source, options, kernel);
+  if (lookup(c, h, source, options, kernel)) return 0;
+  return submit(c, h, source, options, name, err) ? 0 : -1;
 }
 
 static void finish_compile(kt_build_cache *c, entry *e) {
@@ -219,16 +236,17 @@ static cached_kernel *find_kernel(kt_build_cache *c, entry *e, const char *name,
 int kt_build_get(kt_build_cache *c, const char *source, const char *options,
                  const char *name, kt_bkernel **out, const char **log, double *compile_ns,
                  kt_error *err) {
-  uint64_t h = key_hash(source, options);
+  const char *kernel = key_kernel(c, name);
+  uint64_t h = key_hash(source, options, kernel);
   *out = NULL;
   *log = NULL;
   *compile_ns = 0;
-  entry *e = lookup(c, h, source, options);
+  entry *e = lookup(c, h, source, options, kernel);
   if (e && !e->job) {
     c->hits++;
   } else {
     c->misses++;
-    if (!e && !(e = submit(c, h, source, options, err))) return -1;
+    if (!e && !(e = submit(c, h, source, options, name, err))) return -1;
     finish_compile(c, e);
     *compile_ns = e->compile_ns;
   }

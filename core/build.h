@@ -24,7 +24,7 @@ char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg
 
 /* Starts compiling on a worker thread, unless the cache has it already. */
 int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
-                      kt_error *err);
+                      const char *name, kt_error *err);
 /* Forgets every program (their context is gone). */
 void kt_build_cache_clear(kt_build_cache *c);
 /* Drops prefetched compiles that were never asked for. */

@@ -11,7 +11,7 @@
 typedef enum { QUEUED, RUNNING, DONE } job_state;
 
 struct kt_build_job {
-  char *source, *options;
+  char *source, *options, *name;
   job_state state;
   bool cancelled;  /* nobody waits: the worker frees the job */
   kt_bprog *prog;
@@ -36,6 +36,7 @@ static void job_free(kt_builder *b, kt_build_job *j) {
   free(j->log);
   free(j->source);
   free(j->options);
+  free(j->name);
   free(j);
 }
 
@@ -50,7 +51,7 @@ static kt_build_job *take(kt_builder *b) {
 static void compile(kt_builder *b, kt_build_job *j) {
   kt_error err;
   int64_t t0 = kt_now_ns();
-  j->prog = b->be->compile(b->ctx, j->source, j->options, &j->log, &err);
+  j->prog = b->be->compile(b->ctx, j->source, j->options, j->name, &j->log, &err);
   j->compile_ns = (double)(kt_now_ns() - t0);
   if (!j->prog && (!j->log || !j->log[0])) {
     free(j->log);
@@ -122,12 +123,13 @@ void kt_builder_free(kt_builder *b) {
 }
 
 kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,
-                                kt_error *err) {
+                                const char *name, kt_error *err) {
   kt_build_job *j = kt_calloc(1, sizeof *j, err);
   if (!j) return NULL;
   j->source = kt_strdup(source, err);
   j->options = kt_strdup(options, err);
-  if (!j->source || !j->options) {
+  j->name = kt_strdup(name, err);
+  if (!j->source || !j->options || !j->name) {
     job_free(b, j);
     return NULL;
   }

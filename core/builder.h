@@ -18,9 +18,9 @@ kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_e
 void kt_builder_free(kt_builder *b);
 int kt_builder_threads(const kt_builder *b);
 
-/* Queues a compile (the strings are copied). */
+/* Queues a compile of the kernel called name (the strings are copied). */
 kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,
-                                kt_error *err);
+                                const char *name, kt_error *err);
 /* Waits for a job and frees it. Returns the program, or NULL when it did
 ** not compile (*log says why; the caller frees it). *compile_ns is the
 ** time the compile took on its worker. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const kt_backend *const backends[] = {&kt_backend_opencl};
+static const kt_backend *const backends[] = {&kt_backend_opencl, &kt_backend_cuda};
 #define NBACKENDS (sizeof backends / sizeof backends[0])
 
 const kt_backend *kt_backend_named(const char *name) {

@@ -21,6 +21,8 @@
 #include "device.h"
 
 extern const kt_backend kt_backend_remote;
+/* The remote backend that fits the device's real backend. */
+const kt_backend *kt_remote_backend(const kt_device_info *dev);
 
 /* Lists the devices of every backend from a short-lived server. The
 ** devices' backend fields name the real backends; their handles are NULL. */

@@ -51,6 +51,7 @@ void kt_result_clear(kt_result *r) {
   free(r->vi);
   free(r->samples_ns);
   free(r->sizes);
+  free(r->usage);
   free(r->error);
   memset(r, 0, sizeof *r);
 }
@@ -97,4 +98,16 @@ int kt_result_set_error(kt_result *r, kt_status status, const char *msg) {
   free(r->error);
   r->error = msg ? strdup(msg) : NULL;
   return 0;
+}
+
+void kt_usage_fields(const kt_kernel_usage *u, const char *names[KT_USAGE_FIELDS],
+                     int64_t values[KT_USAGE_FIELDS]) {
+  static const char *const keys[KT_USAGE_FIELDS] = {"registers", "shared_bytes", "local_bytes",
+                                                    "constant_bytes", "max_threads"};
+  const int64_t v[KT_USAGE_FIELDS] = {u->registers, u->shared_bytes, u->local_bytes,
+                                      u->constant_bytes, u->max_threads};
+  for (int i = 0; i < KT_USAGE_FIELDS; i++) {
+    names[i] = keys[i];
+    values[i] = v[i];
+  }
 }

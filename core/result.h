@@ -30,6 +30,7 @@ typedef struct kt_result {
   double *samples_ns; /* kernel time of every timed run */
   size_t nsamples;
   kt_sizes *sizes;    /* one per kernel */
+  kt_kernel_usage *usage; /* one per kernel: registers, memory, thread limit */
   size_t nkernels;
   size_t launches;    /* kernel launches in one run */
   kt_overheads over;
@@ -69,6 +70,12 @@ kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
 const kt_result *kt_results_best(const kt_results *r);
 void kt_result_clear(kt_result *r);
 int kt_result_set_error(kt_result *r, kt_status status, const char *msg);
+
+/* A kernel's usage as (name, value) pairs, in a fixed order, for writers;
+** a negative value is unknown. */
+#define KT_USAGE_FIELDS 5
+void kt_usage_fields(const kt_kernel_usage *u, const char *names[KT_USAGE_FIELDS],
+                     int64_t values[KT_USAGE_FIELDS]);
 
 /* Files: CSV with one row per configuration, JSON with everything. */
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);

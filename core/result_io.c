@@ -99,6 +99,20 @@ static void json_sizes(FILE *f, const size_t *v, int dims) {
   fputc(']', f);
 }
 
+/* Per kernel: registers and memory as the compiler reports them, null
+** where the backend cannot tell. */
+static void json_usage(FILE *f, const kt_kernel_usage *u) {
+  const char *names[KT_USAGE_FIELDS];
+  int64_t values[KT_USAGE_FIELDS];
+  kt_usage_fields(u, names, values);
+  for (int i = 0; i < KT_USAGE_FIELDS; i++) {
+    fprintf(f, "%s\"%s\":", i ? "," : "{", names[i]);
+    if (values[i] < 0) fputs("null", f);
+    else fprintf(f, "%lld", (long long)values[i]);
+  }
+  fputc('}', f);
+}
+
 void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   fprintf(f, "{\"index\":%llu,\"config\":{", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
@@ -122,6 +136,11 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     if (x->sizes[k].local[0]) json_sizes(f, x->sizes[k].local, x->sizes[k].dims);
     else fputs("null", f);
     fputc('}', f);
+  }
+  fputs("],\"resources\":[", f);
+  for (size_t k = 0; x->usage && k < x->nkernels; k++) {
+    fputs(k ? "," : "", f);
+    json_usage(f, &x->usage[k]);
   }
   const kt_overheads *o = &x->over;
   fprintf(f, "],\"launches\":%zu,\"compile_ms\":", x->launches);

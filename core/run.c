@@ -65,12 +65,12 @@ static int prepare_locals(kt_run *run, size_t ki, kt_error *err) {
 static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
   if (!s->local[0]) return 0;
   size_t threads = s->local[0] * s->local[1] * s->local[2];
-  size_t most = run->tuner->be->kernel_max_group(run->tuner->ctx, run->kernels[ki].bk);
-  if (most && threads > most) {
+  int64_t most = run->kernels[ki].usage.max_threads;
+  if (most > 0 && threads > (size_t)most) {
     char why[256];
     snprintf(why, sizeof why,
-             "kernel %s: a work-group of %zu work-items exceeds the kernel's limit of %zu "
-             "on this device", run->task->kernels[ki]->name, threads, most);
+             "kernel %s: a work-group of %zu work-items exceeds the kernel's limit of %lld "
+             "on this device", run->task->kernels[ki]->name, threads, (long long)most);
     config_fails(run, KT_TOO_MANY_THREADS, why);
     return 1;
   }
@@ -94,6 +94,7 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   free(source);
   if (rc < 0) return -1;
   if (rc > 0) return config_fails(run, KT_COMPILE_FAILED, log), 1;
+  rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki, &rk->sizes)) return 1;
   return prepare_locals(run, ki, err);
 }
@@ -106,6 +107,7 @@ int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg
   run->cfg = *cfg;
   run->status = KT_OK;
   if (!(run->kernels = kt_calloc(task->nkernels, sizeof *run->kernels, err))) return -1;
+  for (size_t ki = 0; ki < task->nkernels; ki++) run->kernels[ki].usage = KT_KERNEL_USAGE_UNKNOWN;
   for (size_t ki = 0; ki < task->nkernels; ki++) {
     int rc = prepare_kernel(run, ki, err);
     if (rc) return rc < 0 ? -1 : 0;
@@ -204,17 +206,23 @@ static int launch_arg(kt_run *run, const kt_arg *a, int queue, kt_launch_arg *la
   if (a->kind == KT_ARG_VECTOR) {
     kt_bbuf *buf = a->access & KT_WRITE ? changing(run, a->array, queue, err)
                                         : buffer_of(run, a->array, a->access, a->placement, err);
-    *la = (kt_launch_arg){KT_LARG_BUFFER, buf, NULL, 0};
+    *la = (kt_launch_arg){KT_LARG_BUFFER, buf, NULL, 0, NULL};
     return buf ? 0 : -1;
+  }
+  if (a->kind == KT_ARG_SYMBOL) {
+    size_t size;
+    const void *bytes = kt_arg_symbol_bytes(a, &size);
+    *la = (kt_launch_arg){KT_LARG_SYMBOL, NULL, bytes, size, a->symbol};
+    return 0;
   }
   kt_run_value *v = find_value(run->values, run->nvalues, a);
   if (a->kind == KT_ARG_SCALAR) {
-    *la = (kt_launch_arg){KT_LARG_SCALAR, NULL, v ? v->bytes : a->bytes, a->type->size};
+    *la = (kt_launch_arg){KT_LARG_SCALAR, NULL, v ? v->bytes : a->bytes, a->type->size, NULL};
     return 0;
   }
   size_t bytes = v ? v->size : 0;
   if (!v && local_size(run, a, &bytes, err)) return -1;
-  *la = (kt_launch_arg){KT_LARG_LOCAL, NULL, NULL, bytes};
+  *la = (kt_launch_arg){KT_LARG_LOCAL, NULL, NULL, bytes, NULL};
   return 0;
 }
 
@@ -237,6 +245,9 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err
   kt_run_kernel *rk = &run->kernels[ki];
   const kt_sizes *s = o->sizes ? o->sizes : &rk->sizes;
   const char *name = run->task->kernels[ki]->name;
+  if (!rk->bk)
+    return kt_fail(err, "kernel %s: not built for this run (%s)", name,
+                   run->error ? run->error : "it was not prepared");
   if (kt_grow(&run->events, &run->capevents, run->nevents + 1, sizeof *run->events, err) ||
       assemble(run, rk, o->queue, err))
     return kt_fail_prefix(err, "kernel %s: ", name);
@@ -439,6 +450,18 @@ static kt_status fault_status(kt_fault fault) {
   }
 }
 
+/* The fault took the context with it: this configuration keeps its
+** runtime_failed status, and the tuner carries on in a fresh context.
+** The run's kernels went with the old one. */
+static int reopen(kt_run *run, kt_error *err) {
+  for (size_t ki = 0; ki < run->task->nkernels; ki++) run->kernels[ki].bk = NULL;
+  free_events(run);
+  clear_buffers(run);
+  if (tuner_reopen(run->tuner, err))
+    return kt_fail_prefix(err, "after %s: ", run->error ? run->error : "a device fault");
+  return 0;
+}
+
 /* Waits for the queues and adds up the device time of the launches. */
 static int collect(kt_run *run, kt_error *err) {
   kt_tuner *t = run->tuner;
@@ -476,5 +499,6 @@ int kt_run_execute(kt_run *run, kt_error *err) {
   }
   rc = collect(run, err);
   tuner_set_deadline(run->tuner, 0);
+  if (rc == 0 && run->fault == KT_FAULT_STICKY) rc = reopen(run, err);
   return rc;
 }

@@ -14,9 +14,10 @@
 #include "tuner.h"
 
 typedef struct kt_run_kernel {
-  kt_bkernel *bk;
-  kt_sizes sizes;  /* under the configuration */
-  kt_arg **args;   /* the current argument list (retained) */
+  kt_bkernel *bk;         /* NULL once a fault has closed its context */
+  kt_sizes sizes;         /* under the configuration */
+  kt_kernel_usage usage;
+  kt_arg **args;          /* the current argument list (retained) */
   size_t nargs, capargs;
 } kt_run_kernel;
 
@@ -69,7 +70,8 @@ int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg
                    kt_error *err);
 /* Restores what the last execution changed, runs the launcher (or each
 ** kernel once), waits, and sums the launches' device time. Returns -1
-** only on a fatal error. */
+** only on a fatal error. After a sticky fault (status runtime_failed) the
+** tuner has a fresh context and the run cannot execute again: release it. */
 int kt_run_execute(kt_run *run, kt_error *err);
 void kt_run_release(kt_run *run);
 

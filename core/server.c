@@ -43,6 +43,8 @@ typedef struct server {
   char deferred_msg[KT_ERRMAX];
   unsigned char *staging;
   size_t staging_size;
+  char **names;               /* symbol names of the launch being read */
+  size_t nnames, capnames;
 } server;
 
 typedef struct compile_thread {
@@ -207,6 +209,13 @@ static void op_fill_zero(server *s, kt_msg *in) {
 
 /* ---- programs and kernels ---- */
 
+/* A kernel keeps its name, so that a launch failure reported later by a
+** FINISH can say which kernel failed. */
+typedef struct named_kernel {
+  kt_bkernel *k;
+  char *name;
+} named_kernel;
+
 static void op_kernel(server *s, kt_msg *in, int fd, kt_msg *out) {
   uint32_t kid = kt_msg_get_u32(in), pid = kt_msg_get_u32(in);
   char *name = kt_msg_get_str(in);
@@ -215,17 +224,26 @@ static void op_kernel(server *s, kt_msg *in, int fd, kt_msg *out) {
   kt_bprog *prog = table_get(&s->progs, pid);
   pthread_mutex_unlock(&s->progs_lock);
   kt_bkernel *k = NULL;
+  named_kernel *nk = NULL;
   if (!prog || !name) kt_fail(&err, "no program %u in the device server", pid);
   else k = s->be->kernel(s->ctx, prog, name, &err);
-  free(name);
-  if (k && table_put(&s->kernels, kid, k)) {
+  if (k && (!(nk = malloc(sizeof *nk)) || table_put(&s->kernels, kid, nk))) {
     s->be->kernel_free(s->ctx, k);
+    free(nk);
     k = NULL;
     kt_fail(&err, "out of memory in the device server");
   }
+  if (k) *nk = (named_kernel){k, name};
+  else free(name);
   start_reply(out, k ? KT_FAULT_NONE : KT_FAULT_LAUNCH, err.msg);
-  if (k) kt_msg_put_u64(out, s->be->kernel_max_group(s->ctx, k));
+  if (k) kt_usage_put(out, s->be->kernel_usage(s->ctx, k));
   reply(fd, out);
+}
+
+static void kernel_free(server *s, named_kernel *nk) {
+  s->be->kernel_free(s->ctx, nk->k);
+  free(nk->name);
+  free(nk);
 }
 
 static void op_free(server *s, table *t, kt_msg *in, int kind) {
@@ -233,7 +251,7 @@ static void op_free(server *s, table *t, kt_msg *in, int kind) {
   if (!p) return;
   switch (kind) {
     case OP_BUF_FREE: s->be->buffer_free(s->ctx, p); break;
-    case OP_KERNEL_FREE: s->be->kernel_free(s->ctx, p); break;
+    case OP_KERNEL_FREE: kernel_free(s, p); break;
     case OP_EVENT_FREE: s->be->event_free(s->ctx, p); break;
     default: s->be->prog_free(s->ctx, p); break;
   }
@@ -247,13 +265,30 @@ static void op_prog_free(server *s, kt_msg *in) {
 
 /* ---- launches and events ---- */
 
+/* Symbol names live until the next launch message replaces them. */
+static const char *symbol_name(server *s, kt_msg *in) {
+  char *name = kt_msg_get_str(in);
+  if (!name) return "";
+  if (kt_grow(&s->names, &s->capnames, s->nnames + 1, sizeof *s->names, NULL)) {
+    free(name);
+    return "";
+  }
+  return s->names[s->nnames++] = name;
+}
+
+static void forget_names(server *s) {
+  for (size_t i = 0; i < s->nnames; i++) free(s->names[i]);
+  s->nnames = 0;
+}
+
 static int get_args(server *s, kt_msg *in, kt_launch_arg *args, uint32_t n, kt_error *err) {
   for (uint32_t i = 0; i < n; i++) {
     kt_launch_arg *a = &args[i];
     a->kind = (kt_launch_arg_kind)kt_msg_get_u32(in);
     if (a->kind == KT_LARG_BUFFER) {
       if (!(a->buf = buffer(s, kt_msg_get_u32(in), err))) return -1;
-    } else if (a->kind == KT_LARG_SCALAR) {
+    } else if (a->kind == KT_LARG_SCALAR || a->kind == KT_LARG_SYMBOL) {
+      if (a->kind == KT_LARG_SYMBOL) a->symbol = symbol_name(s, in);
       a->size = kt_msg_get_u32(in);
       a->bytes = in->data + in->at;
       in->at += a->size;
@@ -274,17 +309,19 @@ static void op_launch(server *s, kt_msg *in) {
   uint32_t n = kt_msg_get_u32(in);
   kt_error err;
   kt_launch_arg *args = n ? calloc(n, sizeof *args) : NULL;
-  kt_bkernel *k = table_get(&s->kernels, kid);
+  named_kernel *nk = table_get(&s->kernels, kid);
   kt_bevent *ev = NULL;
   kt_fault fault = KT_FAULT_LAUNCH;
-  if (!k) kt_fail(&err, "no kernel %u in the device server", kid);
+  if (!nk) kt_fail(&err, "no kernel %u in the device server", kid);
   else if (n && !args) kt_fail(&err, "out of memory in the device server");
   else if (get_args(s, in, args, n, &err) == 0 &&
-           s->be->launch(s->ctx, (int)queue, k, args, n, (int)dims, global, local,
+           s->be->launch(s->ctx, (int)queue, nk->k, args, n, (int)dims, global, local,
                          eid ? &ev : NULL, &fault, &err) == 0)
     fault = KT_FAULT_NONE;
   free(args);
+  forget_names(s);
   if (fault != KT_FAULT_NONE) {
+    if (nk) kt_fail_prefix(&err, "kernel %s: ", nk->name);
     defer(s, fault, &err);
     return;
   }
@@ -354,10 +391,13 @@ static void *compile_loop(void *arg) {
   while (kt_wire_recv(c->fd, &in, 0) == KT_WIRE_OK) {
     kt_msg_get_u32(&in); /* OP_COMPILE */
     uint32_t pid = kt_msg_get_u32(&in);
-    char *source = kt_msg_get_str(&in), *options = kt_msg_get_str(&in), *log = NULL;
+    char *source = kt_msg_get_str(&in), *options = kt_msg_get_str(&in);
+    char *name = kt_msg_get_str(&in), *log = NULL;
     kt_error err;
-    kt_bprog *prog = source && options ? s->be->compile(s->ctx, source, options, &log, &err) : NULL;
-    if (!source || !options) kt_fail(&err, "a compile message is cut short");
+    kt_bprog *prog = source && options && name
+                         ? s->be->compile(s->ctx, source, options, name, &log, &err)
+                         : NULL;
+    if (!source || !options || !name) kt_fail(&err, "a compile message is cut short");
     pthread_mutex_lock(&s->progs_lock);
     if (prog && table_put(&s->progs, pid, prog)) {
       s->be->prog_free(s->ctx, prog);
@@ -370,6 +410,7 @@ static void *compile_loop(void *arg) {
     kt_msg_put_str(&out, log && log[0] ? log : prog ? "" : err.msg);
     free(source);
     free(options);
+    free(name);
     free(log);
     reply(c->fd, &out);
   }

@@ -52,8 +52,13 @@ static int run_fresh(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_run *run
 
 static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
   size_t n = run->task->nkernels;
-  if (!(res->sizes = kt_calloc(n, sizeof *res->sizes, err))) return -1;
-  for (size_t k = 0; k < n; k++) res->sizes[k] = run->kernels[k].sizes;
+  if (!(res->sizes = kt_calloc(n, sizeof *res->sizes, err)) ||
+      !(res->usage = kt_calloc(n, sizeof *res->usage, err)))
+    return -1;
+  for (size_t k = 0; k < n; k++) {
+    res->sizes[k] = run->kernels[k].sizes;
+    res->usage[k] = run->kernels[k].usage;
+  }
   res->nkernels = n;
   return 0;
 }
@@ -262,7 +267,7 @@ static int device_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_erro
   for (size_t ki = 0; ki < tu->task->nkernels; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
     char *source = kt_build_source(tu->task, k, &cfg, err);
-    int rc = source ? kt_build_prefetch(tu->t->cache, source, k->options, err) : -1;
+    int rc = source ? kt_build_prefetch(tu->t->cache, source, k->options, k->name, err) : -1;
     free(source);
     if (rc) return -1;
   }

@@ -27,6 +27,41 @@ static kt_bctx *open_here(const kt_device_info *dev, kt_error *err) {
   return ctx;
 }
 
+/* Leaves both the context and its program cache, or neither. */
+static int open_context(kt_tuner *t, kt_error *err) {
+  t->ctx = t->isolate ? kt_remote_open(&t->device, t->build_threads, err)
+                      : open_here(&t->device, err);
+  if (!t->ctx) return -1;
+  t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, t->build_threads, err);
+  if (!t->cache) {
+    t->be->close(t->ctx);
+    t->ctx = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+static void devarray_clear(kt_tuner *t, devarray *d) {
+  if (d->buf) t->be->buffer_free(t->ctx, d->buf);
+  if (d->pristine) t->be->buffer_free(t->ctx, d->pristine);
+  kt_array_release(d->array);
+  memset(d, 0, sizeof *d);
+}
+
+static void forget_arrays(kt_tuner *t) {
+  for (size_t i = 0; i < t->narrays; i++) devarray_clear(t, &t->arrays[i]);
+  t->narrays = 0;
+}
+
+/* Frees every object of the context, then the context. */
+static void close_context(kt_tuner *t) {
+  forget_arrays(t);
+  kt_build_cache_free(t->cache);
+  t->cache = NULL;
+  if (t->ctx) t->be->close(t->ctx);
+  t->ctx = NULL;
+}
+
 kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolate,
                        kt_error *err) {
   kt_tuner *t = kt_calloc(1, sizeof *t, err);
@@ -39,43 +74,44 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     build_threads = n > 0 ? (int)n : 1;
   }
-  t->be = isolate ? &kt_backend_remote : dev->backend;
-  t->ctx = isolate ? kt_remote_open(dev, build_threads, err) : open_here(dev, err);
-  t->generation = tuner_generation(t);
-  if (!t->ctx ||
-      !(t->cache = kt_build_cache_new(t->be, t->ctx, BUILD_CACHE_ENTRIES, build_threads, err))) {
+  t->build_threads = build_threads;
+  t->isolate = isolate;
+  t->be = isolate ? kt_remote_backend(dev) : dev->backend;
+  if (open_context(t, err)) {
     kt_tuner_free(t);
     return NULL;
   }
+  t->generation = tuner_generation(t);
   return t;
-}
-
-static void devarray_clear(kt_tuner *t, devarray *d) {
-  if (d->buf) t->be->buffer_free(t->ctx, d->buf);
-  if (d->pristine) t->be->buffer_free(t->ctx, d->pristine);
-  kt_array_release(d->array);
-  memset(d, 0, sizeof *d);
 }
 
 void kt_tuner_free(kt_tuner *t) {
   if (!t) return;
-  for (size_t i = 0; i < t->narrays; i++) devarray_clear(t, &t->arrays[i]);
+  close_context(t);
   free(t->arrays);
-  kt_build_cache_free(t->cache);
-  if (t->ctx) t->be->close(t->ctx);
   kt_device_clear(&t->device);
   free(t);
 }
 
-const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
-
-bool kt_tuner_isolated(const kt_tuner *t) { return t->be == &kt_backend_remote; }
-
-kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
-  return kt_build_cache_stats(t->cache);
+/* A sticky fault broke the context: every object goes with it, and a new
+** context takes its place (a new device process, when isolated). */
+int tuner_reopen(kt_tuner *t, kt_error *err) {
+  close_context(t);
+  t->reopened = true;
+  if (open_context(t, err)) return kt_fail_prefix(err, "reopening %s: ", t->device.id);
+  t->generation = tuner_generation(t);
+  return 0;
 }
 
-int kt_tuner_build_threads(const kt_tuner *t) { return kt_build_cache_threads(t->cache); }
+const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
+
+bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }
+
+kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
+  return t->cache ? kt_build_cache_stats(t->cache) : (kt_build_stats){0, 0, 0};
+}
+
+int kt_tuner_build_threads(const kt_tuner *t) { return t->build_threads; }
 
 devarray *tuner_devarray(kt_tuner *t, const kt_array *a) {
   for (size_t i = 0; i < t->narrays; i++)
@@ -246,9 +282,10 @@ int tuner_restore(kt_tuner *t, kt_error *err) {
 ** buffer and program is gone: forget them, so that they are made again. */
 bool tuner_recover(kt_tuner *t) {
   uint64_t g = tuner_generation(t);
-  if (g == t->generation) return false;
-  for (size_t i = 0; i < t->narrays; i++) devarray_clear(t, &t->arrays[i]);
-  t->narrays = 0;
+  bool reopened = t->reopened;
+  t->reopened = false;
+  if (g == t->generation) return reopened;
+  forget_arrays(t);
   kt_build_cache_clear(t->cache);
   t->generation = g;
   return true;

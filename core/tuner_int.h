@@ -21,9 +21,12 @@ typedef struct devarray {
 
 struct kt_tuner {
   kt_device_info device;
+  bool isolate;        /* the context lives in a device process */
+  int build_threads;
   const kt_backend *be;
   kt_bctx *ctx;
   uint64_t generation; /* of the context, as the buffers below know it */
+  bool reopened;       /* the context was closed and opened again */
   kt_build_cache *cache;
   devarray *arrays;
   size_t narrays, caparrays;
@@ -52,6 +55,9 @@ void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns);
 bool tuner_can_time_out(const kt_tuner *t);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
+/* Closes the context after a sticky fault and opens a new one (every
+** buffer and program goes with the old one). */
+int tuner_reopen(kt_tuner *t, kt_error *err);
 /* Calls fn for every distinct array the task's kernels use. */
 int tuner_each_array(const kt_task *task, int (*fn)(kt_array *a, kt_access access,
                      kt_placement place, void *ud), void *ud, kt_error *err);

@@ -9,7 +9,7 @@
 #ifndef KT_WIRE_H
 #define KT_WIRE_H
 
-#include "kt.h"
+#include "backend.h"
 
 typedef struct kt_msg {
   unsigned char *data;
@@ -34,6 +34,10 @@ uint64_t kt_msg_get_u64(kt_msg *m);
 double kt_msg_get_f64(kt_msg *m);
 /* A malloc'd copy (NULL for a NULL string, or when the message is short). */
 char *kt_msg_get_str(kt_msg *m);
+
+/* A compiled kernel's usage. */
+int kt_usage_put(kt_msg *m, kt_kernel_usage u);
+void kt_usage_get(kt_msg *m, kt_kernel_usage *u);
 
 /* Outcome of a receive. */
 typedef enum kt_wire_rc { KT_WIRE_OK = 0, KT_WIRE_CLOSED, KT_WIRE_TIMEOUT, KT_WIRE_ERROR } kt_wire_rc;

@@ -1,21 +1,27 @@
--- Vector addition tuned over work-group size and vector width.
+-- Vector addition tuned over work-group size and vector width, with an
+-- OpenCL kernel and a CUDA kernel: the device chooses which.
 --   ktlua examples/tune_vectoradd.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
+-- device: cuda, cuda:0, opencl, opencl:0:1, gpu, cpu, ... (default:
+-- $KTLUA_DEVICE, else the first GPU, else the first device)
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { n = 1 << 22, device = "default", repeats = 0,
   progress = false }, "examples/tune_vectoradd.lua: a tuned vector addition")
 
 local n = opt.n
-local device = opt.device
 
 local a = kt.array("float", n):fill(function(i) return i end)
 local b = kt.array("float", n):random(42)
 local c = kt.array("float", n)
 
-local tuner = kt.tuner(device)
-print(("tuning vector addition of %d floats on %s"):format(n, tuner.device.name))
+local tuner = kt.tuner(opt.device)
+local cuda = tuner.device.backend == "cuda"
+print(("tuning vector addition of %d floats on %s (%s)"):format(n, tuner.device.name,
+  tuner.device.backend))
 
 local k = tuner:kernel{
-  file = "kernels/vadd.cl", name = "vadd",
+  -- The CUDA kernel is a template: "vadd<VEC>" instantiates it per configuration.
+  file = cuda and "kernels/vadd.cu" or "kernels/vadd.cl",
+  name = cuda and "vadd<VEC>" or "vadd",
   global = n, group = 1,
   args = { a:input(), b:input(), c:output(), kt.int(n) },
 }

@@ -1,13 +1,6 @@
 -- The ktlua executable and the module loaded by plain Lua.
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"exit:$?\"")
-  local out = p:read("a")
-  p:close()
-  local code = tonumber(out:match("exit:(%d+)%s*$"))
-  return out:gsub("exit:%d+%s*$", ""), code
-end
-
-local ktlua = arg and arg[-1] or "build/ktlua"
+local shell = require "spec.support.shell"
+local ktlua, run = shell.ktlua, shell.run
 
 describe("the ktlua executable", function()
   it("prints help and version", function()

@@ -1,12 +1,6 @@
 -- Every example runs in the suite, at a small size, and validates.
-local ktlua = arg and arg[-1] or "build/ktlua"
-
-local function run(cmd)
-  local p = io.popen(cmd .. " 2>&1; echo \"exit:$?\"")
-  local out = p:read("a")
-  p:close()
-  return out, tonumber(out:match("exit:(%d+)%s*$"))
-end
+local shell = require "spec.support.shell"
+local ktlua, run = shell.ktlua, shell.run
 
 describe("examples", function()
   it("tune_vectoradd.lua tunes and validates", function()

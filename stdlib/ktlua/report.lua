@@ -164,10 +164,18 @@ function report.devices(list, why, out)
       { "global memory", d.global_memory and fmt_bytes(d.global_memory) },
       { "constant memory", d.constant_memory and fmt_bytes(d.constant_memory) },
       { "max allocation", d.max_alloc and fmt_bytes(d.max_alloc) },
-      { "compute capability", d.compute_capability },
+      { "compute capability", d.compute_capability and
+        (d.compute_capability .. (d.arch and (" (compiled for " .. d.arch .. ")") or "")) },
       { "multiprocessors", d.multiprocessors },
       { "warp size", d.warp_size },
+      { "shared per block", d.shared_per_block_optin and
+        (fmt_bytes(d.shared_per_block or 0) .. " (" .. fmt_bytes(d.shared_per_block_optin) .. " opt-in)") },
+      { "shared per SM", d.shared_per_sm and fmt_bytes(d.shared_per_sm) },
+      { "registers", d.registers_per_block and
+        (d.registers_per_block .. " per block, " .. (d.registers_per_sm or "?") .. " per SM") },
       { "L2 cache", d.l2_cache and fmt_bytes(d.l2_cache) },
+      { "memory bus", d.memory_bus_width and
+        (d.memory_bus_width .. " bits at " .. (d.memory_clock_mhz or "?") .. " MHz") },
     }
     for _, row in ipairs(rows) do
       if row[2] ~= nil then out:write(("  %-20s %s\n"):format(row[1], tostring(row[2]))) end
@@ -177,6 +185,8 @@ function report.devices(list, why, out)
       out:write(("  %-20s %d (%s ...)\n"):format("extensions", n, d.extensions:sub(1, 40)))
     end
   end
+  -- Why a backend lists nothing (no driver, no library, ...).
+  if why and why ~= "" then out:write("not available: ", why, "\n") end
 end
 
 -- A readable rendering of any value, for the REPL.

@@ -1,0 +1,679 @@
+/*
+** backend_cuda.c: the CUDA backend: the driver API, with kernels compiled
+** by NVRTC for the device's own architecture. Both libraries are loaded
+** at run time (cuda_lib.c); without them the backend lists no devices and
+** says why, and a build without cuda.h says that.
+**
+** How ktlua's notions map onto CUDA:
+** - a queue is a stream; a context is one cuCtxCreate context, so that a
+**   fault in one tuner's context leaves other tuners alone;
+** - placements: device (cuMemAlloc), host (pinned cuMemHostAlloc memory
+**   that kernels reach over the bus), zero_copy (ktlua's own host memory,
+**   registered and mapped), managed (cuMemAllocManaged, refused when larger
+**   than the free device memory, since oversubscribing it can hang a GPU);
+** - kernel parameters are the buffer and scalar arguments in order; local
+**   memory arguments add up to the launch's dynamic shared memory (one
+**   `extern __shared__` array that the kernel divides itself); symbol
+**   arguments are copied into the module's variable of that name before
+**   each launch, on the launch's stream;
+** - sizes arrive in threads; the grid is threads / block per dimension,
+**   which must divide exactly (CUDA launches whole blocks).
+*/
+#include "device.h"
+#include "nvrtc.h"
+
+#ifdef KT_HAVE_CUDA
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_lib.h"
+
+#define MAX_QUEUES 16
+/* Dynamic shared memory a launch may use without opting in. */
+#define SHARED_WITHOUT_OPT_IN (48 * 1024)
+
+struct kt_bctx {
+  const kt_cuda_lib *lib;
+  CUdevice device;
+  CUcontext context;
+  char arch[32]; /* what NVRTC compiles for: sm_90, or compute_XX when it lacks the device */
+  CUstream streams[MAX_QUEUES];
+};
+
+struct kt_bbuf {
+  CUdeviceptr ptr;
+  kt_placement place;
+  void *host; /* host and zero_copy: the host memory the device maps */
+};
+
+struct kt_bprog {
+  char *image;     /* machine code, or PTX that the driver finishes */
+  char *name;      /* the name expression compiled for ... */
+  char *lowered;   /* ... and the symbol it became */
+  CUmodule module; /* loaded by the first `kernel`, on the owning thread */
+};
+
+struct kt_bkernel {
+  CUfunction function;
+  CUmodule module;
+  int shared_limit; /* dynamic shared memory the function is set up for */
+};
+
+struct kt_bevent {
+  CUevent start, end;
+};
+
+static const kt_cu_api *api(const kt_bctx *ctx) { return &ctx->lib->cu; }
+
+/* Every call runs in the context's thread-local binding. */
+static void use(const kt_bctx *ctx) { api(ctx)->CtxSetCurrent(ctx->context); }
+
+/* Errors after which the context is unusable (CUDA's "sticky" errors). */
+static bool is_sticky(CUresult e) {
+  switch (e) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS: case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION: case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE: case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED: case CUDA_ERROR_ASSERT: case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE: case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+    case CUDA_ERROR_UNKNOWN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* ---- enumeration ---- */
+
+typedef struct attribute_prop {
+  const char *key;
+  CUdevice_attribute attr;
+  int divisor;
+} attribute_prop;
+
+static const attribute_prop attribute_props[] = {
+    {"compute_units", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1},
+    {"multiprocessors", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1},
+    {"max_group_size", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1},
+    {"max_threads_per_sm", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1},
+    {"group_multiple", CU_DEVICE_ATTRIBUTE_WARP_SIZE, 1},
+    {"warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, 1},
+    {"local_memory", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 1},
+    {"shared_per_block", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 1},
+    {"shared_per_block_optin", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 1},
+    {"shared_per_sm", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 1},
+    {"registers_per_block", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 1},
+    {"registers_per_sm", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 1},
+    {"constant_memory", CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 1},
+    {"l2_cache", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1},
+    {"clock_mhz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1000},
+    {"memory_clock_mhz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 1000},
+    {"memory_bus_width", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 1},
+    {"async_engines", CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 1},
+    {"managed_memory", CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1},
+    {"concurrent_managed_access", CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1},
+    {"can_map_host_memory", CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1},
+    {"integrated", CU_DEVICE_ATTRIBUTE_INTEGRATED, 1},
+    {"ecc_enabled", CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 1},
+};
+
+/* -1 when the driver does not know the attribute. */
+static int64_t attribute(const kt_cu_api *cu, CUdevice d, CUdevice_attribute a) {
+  int v = 0;
+  return cu->DeviceGetAttribute(&v, a, d) == CUDA_SUCCESS ? v : -1;
+}
+
+static int set_dims(kt_device_info *dev, const kt_cu_api *cu, CUdevice d, const char *key,
+                    CUdevice_attribute x, kt_error *err) {
+  int64_t v[3];
+  for (int i = 0; i < 3; i++) v[i] = attribute(cu, d, (CUdevice_attribute)(x + i));
+  return kt_device_set_sizes(dev, key, v, 3, err);
+}
+
+/* The architecture NVRTC compiles for: the device's own, else the newest
+** virtual one NVRTC knows below it, left for the driver to finish. */
+static int pick_arch(const kt_cuda_lib *lib, int cc, char *arch, size_t size) {
+  int n = 0;
+  lib->nvrtc.GetNumSupportedArchs(&n);
+  int *archs = n > 0 ? calloc((size_t)n, sizeof *archs) : NULL;
+  if (!archs) return -1;
+  lib->nvrtc.GetSupportedArchs(archs);
+  int best = -1;
+  for (int i = 0; i < n; i++)
+    if (archs[i] <= cc && archs[i] > best) best = archs[i];
+  free(archs);
+  if (best < 0) return -1;
+  snprintf(arch, size, "%s_%d", best == cc ? "sm" : "compute", best);
+  return 0;
+}
+
+static int describe_strings(kt_device_info *dev, const kt_cuda_lib *lib, CUdevice d, int cc,
+                            kt_error *err) {
+  char name[256] = "", bus[64] = "", version[64], compiler[64], capability[32], arch[32] = "";
+  lib->cu.DeviceGetName(name, sizeof name - 1, d);
+  lib->cu.DeviceGetPCIBusId(bus, sizeof bus - 1, d);
+  snprintf(version, sizeof version, "CUDA %d.%d", lib->driver_version / 1000,
+           lib->driver_version % 1000 / 10);
+  snprintf(compiler, sizeof compiler, "NVRTC %d.%d", lib->nvrtc_major, lib->nvrtc_minor);
+  snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
+  pick_arch(lib, cc, arch, sizeof arch);
+  const char *strs[][2] = {{"backend", "cuda"}, {"id", dev->id}, {"type", "gpu"},
+                           {"name", name}, {"vendor", "NVIDIA Corporation"},
+                           {"platform", "CUDA driver API"}, {"version", version},
+                           {"driver_version", version + 5}, {"c_version", compiler},
+                           {"compute_capability", capability}, {"arch", arch},
+                           {"pci_bus_id", bus}, {"extensions", ""}};
+  for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+    if (kt_device_set_string(dev, strs[i][0], strs[i][1], err)) return -1;
+  return 0;
+}
+
+static int describe_device(kt_device_info *dev, const kt_cuda_lib *lib, CUdevice d,
+                           kt_error *err) {
+  const kt_cu_api *cu = &lib->cu;
+  int cc = (int)(10 * attribute(cu, d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) +
+                 attribute(cu, d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  size_t total = 0;
+  cu->DeviceTotalMem(&total, d);
+  if (describe_strings(dev, lib, d, cc, err) ||
+      kt_device_set_int(dev, "global_memory", (int64_t)total, err) ||
+      kt_device_set_int(dev, "max_alloc", (int64_t)total, err) ||
+      kt_device_set_int(dev, "address_bits", 64, err) ||
+      set_dims(dev, cu, d, "max_group_dims", CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, err) ||
+      set_dims(dev, cu, d, "max_grid_dims", CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, err))
+    return -1;
+  for (size_t i = 0; i < sizeof attribute_props / sizeof attribute_props[0]; i++) {
+    const attribute_prop *p = &attribute_props[i];
+    int64_t v = attribute(cu, d, p->attr);
+    if (kt_device_set_int(dev, p->key, v < 0 ? v : v / p->divisor, err)) return -1;
+  }
+  return 0;
+}
+
+/* Why there are no devices, or NULL; the text lives in the library table. */
+static const char *no_devices_why(const kt_cuda_lib *lib) {
+  if (!lib->driver_ok) return lib->driver_why;
+  if (!lib->nvrtc_ok) return lib->nvrtc_why;
+  return NULL;
+}
+
+static int cu_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
+                        kt_error *err) {
+  const kt_cuda_lib *lib = kt_cuda_lib_get();
+  if ((*why = no_devices_why(lib))) return 0;
+  int count = 0;
+  if (lib->cu.DeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    *why = "the NVIDIA driver lists no device";
+    return 0;
+  }
+  for (int i = 0; i < count; i++) {
+    CUdevice d;
+    if (lib->cu.DeviceGet(&d, i) != CUDA_SUCCESS) continue;
+    if (kt_grow(list, cap, *n + 1, sizeof **list, err)) return -1;
+    kt_device_info *dev = &(*list)[*n];
+    memset(dev, 0, sizeof *dev);
+    dev->backend = &kt_backend_cuda;
+    dev->index = i;
+    snprintf(dev->id, sizeof dev->id, "cuda:%d", i);
+    (*n)++;
+    if (describe_device(dev, lib, d, err)) return -1;
+  }
+  return 0;
+}
+
+/* ---- context ---- */
+
+static kt_bctx *cu_open(const kt_device_info *dev, kt_error *err) {
+  const kt_cuda_lib *lib = kt_cuda_lib_get();
+  if (no_devices_why(lib)) return kt_fail(err, "%s", no_devices_why(lib)), NULL;
+  kt_bctx *ctx = kt_calloc(1, sizeof *ctx, err);
+  if (!ctx) return NULL;
+  ctx->lib = lib;
+  snprintf(ctx->arch, sizeof ctx->arch, "%s", kt_device_string(dev, "arch"));
+  CUresult e = lib->cu.DeviceGet(&ctx->device, dev->index);
+  if (e == CUDA_SUCCESS) e = lib->cu.CtxCreate(&ctx->context, CU_CTX_SCHED_AUTO, ctx->device);
+  if (e != CUDA_SUCCESS) {
+    kt_cu_fail(err, e, "cuCtxCreate");
+    free(ctx);
+    return NULL;
+  }
+  return ctx;
+}
+
+/* After a fault every call here fails; the context goes all the same. */
+static void cu_close(kt_bctx *ctx) {
+  if (!ctx) return;
+  const kt_cu_api *cu = api(ctx);
+  use(ctx);
+  cu->CtxSynchronize();
+  for (int q = 0; q < MAX_QUEUES; q++)
+    if (ctx->streams[q]) cu->StreamDestroy(ctx->streams[q]);
+  cu->CtxDestroy(ctx->context);
+  free(ctx);
+}
+
+/* Binds the context to this thread and gives queue q's stream. */
+static int enter(kt_bctx *ctx, int q, CUstream *out, kt_error *err) {
+  if (q < 0 || q >= MAX_QUEUES)
+    return kt_fail(err, "queue %d is out of range (0 to %d)", q, MAX_QUEUES - 1);
+  use(ctx);
+  if (!ctx->streams[q]) {
+    CUresult e = api(ctx)->StreamCreate(&ctx->streams[q], CU_STREAM_NON_BLOCKING);
+    if (e != CUDA_SUCCESS) {
+      ctx->streams[q] = NULL;
+      return kt_cu_fail(err, e, "cuStreamCreate");
+    }
+  }
+  *out = ctx->streams[q];
+  return 0;
+}
+
+/* ---- buffers ---- */
+
+/* Host memory that kernels reach through a device pointer: the driver's
+** pinned memory (host) or ktlua's own, registered (zero_copy). */
+static CUresult map_host(const kt_cu_api *cu, kt_bbuf *b, size_t bytes) {
+  CUresult e;
+  if (b->place == KT_PLACE_HOST) {
+    e = cu->MemHostAlloc(&b->host, bytes, CU_MEMHOSTALLOC_DEVICEMAP);
+  } else {
+    size_t rounded = (bytes + 4095) / 4096 * 4096;
+    if (!(b->host = aligned_alloc(4096, rounded))) return CUDA_ERROR_OUT_OF_MEMORY;
+    e = cu->MemHostRegister(b->host, rounded, CU_MEMHOSTREGISTER_DEVICEMAP);
+    if (e != CUDA_SUCCESS) {
+      free(b->host);
+      b->host = NULL;
+    }
+  }
+  return e == CUDA_SUCCESS ? cu->MemHostGetDevicePointer(&b->ptr, b->host, 0) : e;
+}
+
+static void release(const kt_cu_api *cu, kt_bbuf *b) {
+  if (b->place == KT_PLACE_HOST && b->host) {
+    cu->MemFreeHost(b->host);
+  } else if (b->place == KT_PLACE_ZERO_COPY && b->host) {
+    cu->MemHostUnregister(b->host);
+    free(b->host);
+  } else if (b->ptr && (b->place == KT_PLACE_DEVICE || b->place == KT_PLACE_MANAGED)) {
+    cu->MemFree(b->ptr);
+  }
+}
+
+/* Managed memory beyond the device's free memory can hang the GPU rather
+** than fail, so it is refused here. */
+static int managed_fits(const kt_cu_api *cu, size_t bytes, kt_error *err) {
+  size_t free_bytes = 0, total = 0;
+  CUresult e = cu->MemGetInfo(&free_bytes, &total);
+  if (e != CUDA_SUCCESS) return kt_cu_fail(err, e, "cuMemGetInfo");
+  if (bytes > free_bytes)
+    return kt_fail(err, "managed memory of %zu bytes exceeds the device's free memory (%zu "
+                   "bytes); ktlua refuses it, as oversubscribed managed memory can hang the GPU",
+                   bytes, free_bytes);
+  return 0;
+}
+
+static kt_bbuf *cu_buffer_new(kt_bctx *ctx, size_t bytes, kt_placement place, kt_access access,
+                              kt_error *err) {
+  (void)access; /* CUDA memory has no access mode */
+  const kt_cu_api *cu = api(ctx);
+  use(ctx);
+  if (bytes == 0) bytes = 1;
+  if (place == KT_PLACE_MANAGED && managed_fits(cu, bytes, err)) return NULL;
+  kt_bbuf *b = kt_calloc(1, sizeof *b, err);
+  if (!b) return NULL;
+  b->place = place;
+  CUresult e = place == KT_PLACE_DEVICE    ? cu->MemAlloc(&b->ptr, bytes)
+               : place == KT_PLACE_MANAGED ? cu->MemAllocManaged(&b->ptr, bytes, CU_MEM_ATTACH_GLOBAL)
+                                           : map_host(cu, b, bytes);
+  if (e != CUDA_SUCCESS) {
+    release(cu, b);
+    free(b);
+    char what[96];
+    snprintf(what, sizeof what, "allocating %zu bytes of %s memory", bytes, kt_placement_name(place));
+    kt_cu_fail(err, e, what);
+    return NULL;
+  }
+  return b;
+}
+
+static void cu_buffer_free(kt_bctx *ctx, kt_bbuf *b) {
+  if (!b) return;
+  use(ctx);
+  release(api(ctx), b);
+  free(b);
+}
+
+static int transfer_done(kt_bctx *ctx, CUstream s, CUresult e, bool blocking, const char *what,
+                         kt_error *err) {
+  if (e == CUDA_SUCCESS && blocking) e = api(ctx)->StreamSynchronize(s);
+  return e == CUDA_SUCCESS ? 0 : kt_cu_fail(err, e, what);
+}
+
+static int cu_buffer_write(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes,
+                           const void *src, bool blocking, kt_error *err) {
+  CUstream s;
+  if (enter(ctx, q, &s, err)) return -1;
+  CUresult e = api(ctx)->MemcpyHtoDAsync(b->ptr + off, src, bytes, s);
+  return transfer_done(ctx, s, e, blocking, "cuMemcpyHtoDAsync", err);
+}
+
+static int cu_buffer_read(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
+                          bool blocking, kt_error *err) {
+  CUstream s;
+  if (enter(ctx, q, &s, err)) return -1;
+  CUresult e = api(ctx)->MemcpyDtoHAsync(dst, b->ptr + off, bytes, s);
+  return transfer_done(ctx, s, e, blocking, "cuMemcpyDtoHAsync", err);
+}
+
+static int cu_buffer_copy(kt_bctx *ctx, int q, kt_bbuf *dst, size_t doff, kt_bbuf *src,
+                          size_t soff, size_t bytes, kt_error *err) {
+  CUstream s;
+  if (enter(ctx, q, &s, err)) return -1;
+  CUresult e = api(ctx)->MemcpyDtoDAsync(dst->ptr + doff, src->ptr + soff, bytes, s);
+  return transfer_done(ctx, s, e, false, "cuMemcpyDtoDAsync", err);
+}
+
+static int cu_buffer_fill_zero(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes,
+                               kt_error *err) {
+  CUstream s;
+  if (enter(ctx, q, &s, err)) return -1;
+  CUresult e = api(ctx)->MemsetD8Async(b->ptr + off, 0, bytes, s);
+  return transfer_done(ctx, s, e, false, "cuMemsetD8Async", err);
+}
+
+/* ---- programs and kernels ---- */
+
+/* Thread-safe: NVRTC needs no context, and ctx->arch does not change. The
+** #define lines of the configuration come before the source's own #line,
+** so the compiler calls them "parameters". */
+static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *options,
+                            const char *name, char **log, kt_error *err) {
+  *log = NULL;
+  if (!ctx->arch[0])
+    return kt_fail(err, "NVRTC %d.%d cannot compile for this device", ctx->lib->nvrtc_major,
+                   ctx->lib->nvrtc_minor), NULL;
+  kt_nvrtc_job job = {source, "parameters", options, ctx->arch, &name, 1};
+  kt_nvrtc_out out;
+  int rc = kt_nvrtc_compile(&job, &out, err);
+  kt_bprog *prog = NULL;
+  if (rc > 0) {
+    *log = out.log;
+    out.log = NULL;
+    kt_fail(err, "NVRTC could not compile the program");
+  } else if (rc == 0 && (prog = kt_calloc(1, sizeof *prog, err))) {
+    prog->image = out.cubin ? out.cubin : out.ptx;
+    *(out.cubin ? &out.cubin : &out.ptx) = NULL;
+    prog->lowered = out.lowered[0];
+    out.lowered[0] = NULL;
+    if (!(prog->name = kt_strdup(name, err))) {
+      free(prog->image);
+      free(prog->lowered);
+      free(prog);
+      prog = NULL;
+    }
+  }
+  kt_nvrtc_out_clear(&out);
+  return prog;
+}
+
+static void cu_prog_free(kt_bctx *ctx, kt_bprog *prog) {
+  if (!prog) return;
+  if (prog->module) {
+    use(ctx);
+    api(ctx)->ModuleUnload(prog->module);
+  }
+  free(prog->image);
+  free(prog->name);
+  free(prog->lowered);
+  free(prog);
+}
+
+/* The driver's own log says why machine code or PTX does not load. */
+static int load_module(kt_bctx *ctx, kt_bprog *prog, kt_error *err) {
+  char log[4096] = "";
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, (void *)(uintptr_t)(sizeof log - 1)};
+  CUresult e = api(ctx)->ModuleLoadDataEx(&prog->module, prog->image, 2, options, values);
+  if (e == CUDA_SUCCESS) return 0;
+  prog->module = NULL;
+  kt_error why;
+  kt_cu_fail(&why, e, "loading the compiled program");
+  return kt_fail(err, "%s%s%s", why.msg, log[0] ? "\n" : "", log);
+}
+
+static kt_bkernel *cu_kernel(kt_bctx *ctx, kt_bprog *prog, const char *name, kt_error *err) {
+  use(ctx);
+  if (!prog->module && load_module(ctx, prog, err)) return NULL;
+  const char *symbol = strcmp(name, prog->name) == 0 ? prog->lowered : name;
+  CUfunction f;
+  CUresult e = api(ctx)->ModuleGetFunction(&f, prog->module, symbol);
+  if (e == CUDA_ERROR_NOT_FOUND)
+    return kt_fail(err, "the program has no kernel named '%s'", name), NULL;
+  if (e != CUDA_SUCCESS) return kt_cu_fail(err, e, "cuModuleGetFunction"), NULL;
+  kt_bkernel *k = kt_alloc(sizeof *k, err);
+  if (k) *k = (kt_bkernel){f, prog->module, SHARED_WITHOUT_OPT_IN};
+  return k;
+}
+
+static void cu_kernel_free(kt_bctx *ctx, kt_bkernel *k) {
+  (void)ctx; /* the function goes with its module */
+  free(k);
+}
+
+static kt_kernel_usage cu_kernel_usage(kt_bctx *ctx, kt_bkernel *k) {
+  static const CUfunction_attribute attrs[] = {
+      CU_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+      CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+      CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK};
+  int64_t v[5];
+  use(ctx);
+  for (int i = 0; i < 5; i++) {
+    int x = 0;
+    v[i] = api(ctx)->FuncGetAttribute(&x, attrs[i], k->function) == CUDA_SUCCESS ? x : -1;
+  }
+  return (kt_kernel_usage){v[0], v[1], v[2], v[3], v[4]};
+}
+
+/* ---- launches and events ---- */
+
+/* Without a block size, the largest power of two up to 256 that divides
+** the threads in x, and 1 in y and z. */
+static size_t default_block(size_t threads, int d) {
+  size_t b = 1;
+  while (d == 0 && b < 256 && threads % (b * 2) == 0) b *= 2;
+  return b;
+}
+
+static int launch_shape(const size_t global[3], const size_t local[3], unsigned grid[3],
+                        unsigned block[3], kt_error *err) {
+  for (int d = 0; d < 3; d++) {
+    size_t b = local[0] ? local[d] : default_block(global[d], d);
+    if (global[d] % b)
+      return kt_fail(err, "the global size %zu in %c is not a multiple of the block size %zu "
+                     "(CUDA launches whole blocks)", global[d], "xyz"[d], b);
+    if (global[d] / b > UINT32_MAX || b > UINT32_MAX)
+      return kt_fail(err, "the global size %zu in %c is too large", global[d], "xyz"[d]);
+    grid[d] = (unsigned)(global[d] / b);
+    block[d] = (unsigned)b;
+  }
+  return 0;
+}
+
+static int write_symbol(kt_bctx *ctx, kt_bkernel *k, CUstream s, const kt_launch_arg *a,
+                        size_t i, kt_fault *fault, kt_error *err) {
+  CUdeviceptr ptr;
+  size_t size = 0;
+  CUresult e = api(ctx)->ModuleGetGlobal(&ptr, &size, k->module, a->symbol);
+  if (e == CUDA_ERROR_NOT_FOUND)
+    return kt_fail(err, "argument %zu: the program has no __constant__ or __device__ "
+                   "variable '%s'", i + 1, a->symbol);
+  if (e == CUDA_SUCCESS && a->size > size)
+    return kt_fail(err, "argument %zu: the variable '%s' holds %zu bytes, fewer than the "
+                   "argument's %zu", i + 1, a->symbol, size, a->size);
+  if (e == CUDA_SUCCESS) e = api(ctx)->MemcpyHtoDAsync(ptr, a->bytes, a->size, s);
+  if (e == CUDA_SUCCESS) return 0;
+  *fault = is_sticky(e) ? KT_FAULT_STICKY : KT_FAULT_LAUNCH;
+  return kt_cu_fail(err, e, a->symbol);
+}
+
+/* Kernel parameters and dynamic shared memory from the arguments; symbol
+** arguments are copied on stream s. */
+static int set_args(kt_bctx *ctx, kt_bkernel *k, CUstream s, const kt_launch_arg *args,
+                    size_t nargs, void **params, size_t *shared, kt_fault *fault,
+                    kt_error *err) {
+  size_t np = 0;
+  *shared = 0;
+  for (size_t i = 0; i < nargs; i++) {
+    const kt_launch_arg *a = &args[i];
+    if (a->kind == KT_LARG_BUFFER) params[np++] = &a->buf->ptr;
+    else if (a->kind == KT_LARG_SCALAR) params[np++] = (void *)a->bytes;
+    else if (a->kind == KT_LARG_LOCAL) *shared += a->size;
+    else if (write_symbol(ctx, k, s, a, i, fault, err)) return -1;
+  }
+  return 0;
+}
+
+/* Beyond 48 KiB a kernel must opt in to its dynamic shared memory. */
+static int allow_shared(kt_bctx *ctx, kt_bkernel *k, size_t shared, kt_error *err) {
+  if (shared <= (size_t)k->shared_limit) return 0;
+  CUresult e = shared > INT32_MAX ? CUDA_ERROR_INVALID_VALUE
+                                  : api(ctx)->FuncSetAttribute(
+                                        k->function,
+                                        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)shared);
+  if (e != CUDA_SUCCESS) {
+    char what[96];
+    snprintf(what, sizeof what, "asking for %zu bytes of dynamic shared memory", shared);
+    return kt_cu_fail(err, e, what);
+  }
+  k->shared_limit = (int)shared;
+  return 0;
+}
+
+static void cu_event_free(kt_bctx *ctx, kt_bevent *ev) {
+  if (!ev) return;
+  use(ctx);
+  if (ev->start) api(ctx)->EventDestroy(ev->start);
+  if (ev->end) api(ctx)->EventDestroy(ev->end);
+  free(ev);
+}
+
+static kt_bevent *new_event(kt_bctx *ctx, kt_error *err) {
+  kt_bevent *ev = kt_calloc(1, sizeof *ev, err);
+  if (!ev) return NULL;
+  CUresult e = api(ctx)->EventCreate(&ev->start, CU_EVENT_DEFAULT);
+  if (e == CUDA_SUCCESS) e = api(ctx)->EventCreate(&ev->end, CU_EVENT_DEFAULT);
+  if (e == CUDA_SUCCESS) return ev;
+  cu_event_free(ctx, ev);
+  return kt_cu_fail(err, e, "cuEventCreate"), NULL;
+}
+
+/* The launch between its two events. */
+static int enqueue(kt_bctx *ctx, kt_bkernel *k, CUstream s, const unsigned grid[3],
+                   const unsigned block[3], size_t shared, void **params, kt_bevent *ev,
+                   kt_fault *fault, kt_error *err) {
+  const kt_cu_api *cu = api(ctx);
+  const char *what = "cuEventRecord";
+  CUresult e = ev ? cu->EventRecord(ev->start, s) : CUDA_SUCCESS;
+  if (e == CUDA_SUCCESS) {
+    what = "cuLaunchKernel";
+    e = cu->LaunchKernel(k->function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                         (unsigned)shared, s, params, NULL);
+  }
+  if (e == CUDA_SUCCESS && ev) {
+    what = "cuEventRecord";
+    e = cu->EventRecord(ev->end, s);
+  }
+  if (e == CUDA_SUCCESS) return 0;
+  *fault = is_sticky(e) ? KT_FAULT_STICKY : KT_FAULT_LAUNCH;
+  return kt_cu_fail(err, e, what);
+}
+
+static int cu_launch(kt_bctx *ctx, int q, kt_bkernel *k, const kt_launch_arg *args,
+                     size_t nargs, int dims, const size_t global[3], const size_t local[3],
+                     kt_bevent **ev, kt_fault *fault, kt_error *err) {
+  (void)dims; /* unused dimensions are 1 */
+  *fault = KT_FAULT_LAUNCH;
+  CUstream s;
+  unsigned grid[3], block[3];
+  size_t shared = 0;
+  if (enter(ctx, q, &s, err) || launch_shape(global, local, grid, block, err)) return -1;
+  void **params = kt_calloc(nargs + 1, sizeof *params, err);
+  kt_bevent *event = NULL;
+  int rc = params ? 0 : -1;
+  if (rc == 0) rc = set_args(ctx, k, s, args, nargs, params, &shared, fault, err);
+  if (rc == 0) rc = allow_shared(ctx, k, shared, err);
+  if (rc == 0 && ev && !(event = new_event(ctx, err))) rc = -1;
+  if (rc == 0) rc = enqueue(ctx, k, s, grid, block, shared, params, event, fault, err);
+  free(params);
+  if (rc) {
+    cu_event_free(ctx, event);
+    return -1;
+  }
+  if (ev) *ev = event;
+  *fault = KT_FAULT_NONE;
+  return 0;
+}
+
+static int finish_stream(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
+  if (!ctx->streams[q]) return 0;
+  CUresult e = api(ctx)->StreamSynchronize(ctx->streams[q]);
+  if (e == CUDA_SUCCESS) return 0;
+  *fault = is_sticky(e) ? KT_FAULT_STICKY : KT_FAULT_RUNTIME;
+  char what[64];
+  snprintf(what, sizeof what, "a kernel on queue %d", q);
+  return kt_cu_fail(err, e, what);
+}
+
+static int cu_finish(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
+  use(ctx);
+  return kt_backend_finish(ctx, q, MAX_QUEUES, finish_stream, fault, err);
+}
+
+static double cu_event_ns(kt_bctx *ctx, kt_bevent *ev) {
+  float ms = 0;
+  use(ctx);
+  if (api(ctx)->EventSynchronize(ev->end) != CUDA_SUCCESS ||
+      api(ctx)->EventElapsedTime(&ms, ev->start, ev->end) != CUDA_SUCCESS)
+    return -1;
+  return (double)ms * 1e6;
+}
+
+const kt_backend kt_backend_cuda = {
+    .name = "cuda",
+    .program_per_kernel = true,
+    .enumerate = cu_enumerate,
+    .open = cu_open,
+    .close = cu_close,
+    .buffer_new = cu_buffer_new,
+    .buffer_free = cu_buffer_free,
+    .buffer_write = cu_buffer_write,
+    .buffer_read = cu_buffer_read,
+    .buffer_copy = cu_buffer_copy,
+    .buffer_fill_zero = cu_buffer_fill_zero,
+    .compile = cu_compile,
+    .prog_free = cu_prog_free,
+    .kernel = cu_kernel,
+    .kernel_free = cu_kernel_free,
+    .kernel_usage = cu_kernel_usage,
+    .launch = cu_launch,
+    .finish = cu_finish,
+    .event_ns = cu_event_ns,
+    .event_free = cu_event_free,
+};
+
+#else
+
+/* Built without cuda.h: a backend that lists no devices, and says why. */
+static int cu_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
+                        kt_error *err) {
+  (void)list, (void)n, (void)cap, (void)err;
+  *why = KT_CUDA_NOT_BUILT;
+  return 0;
+}
+
+const kt_backend kt_backend_cuda = {.name = "cuda", .enumerate = cu_enumerate};
+
+#endif

@@ -1,0 +1,147 @@
+/*
+** nvrtc.c: compiling CUDA C++ with NVRTC.
+*/
+#include "nvrtc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void kt_nvrtc_out_clear(kt_nvrtc_out *out) {
+  free(out->ptx);
+  free(out->cubin);
+  for (size_t i = 0; i < out->nlowered; i++) free(out->lowered[i]);
+  free(out->lowered);
+  free(out->log);
+  memset(out, 0, sizeof *out);
+}
+
+#ifdef KT_HAVE_CUDA
+
+#include <stdio.h>
+
+#include "cuda_lib.h"
+
+/* The options as NVRTC wants them: an argument list, with the target
+** architecture and the toolkit's headers added unless given. */
+typedef struct option_list {
+  char *text; /* the options, cut at white space */
+  const char **argv;
+  int argc;
+  char arch[64], include[1100];
+} option_list;
+
+static bool names_arch(const char *opt) {
+  return strncmp(opt, "-arch", 5) == 0 || strncmp(opt, "--gpu-architecture", 18) == 0;
+}
+
+static int option_list_make(option_list *o, const kt_nvrtc_job *job, const char *include_dir,
+                            kt_error *err) {
+  memset(o, 0, sizeof *o);
+  const char *options = job->options ? job->options : "";
+  if (!(o->text = kt_strdup(options, err)) ||
+      !(o->argv = kt_calloc(strlen(options) / 2 + 3, sizeof *o->argv, err)))
+    return -1;
+  bool has_arch = false;
+  for (char *save = NULL, *tok = strtok_r(o->text, " \t\r\n", &save); tok;
+       tok = strtok_r(NULL, " \t\r\n", &save)) {
+    has_arch = has_arch || names_arch(tok);
+    o->argv[o->argc++] = tok;
+  }
+  if (!has_arch && job->arch && job->arch[0]) {
+    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s", job->arch);
+    o->argv[o->argc++] = o->arch;
+  }
+  if (include_dir[0]) {
+    snprintf(o->include, sizeof o->include, "--include-path=%s", include_dir);
+    o->argv[o->argc++] = o->include;
+  }
+  return 0;
+}
+
+static void option_list_clear(option_list *o) {
+  free(o->text);
+  free(o->argv);
+}
+
+static int nvrtc_fail(const kt_cuda_lib *lib, kt_error *err, nvrtcResult r, const char *what) {
+  return kt_fail(err, "%s failed: %s", what, lib->nvrtc.GetErrorString(r));
+}
+
+static char *program_log(const kt_cuda_lib *lib, nvrtcProgram p) {
+  size_t size = 0;
+  if (lib->nvrtc.GetProgramLogSize(p, &size) != NVRTC_SUCCESS) size = 0;
+  char *log = calloc(size + 1, 1);
+  if (log && size) lib->nvrtc.GetProgramLog(p, log);
+  return log;
+}
+
+/* The compiled program's PTX, machine code and lowered names. */
+static int collect(const kt_cuda_lib *lib, nvrtcProgram p, const kt_nvrtc_job *job,
+                   kt_nvrtc_out *out, kt_error *err) {
+  size_t ptx = 0;
+  if (lib->nvrtc.GetPTXSize(p, &ptx) == NVRTC_SUCCESS && ptx) {
+    if (!(out->ptx = kt_calloc(ptx + 1, 1, err))) return -1;
+    lib->nvrtc.GetPTX(p, out->ptx);
+  }
+  size_t cubin = 0;
+  if (lib->nvrtc.GetCUBINSize(p, &cubin) == NVRTC_SUCCESS && cubin) {
+    if (!(out->cubin = kt_alloc(cubin, err))) return -1;
+    lib->nvrtc.GetCUBIN(p, out->cubin);
+    out->cubin_size = cubin;
+  }
+  if (job->nnames && !(out->lowered = kt_calloc(job->nnames, sizeof *out->lowered, err)))
+    return -1;
+  for (size_t i = 0; i < job->nnames; i++) {
+    const char *lowered = NULL;
+    nvrtcResult r = lib->nvrtc.GetLoweredName(p, job->names[i], &lowered);
+    if (r != NVRTC_SUCCESS) return nvrtc_fail(lib, err, r, "nvrtcGetLoweredName");
+    if (!(out->lowered[i] = kt_strdup(lowered, err))) return -1;
+    out->nlowered = i + 1;
+  }
+  return 0;
+}
+
+/* Returns 1 when the source does not compile. */
+static int compile_program(const kt_cuda_lib *lib, nvrtcProgram p, const kt_nvrtc_job *job,
+                           kt_nvrtc_out *out, kt_error *err) {
+  for (size_t i = 0; i < job->nnames; i++) {
+    nvrtcResult r = lib->nvrtc.AddNameExpression(p, job->names[i]);
+    if (r != NVRTC_SUCCESS) return nvrtc_fail(lib, err, r, "nvrtcAddNameExpression");
+  }
+  option_list o;
+  if (option_list_make(&o, job, lib->include_dir, err)) {
+    option_list_clear(&o);
+    return -1;
+  }
+  nvrtcResult r = lib->nvrtc.CompileProgram(p, o.argc, o.argv);
+  option_list_clear(&o);
+  if (!(out->log = program_log(lib, p))) return kt_fail(err, "out of memory for a compiler log");
+  if (r == NVRTC_SUCCESS) return collect(lib, p, job, out, err);
+  if (!out->log[0]) {
+    free(out->log);
+    out->log = strdup(lib->nvrtc.GetErrorString(r));
+  }
+  return 1;
+}
+
+int kt_nvrtc_compile(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error *err) {
+  memset(out, 0, sizeof *out);
+  const kt_cuda_lib *lib = kt_cuda_lib_get();
+  if (!lib->nvrtc_ok) return kt_fail(err, "%s", lib->nvrtc_why);
+  nvrtcProgram p;
+  nvrtcResult r = lib->nvrtc.CreateProgram(&p, job->source, job->origin, 0, NULL, NULL);
+  if (r != NVRTC_SUCCESS) return nvrtc_fail(lib, err, r, "nvrtcCreateProgram");
+  int rc = compile_program(lib, p, job, out, err);
+  lib->nvrtc.DestroyProgram(&p);
+  return rc;
+}
+
+#else
+
+int kt_nvrtc_compile(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error *err) {
+  (void)job;
+  memset(out, 0, sizeof *out);
+  return kt_fail(err, KT_CUDA_NOT_BUILT);
+}
+
+#endif

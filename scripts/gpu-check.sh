@@ -1,0 +1,130 @@
+#!/bin/sh
+# gpu-check.sh: the GPU run of ktlua, from inside the folder that `make
+# bundle` builds, on an NVIDIA machine with the driver and CUDA but no Lua:
+# lists the devices, runs every example and the backend specs on cuda:0 and
+# on the NVIDIA OpenCL device, and writes a summary for bench/RESULTS.md.
+#
+#   ./gpu-check.sh [out-dir]          (default: ./gpu-check-out)
+#
+# out-dir receives summary.md (the summary, also printed at the end) and
+# gpu-check.log (every command's full output). GPU_CHECK_DEVICES="id ..."
+# chooses other devices (e.g. opencl:0:0 to try the script on a CPU);
+# GPU_CHECK_TIMEOUT (seconds, default 120) bounds each example and spec run,
+# so that the whole check stays within a 10-minute command.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here/gpu-check-out}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cd "$here" || exit 1
+log="$out/gpu-check.log"
+limit=${GPU_CHECK_TIMEOUT:-120}
+summary="$out/summary.md"
+: >"$log"
+
+# The driver's libraries may sit in NVIDIA's container mount.
+if [ -d /usr/local/nvidia/lib64 ]; then
+  LD_LIBRARY_PATH="/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH
+fi
+
+# NVIDIA's OpenCL driver through an ICD file of our own, beside the
+# system's other ICD files: the machine has the driver library but may
+# lack /etc/OpenCL/vendors/nvidia.icd.
+nvidia_opencl() {
+  for f in $(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1 / { print $NF }') \
+           /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1; do
+    [ -e "$f" ] && { echo "$f"; return; }
+  done
+  echo libnvidia-opencl.so.1
+}
+icd_dir=$(mktemp -d)
+trap 'rm -rf "$icd_dir"' EXIT
+for f in /etc/OpenCL/vendors/*.icd; do
+  [ -e "$f" ] && ! grep -q libnvidia-opencl "$f" && cp "$f" "$icd_dir/"
+done
+nvidia_opencl >"$icd_dir/nvidia.icd"
+OCL_ICD_VENDORS="$icd_dir"
+export OCL_ICD_VENDORS
+
+# $1: title; the rest: the command. Appends its output to the log; returns its status.
+logged() {
+  title=$1
+  shift
+  printf '\n===== %s\n$ %s\n' "$title" "$*" >>"$log"
+  "$@" >"$out/.last" 2>&1
+  status=$?
+  cat "$out/.last" >>"$log"
+  printf '===== exit status %d\n' "$status" >>"$log"
+  return "$status"
+}
+
+logged "devices" ./ktlua --devices
+devices_text=$(cat "$out/.last")
+list_code='for _, d in ipairs(kt.devices()) do print(d.id, d.name, d.vendor) end'
+logged "device list" ./ktlua -e "$list_code"
+device_list=$(cat "$out/.last")
+if [ -n "${GPU_CHECK_DEVICES:-}" ]; then
+  devices=$GPU_CHECK_DEVICES
+else
+  opencl=$(printf '%s\n' "$device_list" | awk -F'\t' '$1 ~ /^opencl:/ && $3 ~ /NVIDIA/ { print $1; exit }')
+  devices="cuda:0${opencl:+ $opencl}"
+fi
+
+{
+  echo "## GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  command -v nvidia-smi >/dev/null && echo "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "OpenCL ICD: $(cat "$icd_dir/nvidia.icd")"
+  echo
+  echo "Devices found (\`ktlua --devices\`):"
+  echo
+  echo '```'
+  printf '%s\n' "$devices_text" | grep -E '^[a-z]+:[0-9]|compute capability|multiprocessors|compute units|global memory|L2 cache|not available|no devices'
+  echo '```'
+  echo
+  echo "| example | device | configurations | best configuration | best time (ms) | wall (s) |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+} >"$summary"
+
+# One example on one device: its best configuration and time.
+run_example() {
+  ex=$1
+  dev=$2
+  start=$(date +%s)
+  KTLUA_DEVICE=$dev
+  export KTLUA_DEVICE
+  logged "$ex on $dev" timeout "$limit" ./ktlua "$ex"
+  status=$?
+  wall=$(($(date +%s) - start))
+  counts=$(grep -E '^  [0-9]+ [a-z_]+' "$out/.last" | head -1 | sed 's/^ *//')
+  best=$(grep '^best: ' "$out/.last" | tail -1 | sed 's/^best: //')
+  config=$(printf '%s' "$best" | sed 's/  *[0-9.]* ms$//')
+  ms=$(printf '%s' "$best" | sed -n 's/.*  \([0-9.]*\) ms$/\1/p')
+  [ "$status" -ne 0 ] && config="FAILED (exit $status, see gpu-check.log)"
+  echo "| $(basename "$ex") | $dev | ${counts:--} | ${config:--} | ${ms:--} | $wall |" >>"$summary"
+}
+
+for dev in $devices; do
+  for ex in examples/*.lua; do run_example "$ex" "$dev"; done
+done
+
+{
+  echo
+  echo "| specs | device | result |"
+  echo "| --- | --- | --- |"
+} >>"$summary"
+for dev in $devices; do
+  specs=spec/backend_spec.lua
+  case $dev in cuda:*) specs="$specs spec/cuda_spec.lua" ;; esac
+  KTLUA_DEVICE=$dev
+  export KTLUA_DEVICE
+  # shellcheck disable=SC2086 # $specs is a list of files
+  logged "specs on $dev" timeout "$limit" ./ktlua bin/busted -o spec/support/output.lua $specs
+  result=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/.last" | tail -1)
+  pending=$(grep -c '^Pending' "$out/.last")
+  echo "| $(echo "$specs" | sed 's|spec/||g') | $dev | ${result:-did not finish} ($pending pending) |" >>"$summary"
+done
+rm -f "$out/.last"
+
+cat "$summary"

@@ -1,0 +1,180 @@
+/*
+** fake_cuda.c: a stand-in for libcuda.so.1, for specs on machines without
+** a GPU. It serves the driver API the CUDA backend loads, on host memory:
+** one device ("Fake GPU", compute capability 9.0), allocations, copies,
+** modules, streams and events that work, and kernels that do nothing,
+** except that a launch of blocks of 7 threads faults the context with
+** CUDA_ERROR_ILLEGAL_ADDRESS, as an out-of-bounds kernel would, until the
+** context is destroyed. Under AddressSanitizer, what the backend forgets
+** to free shows up as leaks here.
+**
+** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
+*/
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef unsigned long long devptr;
+typedef int result;
+
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_FOUND = 500, ILLEGAL_ADDRESS = 700 };
+
+/* A faulting launch leaves the error pending until something waits for
+** the device; from then on it is sticky until the context goes. */
+static result pending, fault;
+
+static result wait_device(void) {
+  if (pending) fault = pending;
+  pending = OK;
+  return fault;
+}
+
+typedef struct function { char name[256]; } function;
+typedef struct module { function functions[64]; int nfunctions; char global[256]; } module;
+
+static result cuInit(unsigned flags) { return flags ? INVALID_VALUE : OK; }
+static result cuDriverGetVersion(int *v) { *v = 13000; return OK; }
+
+static result cuGetErrorName(result e, const char **s) {
+  *s = e == ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS" : e == INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+     : e == NOT_FOUND ? "CUDA_ERROR_NOT_FOUND" : e == OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_UNKNOWN";
+  return OK;
+}
+
+static result cuGetErrorString(result e, const char **s) {
+  *s = e == ILLEGAL_ADDRESS ? "an illegal memory access was encountered" : "fake error";
+  return OK;
+}
+
+static result cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? OK : INVALID_VALUE; }
+static result cuDeviceGetCount(int *n) { *n = 1; return OK; }
+static result cuDeviceGetName(char *s, int len, int d) { (void)d; snprintf(s, (size_t)len, "Fake GPU"); return OK; }
+static result cuDeviceTotalMem(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return OK; }
+static result cuDeviceGetPCIBusId(char *s, int len, int d) { (void)d; snprintf(s, (size_t)len, "0000:00:00.0"); return OK; }
+
+static result cuDeviceGetAttribute(int *v, int attr, int d) {
+  static const int values[][2] = {
+      {1, 1024}, {2, 1024}, {3, 1024}, {4, 64}, {5, 2147483647}, {6, 65535}, {7, 65535}, {8, 49152},
+      {9, 65536}, {10, 32}, {12, 65536}, {13, 1500000}, {16, 4}, {18, 0}, {19, 1}, {32, 0},
+      {36, 2000000}, {37, 4096}, {38, 4194304}, {39, 2048}, {40, 2}, {75, 9}, {76, 0},
+      {81, 102400}, {82, 65536}, {83, 1}, {89, 1}, {97, 101376}};
+  (void)d;
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+    if (values[i][0] == attr) { *v = values[i][1]; return OK; }
+  return INVALID_VALUE;
+}
+
+static result cuCtxCreate(void **c, unsigned flags, int d) { (void)flags, (void)d; *c = malloc(1); return OK; }
+static result cuCtxDestroy(void *c) { free(c); pending = fault = OK; return OK; }
+static result cuCtxSetCurrent(void *c) { (void)c; return OK; }
+static result cuCtxSynchronize(void) { return wait_device(); }
+
+static result cuMemGetInfo(size_t *free_bytes, size_t *total) { *free_bytes = *total = (size_t)1 << 30; return OK; }
+static result allocate(devptr *p, size_t n) { void *m = malloc(n); *p = (devptr)(uintptr_t)m; return m ? OK : OUT_OF_MEMORY; }
+static result cuMemAlloc(devptr *p, size_t n) { return fault ? fault : allocate(p, n); }
+static result cuMemAllocManaged(devptr *p, size_t n, unsigned flags) { (void)flags; return allocate(p, n); }
+static result cuMemFree(devptr p) { free((void *)(uintptr_t)p); return fault; }
+static result cuMemHostAlloc(void **p, size_t n, unsigned flags) { (void)flags; return (*p = malloc(n)) ? OK : OUT_OF_MEMORY; }
+static result cuMemFreeHost(void *p) { free(p); return OK; }
+static result cuMemHostRegister(void *p, size_t n, unsigned flags) { (void)p, (void)n, (void)flags; return OK; }
+static result cuMemHostUnregister(void *p) { (void)p; return OK; }
+static result cuMemHostGetDevicePointer(devptr *d, void *p, unsigned flags) { (void)flags; *d = (devptr)(uintptr_t)p; return OK; }
+
+static result cuMemcpyHtoDAsync(devptr d, const void *s, size_t n, void *st) {
+  (void)st;
+  if (!fault) memcpy((void *)(uintptr_t)d, s, n);
+  return fault;
+}
+
+static result cuMemcpyDtoHAsync(void *d, devptr s, size_t n, void *st) {
+  (void)st;
+  if (!fault) memcpy(d, (const void *)(uintptr_t)s, n);
+  return fault;
+}
+
+static result cuMemcpyDtoDAsync(devptr d, devptr s, size_t n, void *st) {
+  (void)st;
+  if (!fault) memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+  return fault;
+}
+
+static result cuMemsetD8Async(devptr d, unsigned char v, size_t n, void *st) {
+  (void)st;
+  if (!fault) memset((void *)(uintptr_t)d, v, n);
+  return fault;
+}
+
+static result cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *o, void **v) {
+  (void)image, (void)n, (void)o, (void)v;
+  return (*m = calloc(1, sizeof(module))) ? OK : OUT_OF_MEMORY;
+}
+
+static result cuModuleUnload(void *m) { free(m); return OK; }
+
+static result cuModuleGetFunction(void **f, void *m, const char *name) {
+  module *mod = m;
+  if (mod->nfunctions == 64) return OUT_OF_MEMORY;
+  function *fn = &mod->functions[mod->nfunctions++];
+  snprintf(fn->name, sizeof fn->name, "%s", name);
+  *f = fn;
+  return OK;
+}
+
+static result cuModuleGetGlobal(devptr *d, size_t *n, void *m, const char *name) {
+  (void)name;
+  *d = (devptr)(uintptr_t)((module *)m)->global;
+  *n = sizeof ((module *)m)->global;
+  return OK;
+}
+
+static result cuFuncGetAttribute(int *v, int attr, void *f) {
+  (void)f;
+  *v = attr == 0 ? 1024 : attr == 4 ? 16 : 0;
+  return OK;
+}
+
+static result cuFuncSetAttribute(void *f, int attr, int v) { (void)f; return attr == 8 && v <= 101376 ? OK : INVALID_VALUE; }
+
+static result cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                             unsigned bz, unsigned shared, void *st, void **params, void **extra) {
+  (void)f, (void)gx, (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)st, (void)params, (void)extra;
+  if (!fault && bx == 7) pending = ILLEGAL_ADDRESS;
+  return fault;
+}
+
+static result cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = malloc(1); return OK; }
+static result cuStreamDestroy(void *s) { free(s); return OK; }
+static result cuStreamSynchronize(void *s) { (void)s; return wait_device(); }
+static result cuEventCreate(void **e, unsigned flags) { (void)flags; *e = malloc(1); return fault; }
+static result cuEventRecord(void *e, void *s) { (void)e, (void)s; return fault; }
+static result cuEventSynchronize(void *e) { (void)e; return wait_device(); }
+static result cuEventElapsedTime(float *ms, void *a, void *b) { (void)a, (void)b; *ms = 0.25f; return fault; }
+static result cuEventDestroy(void *e) { free(e); return OK; }
+
+#define FN(name) {#name, (void *)name}
+static const struct { const char *name; void *fn; } functions[] = {
+    FN(cuInit), FN(cuDriverGetVersion), FN(cuGetErrorName), FN(cuGetErrorString), FN(cuDeviceGet),
+    FN(cuDeviceGetCount), FN(cuDeviceGetName), FN(cuDeviceGetAttribute), FN(cuDeviceTotalMem),
+    FN(cuDeviceGetPCIBusId), FN(cuCtxCreate), FN(cuCtxDestroy), FN(cuCtxSetCurrent),
+    FN(cuCtxSynchronize), FN(cuMemGetInfo), FN(cuMemAlloc), FN(cuMemFree), FN(cuMemAllocManaged),
+    FN(cuMemHostAlloc), FN(cuMemFreeHost), FN(cuMemHostRegister), FN(cuMemHostUnregister),
+    FN(cuMemHostGetDevicePointer), FN(cuMemcpyHtoDAsync), FN(cuMemcpyDtoHAsync),
+    FN(cuMemcpyDtoDAsync), FN(cuMemsetD8Async), FN(cuModuleLoadDataEx), FN(cuModuleUnload),
+    FN(cuModuleGetFunction), FN(cuModuleGetGlobal), FN(cuFuncGetAttribute), FN(cuFuncSetAttribute),
+    FN(cuLaunchKernel), FN(cuStreamCreate), FN(cuStreamDestroy), FN(cuStreamSynchronize),
+    FN(cuEventCreate), FN(cuEventRecord), FN(cuEventSynchronize), FN(cuEventElapsedTime),
+    FN(cuEventDestroy)};
+
+/* The one exported entry point: the rest is found through it. */
+result cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
+                           int *status) {
+  (void)version, (void)flags, (void)status;
+  for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+    if (strcmp(functions[i].name, symbol) == 0) {
+      *pfn = functions[i].fn;
+      return OK;
+    }
+  *pfn = NULL;
+  return NOT_FOUND;
+}

@@ -1,0 +1,16 @@
+-- Running commands from specs: run(cmd) returns the command's output
+-- (stdout and stderr) and its exit status; ktlua is the executable that
+-- runs the suite (build/ktlua, or the sanitized one).
+local shell = {}
+
+shell.ktlua = arg and arg[-1] or "build/ktlua"
+
+function shell.run(cmd)
+  local p = io.popen(cmd .. " 2>&1; echo \"exit:$?\"")
+  local out = p:read("a")
+  p:close()
+  local code = tonumber(out:match("exit:(%d+)%s*$"))
+  return (out:gsub("exit:%d+%s*$", "")), code
+end
+
+return shell
