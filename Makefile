@@ -139,7 +139,7 @@ bundle: $(B)/ktlua
 	cp -L $(OPENCL_LOADER) $(BUNDLE)/lib/
 	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done
 	for m in $(BUSTED_LUA); do cp -RL $(LUA_SHARE)/$$m $(BUNDLE)/share/lua/ || exit 1; done
-	cp -R stdlib examples spec $(BUNDLE)/
+	cp -R stdlib examples spec bench $(BUNDLE)/
 	install -m 755 scripts/bundle-ktlua.sh $(BUNDLE)/ktlua
 	install -m 755 scripts/gpu-check.sh $(BUNDLE)/gpu-check.sh
 	@du -sh $(BUNDLE)

@@ -83,8 +83,11 @@ static int l_devices(lua_State *L) {
 }
 
 /* By table: its id field if any, else backend/platform/index fields. */
+/* nil and "default" mean $KTLUA_DEVICE when it is set. */
 static const char *device_key(lua_State *L, int idx, char *buf, size_t size) {
-  if (lua_isnoneornil(L, idx)) {
+  bool dflt = lua_isnoneornil(L, idx) ||
+              (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "default") == 0);
+  if (dflt) {
     const char *env = getenv("KTLUA_DEVICE");
     return env && env[0] ? env : "default";
   }

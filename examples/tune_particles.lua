@@ -15,9 +15,10 @@ local x, y, z, m = kt.array("float", n), kt.array("float", n), kt.array("float",
 local e = kt.array("float", n)
 
 local tuner = kt.tuner(opt.device)
-local emit = tuner:kernel{ file = "kernels/particles.cl", prelude = particle:declaration(), name = "emit",
+local file = tuner.device.backend == "cuda" and "kernels/particles.cu" or "kernels/particles.cl"
+local emit = tuner:kernel{ file = file, prelude = particle:declaration(), name = "emit",
                            global = n, group = 1, args = { aos:output(), kt.uint(n) } }
-local energy = tuner:kernel{ file = "kernels/particles.cl", prelude = particle:declaration(), name = "energy",
+local energy = tuner:kernel{ file = file, prelude = particle:declaration(), name = "energy",
                              global = n, group = 1,
                              args = { x:input(), y:input(), z:input(), m:input(), e:output() } }
 
@@ -55,5 +56,5 @@ local results = tuner:tune(steps, { objective = "kernel+host", progress = opt.pr
 results:print()
 local best = results:best()
 assert(best, "no configuration of the particle steps ran correctly")
-print(("best: kernels and host step %.4f ms (median of %d runs); host time of all %d runs %.3f ms"):format(
+print(("kernels and host step of the best: %.4f ms (median of %d runs); host time of all %d runs %.3f ms"):format(
   best.time_ms, #best.samples_ms, #best.samples_ms + 1, best.overheads_ms.launcher))

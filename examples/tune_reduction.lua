@@ -17,8 +17,9 @@ local most_groups = math.max(16 * cus, (n + 31) // 32)
 local pa, pb = kt.array("float", most_groups), kt.array("float", most_groups)
 local count = kt.uint(n)
 
+local cuda = tuner.device.backend == "cuda"
 local k = tuner:kernel{
-  file = "kernels/reduce.cl", name = "reduce",
+  file = cuda and "kernels/reduce.cu" or "kernels/reduce.cl", name = "reduce",
   global = n, group = 1,
   args = { data:input(), result:inout(), count },
 }

@@ -15,8 +15,9 @@ local tmp = kt.array("uint", n)
 local counts = kt.array("uint", 16 * 1024) -- 16 digits x at most 1024 groups
 local count, shift = kt.uint(n), kt.uint(0)
 
+local file = tuner.device.backend == "cuda" and "kernels/radix_sort.cu" or "kernels/radix_sort.cl"
 local function kernel(name, args)
-  return tuner:kernel{ file = "kernels/radix_sort.cl", name = name, global = 1, group = 1, args = args }
+  return tuner:kernel{ file = file, name = name, global = 1, group = 1, args = args }
 end
 local histogram = kernel("histogram", { keys:input(), counts:inout(), count, shift })
 local scan = kernel("scan", { counts:inout() })

@@ -125,6 +125,22 @@ for dev in $devices; do
   pending=$(grep -c '^Pending' "$out/.last")
   echo "| $(echo "$specs" | sed 's|spec/||g') | $dev | ${result:-did not finish} ($pending pending) |" >>"$summary"
 done
+
+# The overhead benchmark (issue 6), when the bundle has it and
+# GPU_CHECK_BENCH is not 0: a vector addition and a tiled GEMM per device.
+if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
+  {
+    echo
+    echo "Overhead benchmark (\`bench/overhead/overhead.lua\`):"
+    echo
+    echo '```'
+  } >>"$summary"
+  for dev in $devices; do
+    logged "overhead on $dev" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/overhead/overhead.lua "--device=$dev"
+    cat "$out/.last" >>"$summary"
+  done
+  echo '```' >>"$summary"
+fi
 rm -f "$out/.last"
 
 cat "$summary"

@@ -1,0 +1,77 @@
+-- bench/overhead: where a tuning's wall time goes, for a vector addition
+-- with 256 configurations and a tiled GEMM with 1,290. Prints, per tuning:
+-- wall time, the device's kernel time, compile time (summed over compile
+-- threads, and divided by them), and the framework's own overhead per
+-- configuration; and how the wall time compares with
+-- max(kernel time, compile time / threads), the time a perfect overlap of
+-- compiles and runs would take.
+--   ktlua bench/overhead/overhead.lua [--device=ID] [--n=N] [--size=S]
+--     [--repeats=R] [--only=vadd|gemm] [--inprocess]
+local kt = require "ktlua"
+local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 24, size = 1024,
+  repeats = 10, only = "", inprocess = false }, "bench/overhead/overhead.lua")
+
+local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess })
+local cuda = tuner.device.backend == "cuda"
+local function file(name) return name .. (cuda and ".cu" or ".cl") end
+
+local function report(name, results)
+  local s = results:summary()
+  local compile = s.compile_ms / 1e3
+  local threads = tuner:cache().threads
+  local kernel = s.kernel_ms / 1e3
+  local ideal = math.max(kernel, compile / threads)
+  print(("%-5s %5d configs (%d ok)  wall %7.2f s  kernels %7.3f s  device waits %7.2f s  compile %7.2f s (/%d threads: %6.2f s)  build waits %6.2f s  framework %6.1f us/config  wall / ideal %5.2f"):format(
+    name, s.evaluated, s.statuses.ok, s.wall_ms / 1e3, kernel, s.wait_ms / 1e3, compile, threads,
+    compile / threads, s.build_ms / 1e3, s.framework_ms * 1e3 / s.evaluated, s.wall_ms / 1e3 / ideal))
+  io.stdout:flush()
+end
+
+local function vadd()
+  local n = opt.n
+  local a = kt.array("float", n):random(1)
+  local b = kt.array("float", n):random(2)
+  local c = kt.array("float", n)
+  local k = tuner:kernel{ file = file("vadd"), name = "vadd", global = n, group = 1, round_global = true,
+                          args = { a:input(), b:input(), c:output(), kt.int(n) } }
+  k:param("WG", { 32, 64, 96, 128, 192, 256, 384, 512 }, { group_x = "mul" })
+  k:param("VEC", { 1, 2, 4, 8 }, { global_x = "div_ceil" })
+  k:param("UNROLL", { 1, 2, 4, 8, 16, 32, 64, 128 })
+  k:reference(c, function(ref) for i = 0, n - 1 do ref[i] = a[i] + b[i] end end)
+  report("vadd", tuner:tune(k, { repeats = opt.repeats }))
+end
+
+local function gemm()
+  local s = opt.size
+  local A = kt.array("float", s * s):random(3)
+  local B = kt.array("float", s * s):random(4)
+  local C = kt.array("float", s * s)
+  local args = { kt.int(s), kt.int(s), kt.int(s), A:input(), B:input(), C:output() }
+  local k = tuner:kernel{ file = file("gemm"), name = "gemm", global = { s, s }, group = { 1, 1 }, args = args }
+  local naive = tuner:kernel{ file = file("gemm"), name = "gemm_naive", global = { s, s }, group = { 16, 16 },
+                              args = args }
+  for _, p in ipairs({ "TS_M", "TS_N", "WPT_M", "WPT_N", "TS_K", "PAD" }) do
+    naive:param(p, { 16 }) -- the naive kernel ignores them; the file needs them defined
+  end
+  k:param("TS_M", { 16, 32, 64, 128 }, { group_y = "mul" })
+  k:param("TS_N", { 16, 32, 64, 128 }, { group_x = "mul" })
+  k:param("WPT_M", { 1, 2, 4, 8 }, { group_y = "div", global_y = "div" })
+  k:param("WPT_N", { 1, 2, 4, 8 }, { group_x = "div", global_x = "div" })
+  k:param("TS_K", { 8, 16, 32 })
+  k:param("PAD", { 0, 1 })
+  k:constraint({ "TS_M", "TS_N", "WPT_M", "WPT_N" }, function(tm, tn, wm, wn)
+    local threads = (tm // wm) * (tn // wn)
+    return tm % wm == 0 and tn % wn == 0 and threads >= 16 and threads <= 1024
+  end)
+  k:constraint({ "TS_M", "TS_N", "TS_K", "PAD" }, function(tm, tn, tk, pad)
+    return (tm + tn + 2 * pad) * tk * 4 <= 32768
+  end)
+  k:reference(C, { kernel = naive, config = { TS_M = 16, TS_N = 16, WPT_M = 16, WPT_N = 16, TS_K = 16, PAD = 16 } },
+              { method = "relative", tolerance = 1e-3 })
+  report("gemm", tuner:tune(k, { repeats = opt.repeats }))
+end
+
+print(("ktlua overhead benchmark on %s (%s, %s, %d compile threads)"):format(tuner.device.name,
+  tuner.device.id, tuner.isolated and "isolated" or "in-process", tuner:cache().threads))
+if opt.only ~= "gemm" then vadd() end
+if opt.only ~= "vadd" then gemm() end
