@@ -5,7 +5,8 @@
 ** The driver is itself process-wide (cuInit initialises it once for the
 ** process, and a library cannot be loaded twice), so its entry points are
 ** too: they are loaded once, under pthread_once so that the first thread
-** to need them may be any, and only read afterwards. The libraries stay
+** to need them may be any, and only read afterwards. NVRTC loads apart
+** from the driver, so that compiling alone leaves the driver untouched. The libraries stay
 ** loaded until the process exits.
 */
 #ifdef KT_HAVE_CUDA
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 static kt_cuda_lib lib;
-static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT, nvrtc_once = PTHREAD_ONCE_INIT;
 
 /* Where the driver is found: the loader's path, then where NVIDIA's
 ** container runtime mounts it. */
@@ -151,13 +152,16 @@ static void load_nvrtc(void) {
   lib.nvrtc_ok = true;
 }
 
-static void load(void) {
-  load_driver();
-  load_nvrtc();
+const kt_cuda_lib *kt_cuda_lib_get(void) {
+  pthread_once(&driver_once, load_driver);
+  pthread_once(&nvrtc_once, load_nvrtc);
+  return &lib;
 }
 
-const kt_cuda_lib *kt_cuda_lib_get(void) {
-  pthread_once(&lib_once, load);
+/* NVRTC alone: compiling must not initialise the driver, because a process
+** that forks device servers must never have (see remote.h). */
+const kt_cuda_lib *kt_cuda_nvrtc_get(void) {
+  pthread_once(&nvrtc_once, load_nvrtc);
   return &lib;
 }
 

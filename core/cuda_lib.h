@@ -67,6 +67,8 @@ typedef struct kt_cuda_lib {
 /* Loads both libraries on the first call (from any thread) and returns the
 ** table, which nothing changes afterwards. */
 const kt_cuda_lib *kt_cuda_lib_get(void);
+/* NVRTC only (nvrtc_ok, nvrtc_why, include_dir): the driver stays unloaded. */
+const kt_cuda_lib *kt_cuda_nvrtc_get(void);
 
 /* "what failed: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory"; returns -1. */
 int kt_cu_fail(kt_error *err, CUresult e, const char *what);

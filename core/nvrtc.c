@@ -126,7 +126,7 @@ static int compile_program(const kt_cuda_lib *lib, nvrtcProgram p, const kt_nvrt
 
 int kt_nvrtc_compile(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error *err) {
   memset(out, 0, sizeof *out);
-  const kt_cuda_lib *lib = kt_cuda_lib_get();
+  const kt_cuda_lib *lib = kt_cuda_nvrtc_get();
   if (!lib->nvrtc_ok) return kt_fail(err, "%s", lib->nvrtc_why);
   nvrtcProgram p;
   nvrtcResult r = lib->nvrtc.CreateProgram(&p, job->source, job->origin, 0, NULL, NULL);

@@ -21,9 +21,12 @@ local function report(name, results)
   local threads = tuner:cache().threads
   local kernel = s.kernel_ms / 1e3
   local ideal = math.max(kernel, compile / threads)
-  print(("%-5s %5d configs (%d ok)  wall %7.2f s  kernels %7.3f s  device waits %7.2f s  compile %7.2f s (/%d threads: %6.2f s)  build waits %6.2f s  framework %6.1f us/config  wall / ideal %5.2f"):format(
-    name, s.evaluated, s.statuses.ok, s.wall_ms / 1e3, kernel, s.wait_ms / 1e3, compile, threads,
-    compile / threads, s.build_ms / 1e3, s.framework_ms * 1e3 / s.evaluated, s.wall_ms / 1e3 / ideal))
+  print(("%-5s %5d configs (%d ok)  wall %7.2f s  kernels %7.3f s  compile %7.2f s (/%d threads: %6.2f s)  wall / ideal %5.2f  framework %6.1f us/config"):format(
+    name, s.evaluated, s.statuses.ok, s.wall_ms / 1e3, kernel, compile, threads, compile / threads,
+    s.wall_ms / 1e3 / ideal, s.framework_ms * 1e3 / s.evaluated))
+  print(("      wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + launcher %.2f + searcher %.3f + framework %.3f s"):format(
+    s.setup_ms / 1e3, s.build_ms / 1e3, s.wait_ms / 1e3, s.data_ms / 1e3, s.validation_ms / 1e3,
+    s.launcher_ms / 1e3, s.searcher_ms / 1e3, s.framework_ms / 1e3))
   io.stdout:flush()
 end
 
