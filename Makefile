@@ -18,7 +18,7 @@ LUA_LMOD = $(PREFIX)/share/lua/5.4
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
 OPT ?= -O2 -g
-LIBS = -lOpenCL -ldl -lm -lpthread
+LIBS = -lOpenCL -lz -ldl -lm -lpthread
 
 CORE_SRC = $(sort $(wildcard core/*.c))
 BIND_SRC = $(sort $(filter-out bindings/main.c,$(wildcard bindings/*.c)))

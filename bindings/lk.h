@@ -15,6 +15,7 @@
 
 #include "../core/array.h"
 #include "../core/device.h"
+#include "../core/replay.h"
 #include "../core/result.h"
 #include "../core/search.h"
 #include "../core/task.h"
@@ -27,6 +28,7 @@
 #define LK_TASK "ktlua.task"
 #define LK_SPACE "ktlua.space"
 #define LK_RESULTS "ktlua.results"
+#define LK_REPLAY "ktlua.replay"
 
 /* Raises the core's error as a Lua error (with the caller's position). */
 int lk_error(lua_State *L, const kt_error *err);
@@ -112,6 +114,8 @@ void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem */
 void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
+void lk_open_space(lua_State *L);   /* the space view's class */
+void lk_open_replay(lua_State *L);  /* kt.replay */
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);
@@ -119,10 +123,41 @@ void lk_push_device(lua_State *L, const kt_device_info *d);
 void lk_push_results(lua_State *L, kt_results *r); /* takes a reference of its own */
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);
 /* The `search` field of tune options -> searcher (caller frees); seed is
-** the default seed. task_idx is the kernel a Lua searcher explores. */
-kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Integer seed);
-/* Pushes the space view of the kernel at task_idx. */
-int lk_push_space_view(lua_State *L, int task_idx);
+** the default seed. owner_idx is the kernel or replay a Lua searcher
+** explores. */
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed);
+/* The `stop` field of tune options. */
+void lk_check_stop(lua_State *L, int opts_idx, kt_stop *stop);
+
+/* ---- the space view ---- */
+
+typedef struct lk_space lk_space;
+/* Pushes a view of the space of the kernel, composition or replay at
+** owner_idx; seed seeds its random helpers. */
+lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed);
+/* A searcher's view: starts with nothing explored, then hears of each
+** configuration evaluated. */
+int lk_space_view_reset(lk_space *v, uint64_t seed, kt_error *err);
+int lk_space_view_record(lk_space *v, uint64_t index, const kt_result *r, kt_error *err);
+/* The replay at idx, or NULL. */
+kt_replay *lk_test_replay(lua_State *L, int idx);
+
+/* ---- what a tuning holds (lk_tuner.c, shared by replays) ---- */
+
+/* Freed by the collector if a Lua error cuts the tuning short. */
+typedef struct lk_tune_hold {
+  kt_searcher *searcher;
+  lk_ref *progress;
+  kt_results *results;
+} lk_tune_hold;
+
+lk_tune_hold *lk_new_hold(lua_State *L);
+/* The `progress` field of tune options, and the call that reports to it. */
+lk_ref *lk_check_progress(lua_State *L, int opts_idx);
+int lk_progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err);
+/* Writes results to the files the `output` field of tune options names. */
+void lk_write_outputs(lua_State *L, int opts_idx, kt_results *r);
+
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */
 int lk_new_kernel(lua_State *L, int idx);
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what);

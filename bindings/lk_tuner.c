@@ -71,29 +71,6 @@ static int tuner_composition(lua_State *L) {
 
 /* ---- tune options ---- */
 
-static void check_stop(lua_State *L, int opts, kt_stop *stop) {
-  static const char *const keys[] = {"count", "fraction", "seconds", "target_ms", NULL};
-  memset(stop, 0, sizeof *stop);
-  int t = lk_get_field(L, opts, "stop");
-  if (t == LUA_TNIL) {
-    lua_pop(L, 1);
-    return;
-  }
-  if (t != LUA_TTABLE) luaL_error(L, "tune options.stop: expected a table");
-  int idx = lua_gettop(L);
-  lk_check_keys(L, idx, "tune options.stop", keys);
-  lua_Integer count = lk_opt_integer(L, idx, "stop", "count", 0);
-  stop->fraction = lk_opt_number(L, idx, "stop", "fraction", 0);
-  stop->seconds = lk_opt_number(L, idx, "stop", "seconds", 0);
-  stop->target_ns = lk_opt_number(L, idx, "stop", "target_ms", 0) * 1e6;
-  if (count < 0 || stop->fraction < 0 || stop->fraction > 1 || stop->seconds < 0 ||
-      stop->target_ns < 0)
-    luaL_error(L, "tune options.stop: count, seconds and target_ms must be positive and "
-                  "fraction in (0, 1]");
-  stop->count = (uint64_t)count;
-  lua_pop(L, 1);
-}
-
 static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
   static const char *const keys[] = {"rse", "min", "max", NULL};
   *rp = KT_REPEAT_DEFAULT;
@@ -117,7 +94,7 @@ static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
   lua_pop(L, 1);
 }
 
-static int progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
+int lk_progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
   lua_State *T = lk_ref_push(ud);
   lk_push_result(T, r, last);
   lk_push_results(T, (kt_results *)r);
@@ -125,7 +102,7 @@ static int progress_call(const kt_results *r, const kt_result *last, void *ud, k
 }
 
 /* progress = true (the standard line per configuration) or a function. */
-static lk_ref *check_progress(lua_State *L, int opts) {
+lk_ref *lk_check_progress(lua_State *L, int opts) {
   int t = lk_get_field(L, opts, "progress");
   lk_ref *ref = NULL;
   if (t == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
@@ -144,16 +121,8 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   return ref;
 }
 
-/* What a tuning holds until it ends, freed by the collector if a Lua
-** error cuts it short. */
-typedef struct tune_hold {
-  kt_searcher *searcher;
-  lk_ref *progress;
-  kt_results *results;
-} tune_hold;
-
 static int hold_gc(lua_State *L) {
-  tune_hold *h = lua_touserdata(L, 1);
+  lk_tune_hold *h = lua_touserdata(L, 1);
   kt_searcher_free(h->searcher);
   lk_ref_free(h->progress);
   kt_results_release(h->results);
@@ -161,8 +130,8 @@ static int hold_gc(lua_State *L) {
   return 0;
 }
 
-static tune_hold *new_hold(lua_State *L) {
-  tune_hold *h = lua_newuserdatauv(L, sizeof *h, 0);
+lk_tune_hold *lk_new_hold(lua_State *L) {
+  lk_tune_hold *h = lua_newuserdatauv(L, sizeof *h, 0);
   memset(h, 0, sizeof *h);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, hold_gc);
@@ -172,7 +141,7 @@ static tune_hold *new_hold(lua_State *L) {
 }
 
 /* Writes the results to output = "file.json" or {"a.csv", "a.json"}. */
-static void write_outputs(lua_State *L, int opts, kt_results *r) {
+void lk_write_outputs(lua_State *L, int opts, kt_results *r) {
   int t = lk_get_field(L, opts, "output");
   if (t == LUA_TSTRING) {
     lk_results_write(L, r, lua_tostring(L, -1), NULL);
@@ -202,20 +171,20 @@ static int tuner_tune(lua_State *L) {
   }
   lua_settop(L, 3);
   kt_tune_opts o = {0};
-  check_stop(L, 3, &o.stop);
+  lk_check_stop(L, 3, &o.stop);
   check_repeat(L, 3, &o.repeat);
   lua_Integer seed = lk_opt_integer(L, 3, "tune options", "seed", 0);
-  tune_hold *h = new_hold(L);
-  h->progress = check_progress(L, 3);
+  lk_tune_hold *h = lk_new_hold(L);
+  h->progress = lk_check_progress(L, 3);
   h->searcher = lk_check_searcher(L, 3, 2, seed);
   o.searcher = h->searcher;
-  o.progress = h->progress ? progress_call : NULL;
+  o.progress = h->progress ? lk_progress_call : NULL;
   o.progress_ud = h->progress;
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
   if (h->results) {
     lk_push_results(L, h->results);
-    write_outputs(L, 3, h->results);
+    lk_write_outputs(L, 3, h->results);
   }
   if (rc) return lk_error(L, &err);
   return 1;
@@ -248,7 +217,7 @@ static int tuner_run(lua_State *L) {
   size_t np = kt_space_nparams(ut->task->space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
   check_run_config(L, 3, ut->task->space, vi);
-  tune_hold *h = new_hold(L);
+  lk_tune_hold *h = lk_new_hold(L);
   kt_error err;
   if (!(h->results = kt_results_for_task(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
     return lk_error(L, &err);

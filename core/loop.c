@@ -3,7 +3,6 @@
 */
 #include "loop.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "indexmap.h"
@@ -20,6 +19,7 @@ typedef struct loop {
   kt_indexmap seen; /* index -> position in results */
   uint32_t *vi;
   double clock_ns;  /* KT_CLOCK_RESULTS: the results' summed time */
+  kt_stop_state st;
 } loop;
 
 /* Evaluates a proposal, or reports the earlier result of a repeated one.
@@ -37,6 +37,7 @@ static int handle(loop *l, uint64_t index, double searcher_ns, bool *fresh, kt_e
       return -1;
     res->over.searcher += searcher_ns;
     l->clock_ns += res->over.total;
+    kt_stop_state_record(&l->st, res);
     if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
       return kt_fail_prefix(err, "progress: ");
   }
@@ -47,8 +48,6 @@ static int handle(loop *l, uint64_t index, double searcher_ns, bool *fresh, kt_e
 
 static const char *stop_reason(loop *l, kt_stop_state *st, int64_t t0, size_t repeats) {
   st->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - t0) : l->clock_ns;
-  const kt_result *best = kt_results_best(l->results);
-  st->best_ns = best ? best->time_ns : NAN;
   const char *why = kt_stop_reached(&l->o->stop, st);
   if (!why && st->evaluated >= st->space) why = "space explored";
   if (!why && repeats >= MAX_REPEATS) why = "searcher repeats itself";
@@ -57,12 +56,12 @@ static const char *stop_reason(loop *l, kt_stop_state *st, int64_t t0, size_t re
 
 static int run(loop *l, kt_error *err) {
   kt_searcher *s = l->o->searcher;
-  kt_stop_state st = {0, kt_space_count(l->space), 0, NAN};
+  kt_stop_state *st = &l->st;
   int64_t t0 = kt_now_ns();
   size_t repeats = 0;
   if (s->ops->start(s, l->space, err)) return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
   for (;;) {
-    const char *why = stop_reason(l, &st, t0, repeats);
+    const char *why = stop_reason(l, st, t0, repeats);
     if (why) {
       l->results->stopped = why;
       return 0;
@@ -76,12 +75,11 @@ static int run(loop *l, kt_error *err) {
       l->results->stopped = "searcher finished";
       return 0;
     }
-    if (index >= st.space)
+    if (index >= st->space)
       return kt_fail(err, "searcher %s proposed configuration %llu of a space of %llu",
-                     s->ops->name, (unsigned long long)index, (unsigned long long)st.space);
+                     s->ops->name, (unsigned long long)index, (unsigned long long)st->space);
     bool fresh;
     if (handle(l, index, (double)(kt_now_ns() - ts), &fresh, err)) return -1;
-    st.evaluated += fresh;
     repeats = fresh ? 0 : repeats + 1;
   }
 }
@@ -90,11 +88,16 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
                    kt_results *results, kt_error *err) {
   if (!o->searcher) return kt_fail(err, "no searcher given");
   if (!kt_space_generated(space)) return kt_fail(err, "the space has not been generated");
-  loop l = {space, o, ev, results, {0}, NULL, 0};
+  loop l = {space, o, ev, results, {0}, NULL, 0, {0}};
   kt_indexmap_init(&l.seen);
-  if (!(l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err))) return -1;
+  if (kt_stop_state_init(&l.st, &o->stop, kt_space_count(space), err)) return -1;
+  if (!(l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err))) {
+    kt_stop_state_clear(&l.st);
+    return -1;
+  }
   if (!results->searcher) results->searcher = kt_strdup(o->searcher->ops->name, NULL);
   int rc = run(&l, err);
+  kt_stop_state_clear(&l.st);
   free(l.vi);
   kt_indexmap_clear(&l.seen);
   return rc;

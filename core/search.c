@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result.h"
+
 int kt_search_exhaustive_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_random_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
@@ -81,6 +83,33 @@ double kt_search_opt(const kt_search_opts *o, const char *name, double dflt) {
   return dflt;
 }
 
+static const kt_option *find_option(const kt_search_opts *o, const char *name) {
+  for (size_t i = 0; i < o->noptions; i++)
+    if (strcmp(o->options[i].name, name) == 0) return &o->options[i];
+  return NULL;
+}
+
+int kt_search_opt_number(const kt_search_opts *o, const char *searcher, const char *name,
+                         double dflt, double lo, double hi, double *out, kt_error *err) {
+  const kt_option *opt = find_option(o, name);
+  *out = opt ? opt->value : dflt;
+  if (opt && opt->text) return kt_fail(err, "searcher '%s': option %s must be a number", searcher, name);
+  if (!(*out >= lo && *out <= hi))
+    return kt_fail(err, "searcher '%s': option %s must be in [%g, %g], got %g", searcher, name,
+                   lo, hi, *out);
+  return 0;
+}
+
+int kt_search_opt_text(const kt_search_opts *o, const char *searcher, const char *name,
+                       const char *dflt, const char **out, kt_error *err) {
+  const kt_option *opt = find_option(o, name);
+  *out = opt ? opt->text : dflt;
+  if (opt && !opt->text) return kt_fail(err, "searcher '%s': option %s must be text", searcher, name);
+  return 0;
+}
+
+/* ---- stop conditions ---- */
+
 static uint64_t budget(const kt_stop *s, uint64_t space) {
   uint64_t limit = UINT64_MAX;
   if (s->count) limit = s->count;
@@ -92,16 +121,55 @@ static uint64_t budget(const kt_stop *s, uint64_t space) {
   return limit;
 }
 
+int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err) {
+  *st = (kt_stop_state){0, space, 0, NAN, 0, NULL, 0};
+  if (s->min_improvement > 0 && s->window > 0) {
+    if (s->window >= SIZE_MAX / sizeof *st->history)
+      return kt_fail(err, "stop: the improvement window is too long");
+    if (!(st->history = kt_alloc((size_t)(s->window + 1) * sizeof *st->history, err))) return -1;
+    st->window = s->window;
+    st->history[0] = NAN;
+  }
+  return 0;
+}
+
+void kt_stop_state_clear(kt_stop_state *st) {
+  free(st->history);
+  st->history = NULL;
+}
+
+void kt_stop_state_record(kt_stop_state *st, const kt_result *r) {
+  st->evaluated++;
+  st->since_best++;
+  if (r->status == KT_OK && !(r->time_ns >= st->best_ns)) {
+    st->best_ns = r->time_ns;
+    st->since_best = 0;
+  }
+  if (st->history) st->history[st->evaluated % (st->window + 1)] = st->best_ns;
+}
+
 uint64_t kt_stop_remaining(const kt_stop *s, const kt_stop_state *st) {
   uint64_t limit = budget(s, st->space);
   return st->evaluated >= limit ? 0 : limit - st->evaluated;
 }
 
+/* The best improved by less than the fraction over the window; having
+** found nothing at all counts as no improvement. */
+static bool improvement_below(const kt_stop *s, const kt_stop_state *st) {
+  if (!st->history || st->evaluated < st->window) return false;
+  double then = st->history[(st->evaluated - st->window) % (st->window + 1)], now = st->best_ns;
+  if (isnan(now)) return true;
+  if (isnan(then)) return false;
+  return (then - now) / then < s->min_improvement;
+}
+
 const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st) {
   if (s->count && st->evaluated >= s->count) return "count";
-  if (s->fraction > 0 && st->evaluated >= budget(&(kt_stop){0, s->fraction, 0, 0}, st->space))
+  if (s->fraction > 0 && st->evaluated >= budget(&(kt_stop){.fraction = s->fraction}, st->space))
     return "fraction";
   if (s->seconds > 0 && st->elapsed_ns >= s->seconds * 1e9) return "seconds";
   if (s->target_ns > 0 && st->best_ns <= s->target_ns) return "target";
+  if (s->no_improvement && st->since_best >= s->no_improvement) return "no_improvement";
+  if (improvement_below(s, st)) return "min_improvement";
   return NULL;
 }
