@@ -121,6 +121,61 @@ int kt_neighbors(kt_walker *w, uint64_t index, unsigned k, kt_neighborhood nb,
   return 0;
 }
 
+static void shuffle(kt_rng *rng, uint64_t *x, size_t n) {
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)kt_rng_below(rng, i);
+    uint64_t t = x[i - 1];
+    x[i - 1] = x[j];
+    x[j] = t;
+  }
+}
+
+void kt_indices_shuffle(kt_indices *l, kt_rng *rng) { shuffle(rng, l->items, l->n); }
+
+/* The one-change neighbours of w->vi grouped by parameter: out gets them,
+** ends[q] where the q-th non-empty group ends. */
+static int grouped(kt_walker *w, kt_neighborhood nb, kt_indices *out, kt_indices *ends,
+                   kt_error *err) {
+  memcpy(w->vj, w->vi, w->nparams * sizeof *w->vi);
+  enumeration e = {w, nb, out, err};
+  for (size_t p = 0; p < w->nparams; p++) {
+    size_t before = out->n;
+    uint32_t n, unused, v = w->vi[p];
+    change_to(w, p, v, nb, 0, &n);
+    for (uint32_t i = 0; i < n; i++) {
+      w->vj[p] = change_to(w, p, v, nb, i, &unused);
+      if (enumerate(&e, w->nparams, 0)) return -1;
+    }
+    w->vj[p] = v;
+    shuffle(&w->rng, out->items + before, out->n - before);
+    if (out->n > before && kt_indices_push(ends, out->n, err)) return -1;
+  }
+  return 0;
+}
+
+int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
+                       kt_error *err) {
+  kt_indices all = {NULL, 0, 0}, ends = {NULL, 0, 0}, order = {NULL, 0, 0};
+  int rc = kt_space_config(w->space, index, w->vi, err);
+  if (rc == 0) rc = grouped(w, nb, &all, &ends, err);
+  for (size_t q = 0; q < ends.n && rc == 0; q++) rc = kt_indices_push(&order, q, err);
+  shuffle(&w->rng, order.items, order.n);
+  for (size_t round = 0, taken = 1; rc == 0 && taken; round++) {
+    taken = 0;
+    for (size_t k = 0; k < order.n && rc == 0; k++) {
+      size_t q = (size_t)order.items[k], at = (q ? (size_t)ends.items[q - 1] : 0) + round;
+      if (at < ends.items[q]) {
+        rc = kt_indices_push(out, all.items[at], err);
+        taken++;
+      }
+    }
+  }
+  kt_indices_clear(&all);
+  kt_indices_clear(&ends);
+  kt_indices_clear(&order);
+  return rc;
+}
+
 /* One random change of w->vi into w->vj; false when the drawn parameter
 ** cannot change. */
 static bool random_change(kt_walker *w, kt_neighborhood nb) {

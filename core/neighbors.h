@@ -30,6 +30,7 @@ typedef struct kt_indices {
 
 int kt_indices_push(kt_indices *l, uint64_t x, kt_error *err);
 void kt_indices_clear(kt_indices *l);
+void kt_indices_shuffle(kt_indices *l, kt_rng *rng);
 
 typedef struct kt_walker {
   const kt_space *space;
@@ -54,6 +55,12 @@ uint64_t kt_walker_nexplored(const kt_walker *w);
 ** with one change, then two, ...; each once. */
 int kt_neighbors(kt_walker *w, uint64_t index, unsigned k, kt_neighborhood nb,
                  kt_indices *out, kt_error *err);
+/* Appends the neighbours of index with one change in an order that a
+** first-improvement descent wants: round robin over the parameters (in a
+** random order), each parameter's new values in a random order, so that
+** every parameter is tried early whatever its number of values. */
+int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
+                       kt_error *err);
 /* A random neighbour with one change (an unexplored one if asked);
 ** returns 1 when there is none. */
 int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,

@@ -13,6 +13,14 @@
 
 int kt_search_exhaustive_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_random_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_greedy_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_annealing_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_mcmc_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_genetic_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -20,11 +28,21 @@ static const struct {
 } builtins[] = {
     {"exhaustive", kt_search_exhaustive_init},
     {"random", kt_search_random_init},
+    {"greedy", kt_search_greedy_init},
+    {"bestfirst", kt_search_bestfirst_init},
+    {"annealing", kt_search_annealing_init},
+    {"mcmc", kt_search_mcmc_init},
+    {"genetic", kt_search_genetic_init},
+    {"differential", kt_search_differential_init},
+    {"pso", kt_search_pso_init},
+    {"staged", kt_search_staged_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
-const char *kt_searcher_names(void) { return "exhaustive, random"; }
+const char *kt_searcher_names(void) {
+  return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, staged";
+}
 
 kt_searcher *kt_searcher_new(const char *name, const kt_search_opts *o, kt_error *err) {
   static const kt_search_opts none = {0, NULL, 0};
@@ -106,6 +124,11 @@ int kt_search_opt_text(const kt_search_opts *o, const char *searcher, const char
   *out = opt ? opt->text : dflt;
   if (opt && !opt->text) return kt_fail(err, "searcher '%s': option %s must be text", searcher, name);
   return 0;
+}
+
+unsigned kt_search_size(double option, uint64_t count) {
+  double n = option < 1 ? ceil(option * (double)count) : floor(option);
+  return n < 1 ? 1 : n > 1e9 ? 1000000000u : (unsigned)n;
 }
 
 /* ---- stop conditions ---- */

@@ -59,6 +59,9 @@ double kt_search_opt(const kt_search_opts *o, const char *name, double dflt);
 ** when it is text or out of range. */
 int kt_search_opt_number(const kt_search_opts *o, const char *searcher, const char *name,
                          double dflt, double lo, double hi, double *out, kt_error *err);
+/* A size option read as a count, or below 1 as a fraction of the space's
+** count (rounded up); at least 1. */
+unsigned kt_search_size(double option, uint64_t count);
 /* A text option, dflt when absent; fails when it is a number. */
 int kt_search_opt_text(const kt_search_opts *o, const char *searcher, const char *name,
                        const char *dflt, const char **out, kt_error *err);
