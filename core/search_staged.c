@@ -14,8 +14,9 @@
 ** given), tolerance (0: off; else those within this fraction of the
 ** stage's best survive, at most keep), rounds (the sequence of stages is
 ** run this many times, each round from the last survivors; 0: until a
-** round finds nothing faster). The search is deterministic: it ignores
-** the seed. It ends when its rounds are done, whatever the budget left.
+** round finds nothing faster). Once its rounds are done, the search goes
+** on with random unexplored configurations (the only use of the seed), so
+** that a budget larger than the stages need is not wasted.
 */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ typedef struct candidate {
 
 typedef struct staged {
   kt_walker w;
+  uint64_t seed;
   char *stages;           /* the option's text */
   unsigned keep, rounds, round;
   double tolerance;
@@ -56,9 +58,9 @@ static int assign(staged *st, const char *name, size_t len, size_t stage, kt_err
   char buf[256];
   snprintf(buf, sizeof buf, "%.*s", (int)len, name);
   int p = kt_space_find(st->w.space, buf);
-  if (p < 0) return kt_fail(err, "searcher 'staged': stages names unknown parameter '%s'", buf);
+  if (p < 0) return kt_fail(err, "stages names unknown parameter '%s'", buf);
   if (st->stage_of[p] != SIZE_MAX)
-    return kt_fail(err, "searcher 'staged': stages names parameter '%s' twice", buf);
+    return kt_fail(err, "stages names parameter '%s' twice", buf);
   st->stage_of[p] = stage;
   return 0;
 }
@@ -149,7 +151,7 @@ static int end_stage(staged *st, kt_error *err) {
 static int sg_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   staged *st = s->state;
   kt_walker_clear(&st->w);
-  if (kt_walker_init(&st->w, space, 0, err)) return -1;
+  if (kt_walker_init(&st->w, space, st->seed, err)) return -1;
   size_t np = st->w.nparams ? st->w.nparams : 1;
   free(st->stage_of);
   free(st->combo);
@@ -185,7 +187,8 @@ static int sg_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
   staged *st = s->state;
   size_t np = st->w.nparams;
   *got = 0;
-  while (max > 0 && st->stage < st->nstages) {
+  if (max == 0) return 0;
+  while (st->stage < st->nstages) {
     if (st->survivor == st->nsurvivors) {
       if (end_stage(st, err)) return -1;
       continue;
@@ -201,6 +204,7 @@ static int sg_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
       return 0;
     }
   }
+  *got = kt_random_unexplored(&st->w, out) == 0; /* the stages are done */
   return 0;
 }
 
@@ -243,7 +247,7 @@ int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
     free(text);
     return -1;
   }
-  *st = (staged){.stages = text, .keep = (unsigned)keep, .rounds = (unsigned)rounds,
+  *st = (staged){.seed = o->seed, .stages = text, .keep = (unsigned)keep, .rounds = (unsigned)rounds,
                  .tolerance = tolerance};
   kt_indexmap_init(&st->in_stage);
   s->ops = &staged_ops;
