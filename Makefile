@@ -4,6 +4,7 @@
 #   make demo         install what is missing, build, tune an example on the default device
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
 #   make install      install into $(PREFIX) (default /usr/local)
+#   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
 #   make clean
 
 PREFIX ?= /usr/local
@@ -32,7 +33,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install clean
+.PHONY: all deps demo check test asan install clean bench-searchers
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -89,6 +90,12 @@ check: deps
 # The suite once, without the sanitizer run (quicker while developing).
 test: all
 	@scripts/check.sh --quick
+
+# Every searcher, 50 seeded runs per budget, on replays of the recorded
+# spaces (bench/RESULTS.md has the table and how to read it).
+DATASETS ?= ../shared/datasets
+bench-searchers: all
+	$(B)/ktlua bench/searchers/run.lua --datasets $(DATASETS)
 
 install: all
 	install -d $(PREFIX)/bin $(LUA_CMOD) $(LUA_LMOD)/ktlua

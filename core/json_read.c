@@ -86,7 +86,9 @@ static int fail_at(parser *ps, const char *what) {
       col++;
     }
   }
-  if (ps->p >= ps->end) return kt_fail(ps->err, "JSON: line %zu, column %zu: %s (at the end of the text)", line, col, what);
+  if (ps->p >= ps->end)
+    return kt_fail(ps->err, "JSON: line %zu, column %zu: %s (at the end of the text)", line, col,
+                   what);
   return kt_fail(ps->err, "JSON: line %zu, column %zu: %s", line, col, what);
 }
 
@@ -272,7 +274,7 @@ static int push_member(parser *ps, const char *key, const kt_jvalue *v) {
 static void *settle(parser *ps, void *stack, size_t *top, size_t base, size_t size) {
   size_t n = *top - base;
   void *items = arena_alloc(ps->doc, n * size, ps->err);
-  if (items) memcpy(items, (char *)stack + base * size, n * size);
+  if (items && n) memcpy(items, (char *)stack + base * size, n * size);
   *top = base;
   return items;
 }
@@ -357,7 +359,10 @@ kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
 /* gzread passes plain files through unchanged. */
 static char *read_all(const char *path, size_t *len, kt_error *err) {
   gzFile f = gzopen(path, "rb");
-  if (!f) return kt_fail(err, "cannot read %s: %s", path, errno ? strerror(errno) : "out of memory"), NULL;
+  if (!f) {
+    kt_fail(err, "cannot read %s: %s", path, errno ? strerror(errno) : "out of memory");
+    return NULL;
+  }
   char *data = NULL;
   size_t n = 0, cap = 0;
   for (;;) {

@@ -204,7 +204,8 @@ int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool un
   }
   size_t kept = 0;
   for (size_t i = 0; i < all.n; i++)
-    if (!(unexplored && kt_walker_explored(w, all.items[i], NULL))) all.items[kept++] = all.items[i];
+    if (!(unexplored && kt_walker_explored(w, all.items[i], NULL)))
+      all.items[kept++] = all.items[i];
   if (kept) *out = all.items[kt_rng_below(&w->rng, kept)];
   kt_indices_clear(&all);
   return kept ? 0 : 1;

@@ -77,7 +77,8 @@ static int value_index(builder *b, size_t p, const kt_jvalue *j, const char *wha
         *out = (uint32_t)k;
         return 0;
       }
-  return kt_fail(b->err, "%s: its value of %s is not one of the parameter's values", what, par->name);
+  return kt_fail(b->err, "%s: its value of %s is not one of the parameter's values", what,
+                 par->name);
 }
 
 /* Appends a record; *vi receives its row of value indices. */
@@ -172,7 +173,8 @@ static int ktlua_outcome(builder *b, size_t i, const kt_jvalue *x, record *r) {
   if (s < 0) return kt_fail(b->err, "result %zu has no known status", i + 1);
   r->status = (kt_status)s;
   const kt_jvalue *time = kt_json_get_type(x, "time_ms", KT_JNUMBER);
-  if (r->status == KT_OK && !time) return kt_fail(b->err, "result %zu is ok but has no time_ms", i + 1);
+  if (r->status == KT_OK && !time)
+    return kt_fail(b->err, "result %zu is ok but has no time_ms", i + 1);
   r->time_ns = r->status == KT_OK ? NS(time->u.num.f) : NAN;
   r->samples_ms = kt_json_get_type(x, "samples_ms", KT_JARRAY);
   const kt_jvalue *error = kt_json_get_type(x, "error", KT_JSTRING);
@@ -203,7 +205,8 @@ static int ktlua_result(builder *b, size_t i, const kt_jvalue *x) {
 static int read_ktlua(builder *b, const kt_jvalue *root) {
   const kt_jvalue *params = kt_json_get_type(root, "parameters", KT_JARRAY);
   const kt_jvalue *results = kt_json_get_type(root, "results", KT_JARRAY);
-  if (!params || !results) return kt_fail(b->err, "a ktlua result file needs parameters and results");
+  if (!params || !results)
+    return kt_fail(b->err, "a ktlua result file needs parameters and results");
   for (size_t p = 0; p < params->n; p++) {
     const kt_jvalue *name = kt_json_get_type(&params->u.items[p], "name", KT_JSTRING);
     if (!name) return kt_fail(b->err, "parameters[%zu] has no name", p + 1);
@@ -244,7 +247,8 @@ static int lay_out(builder *b, kt_recording *out) {
     where[index] = r;
   }
   const char *task = b->task ? b->task : "replay";
-  out->records = kt_results_new(task, b->space, &task, 1, b->device ? b->device : "recorded", b->err);
+  const char *device = b->device ? b->device : "recorded";
+  out->records = kt_results_new(task, b->space, &task, 1, device, b->err);
   int rc = out->records ? 0 : -1;
   for (uint64_t i = 0; i < count && rc == 0; i++) {
     kt_result *res = kt_results_add(out->records, i, b->rows + where[i] * b->np, b->err);

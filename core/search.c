@@ -77,7 +77,8 @@ static const struct {
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
-  return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, staged";
+  return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
+         "staged";
 }
 
 kt_searcher *kt_searcher_new(const char *name, const kt_search_opts *o, kt_error *err) {
@@ -147,7 +148,8 @@ int kt_search_opt_number(const kt_search_opts *o, const char *searcher, const ch
                          double dflt, double lo, double hi, double *out, kt_error *err) {
   const kt_option *opt = find_option(o, name);
   *out = opt ? opt->value : dflt;
-  if (opt && opt->text) return kt_fail(err, "searcher '%s': option %s must be a number", searcher, name);
+  if (opt && opt->text)
+    return kt_fail(err, "searcher '%s': option %s must be a number", searcher, name);
   if (!(*out >= lo && *out <= hi))
     return kt_fail(err, "searcher '%s': option %s must be in [%g, %g], got %g", searcher, name,
                    lo, hi, *out);
@@ -158,7 +160,8 @@ int kt_search_opt_text(const kt_search_opts *o, const char *searcher, const char
                        const char *dflt, const char **out, kt_error *err) {
   const kt_option *opt = find_option(o, name);
   *out = opt ? opt->text : dflt;
-  if (opt && !opt->text) return kt_fail(err, "searcher '%s': option %s must be text", searcher, name);
+  if (opt && !opt->text)
+    return kt_fail(err, "searcher '%s': option %s must be text", searcher, name);
   return 0;
 }
 

@@ -47,7 +47,8 @@ static void sa_destroy(void *state) {
   free(a);
 }
 
-static const kt_searcher_ops annealing_ops = {"annealing", sa_start, sa_next, sa_report, sa_destroy};
+static const kt_searcher_ops annealing_ops = {"annealing", sa_start, sa_next, sa_report,
+                                             sa_destroy};
 
 int kt_search_annealing_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"t0", "alpha", "t_min", "adjacent", NULL};

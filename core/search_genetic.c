@@ -193,7 +193,8 @@ int kt_search_genetic_init(kt_searcher *s, const kt_search_opts *o, kt_error *er
   genetic *g = kt_calloc(1, sizeof *g, err);
   if (!g) return -1;
   *g = (genetic){.seed = o->seed, .population = population, .crossover = crossover,
-                 .mutation = mutation, .elite_opt = (unsigned)elite, .stagnation = (unsigned)stagnation};
+                 .mutation = mutation, .elite_opt = (unsigned)elite,
+                 .stagnation = (unsigned)stagnation};
   s->ops = &genetic_ops;
   s->state = g;
   return 0;

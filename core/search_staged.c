@@ -247,8 +247,8 @@ int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
     free(text);
     return -1;
   }
-  *st = (staged){.seed = o->seed, .stages = text, .keep = (unsigned)keep, .rounds = (unsigned)rounds,
-                 .tolerance = tolerance};
+  *st = (staged){.seed = o->seed, .stages = text, .keep = (unsigned)keep,
+                 .rounds = (unsigned)rounds, .tolerance = tolerance};
   kt_indexmap_init(&st->in_stage);
   s->ops = &staged_ops;
   s->state = st;

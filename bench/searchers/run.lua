@@ -12,6 +12,10 @@
 --
 --   build/ktlua bench/searchers/run.lua [--datasets DIR] [--runs R]
 --       [--searchers greedy,random,...] [--only PATTERN]
+--
+-- --searchers also takes variants for tuning defaults, as
+-- name:option=value:option=value (greedy:sample=8:model=0); --only keeps
+-- the datasets whose file name contains PATTERN.
 local kt = require "ktlua"
 
 local DEFAULT = "bestfirst" -- the recommended searcher (see core/search.c)
@@ -40,7 +44,8 @@ local function datasets(dir, only)
   local list = {}
   local ls = assert(io.popen('ls "' .. dir .. '"'))
   for name in ls:lines() do
-    if (name:match("%.json$") or name:match("%.json%.gz$")) and (not only or name:find(only, 1, true)) then
+    local recorded = name:match("%.json$") or name:match("%.json%.gz$")
+    if recorded and (not only or name:find(only, 1, true)) then
       list[#list + 1] = {name = name:gsub("%.json.*$", ""), path = dir .. "/" .. name}
     end
   end
@@ -70,10 +75,11 @@ local function chosen_searchers(names)
 end
 
 local function search_option(s, seed)
-  if s.lua then return require(s.lua).new() end
-  local o = {s[1]:match("^([^:%s]+)"), seed = seed}
-  for k, v in pairs(s) do if type(k) == "string" then o[k] = v end end
-  return o
+  local options = {}
+  for k, v in pairs(s) do if type(k) == "string" and k ~= "lua" then options[k] = v end end
+  if s.lua then return require(s.lua).new(options) end -- seeded by the tune options
+  options[1], options.seed = s[1]:match("^([^:%s]+)"), seed
+  return options
 end
 
 local function percentile(sorted, p)
@@ -104,7 +110,9 @@ local function bench_dataset(d, searchers, runs)
   io.write(("\n### %s (%d configurations, optimum %.4g ms)\n\n"):format(d.name, count,
     rec:optimum().time_ms))
   local head = {"| searcher |"}
-  for i, pct in ipairs(BUDGETS) do head[#head + 1] = (" %d%% (%d): mean / p5 / score |"):format(pct, budgets[i]) end
+  for i, pct in ipairs(BUDGETS) do
+    head[#head + 1] = (" %d%% (%d): mean / p5 / score |"):format(pct, budgets[i])
+  end
   io.write(table.concat(head), "\n|---|", ("---|"):rep(#BUDGETS), "\n")
   local results, t0 = {}, os.clock()
   for _, s in ipairs(searchers) do
@@ -133,7 +141,8 @@ local function check_target(all)
         for i, pct in ipairs(BUDGETS) do
           if def[i].mean <= rnd[i].mean then
             ok = false
-            line[#line + 1] = (" (not above random at %d%%: %.3f vs %.3f)"):format(pct, def[i].mean, rnd[i].mean)
+            line[#line + 1] = (" (not above random at %d%%: %.3f vs %.3f)"):format(pct,
+              def[i].mean, rnd[i].mean)
           end
         end
       end
