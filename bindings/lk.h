@@ -142,21 +142,22 @@ int lk_space_view_record(lk_space *v, uint64_t index, const kt_result *r, kt_err
 /* The replay at idx, or NULL. */
 kt_replay *lk_test_replay(lua_State *L, int idx);
 
-/* ---- what a tuning holds (lk_tuner.c, shared by replays) ---- */
+/* ---- what every tuning shares (lk_tuner.c: tuner:tune, rec:tune) ---- */
 
-/* Freed by the collector if a Lua error cuts the tuning short. */
+/* What a tuning holds, freed by the collector if a Lua error cuts it short. */
 typedef struct lk_tune_hold {
   kt_searcher *searcher;
   lk_ref *progress;
   kt_results *results;
 } lk_tune_hold;
 
-lk_tune_hold *lk_new_hold(lua_State *L);
-/* The `progress` field of tune options, and the call that reports to it. */
-lk_ref *lk_check_progress(lua_State *L, int opts_idx);
-int lk_progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err);
-/* Writes results to the files the `output` field of tune options names. */
-void lk_write_outputs(lua_State *L, int opts_idx, kt_results *r);
+/* The search, seed, stop and progress fields of the tune options at opts
+** into o; pushes the hold that keeps the searcher and the callback.
+** owner is the kernel or replay a Lua searcher explores. */
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o);
+/* Pushes the tuning's results (if any), writes the files of the output
+** field, and raises the tuning's error when rc is not 0. */
+int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);
 
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */
 int lk_new_kernel(lua_State *L, int idx);

@@ -49,21 +49,10 @@ static int replay_tune(lua_State *L) {
   }
   lua_settop(L, 2);
   kt_loop_opts o = {0};
-  lk_check_stop(L, 2, &o.stop);
-  lua_Integer seed = lk_opt_integer(L, 2, "tune options", "seed", 0);
-  lk_tune_hold *h = lk_new_hold(L);
-  h->progress = lk_check_progress(L, 2);
-  h->searcher = lk_check_searcher(L, 2, 1, seed);
-  o.searcher = h->searcher;
-  o.progress = h->progress ? lk_progress_call : NULL;
-  o.progress_ud = h->progress;
+  lk_tune_hold *h = lk_check_tune(L, 2, 1, &o);
   kt_error err;
   int rc = kt_replay_tune(r, &o, &h->results, &err);
-  if (h->results) {
-    lk_push_results(L, h->results);
-    lk_write_outputs(L, 2, h->results);
-  }
-  return rc ? lk_error(L, &err) : 1;
+  return lk_tune_return(L, 2, h, rc, &err);
 }
 
 static int replay_optimum(lua_State *L) {

@@ -94,7 +94,7 @@ static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
   lua_pop(L, 1);
 }
 
-int lk_progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
+static int progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
   lua_State *T = lk_ref_push(ud);
   lk_push_result(T, r, last);
   lk_push_results(T, (kt_results *)r);
@@ -102,7 +102,7 @@ int lk_progress_call(const kt_results *r, const kt_result *last, void *ud, kt_er
 }
 
 /* progress = true (the standard line per configuration) or a function. */
-lk_ref *lk_check_progress(lua_State *L, int opts) {
+static lk_ref *check_progress(lua_State *L, int opts) {
   int t = lk_get_field(L, opts, "progress");
   lk_ref *ref = NULL;
   if (t == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
@@ -130,7 +130,7 @@ static int hold_gc(lua_State *L) {
   return 0;
 }
 
-lk_tune_hold *lk_new_hold(lua_State *L) {
+static lk_tune_hold *new_hold(lua_State *L) {
   lk_tune_hold *h = lua_newuserdatauv(L, sizeof *h, 0);
   memset(h, 0, sizeof *h);
   lua_createtable(L, 0, 1);
@@ -141,7 +141,7 @@ lk_tune_hold *lk_new_hold(lua_State *L) {
 }
 
 /* Writes the results to output = "file.json" or {"a.csv", "a.json"}. */
-void lk_write_outputs(lua_State *L, int opts, kt_results *r) {
+static void write_outputs(lua_State *L, int opts, kt_results *r) {
   int t = lk_get_field(L, opts, "output");
   if (t == LUA_TSTRING) {
     lk_results_write(L, r, lua_tostring(L, -1), NULL);
@@ -159,6 +159,26 @@ void lk_write_outputs(lua_State *L, int opts, kt_results *r) {
   lua_pop(L, 1);
 }
 
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) {
+  lk_check_stop(L, opts, &o->stop);
+  lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
+  lk_tune_hold *h = new_hold(L);
+  h->progress = check_progress(L, opts);
+  h->searcher = lk_check_searcher(L, opts, owner, seed);
+  o->searcher = h->searcher;
+  o->progress = h->progress ? progress_call : NULL;
+  o->progress_ud = h->progress;
+  return h;
+}
+
+int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
+  if (h->results) {
+    lk_push_results(L, h->results);
+    write_outputs(L, opts, h->results);
+  }
+  return rc ? lk_error(L, err) : 1;
+}
+
 /* tuner:tune(kernel[, options]) -> results */
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "repeats", "progress",
@@ -170,24 +190,13 @@ static int tuner_tune(lua_State *L) {
     lk_check_keys(L, 3, "tune options", keys);
   }
   lua_settop(L, 3);
-  kt_tune_opts o = {0};
-  lk_check_stop(L, 3, &o.stop);
+  kt_loop_opts lo = {0};
+  lk_tune_hold *h = lk_check_tune(L, 3, 2, &lo);
+  kt_tune_opts o = {lo.searcher, lo.stop, KT_REPEAT_DEFAULT, lo.progress, lo.progress_ud};
   check_repeat(L, 3, &o.repeat);
-  lua_Integer seed = lk_opt_integer(L, 3, "tune options", "seed", 0);
-  lk_tune_hold *h = lk_new_hold(L);
-  h->progress = lk_check_progress(L, 3);
-  h->searcher = lk_check_searcher(L, 3, 2, seed);
-  o.searcher = h->searcher;
-  o.progress = h->progress ? lk_progress_call : NULL;
-  o.progress_ud = h->progress;
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
-  if (h->results) {
-    lk_push_results(L, h->results);
-    lk_write_outputs(L, 3, h->results);
-  }
-  if (rc) return lk_error(L, &err);
-  return 1;
+  return lk_tune_return(L, 3, h, rc, &err);
 }
 
 /* The configuration for tuner:run: a table of values, a result (its
@@ -217,7 +226,7 @@ static int tuner_run(lua_State *L) {
   size_t np = kt_space_nparams(ut->task->space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
   check_run_config(L, 3, ut->task->space, vi);
-  lk_tune_hold *h = lk_new_hold(L);
+  lk_tune_hold *h = new_hold(L);
   kt_error err;
   if (!(h->results = kt_results_for_task(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
     return lk_error(L, &err);
