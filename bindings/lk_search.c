@@ -201,11 +201,14 @@ static void option_list(lua_State *L, int idx, kt_option *opts, size_t *n, size_
     if (kt == LUA_TSTRING && strcmp(lua_tostring(L, -2), "seed") != 0) {
       const char *name = lua_tostring(L, -2); /* the key stays in the table */
       if (*n == max) luaL_error(L, "search: too many options");
-      if (vt != LUA_TNUMBER && vt != LUA_TSTRING && vt != LUA_TTABLE)
-        luaL_error(L, "search.%s: expected a number, a string or a list", name);
+      if (vt != LUA_TNUMBER && vt != LUA_TBOOLEAN && vt != LUA_TSTRING && vt != LUA_TTABLE)
+        luaL_error(L, "search.%s: expected a number, a boolean, a string or a list", name);
+      bool number = vt == LUA_TNUMBER || vt == LUA_TBOOLEAN; /* true and false: 1 and 0 */
       opts[*n].name = name;
-      opts[*n].value = vt == LUA_TNUMBER ? lua_tonumber(L, -1) : NAN;
-      opts[*n].text = vt == LUA_TNUMBER ? NULL : option_text(L, holder, name);
+      opts[*n].value = !number                ? NAN
+                       : vt == LUA_TBOOLEAN ? lua_toboolean(L, -1)
+                                            : lua_tonumber(L, -1);
+      opts[*n].text = number ? NULL : option_text(L, holder, name);
       (*n)++;
     } else if (kt != LUA_TSTRING && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) == 1)) {
       luaL_error(L, "search: unexpected entry %s", luaL_tolstring(L, -2, NULL));

@@ -95,7 +95,8 @@ void kt_stop_state_record(kt_stop_state *st, const kt_result *r);
 
 /* How many more configurations the count and fraction allow. */
 uint64_t kt_stop_remaining(const kt_stop *s, const kt_stop_state *st);
-/* NULL while the tuning may go on, else why it stops (the condition's name). */
+/* NULL while the tuning may go on, else why it stops: the condition's
+** name ("count", "no_improvement", ...; at a tie, the first in kt_stop). */
 const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st);
 
 #endif

@@ -17,11 +17,15 @@ local function write(path, text)
   f:close()
 end
 
-local function read(path)
-  local f = assert(io.open(path))
-  local text = f:read("a")
-  f:close()
-  return text
+-- Replays text written to a temporary file: the replay, or nil and the
+-- error message with the file's name as "FILE".
+local function replay_text(text)
+  local path = tmpname(".json")
+  write(path, text)
+  local ok, rec = pcall(kt.replay, path)
+  os.remove(path)
+  if ok then return rec end
+  return nil, (rec:gsub(path:gsub("%p", "%%%0"), "FILE"))
 end
 
 local function config_string(cfg)
@@ -149,28 +153,19 @@ describe("kt.replay", function()
     end)
 
     it("says where a file is not JSON", function()
-      local path = tmpname(".json")
-      write(path, '{"tune_params": {"a": [1, 2]},\n "cache": {"1": {"a": 1, "time": 2.0,}}}')
-      local ok, err = pcall(kt.replay, path)
-      os.remove(path)
-      assert.is_false(ok)
-      assert.equal(path .. ": JSON: line 2, column 38: expected a member name in quotes", err)
+      local rec, err = replay_text('{"tune_params": {"a": [1, 2]},\n "cache": {"1": {"a": 1, "time": 2.0,}}}')
+      assert.is_nil(rec)
+      assert.equal("FILE: JSON: line 2, column 38: expected a member name in quotes", err)
     end)
 
     it("names a file that is neither format", function()
-      local path = tmpname(".json")
-      write(path, '{"results": []}')
-      local ok, err = pcall(kt.replay, path)
-      os.remove(path)
-      assert.equal(path .. ": neither a ktlua result file nor a Kernel Tuner cache file", err)
+      assert.same({nil, "FILE: neither a ktlua result file nor a Kernel Tuner cache file"},
+        {replay_text('{"results": []}')})
     end)
 
     it("names a record whose value is not one of the parameter's", function()
-      local path = tmpname(".json")
-      write(path, '{"tune_params": {"a": [1, 2]}, "cache": {"3": {"a": 3, "time": 1.0}}}')
-      local ok, err = pcall(kt.replay, path)
-      os.remove(path)
-      assert.equal(path .. ": cache entry '3': its value of a is not one of the parameter's values", err)
+      assert.same({nil, "FILE: cache entry '3': its value of a is not one of the parameter's values"},
+        {replay_text('{"tune_params": {"a": [1, 2]}, "cache": {"3": {"a": 3, "time": 1.0}}}')})
     end)
 
     it("rejects unknown tune options", function()
@@ -181,14 +176,11 @@ describe("kt.replay", function()
 
   describe("the JSON reader", function()
     it("reads escapes, unicode and numbers in every form", function()
-      local path = tmpname(".json")
-      write(path, [[{"tune_params": {"name": ["caf\u00e9", "a\"b\\c", "\ud83d\ude00"],
+      local rec = replay_text([[{"tune_params": {"name": ["caf\u00e9", "a\"b\\c", "\ud83d\ude00"],
         "x": [1e2, -0.5, 3]}, "cache": {
         "k1": {"name": "caf\u00e9", "x": 1e2, "time": 2.5E-1},
         "k2": {"name": "a\"b\\c", "x": -0.5, "time": 1},
         "k3": {"name": "\ud83d\ude00", "x": 3, "time": "RuntimeFailedConfig"}}}]])
-      local rec = kt.replay(path)
-      os.remove(path)
       assert.same({{name = "name", values = {"café", 'a"b\\c', "😀"}}, {name = "x", values = {100.0, -0.5, 3}}},
         rec:space():params())
       assert.equal(3, rec:count())

@@ -138,6 +138,11 @@ describe("built-in searchers", function()
         "searcher 'annealing' has no option 'beta' (its options: t0, alpha, t_min, adjacent)")
     end)
 
+    it("take true and false as 1 and 0", function()
+      assert.same(indices(run(real, {"greedy", seed = 1, adjacent = 0, model = 1}, 60)),
+        indices(run(real, {"greedy", seed = 1, adjacent = false, model = true}, 60)))
+    end)
+
     it("check ranges and types", function()
       assert.has_error(function() run(small, {"mcmc", temperature = -1}, 1) end,
         "searcher 'mcmc': option temperature must be in [0, 1e+09], got -1")
