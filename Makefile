@@ -5,6 +5,7 @@
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
 #   make install      install into $(PREFIX) (default /usr/local)
 #   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
+#   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
 #   make clean
 
 PREFIX ?= /usr/local
@@ -27,7 +28,7 @@ CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC))
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
 OPT ?= -O2 -g
-LIBS = -lOpenCL -ldl -lm -lpthread
+LIBS = -lOpenCL -lz -ldl -lm -lpthread
 
 CORE_SRC = $(sort $(wildcard core/*.c))
 BIND_SRC = $(sort $(filter-out bindings/main.c,$(wildcard bindings/*.c)))
@@ -41,7 +42,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install bundle clean FORCE
+.PHONY: all deps demo check test asan install bundle clean bench-searchers FORCE
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -109,6 +110,12 @@ check: deps
 # The suite once, without the sanitizer run (quicker while developing).
 test: all
 	@scripts/check.sh --quick
+
+# Every searcher, 50 seeded runs per budget, on replays of the recorded
+# spaces (bench/RESULTS.md has the table and how to read it).
+DATASETS ?= ../shared/datasets
+bench-searchers: all
+	$(B)/ktlua bench/searchers/run.lua --datasets $(DATASETS)
 
 install: all
 	install -d $(PREFIX)/bin $(LUA_CMOD) $(LUA_LMOD)/ktlua

@@ -51,6 +51,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_results(L);
   lk_open_run(L);
   lk_open_cuda(L);
+  lk_open_replay(L);
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
   lua_createtable(L, KT_STATUS_COUNT, 0);

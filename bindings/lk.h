@@ -15,6 +15,7 @@
 
 #include "../core/array.h"
 #include "../core/device.h"
+#include "../core/replay.h"
 #include "../core/result.h"
 #include "../core/search.h"
 #include "../core/task.h"
@@ -27,6 +28,7 @@
 #define LK_TASK "ktlua.task"
 #define LK_SPACE "ktlua.space"
 #define LK_RESULTS "ktlua.results"
+#define LK_REPLAY "ktlua.replay"
 
 /* Raises the core's error as a Lua error (with the caller's position). */
 int lk_error(lua_State *L, const kt_error *err);
@@ -126,6 +128,8 @@ void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
+void lk_open_space(lua_State *L);   /* the space view's class */
+void lk_open_replay(lua_State *L);  /* kt.replay */
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);
@@ -133,10 +137,42 @@ void lk_push_device(lua_State *L, const kt_device_info *d);
 void lk_push_results(lua_State *L, kt_results *r); /* takes a reference of its own */
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);
 /* The `search` field of tune options -> searcher (caller frees); seed is
-** the default seed. task_idx is the kernel a Lua searcher explores. */
-kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Integer seed);
-/* Pushes the space view of the kernel at task_idx. */
-int lk_push_space_view(lua_State *L, int task_idx);
+** the default seed. owner_idx is the kernel or replay a Lua searcher
+** explores. */
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed);
+/* The `stop` field of tune options. */
+void lk_check_stop(lua_State *L, int opts_idx, kt_stop *stop);
+
+/* ---- the space view ---- */
+
+typedef struct lk_space lk_space;
+/* Pushes a view of the space of the kernel, composition or replay at
+** owner_idx; seed seeds its random helpers. */
+lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed);
+/* A searcher's view: starts with nothing explored, then hears of each
+** configuration evaluated. */
+int lk_space_view_reset(lk_space *v, uint64_t seed, kt_error *err);
+int lk_space_view_record(lk_space *v, uint64_t index, const kt_result *r, kt_error *err);
+/* The replay at idx, or NULL. */
+kt_replay *lk_test_replay(lua_State *L, int idx);
+
+/* ---- what every tuning shares (lk_tuner.c: tuner:tune, rec:tune) ---- */
+
+/* What a tuning holds, freed by the collector if a Lua error cuts it short. */
+typedef struct lk_tune_hold {
+  kt_searcher *searcher;
+  lk_ref *progress;
+  kt_results *results;
+} lk_tune_hold;
+
+/* The search, seed, stop and progress fields of the tune options at opts
+** into o; pushes the hold that keeps the searcher and the callback.
+** owner is the kernel or replay a Lua searcher explores. */
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o);
+/* Pushes the tuning's results (if any), writes the files of the output
+** field, and raises the tuning's error when rc is not 0. */
+int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);
+
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */
 int lk_new_kernel(lua_State *L, int idx);
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what);

@@ -187,6 +187,7 @@ static int results_summary(lua_State *L) {
     sum.wait += x->over.wait;
     sum.searcher += x->over.searcher;
     sum.framework += x->over.framework;
+    sum.total += x->over.total;
   }
   lua_createtable(L, 0, 16);
   lua_pushinteger(L, (lua_Integer)r->n);
@@ -208,6 +209,7 @@ static int results_summary(lua_State *L) {
   set_ms(L, "wait_ms", sum.wait);
   set_ms(L, "searcher_ms", sum.searcher);
   set_ms(L, "framework_ms", sum.framework);
+  set_ms(L, "total_ms", sum.total); /* for a replay, its simulated clock */
   lua_pushstring(L, r->stopped ? r->stopped : "");
   lua_setfield(L, -2, "stopped");
   lua_pushinteger(L, (lua_Integer)r->space_count);

@@ -1,12 +1,16 @@
 /*
-** lk_search.c: the `search` option of tuner:tune: a built-in searcher by
-** name ("random" or {"random", seed = 7, ...options}), or a searcher
-** written in Lua: a table with methods
-**   init(self, space)       -- once, with the space view of the kernel
+** lk_search.c: the `search` and `stop` options of tuner:tune and
+** rec:tune. A searcher is a built-in one by name ("random", or
+** {"annealing", seed = 7, alpha = 0.99, ...options}), or one written in
+** Lua: a table with methods
+**   init(self, space)       -- once, with the space view (lk_space.c),
+**                              whose explored set follows the tuning
 **   next(self, n)           -- up to n configuration indices (0-based), or
 **                              configuration tables; nil or {} when done
 **   report(self, index, result)  -- result: {index, status, time_ms, config}
+** (doc/searchers.md tells how to write one).
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +18,10 @@
 
 typedef struct lua_searcher {
   lk_ref *self;  /* the searcher table */
-  lk_ref *space; /* the space view given to init */
+  lk_ref *space; /* the space view given to init ... */
+  lk_space *view; /* ... which the reference keeps alive */
   const kt_space *kspace;
+  uint64_t seed;
 } lua_searcher;
 
 static void ls_destroy(void *state) {
@@ -41,6 +47,7 @@ static lua_State *push_method(lua_searcher *ls, const char *method) {
 static int ls_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   lua_searcher *ls = s->state;
   ls->kspace = space;
+  if (lk_space_view_reset(ls->view, ls->seed, err)) return -1;
   if (!push_method(ls, "init")) return 0; /* init is optional */
   lk_ref_push(ls->space);
   return lk_ref_call(ls->self, 2, 0, true, err);
@@ -108,6 +115,7 @@ static int ls_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
 
 static int ls_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
   lua_searcher *ls = s->state;
+  if (lk_space_view_record(ls->view, index, r, err)) return -1;
   lua_State *T = push_method(ls, "report");
   if (!T) return 0; /* report is optional */
   lua_pushinteger(T, (lua_Integer)index);
@@ -127,31 +135,82 @@ static int ls_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
 
 static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy};
 
-static kt_searcher *lua_searcher_new(lua_State *L, int idx, int task_idx) {
+static kt_searcher *lua_searcher_new(lua_State *L, int idx, int owner_idx, uint64_t seed) {
   lua_searcher *ls = calloc(1, sizeof *ls);
   if (!ls) luaL_error(L, "out of memory");
   kt_error err;
   kt_searcher *s = kt_searcher_wrap(&lua_ops, ls, &err);
   if (!s) lk_error(L, &err);
   ls->self = lk_ref_new(L, idx);
-  lk_push_space_view(L, task_idx);
+  ls->seed = seed;
+  ls->view = lk_push_space_view(L, owner_idx, seed);
   ls->space = lk_ref_new(L, -1);
   lua_pop(L, 1);
   return s;
 }
 
+/* Joins the names in the list at idx with commas; pushes the text. */
+static void join_names(lua_State *L, int idx, const char *name, lua_Integer i) {
+  lua_pushliteral(L, "");
+  for (lua_Integer j = 1; j <= luaL_len(L, idx); j++) {
+    if (lua_rawgeti(L, idx, j) != LUA_TSTRING)
+      luaL_error(L, "search.%s[%d][%d]: expected a parameter name", name, (int)i, (int)j);
+    if (j > 1) {
+      lua_pushliteral(L, ",");
+      lua_insert(L, -2);
+    }
+    lua_concat(L, j > 1 ? 3 : 2);
+  }
+}
+
+/* A text option from a string, or from a list of names or of lists of
+** names: {{"A", "B"}, {"C"}} -> "A,B;C" (how "staged" takes its stages).
+** The value is at the top; the text is kept alive in the table at holder. */
+static const char *option_text(lua_State *L, int holder, const char *name) {
+  int v = lua_gettop(L);
+  if (lua_type(L, v) == LUA_TTABLE) {
+    lua_pushliteral(L, "");
+    for (lua_Integer i = 1; i <= luaL_len(L, v); i++) {
+      int t = lua_rawgeti(L, v, i);
+      if (t == LUA_TTABLE) {
+        join_names(L, v + 2, name, i);
+        lua_replace(L, v + 2);
+      } else if (t != LUA_TSTRING) {
+        luaL_error(L, "search.%s[%d]: expected a parameter name or a list of them", name, (int)i);
+      }
+      if (i > 1) {
+        lua_pushliteral(L, ";");
+        lua_insert(L, -2);
+      }
+      lua_concat(L, i > 1 ? 3 : 2);
+    }
+    lua_replace(L, v);
+  }
+  lua_pushvalue(L, v);
+  luaL_ref(L, holder);
+  return lua_tostring(L, v);
+}
+
 static void option_list(lua_State *L, int idx, kt_option *opts, size_t *n, size_t max) {
+  int holder = lua_gettop(L) + 1;
+  lua_newtable(L);
   *n = 0;
   lua_pushnil(L);
   while (lua_next(L, idx)) {
-    if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "seed") != 0) {
+    int kt = lua_type(L, -2), vt = lua_type(L, -1);
+    if (kt == LUA_TSTRING && strcmp(lua_tostring(L, -2), "seed") != 0) {
+      const char *name = lua_tostring(L, -2); /* the key stays in the table */
       if (*n == max) luaL_error(L, "search: too many options");
-      if (lua_type(L, -1) != LUA_TNUMBER)
-        luaL_error(L, "search.%s: expected a number", lua_tostring(L, -2));
-      opts[*n].name = lua_tostring(L, -2); /* the key stays in the table */
-      opts[*n].value = lua_tonumber(L, -1);
+      if (vt != LUA_TNUMBER && vt != LUA_TBOOLEAN && vt != LUA_TSTRING && vt != LUA_TTABLE)
+        luaL_error(L, "search.%s: expected a number, a boolean, a string or a list", name);
+      bool number = vt == LUA_TNUMBER || vt == LUA_TBOOLEAN; /* true and false: 1 and 0 */
+      opts[*n].name = name;
+      opts[*n].value = !number                ? NAN
+                       : vt == LUA_TBOOLEAN ? lua_toboolean(L, -1)
+                                            : lua_tonumber(L, -1);
+      opts[*n].text = number ? NULL : option_text(L, holder, name);
       (*n)++;
-    } else if (lua_type(L, -2) != LUA_TSTRING && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) == 1)) {
+    } else if (kt != LUA_TSTRING && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) == 1)) {
       luaL_error(L, "search: unexpected entry %s", luaL_tolstring(L, -2, NULL));
     }
     lua_pop(L, 1);
@@ -160,7 +219,7 @@ static void option_list(lua_State *L, int idx, kt_option *opts, size_t *n, size_
 
 /* The searcher for tune options at opts_idx (nil: exhaustive). seed is
 ** the options' seed, overridden by the search table's own. */
-kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Integer seed) {
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed) {
   int t = lk_get_field(L, opts_idx, "search");
   int idx = lua_gettop(L);
   kt_search_opts so = {(uint64_t)seed, NULL, 0};
@@ -173,8 +232,8 @@ kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Int
     bool is_lua = lua_isfunction(L, -1);
     lua_pop(L, 1);
     if (is_lua) {
-      kt_searcher *s = lua_searcher_new(L, idx, task_idx);
-      lua_pop(L, 1);
+      kt_searcher *s = lua_searcher_new(L, idx, owner_idx, (uint64_t)seed);
+      lua_settop(L, idx - 1);
       return s;
     }
     lua_rawgeti(L, idx, 1);
@@ -191,7 +250,43 @@ kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int task_idx, lua_Int
   }
   kt_error err;
   kt_searcher *s = kt_searcher_new(name, &so, &err);
-  lua_pop(L, 1);
+  lua_settop(L, idx - 1);
   if (!s) lk_error(L, &err);
   return s;
+}
+
+/* ---- stop conditions ---- */
+
+void lk_check_stop(lua_State *L, int opts, kt_stop *stop) {
+  static const char *const keys[] = {"count", "fraction", "seconds", "target_ms", "no_improvement",
+                                     "min_improvement_pct", "window", NULL};
+  memset(stop, 0, sizeof *stop);
+  int t = lk_get_field(L, opts, "stop");
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (t != LUA_TTABLE) luaL_error(L, "tune options.stop: expected a table");
+  int idx = lua_gettop(L);
+  lk_check_keys(L, idx, "tune options.stop", keys);
+  lua_Integer count = lk_opt_integer(L, idx, "stop", "count", 0);
+  lua_Integer stall = lk_opt_integer(L, idx, "stop", "no_improvement", 0);
+  lua_Integer window = lk_opt_integer(L, idx, "stop", "window", 0);
+  double pct = lk_opt_number(L, idx, "stop", "min_improvement_pct", 0);
+  stop->fraction = lk_opt_number(L, idx, "stop", "fraction", 0);
+  stop->seconds = lk_opt_number(L, idx, "stop", "seconds", 0);
+  stop->target_ns = lk_opt_number(L, idx, "stop", "target_ms", 0) * 1e6;
+  if (count < 0 || stall < 0 || window < 0 || pct < 0 || stop->fraction < 0 ||
+      stop->fraction > 1 || stop->seconds < 0 || stop->target_ns < 0)
+    luaL_error(L, "tune options.stop: count, seconds, target_ms, no_improvement, "
+                  "min_improvement_pct and window must be positive and fraction in (0, 1]");
+  if ((pct > 0) != (window > 0))
+    luaL_error(L, "tune options.stop: min_improvement_pct and window go together (stop when "
+                  "the best improved by less than that percentage over the last window "
+                  "evaluations)");
+  stop->count = (uint64_t)count;
+  stop->no_improvement = (uint64_t)stall;
+  stop->min_improvement = pct / 100;
+  stop->window = (uint64_t)window;
+  lua_pop(L, 1);
 }

@@ -1,7 +1,7 @@
 /*
 ** lk_task.c: kernels (and compositions) as Lua objects: the kernel
 ** definition table, parameters, constraints, thread modifiers, references,
-** and the space view returned by k:space().
+** and k:space() (the space view: lk_space.c).
 */
 #include <errno.h>
 #include <stdio.h>
@@ -457,127 +457,9 @@ static int task_reference(lua_State *L) {
   return 1;
 }
 
-/* ---- the space view ---- */
-
-typedef struct lk_space {
-  kt_task *task;
-} lk_space;
-
-static kt_space *check_space(lua_State *L, int idx, bool generate) {
-  lk_space *us = luaL_checkudata(L, idx, LK_SPACE);
-  if (generate) {
-    kt_error err;
-    if (kt_space_generate(us->task->space, &err)) lk_error(L, &err);
-  }
-  return us->task->space;
-}
-
-int lk_push_space_view(lua_State *L, int task_idx) {
-  lk_task *ut = lk_check_task(L, task_idx);
-  lk_space *us = lua_newuserdatauv(L, sizeof *us, 0);
-  us->task = ut->task;
-  kt_task_retain(ut->task);
-  luaL_setmetatable(L, LK_SPACE);
-  return 1;
-}
-
-static int task_space(lua_State *L) { return lk_push_space_view(L, 1); }
-
-static int space_count(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)kt_space_count(check_space(L, 1, true)));
-  return 1;
-}
-
-static int space_count_all(lua_State *L) {
-  double all = kt_space_count_all(check_space(L, 1, false));
-  if (all < 9.2e18) lua_pushinteger(L, (lua_Integer)all);
-  else lua_pushnumber(L, all);
-  return 1;
-}
-
-static uint64_t check_config_index(lua_State *L, kt_space *s, int idx) {
-  lua_Integer i = luaL_checkinteger(L, idx);
-  if (i < 0 || (uint64_t)i >= kt_space_count(s))
-    luaL_argerror(L, idx, lua_pushfstring(L, "configuration index out of range (0 to %I)",
-                                          (lua_Integer)kt_space_count(s) - 1));
-  return (uint64_t)i;
-}
-
-static int space_config(lua_State *L) {
-  kt_space *s = check_space(L, 1, true);
-  uint64_t i = check_config_index(L, s, 2);
-  size_t np = kt_space_nparams(s);
-  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
-  kt_error err;
-  if (kt_space_config(s, i, vi, &err)) return lk_error(L, &err);
-  lk_push_config(L, s, vi);
-  return 1;
-}
-
-/* space:index(cfg): the configuration's index, or nil when it breaks a constraint. */
-static int space_index(lua_State *L) {
-  kt_space *s = check_space(L, 1, true);
-  size_t np = kt_space_nparams(s);
-  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
-  lk_check_config(L, 2, s, vi);
-  uint64_t index;
-  if (kt_space_index(s, vi, &index)) return 0;
-  lua_pushinteger(L, (lua_Integer)index);
-  return 1;
-}
-
-static int configs_step(lua_State *L) {
-  kt_space *s = check_space(L, 1, false);
-  lua_Integer i = lua_isnil(L, 2) ? 0 : lua_tointeger(L, 2) + 1;
-  if ((uint64_t)i >= kt_space_count(s)) return 0;
-  lua_pushinteger(L, i);
-  lua_pushcfunction(L, space_config);
-  lua_pushvalue(L, 1);
-  lua_pushinteger(L, i);
-  lua_call(L, 2, 1);
-  return 2;
-}
-
-/* for i, cfg in space:configs() do ... end (i from 0) */
-static int space_configs(lua_State *L) {
-  check_space(L, 1, true);
-  lua_pushcfunction(L, configs_step);
-  lua_pushvalue(L, 1);
-  lua_pushnil(L);
-  return 3;
-}
-
-static int space_params(lua_State *L) {
-  kt_space *s = check_space(L, 1, false);
-  size_t np = kt_space_nparams(s);
-  lua_createtable(L, (int)np, 0);
-  for (size_t p = 0; p < np; p++) {
-    const kt_param *par = kt_space_param(s, p);
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, par->name);
-    lua_setfield(L, -2, "name");
-    lua_createtable(L, (int)par->nvalues, 0);
-    for (size_t v = 0; v < par->nvalues; v++) {
-      lk_push_value(L, &par->values[v]);
-      lua_rawseti(L, -2, (lua_Integer)v + 1);
-    }
-    lua_setfield(L, -2, "values");
-    lua_rawseti(L, -2, (lua_Integer)p + 1);
-  }
-  return 1;
-}
-
-static int space_gc(lua_State *L) {
-  lk_space *us = luaL_checkudata(L, 1, LK_SPACE);
-  kt_task_release(us->task);
-  us->task = NULL;
-  return 0;
-}
-
-static int space_tostring(lua_State *L) {
-  kt_space *s = check_space(L, 1, false);
-  lua_pushfstring(L, "space: %d parameters, %d constraints", (int)kt_space_nparams(s),
-                  (int)kt_space_nconstraints(s));
+static int task_space(lua_State *L) {
+  lk_check_task(L, 1);
+  lk_push_space_view(L, 1, 0);
   return 1;
 }
 
@@ -623,12 +505,6 @@ void lk_open_task(lua_State *L) {
       {"param", task_param}, {"constraint", task_constraint}, {"modifier", task_modifier},
       {"reference", task_reference}, {"space", task_space}, {"args", task_set_args},
       {NULL, NULL}};
-  static const luaL_Reg space_meta[] = {
-      {"__gc", space_gc}, {"__len", space_count}, {"__tostring", space_tostring}, {NULL, NULL}};
-  static const luaL_Reg space_methods[] = {
-      {"count", space_count}, {"count_all", space_count_all}, {"config", space_config},
-      {"index", space_index}, {"configs", space_configs}, {"params", space_params},
-      {NULL, NULL}};
   lk_new_class(L, LK_TASK, meta, methods);
-  lk_new_class(L, LK_SPACE, space_meta, space_methods);
+  lk_open_space(L);
 }

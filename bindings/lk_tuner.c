@@ -81,29 +81,6 @@ static int tuner_composition(lua_State *L) {
 
 /* ---- tune options ---- */
 
-static void check_stop(lua_State *L, int opts, kt_stop *stop) {
-  static const char *const keys[] = {"count", "fraction", "seconds", "target_ms", NULL};
-  memset(stop, 0, sizeof *stop);
-  int t = lk_get_field(L, opts, "stop");
-  if (t == LUA_TNIL) {
-    lua_pop(L, 1);
-    return;
-  }
-  if (t != LUA_TTABLE) luaL_error(L, "tune options.stop: expected a table");
-  int idx = lua_gettop(L);
-  lk_check_keys(L, idx, "tune options.stop", keys);
-  lua_Integer count = lk_opt_integer(L, idx, "stop", "count", 0);
-  stop->fraction = lk_opt_number(L, idx, "stop", "fraction", 0);
-  stop->seconds = lk_opt_number(L, idx, "stop", "seconds", 0);
-  stop->target_ns = lk_opt_number(L, idx, "stop", "target_ms", 0) * 1e6;
-  if (count < 0 || stop->fraction < 0 || stop->fraction > 1 || stop->seconds < 0 ||
-      stop->target_ns < 0)
-    luaL_error(L, "tune options.stop: count, seconds and target_ms must be positive and "
-                  "fraction in (0, 1]");
-  stop->count = (uint64_t)count;
-  lua_pop(L, 1);
-}
-
 static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
   static const char *const keys[] = {"rse", "min", "max", NULL};
   *rp = KT_REPEAT_DEFAULT;
@@ -174,16 +151,8 @@ static void check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
   lua_pop(L, 1);
 }
 
-/* What a tuning holds until it ends, freed by the collector if a Lua
-** error cuts it short. */
-typedef struct tune_hold {
-  kt_searcher *searcher;
-  lk_ref *progress;
-  kt_results *results;
-} tune_hold;
-
 static int hold_gc(lua_State *L) {
-  tune_hold *h = lua_touserdata(L, 1);
+  lk_tune_hold *h = lua_touserdata(L, 1);
   kt_searcher_free(h->searcher);
   lk_ref_free(h->progress);
   kt_results_release(h->results);
@@ -191,8 +160,8 @@ static int hold_gc(lua_State *L) {
   return 0;
 }
 
-static tune_hold *new_hold(lua_State *L) {
-  return lk_new_guarded(L, sizeof(tune_hold), hold_gc);
+static lk_tune_hold *new_hold(lua_State *L) {
+  return lk_new_guarded(L, sizeof(lk_tune_hold), hold_gc);
 }
 
 /* Writes the results to output = "file.json" or {"a.csv", "a.json"}. */
@@ -235,6 +204,34 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
   lua_pop(L, 1);
 }
 
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) {
+  lk_check_stop(L, opts, &o->stop);
+  lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
+  lk_tune_hold *h = new_hold(L);
+  h->progress = check_progress(L, opts);
+  h->searcher = lk_check_searcher(L, opts, owner, seed);
+  o->searcher = h->searcher;
+  o->progress = h->progress ? progress_call : NULL;
+  o->progress_ud = h->progress;
+  return h;
+}
+
+/* Pushes the results (written to the options' outputs first), or raises
+** the tuning's error; after Ctrl-C, the best so far and an error. */
+int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
+  if (h->results) {
+    lk_push_results(L, h->results);
+    write_outputs(L, opts, h->results);
+  }
+  if (rc) return lk_error(L, err);
+  if (h->results->stopped && strcmp(h->results->stopped, "interrupted") == 0) {
+    report_interrupted(L, h->results);
+    return luaL_error(L, "tuning of %s interrupted after %d configurations", h->results->task,
+                      (int)h->results->n);
+  }
+  return 1;
+}
+
 /* tuner:tune(kernel[, options]) -> results */
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
@@ -247,35 +244,20 @@ static int tuner_tune(lua_State *L) {
     lk_check_keys(L, 3, "tune options", keys);
   }
   lua_settop(L, 3);
-  kt_tune_opts o = {0};
-  check_stop(L, 3, &o.stop);
+  kt_loop_opts lo = {0};
+  lk_tune_hold *h = lk_check_tune(L, 3, 2, &lo);
+  kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
+                    .progress = lo.progress, .progress_ud = lo.progress_ud};
   check_repeat(L, 3, &o.repeat);
-  lua_Integer seed = lk_opt_integer(L, 3, "tune options", "seed", 0);
   const char *objective = lk_opt_string(L, 3, "tune options", "objective", "kernel");
   if (strcmp(objective, "kernel+host") == 0) o.include_host = true;
   else if (strcmp(objective, "kernel") != 0)
     luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
-  tune_hold *h = new_hold(L);
-  h->progress = check_progress(L, 3);
-  h->searcher = lk_check_searcher(L, 3, 2, seed);
-  o.searcher = h->searcher;
   o.journal = lk_opt_string(L, 3, "tune options", "journal", NULL);
   check_time_limit(L, 3, &o);
-  o.progress = h->progress ? progress_call : NULL;
-  o.progress_ud = h->progress;
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
-  if (h->results) {
-    lk_push_results(L, h->results);
-    write_outputs(L, 3, h->results);
-  }
-  if (rc) return lk_error(L, &err);
-  if (h->results->stopped && strcmp(h->results->stopped, "interrupted") == 0) {
-    report_interrupted(L, h->results);
-    return luaL_error(L, "tuning of %s interrupted after %d configurations", ut->task->name,
-                      (int)h->results->n);
-  }
-  return 1;
+  return lk_tune_return(L, 3, h, rc, &err);
 }
 
 /* The configuration for tuner:run: a table of values, a result (its
@@ -305,7 +287,7 @@ static int tuner_run(lua_State *L) {
   size_t np = kt_space_nparams(ut->task->space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
   check_run_config(L, 3, ut->task->space, vi);
-  tune_hold *h = new_hold(L);
+  lk_tune_hold *h = new_hold(L);
   kt_error err;
   if (!(h->results = kt_results_for_task(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
     return lk_error(L, &err);

@@ -99,7 +99,7 @@ static int evaluate_next(loop *l, kt_error *err) {
     return -1;
   res->over.searcher += p.searcher_ns;
   l->clock_ns += res->over.total;
-  l->st.evaluated++;
+  kt_stop_state_record(&l->st, res);
   if (l->o->journal && kt_journal_append(l->o->journal, l->results, res, err)) return -1;
   if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
     return kt_fail_prefix(err, "progress: ");
@@ -113,8 +113,6 @@ static const char *stop_reason(loop *l, int64_t t0) {
   if (kt_interrupted()) return "interrupted";
   if (st->evaluated == 0) return NULL;
   st->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - t0) : l->clock_ns;
-  const kt_result *best = kt_results_best(l->results);
-  st->best_ns = best ? best->time_ns : NAN;
   const char *why = kt_stop_reached(&l->o->stop, st);
   if (!why && st->evaluated >= st->space) why = "space explored";
   return why;
@@ -147,9 +145,9 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
   if (!o->searcher) return kt_fail(err, "no searcher given");
   if (!kt_space_generated(space)) return kt_fail(err, "the space has not been generated");
   size_t lookahead = o->lookahead ? o->lookahead : 1;
-  loop l = {space, o, ev, results, {0}, NULL, 0, NULL, 0, 0, lookahead, NULL, false, 0,
-            {0, kt_space_count(space), 0, NAN}};
+  loop l = {space, o, ev, results, {0}, NULL, 0, NULL, 0, 0, lookahead, NULL, false, 0, {0}};
   kt_indexmap_init(&l.seen);
+  if (kt_stop_state_init(&l.st, &o->stop, kt_space_count(space), err)) return -1;
   l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err);
   l.pending = kt_calloc(lookahead, sizeof *l.pending, err);
   l.batch = kt_calloc(lookahead, sizeof *l.batch, err);
@@ -158,6 +156,7 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
     if (!results->searcher) results->searcher = kt_strdup(o->searcher->ops->name, NULL);
     rc = run(&l, err);
   }
+  kt_stop_state_clear(&l.st);
   free(l.vi);
   free(l.pending);
   free(l.batch);

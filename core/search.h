@@ -31,10 +31,11 @@ struct kt_searcher {
 };
 
 /* A searcher's tuning knobs, by name; each searcher rejects names it does
-** not know. */
+** not know. Most are numbers; a few are text (the stages of "staged"). */
 typedef struct kt_option {
   const char *name;
-  double value;
+  double value;     /* NAN for a text option */
+  const char *text; /* NULL for a number */
 } kt_option;
 
 typedef struct kt_search_opts {
@@ -54,26 +55,48 @@ const char *kt_searcher_names(void);
 int kt_search_opts_check(const kt_search_opts *o, const char *searcher,
                          const char *const *allowed, kt_error *err);
 double kt_search_opt(const kt_search_opts *o, const char *name, double dflt);
+/* A number option in [lo, hi], dflt when absent; fails naming the option
+** when it is text or out of range. */
+int kt_search_opt_number(const kt_search_opts *o, const char *searcher, const char *name,
+                         double dflt, double lo, double hi, double *out, kt_error *err);
+/* A size option read as a count, or below 1 as a fraction of the space's
+** count (rounded up); at least 1. */
+unsigned kt_search_size(double option, uint64_t count);
+/* A text option, dflt when absent; fails when it is a number. */
+int kt_search_opt_text(const kt_search_opts *o, const char *searcher, const char *name,
+                       const char *dflt, const char **out, kt_error *err);
 
 /* Stop conditions; zero means unset. The tuning stops at the first one
 ** reached, and when the searcher has nothing left. */
 typedef struct kt_stop {
-  uint64_t count;    /* configurations evaluated */
-  double fraction;   /* of the valid configurations (rounded up) */
-  double seconds;    /* wall-clock time of the tuning */
-  double target_ns;  /* a kernel time at or below this */
+  uint64_t count;          /* configurations evaluated */
+  double fraction;         /* of the valid configurations (rounded up) */
+  double seconds;          /* wall-clock time of the tuning (or the replay's clock) */
+  double target_ns;        /* a kernel time at or below this */
+  uint64_t no_improvement; /* this many evaluations in a row without a new best */
+  double min_improvement;  /* the best improved by less than this fraction ... */
+  uint64_t window;         /* ... over the last window evaluations (both needed) */
 } kt_stop;
 
 typedef struct kt_stop_state {
   uint64_t evaluated;
   uint64_t space;
   double elapsed_ns;
-  double best_ns;    /* NAN until a configuration succeeds */
+  double best_ns;      /* NAN until a configuration succeeds */
+  uint64_t since_best; /* evaluations since the best last improved */
+  double *history;     /* ring of window + 1: the best after each recent evaluation */
+  uint64_t window;
 } kt_stop_state;
+
+int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err);
+void kt_stop_state_clear(kt_stop_state *st);
+/* Counts one new evaluation and its outcome. */
+void kt_stop_state_record(kt_stop_state *st, const kt_result *r);
 
 /* How many more configurations the count and fraction allow. */
 uint64_t kt_stop_remaining(const kt_stop *s, const kt_stop_state *st);
-/* NULL while the tuning may go on, else why it stops. */
+/* NULL while the tuning may go on, else why it stops: the condition's
+** name ("count", "no_improvement", ...; at a tie, the first in kt_stop). */
 const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st);
 
 #endif

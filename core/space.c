@@ -546,3 +546,52 @@ kt_param *kt_params_clone(const kt_space *s, kt_error *err) {
   }
   return p;
 }
+
+/* ---- recorded spaces ---- */
+
+/* One group of every parameter whose rows are the given tuples, sorted
+** and without repeats: the index order is the one generation would give. */
+static int recorded_group(kt_space *s, const uint32_t *vi, uint64_t n, kt_error *err) {
+  group *gr = &s->groups[0];
+  gr->n = s->nparams;
+  gr->params = kt_calloc(gr->n, sizeof *gr->params, err);
+  gr->order = kt_calloc(gr->n, sizeof *gr->order, err);
+  gr->checks = kt_calloc(gr->n, sizeof *gr->checks, err);
+  gr->nchecks = kt_calloc(gr->n, sizeof *gr->nchecks, err);
+  if (!gr->params || !gr->order || !gr->checks || !gr->nchecks) return -1;
+  for (size_t p = 0; p < gr->n; p++) gr->params[p] = gr->order[p] = p;
+  gr->width = row_width(s, gr);
+  if (!(gr->rows = kt_alloc((size_t)n * gr->n * gr->width, err))) return -1;
+  for (uint64_t r = 0; r < n; r++)
+    for (size_t p = 0; p < gr->n; p++) {
+      if (vi[r * gr->n + p] >= s->params[p].nvalues)
+        return kt_fail(err, "recorded configuration %llu has value index %u for parameter %s, "
+                       "which has %zu values", (unsigned long long)r, vi[r * gr->n + p],
+                       s->params[p].name, s->params[p].nvalues);
+      row_put(gr, r, p, vi[r * gr->n + p]);
+    }
+  gr->nrows = n;
+  if (sort_rows(gr, err)) return -1;
+  uint64_t kept = n ? 1 : 0;
+  size_t rowbytes = gr->n * gr->width;
+  for (uint64_t r = 1; r < n; r++)
+    if (row_cmp(gr, gr->rows, r, gr->rows, kept - 1) != 0)
+      memmove((char *)gr->rows + kept++ * rowbytes, (char *)gr->rows + r * rowbytes, rowbytes);
+  gr->nrows = kept;
+  return 0;
+}
+
+int kt_space_set_configs(kt_space *s, const uint32_t *vi, uint64_t n, kt_error *err) {
+  if (s->ncons) return kt_fail(err, "a space with constraints cannot take a recorded set");
+  if (s->nparams == 0) return kt_fail(err, "a recorded space needs at least one parameter");
+  free_groups(s);
+  if (!(s->groups = kt_calloc(1, sizeof *s->groups, err))) return -1;
+  s->ngroups = 1;
+  if (recorded_group(s, vi, n, err)) {
+    free_groups(s);
+    return -1;
+  }
+  s->count = s->groups[0].nrows;
+  s->generated = true;
+  return 0;
+}

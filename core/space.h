@@ -56,6 +56,12 @@ int kt_space_generate(kt_space *s, kt_error *err);
 uint64_t kt_space_count(const kt_space *s); /* after kt_space_generate */
 bool kt_space_generated(const kt_space *s);
 
+/* Makes the valid set exactly the n configurations in vi (n tuples of
+** nparams value indices; repeats count once) instead of generating it: a
+** recorded space. Only for a space without constraints; adding a
+** parameter or a constraint afterwards drops the set. */
+int kt_space_set_configs(kt_space *s, const uint32_t *vi, uint64_t n, kt_error *err);
+
 /* index -> value index of every parameter (vi has nparams entries). */
 int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *err);
 /* value indices -> index; returns 1 when the configuration is not in the

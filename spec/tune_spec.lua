@@ -228,7 +228,8 @@ describe("tuning", function()
     assert.are.equal("target", r.stopped)
     assert.has_error(function() tuner:tune(k, { stop = { fraction = 2 } }) end)
     assert.has_error(function() tuner:tune(k, { stop = { cuont = 2 } }) end,
-      "tune options.stop: unknown field 'cuont' (expected one of: count, fraction, seconds, target_ms)")
+      "tune options.stop: unknown field 'cuont' (expected one of: count, fraction, seconds, target_ms, "
+      .. "no_improvement, min_improvement_pct, window)")
     assert.has_error(function() tuner:tune(k, { serch = "random" }) end)
     assert.has_error(function() tuner:tune(k, { search = "nope" }) end,
       "unknown searcher 'nope' (expected one of: " .. kt.searchers .. ")")
@@ -243,8 +244,11 @@ describe("tuning", function()
     assert.are.equal(samples[4], r[1].time_ms)
     r = tuner:tune(k, { repeats = { rse = 0.5, min = 4, max = 9 }, stop = { count = 3 } })
     for i = 1, 3 do assert.is_true(#r[i].samples_ms >= 4 and #r[i].samples_ms <= 9) end
+    -- an error target that noisy timings cannot reach: the cap ends the runs (two
+    -- identical samples, though, have no error at all)
     r = tuner:tune(k, { repeats = { rse = 1e-12, min = 2, max = 6 }, stop = { count = 1 } })
-    assert.are.equal(6, #r[1].samples_ms)
+    local n = #r[1].samples_ms
+    assert.is_true(n == 6 or (n >= 2 and r[1].samples_ms[1] == r[1].samples_ms[n]))
     assert.has_error(function() tuner:tune(k, { repeats = 0 }) end)
     assert.has_error(function() tuner:tune(k, { repeats = { min = 5, max = 2 } }) end)
   end)

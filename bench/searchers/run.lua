@@ -1,0 +1,163 @@
+-- bench/searchers/run.lua: a fair comparison of searchers on recorded
+-- spaces (design.md section 7).
+--
+-- For each dataset (Kernel Tuner cache files or ktlua result files in a
+-- directory) and each searcher, R seeded runs (seeds 1..R) on the replay
+-- at budgets of 1%, 2%, 5% and 10% of the valid configurations (rounded
+-- up). Per cell it prints the mean and the 5th percentile (nearest rank)
+-- of optimum time / best time found, and the mean score: the same ratio
+-- averaged over the evaluations of the budget (rec:score). Then it checks
+-- the target for the default searcher: a mean of at least 0.95 at 2% on
+-- every dataset, and a higher mean than random search at every budget.
+--
+--   build/ktlua bench/searchers/run.lua [--datasets DIR] [--runs R]
+--       [--searchers greedy,random,...] [--only PATTERN]
+--
+-- --searchers also takes variants for tuning defaults, as
+-- name:option=value:option=value (greedy:sample=8:model=0); --only keeps
+-- the datasets whose file name contains PATTERN.
+local kt = require "ktlua"
+
+local DEFAULT = "bestfirst" -- the recommended searcher (see core/search.c)
+local BUDGETS = {1, 2, 5, 10}
+local SEARCHERS = {
+  {"random"}, {"bestfirst"}, {"greedy"}, {"annealing"}, {"mcmc"}, {"genetic"}, {"differential"},
+  {"pso"}, {"staged"}, {"tabu (Lua)", lua = "ktlua.search_tabu"},
+}
+
+local function parse_args(argv)
+  local o = {datasets = "../shared/datasets", runs = 50}
+  local i = 1
+  while i <= #argv do
+    local a, v = argv[i], argv[i + 1]
+    if a == "--datasets" then o.datasets = v
+    elseif a == "--runs" then o.runs = assert(math.tointeger(tonumber(v)), "--runs: an integer")
+    elseif a == "--searchers" then o.searchers = v
+    elseif a == "--only" then o.only = v
+    else error("unknown argument " .. a .. " (see the header of this file)") end
+    i = i + 2
+  end
+  return o
+end
+
+local function datasets(dir, only)
+  local list = {}
+  local ls = assert(io.popen('ls "' .. dir .. '"'))
+  for name in ls:lines() do
+    local recorded = name:match("%.json$") or name:match("%.json%.gz$")
+    if recorded and (not only or name:find(only, 1, true)) then
+      list[#list + 1] = {name = name:gsub("%.json.*$", ""), path = dir .. "/" .. name}
+    end
+  end
+  ls:close()
+  table.sort(list, function(a, b) return a.name < b.name end)
+  return list
+end
+
+local function chosen_searchers(names)
+  if not names then return SEARCHERS end
+  local list = {}
+  for spec in names:gmatch("[^,]+") do
+    -- name or name:option=value:option=value (a variant for tuning the defaults)
+    local name, found = spec:match("^([^:]+)"), nil
+    for _, s in ipairs(SEARCHERS) do
+      if s[1] == name or s[1]:match("^(%S+)") == name then found = s end
+    end
+    if not found then error("unknown searcher " .. name) end
+    if spec ~= name then
+      local variant = {spec, lua = found.lua}
+      for k, v in spec:gmatch(":(%w+)=([^:]+)") do variant[k] = tonumber(v) end
+      found = variant
+    end
+    list[#list + 1] = found
+  end
+  return list
+end
+
+local function search_option(s, seed)
+  local options = {}
+  for k, v in pairs(s) do if type(k) == "string" and k ~= "lua" then options[k] = v end end
+  if s.lua then return require(s.lua).new(options) end -- seeded by the tune options
+  options[1], options.seed = s[1]:match("^([^:%s]+)"), seed
+  return options
+end
+
+local function percentile(sorted, p)
+  return sorted[math.max(1, math.ceil(p * #sorted))]
+end
+
+-- One cell: R runs of a searcher at a budget.
+local function cell(rec, s, budget, runs)
+  local reached, score_sum = {}, 0
+  for seed = 1, runs do
+    local res = rec:tune{search = search_option(s, seed), seed = seed, stop = {count = budget}}
+    assert(#res <= budget, "budget exceeded")
+    local r, score = rec:score(res, budget)
+    reached[#reached + 1] = r
+    score_sum = score_sum + score
+  end
+  local sum = 0
+  for _, r in ipairs(reached) do sum = sum + r end
+  table.sort(reached)
+  return {mean = sum / runs, p5 = percentile(reached, 0.05), score = score_sum / runs}
+end
+
+local function bench_dataset(d, searchers, runs)
+  local rec = kt.replay(d.path)
+  local count = rec:count()
+  local budgets = {}
+  for i, pct in ipairs(BUDGETS) do budgets[i] = math.ceil(pct / 100 * count - 1e-9) end
+  io.write(("\n### %s (%d configurations, optimum %.4g ms)\n\n"):format(d.name, count,
+    rec:optimum().time_ms))
+  local head = {"| searcher |"}
+  for i, pct in ipairs(BUDGETS) do
+    head[#head + 1] = (" %d%% (%d): mean / p5 / score |"):format(pct, budgets[i])
+  end
+  io.write(table.concat(head), "\n|---|", ("---|"):rep(#BUDGETS), "\n")
+  local results, t0 = {}, os.clock()
+  for _, s in ipairs(searchers) do
+    local row, cells = {"| " .. s[1] .. " |"}, {}
+    for i, budget in ipairs(budgets) do
+      cells[i] = cell(rec, s, budget, runs)
+      row[#row + 1] = (" %.3f / %.3f / %.3f |"):format(cells[i].mean, cells[i].p5, cells[i].score)
+    end
+    results[s[1]:match("^([^:]+)")] = results[s[1]:match("^([^:]+)")] or cells
+    io.write(table.concat(row), "\n")
+    io.flush()
+  end
+  io.write(("\n(%.1f s of CPU for this dataset)\n"):format(os.clock() - t0))
+  return results
+end
+
+local function check_target(all)
+  io.write("\n### Target for the default searcher (", DEFAULT, ")\n\n")
+  local ok = true
+  for _, d in ipairs(all) do
+    local def, rnd = d.results[DEFAULT], d.results.random
+    if def then
+      local line = {("- %s: mean at 2%%: %.3f"):format(d.name, def[2].mean)}
+      if def[2].mean < 0.95 then ok = false; line[#line + 1] = " (below 0.95)" end
+      if rnd then
+        for i, pct in ipairs(BUDGETS) do
+          if def[i].mean <= rnd[i].mean then
+            ok = false
+            line[#line + 1] = (" (not above random at %d%%: %.3f vs %.3f)"):format(pct,
+              def[i].mean, rnd[i].mean)
+          end
+        end
+      end
+      io.write(table.concat(line), "\n")
+    end
+  end
+  io.write("\nTarget ", ok and "met" or "NOT met", ".\n")
+end
+
+local opts = parse_args(arg)
+local searchers = chosen_searchers(opts.searchers)
+local all = {}
+io.write(("## Searchers on recorded spaces: %d runs per cell\n"):format(opts.runs))
+for _, d in ipairs(datasets(opts.datasets, opts.only)) do
+  d.results = bench_dataset(d, searchers, opts.runs)
+  all[#all + 1] = d
+end
+check_target(all)

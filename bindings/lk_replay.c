@@ -1,0 +1,138 @@
+/*
+** lk_replay.c: kt.replay(path), a recorded space to tune without a device
+** (ktlua result files and Kernel Tuner cache files, gzipped or not):
+**   rec:tune{search, seed, stop, progress, output} -> results; stop.seconds
+**       and summary().total_ms count the simulated clock
+**   rec:optimum()           -> the fastest recorded result (nil if none)
+**   rec:space()             -> the space view (see lk_space.c)
+**   rec:records()           -> the whole recording as results
+**   rec:score(results[, budget]) -> reached, score (see core/replay.h)
+**   rec:count(), #rec, rec.task, rec.device, rec.format
+*/
+#include <string.h>
+
+#include "lk.h"
+
+typedef struct lk_replay {
+  kt_replay *r;
+} lk_replay;
+
+kt_replay *lk_test_replay(lua_State *L, int idx) {
+  lk_replay *u = luaL_testudata(L, idx, LK_REPLAY);
+  return u ? u->r : NULL;
+}
+
+static kt_replay *check_replay(lua_State *L, int idx) {
+  lk_replay *u = luaL_checkudata(L, idx, LK_REPLAY);
+  if (!u->r) luaL_argerror(L, idx, "replay has been released");
+  return u->r;
+}
+
+/* kt.replay(path) */
+static int l_replay(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lk_replay *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->r = NULL;
+  luaL_setmetatable(L, LK_REPLAY);
+  kt_error err;
+  if (!(u->r = kt_replay_load(path, &err))) return lk_error(L, &err);
+  return 1;
+}
+
+/* rec:tune([options]) -> results */
+static int replay_tune(lua_State *L) {
+  static const char *const keys[] = {"search", "seed", "stop", "progress", "output", NULL};
+  kt_replay *r = check_replay(L, 1);
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "tune options", keys);
+  }
+  lua_settop(L, 2);
+  kt_loop_opts o = {0};
+  lk_tune_hold *h = lk_check_tune(L, 2, 1, &o);
+  kt_error err;
+  int rc = kt_replay_tune(r, &o, &h->results, &err);
+  return lk_tune_return(L, 2, h, rc, &err);
+}
+
+static int replay_optimum(lua_State *L) {
+  kt_replay *r = check_replay(L, 1);
+  const kt_result *best = kt_replay_optimum(r);
+  if (!best) return 0;
+  lk_push_result(L, kt_replay_records(r), best);
+  return 1;
+}
+
+static int replay_space(lua_State *L) {
+  check_replay(L, 1);
+  lk_push_space_view(L, 1, 0);
+  return 1;
+}
+
+static int replay_records(lua_State *L) {
+  /* Results objects never change their results, so the recording is shared. */
+  lk_push_results(L, (kt_results *)kt_replay_records(check_replay(L, 1)));
+  return 1;
+}
+
+/* rec:score(results[, budget]) -> reached, score */
+static int replay_score(lua_State *L) {
+  kt_replay *r = check_replay(L, 1);
+  const kt_results *res = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
+  lua_Integer budget = luaL_optinteger(L, 3, 0);
+  const kt_space *space = kt_replay_space(r);
+  if (res->space_count != kt_space_count(space) || res->nparams != kt_space_nparams(space))
+    luaL_argerror(L, 2, "the results are not of this recording's space");
+  if (budget < 0) luaL_argerror(L, 3, "expected a budget of 0 (all) or more evaluations");
+  double reached, score;
+  kt_replay_score(r, res, (uint64_t)budget, &reached, &score);
+  lua_pushnumber(L, reached);
+  lua_pushnumber(L, score);
+  return 2;
+}
+
+static int replay_count(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)kt_space_count(kt_replay_space(check_replay(L, 1))));
+  return 1;
+}
+
+static int replay_index(lua_State *L) {
+  kt_replay *r = check_replay(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "task") == 0) lua_pushstring(L, kt_replay_records(r)->task);
+  else if (strcmp(key, "device") == 0) lua_pushstring(L, kt_replay_records(r)->device);
+  else if (strcmp(key, "format") == 0) lua_pushstring(L, kt_replay_format(r));
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, key);
+  }
+  return 1;
+}
+
+static int replay_gc(lua_State *L) {
+  lk_replay *u = luaL_checkudata(L, 1, LK_REPLAY);
+  kt_replay_release(u->r);
+  u->r = NULL;
+  return 0;
+}
+
+static int replay_tostring(lua_State *L) {
+  kt_replay *r = check_replay(L, 1);
+  const kt_results *rec = kt_replay_records(r);
+  lua_pushfstring(L, "replay of %s on %s: %I configurations (%s)", rec->task, rec->device,
+                  (lua_Integer)kt_space_count(kt_replay_space(r)), kt_replay_format(r));
+  return 1;
+}
+
+void lk_open_replay(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__gc", replay_gc}, {"__index", replay_index},
+                                  {"__len", replay_count}, {"__tostring", replay_tostring},
+                                  {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"tune", replay_tune}, {"optimum", replay_optimum},
+                                     {"space", replay_space}, {"records", replay_records},
+                                     {"score", replay_score}, {"count", replay_count},
+                                     {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"replay", l_replay}, {NULL, NULL}};
+  lk_new_class(L, LK_REPLAY, meta, methods);
+  luaL_setfuncs(L, fns, 0);
+}

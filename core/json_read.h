@@ -1,0 +1,55 @@
+/*
+** json_read.h: a small JSON reader. A whole text becomes a tree of values
+** owned by one document and freed at once, for recorded spaces (Kernel
+** Tuner cache files, ktlua's own result files) and, later, journals.
+**
+** Files may be gzip-compressed or plain: the reader tells them apart.
+*/
+#ifndef KT_JSON_READ_H
+#define KT_JSON_READ_H
+
+#include "kt.h"
+
+typedef enum kt_jtype {
+  KT_JNULL, KT_JBOOL, KT_JNUMBER, KT_JSTRING, KT_JARRAY, KT_JOBJECT
+} kt_jtype;
+
+typedef struct kt_jvalue kt_jvalue;
+typedef struct kt_jmember kt_jmember;
+
+struct kt_jvalue {
+  kt_jtype type;
+  bool integer; /* a number written without fraction or exponent that fits int64 */
+  size_t n;     /* bytes of a string, items of an array, members of an object */
+  union {
+    bool b;
+    struct {
+      double f;
+      int64_t i; /* when integer */
+    } num;
+    const char *str; /* NUL-terminated */
+    const kt_jvalue *items;
+    const kt_jmember *members;
+  } u;
+};
+
+struct kt_jmember {
+  const char *key;
+  kt_jvalue value;
+};
+
+typedef struct kt_jdoc kt_jdoc;
+
+/* Parses len bytes of text; errors give the line and column. */
+kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err);
+/* Reads and parses a file, gzip-compressed or not. */
+kt_jdoc *kt_json_read_file(const char *path, kt_error *err);
+void kt_json_free(kt_jdoc *d);
+const kt_jvalue *kt_json_root(const kt_jdoc *d);
+
+/* The member named key of an object; NULL when absent or not an object. */
+const kt_jvalue *kt_json_get(const kt_jvalue *obj, const char *key);
+/* The same, NULL also when the member is not of the given type. */
+const kt_jvalue *kt_json_get_type(const kt_jvalue *obj, const char *key, kt_jtype type);
+
+#endif

@@ -1,0 +1,255 @@
+/*
+** neighbors.c: neighbourhoods, random moves and the explored set.
+*/
+#include "neighbors.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result.h"
+
+/* Random draws before random_unexplored falls back to a scan. */
+#define UNEXPLORED_TRIES 64
+
+int kt_indices_push(kt_indices *l, uint64_t x, kt_error *err) {
+  if (kt_grow(&l->items, &l->cap, l->n + 1, sizeof *l->items, err)) return -1;
+  l->items[l->n++] = x;
+  return 0;
+}
+
+void kt_indices_clear(kt_indices *l) {
+  free(l->items);
+  *l = (kt_indices){NULL, 0, 0};
+}
+
+int kt_walker_init(kt_walker *w, const kt_space *s, uint64_t seed, kt_error *err) {
+  memset(w, 0, sizeof *w);
+  w->space = s;
+  w->nparams = kt_space_nparams(s);
+  w->count = kt_space_count(s);
+  kt_rng_seed(&w->rng, seed);
+  kt_indexmap_init(&w->costs);
+  w->vi = kt_calloc(w->nparams + 1, sizeof *w->vi, err);
+  w->vj = kt_calloc(w->nparams + 1, sizeof *w->vj, err);
+  if (!w->vi || !w->vj) {
+    kt_walker_clear(w);
+    return -1;
+  }
+  return 0;
+}
+
+void kt_walker_clear(kt_walker *w) {
+  kt_indexmap_clear(&w->costs);
+  free(w->vi);
+  free(w->vj);
+  w->vi = w->vj = NULL;
+}
+
+double kt_result_cost(const kt_result *r) {
+  return r->status == KT_OK && !isnan(r->time_ns) ? r->time_ns : INFINITY;
+}
+
+int kt_walker_record(kt_walker *w, uint64_t index, const kt_result *r, kt_error *err) {
+  double cost = kt_result_cost(r);
+  uint64_t bits;
+  memcpy(&bits, &cost, sizeof bits);
+  return kt_indexmap_put(&w->costs, index, bits, err);
+}
+
+bool kt_walker_explored(const kt_walker *w, uint64_t index, double *cost) {
+  uint64_t bits;
+  if (!kt_indexmap_get(&w->costs, index, &bits)) return false;
+  if (cost) memcpy(cost, &bits, sizeof *cost);
+  return true;
+}
+
+uint64_t kt_walker_nexplored(const kt_walker *w) { return w->costs.n; }
+
+/* ---- neighbourhoods ---- */
+
+static uint32_t nvalues(const kt_walker *w, size_t p) {
+  return (uint32_t)kt_space_param(w->space, p)->nvalues;
+}
+
+/* The values parameter p may take when it changes from v: every other
+** value, or the ones listed next to v. *n gets their count. */
+static uint32_t change_to(const kt_walker *w, size_t p, uint32_t v, kt_neighborhood nb,
+                          uint32_t i, uint32_t *n) {
+  uint32_t nv = nvalues(w, p);
+  if (nb == KT_HAMMING) {
+    *n = nv - 1;
+    return i < v ? i : i + 1;
+  }
+  *n = (v > 0) + (v + 1 < nv);
+  return v > 0 && i == 0 ? v - 1 : v + 1;
+}
+
+typedef struct enumeration {
+  kt_walker *w;
+  kt_neighborhood nb;
+  kt_indices *out;
+  kt_error *err;
+} enumeration;
+
+/* Changes `left` more parameters, each after `from`, in w->vj. */
+static int enumerate(enumeration *e, size_t from, unsigned left) {
+  kt_walker *w = e->w;
+  if (left == 0) {
+    uint64_t index;
+    return kt_space_index(w->space, w->vj, &index) ? 0 : kt_indices_push(e->out, index, e->err);
+  }
+  for (size_t p = from; p < w->nparams; p++) {
+    uint32_t n, unused, v = w->vi[p];
+    change_to(w, p, v, e->nb, 0, &n);
+    for (uint32_t i = 0; i < n; i++) {
+      w->vj[p] = change_to(w, p, v, e->nb, i, &unused);
+      if (enumerate(e, p + 1, left - 1)) return -1;
+    }
+    w->vj[p] = v;
+  }
+  return 0;
+}
+
+int kt_neighbors(kt_walker *w, uint64_t index, unsigned k, kt_neighborhood nb,
+                 kt_indices *out, kt_error *err) {
+  if (kt_space_config(w->space, index, w->vi, err)) return -1;
+  memcpy(w->vj, w->vi, w->nparams * sizeof *w->vi);
+  enumeration e = {w, nb, out, err};
+  for (unsigned m = 1; m <= k && m <= w->nparams; m++)
+    if (enumerate(&e, 0, m)) return -1;
+  return 0;
+}
+
+static void shuffle(kt_rng *rng, uint64_t *x, size_t n) {
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)kt_rng_below(rng, i);
+    uint64_t t = x[i - 1];
+    x[i - 1] = x[j];
+    x[j] = t;
+  }
+}
+
+void kt_indices_shuffle(kt_indices *l, kt_rng *rng) { shuffle(rng, l->items, l->n); }
+
+/* The one-change neighbours of w->vi grouped by parameter: out gets them,
+** ends[q] where the q-th non-empty group ends. */
+static int grouped(kt_walker *w, kt_neighborhood nb, kt_indices *out, kt_indices *ends,
+                   kt_error *err) {
+  memcpy(w->vj, w->vi, w->nparams * sizeof *w->vi);
+  enumeration e = {w, nb, out, err};
+  for (size_t p = 0; p < w->nparams; p++) {
+    size_t before = out->n;
+    uint32_t n, unused, v = w->vi[p];
+    change_to(w, p, v, nb, 0, &n);
+    for (uint32_t i = 0; i < n; i++) {
+      w->vj[p] = change_to(w, p, v, nb, i, &unused);
+      if (enumerate(&e, w->nparams, 0)) return -1;
+    }
+    w->vj[p] = v;
+    shuffle(&w->rng, out->items + before, out->n - before);
+    if (out->n > before && kt_indices_push(ends, out->n, err)) return -1;
+  }
+  return 0;
+}
+
+int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
+                       kt_error *err) {
+  kt_indices all = {NULL, 0, 0}, ends = {NULL, 0, 0}, order = {NULL, 0, 0};
+  int rc = kt_space_config(w->space, index, w->vi, err);
+  if (rc == 0) rc = grouped(w, nb, &all, &ends, err);
+  for (size_t q = 0; q < ends.n && rc == 0; q++) rc = kt_indices_push(&order, q, err);
+  shuffle(&w->rng, order.items, order.n);
+  for (size_t round = 0, taken = 1; rc == 0 && taken; round++) {
+    taken = 0;
+    for (size_t k = 0; k < order.n && rc == 0; k++) {
+      size_t q = (size_t)order.items[k], at = (q ? (size_t)ends.items[q - 1] : 0) + round;
+      if (at < ends.items[q]) {
+        rc = kt_indices_push(out, all.items[at], err);
+        taken++;
+      }
+    }
+  }
+  kt_indices_clear(&all);
+  kt_indices_clear(&ends);
+  kt_indices_clear(&order);
+  return rc;
+}
+
+/* One random change of w->vi into w->vj; false when the drawn parameter
+** cannot change. */
+static bool random_change(kt_walker *w, kt_neighborhood nb) {
+  size_t p = (size_t)kt_rng_below(&w->rng, w->nparams);
+  uint32_t n;
+  change_to(w, p, w->vi[p], nb, 0, &n);
+  if (n == 0) return false;
+  memcpy(w->vj, w->vi, w->nparams * sizeof *w->vi);
+  w->vj[p] = change_to(w, p, w->vi[p], nb, (uint32_t)kt_rng_below(&w->rng, n), &n);
+  return true;
+}
+
+/* Draws first; when draws keep missing, lists every neighbour and picks. */
+int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,
+                       uint64_t *out, kt_error *err) {
+  if (w->nparams == 0) return 1;
+  if (kt_space_config(w->space, index, w->vi, err)) return -1;
+  for (size_t t = 0; t < 4 * w->nparams; t++)
+    if (random_change(w, nb) && kt_space_index(w->space, w->vj, out) == 0 &&
+        !(unexplored && kt_walker_explored(w, *out, NULL)))
+      return 0;
+  kt_indices all = {NULL, 0, 0};
+  if (kt_neighbors(w, index, 1, nb, &all, err)) {
+    kt_indices_clear(&all);
+    return -1;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < all.n; i++)
+    if (!(unexplored && kt_walker_explored(w, all.items[i], NULL)))
+      all.items[kept++] = all.items[i];
+  if (kept) *out = all.items[kt_rng_below(&w->rng, kept)];
+  kt_indices_clear(&all);
+  return kept ? 0 : 1;
+}
+
+int kt_random_unexplored(kt_walker *w, uint64_t *out) {
+  uint64_t left = w->count - kt_walker_nexplored(w);
+  if (left == 0) return 1;
+  for (int t = 0; t < UNEXPLORED_TRIES; t++) {
+    *out = kt_rng_below(&w->rng, w->count);
+    if (!kt_walker_explored(w, *out, NULL)) return 0;
+  }
+  /* Nearly everything is explored: the r-th unexplored one, by a scan. */
+  uint64_t r = kt_rng_below(&w->rng, left);
+  for (uint64_t i = 0; i < w->count; i++)
+    if (!kt_walker_explored(w, i, NULL) && r-- == 0) {
+      *out = i;
+      return 0;
+    }
+  return 1;
+}
+
+/* ---- continuous positions ---- */
+
+uint64_t kt_nearest(kt_walker *w, const double *pos) {
+  for (size_t p = 0; p < w->nparams; p++) {
+    double x = round(pos[p]), top = (double)(nvalues(w, p) - 1);
+    w->vi[p] = (uint32_t)(x < 0 || isnan(x) ? 0 : x > top ? top : x);
+  }
+  uint64_t found;
+  if (kt_space_index(w->space, w->vi, &found) == 0) return found;
+  double best = INFINITY;
+  memcpy(w->vj, w->vi, w->nparams * sizeof *w->vi);
+  for (size_t p = 0; p < w->nparams; p++) {
+    for (uint32_t v = 0; v < nvalues(w, p); v++) {
+      double d = fabs(pos[p] - v) - fabs(pos[p] - w->vi[p]);
+      uint64_t index;
+      w->vj[p] = v;
+      if (v != w->vi[p] && d < best && kt_space_index(w->space, w->vj, &index) == 0) {
+        best = d;
+        found = index;
+      }
+    }
+    w->vj[p] = w->vi[p];
+  }
+  return best == INFINITY ? kt_rng_below(&w->rng, w->count) : found;
+}

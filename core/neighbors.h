@@ -1,0 +1,75 @@
+/*
+** neighbors.h: moving through a space, for the searchers that walk it
+** (built-in ones and, through the space view, Lua ones).
+**
+** A walker holds what such a searcher needs besides its own state: the
+** space, a seeded generator, and the explored set with the cost of each
+** explored configuration (its time, or infinity when it failed).
+**
+** Neighbours of a configuration are the valid configurations that differ
+** from it in 1 to k parameters. In the Hamming neighbourhood a changed
+** parameter takes any of its other values; in the adjacent one it moves to
+** the value listed just before or after. A configuration that breaks a
+** constraint has no index, so it is never a neighbour.
+*/
+#ifndef KT_NEIGHBORS_H
+#define KT_NEIGHBORS_H
+
+#include "indexmap.h"
+#include "rng.h"
+#include "space.h"
+
+typedef struct kt_result kt_result;
+
+typedef enum kt_neighborhood { KT_HAMMING, KT_ADJACENT } kt_neighborhood;
+
+typedef struct kt_indices {
+  uint64_t *items;
+  size_t n, cap;
+} kt_indices;
+
+int kt_indices_push(kt_indices *l, uint64_t x, kt_error *err);
+void kt_indices_clear(kt_indices *l);
+void kt_indices_shuffle(kt_indices *l, kt_rng *rng);
+
+typedef struct kt_walker {
+  const kt_space *space;
+  size_t nparams;
+  uint64_t count;
+  kt_rng rng;
+  kt_indexmap costs; /* explored index -> cost (the bits of a double) */
+  uint32_t *vi, *vj; /* scratch value indices */
+} kt_walker;
+
+int kt_walker_init(kt_walker *w, const kt_space *s, uint64_t seed, kt_error *err);
+void kt_walker_clear(kt_walker *w);
+/* Records how a configuration went. */
+int kt_walker_record(kt_walker *w, uint64_t index, const kt_result *r, kt_error *err);
+/* The cost of a result: its time, infinity when it failed. */
+double kt_result_cost(const kt_result *r);
+/* true (and *cost, when cost is not NULL) when index has been explored. */
+bool kt_walker_explored(const kt_walker *w, uint64_t index, double *cost);
+uint64_t kt_walker_nexplored(const kt_walker *w);
+
+/* Appends the neighbours of index within k changes to out: first those
+** with one change, then two, ...; each once. */
+int kt_neighbors(kt_walker *w, uint64_t index, unsigned k, kt_neighborhood nb,
+                 kt_indices *out, kt_error *err);
+/* Appends the neighbours of index with one change in an order that a
+** first-improvement descent wants: round robin over the parameters (in a
+** random order), each parameter's new values in a random order, so that
+** every parameter is tried early whatever its number of values. */
+int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
+                       kt_error *err);
+/* A random neighbour with one change (an unexplored one if asked);
+** returns 1 when there is none. */
+int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,
+                       uint64_t *out, kt_error *err);
+/* A uniformly random unexplored configuration; 1 when all are explored. */
+int kt_random_unexplored(kt_walker *w, uint64_t *out);
+/* The valid configuration nearest to pos, a point with one coordinate per
+** parameter in value-index units: the rounded point if valid, else its
+** nearest valid one-change neighbour, else a random configuration. */
+uint64_t kt_nearest(kt_walker *w, const double *pos);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+** replay.c: the replay object, its evaluator and the score of a search.
+*/
+#include "replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recording.h"
+
+struct kt_replay {
+  int refs;
+  kt_recording rec;
+  const kt_result *optimum;
+};
+
+kt_replay *kt_replay_load(const char *path, kt_error *err) {
+  kt_replay *r = kt_calloc(1, sizeof *r, err);
+  if (!r) return NULL;
+  r->refs = 1;
+  if (kt_recording_read(path, &r->rec, err)) {
+    free(r);
+    return NULL;
+  }
+  r->optimum = kt_results_best(r->rec.records);
+  return r;
+}
+
+void kt_replay_retain(kt_replay *r) {
+  if (r) r->refs++;
+}
+
+void kt_replay_release(kt_replay *r) {
+  if (!r || --r->refs > 0) return;
+  kt_recording_clear(&r->rec);
+  free(r);
+}
+
+kt_space *kt_replay_space(const kt_replay *r) { return r->rec.space; }
+const kt_results *kt_replay_records(const kt_replay *r) { return r->rec.records; }
+const kt_result *kt_replay_optimum(const kt_replay *r) { return r->optimum; }
+const char *kt_replay_format(const kt_replay *r) { return r->rec.format; }
+
+/* ---- evaluation ---- */
+
+static int copy_outcome(kt_result *dst, const kt_result *src, kt_error *err) {
+  dst->status = src->status;
+  dst->time_ns = src->time_ns;
+  dst->over = src->over;
+  dst->launches = src->launches;
+  if (src->error && !(dst->error = kt_strdup(src->error, err))) return -1;
+  if (src->nsamples) {
+    if (!(dst->samples_ns = kt_calloc(src->nsamples, sizeof *dst->samples_ns, err))) return -1;
+    memcpy(dst->samples_ns, src->samples_ns, src->nsamples * sizeof *src->samples_ns);
+    dst->nsamples = src->nsamples;
+  }
+  return 0;
+}
+
+static int replay_evaluate(void *ud, kt_result *res, kt_error *err) {
+  const kt_replay *r = ud;
+  return copy_outcome(res, &r->rec.records->items[res->index], err);
+}
+
+int kt_replay_tune(kt_replay *r, const kt_loop_opts *o, kt_results **out, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  const kt_results *rec = r->rec.records;
+  const char *kernel = rec->kernels[0];
+  *out = kt_results_new(rec->task, r->rec.space, &kernel, 1, rec->device, err);
+  if (!*out) return -1;
+  kt_loop_opts lo = *o;
+  lo.clock = KT_CLOCK_RESULTS;
+  kt_evaluator ev = {replay_evaluate, NULL, r};
+  int rc = kt_search_loop(r->rec.space, &lo, &ev, *out, err);
+  (*out)->wall_ns = (double)(kt_now_ns() - t0);
+  return rc;
+}
+
+/* ---- scoring ---- */
+
+void kt_replay_score(const kt_replay *r, const kt_results *res, uint64_t budget,
+                     double *reached, double *score) {
+  double optimum = r->optimum ? r->optimum->time_ns : 0, best = INFINITY, sum = 0;
+  if (budget == 0) budget = res->n;
+  for (uint64_t i = 0; i < budget; i++) {
+    const kt_result *x = i < res->n ? &res->items[i] : NULL;
+    if (x && x->status == KT_OK && x->time_ns < best) best = x->time_ns;
+    sum += optimum / best;
+  }
+  *reached = optimum / best;
+  *score = budget ? sum / (double)budget : 0;
+}

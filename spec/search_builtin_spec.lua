@@ -1,0 +1,157 @@
+-- The built-in searchers on recorded spaces: reproducible under a seed,
+-- budgets honoured exactly, the optimum found when the budget is the
+-- whole space, and their options checked.
+local kt = require "ktlua"
+
+local FIXTURE = "spec/fixtures/small_cache.json"
+local DATASET = "../shared/datasets/pnpoly_RTX_3090.json.gz"
+local SEARCHERS = {"random", "greedy", "bestfirst", "annealing", "mcmc", "genetic", "differential",
+                   "pso", "staged"}
+
+local small, real = kt.replay(FIXTURE), kt.replay(DATASET)
+
+local function indices(results)
+  local list = {}
+  for i = 1, #results do list[i] = results[i].index end
+  return list
+end
+
+local function run(rec, search, count)
+  return rec:tune{search = search, stop = {count = count}}
+end
+
+describe("built-in searchers", function()
+  it("are listed by kt.searchers", function()
+    assert.equal("exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, "
+                 .. "pso, staged", kt.searchers)
+  end)
+
+  for _, name in ipairs(SEARCHERS) do
+    describe(name, function()
+      it("gives identical results under the same seed", function()
+        local a = run(real, {name, seed = 11}, 120)
+        local b = run(real, {name, seed = 11}, 120)
+        assert.same(indices(a), indices(b))
+        assert.equal(a:best().index, b:best().index)
+      end)
+
+      it("takes the seed of the tune options too", function()
+        local a = real:tune{search = name, seed = 11, stop = {count = 120}}
+        assert.same(indices(run(real, {name, seed = 11}, 120)), indices(a))
+      end)
+
+      it("honours budgets exactly, a smaller budget giving a prefix of a larger one", function()
+        local long = indices(run(real, {name, seed = 4}, 97))
+        assert.equal(97, #long)
+        for _, count in ipairs{1, 13, 50} do
+          local short = indices(run(real, {name, seed = 4}, count))
+          assert.equal(count, #short)
+          assert.same({table.unpack(long, 1, count)}, short)
+        end
+      end)
+
+      it("never proposes a configuration twice", function()
+        local seen = {}
+        for _, i in ipairs(indices(run(real, {name, seed = 2}, 300))) do
+          assert.is_nil(seen[i])
+          seen[i] = true
+        end
+      end)
+
+      it("finds the optimum of a small recorded space given the whole space", function()
+        for seed = 1, 5 do
+          local results = run(small, {name, seed = seed}, small:count())
+          assert.equal(22, #results)
+          assert.equal(17, results:best().index)
+          assert.equal(1.5, results:best().time_ms)
+        end
+      end)
+    end)
+  end
+
+  it("differ under different seeds", function()
+    for _, name in ipairs(SEARCHERS) do
+      if name ~= "staged" then
+        assert.are_not.same(indices(run(real, {name, seed = 1}, 40)), indices(run(real, {name, seed = 2}, 40)))
+      end
+    end
+  end)
+
+  it("do better than random search on a recorded space with a small budget", function()
+    -- 5% of pnpoly on an RTX 3090; bench/searchers measures this properly
+    local function mean(name)
+      local sum = 0
+      for seed = 1, 20 do sum = sum + real:score(run(real, {name, seed = seed}, 205), 205) end
+      return sum / 20
+    end
+    assert.is_true(mean("bestfirst") > mean("random"))
+  end)
+
+  describe("staged", function()
+    it("tunes one group at a time from configuration 0, keeping the best", function()
+      local results = run(small, {"staged", stages = {{"block_x"}, {"block_y", "unroll"}}}, 9)
+      -- block_x with the others at configuration 0's values, then block_y
+      -- and unroll on the survivor (16, 1, 0)
+      assert.same({0, 6, 12, 18, 2, 4, 1, 3, 5}, indices(results))
+      assert.equal(0, results:best().index)
+    end)
+
+    it("keeps the best N between stages", function()
+      local results = run(small, {"staged", stages = "block_x; block_y, unroll", keep = 2}, 14)
+      assert.same({0, 6, 12, 18, 2, 4, 1, 3, 5, 14, 16, 13, 15, 17}, indices(results))
+      assert.equal(17, results:best().index)
+    end)
+
+    it("keeps those within a tolerance of the best, each unnamed parameter a stage of its own", function()
+      -- within 100% of 1.8 ms: all four values of block_x survive
+      local results = run(small, {"staged", stages = {"block_x"}, tolerance = 1}, 11)
+      assert.same({0, 6, 12, 18, 2, 4, 14, 16, 8, 10, 20}, indices(results))
+    end)
+
+    it("names an unknown parameter of its stages", function()
+      assert.has_error(function() run(small, {"staged", stages = {{"block_x", "nope"}}}, 5) end,
+        "searcher staged: stages names unknown parameter 'nope'")
+      assert.has_error(function() run(small, {"staged", stages = "block_x;block_x"}, 5) end,
+        "searcher staged: stages names parameter 'block_x' twice")
+    end)
+  end)
+
+  describe("genetic", function()
+    it("takes its population as a fraction of the space and can stop when stagnant", function()
+      local results = run(real, {"genetic", seed = 3, population = 0.005, stagnation = 2}, 4092)
+      -- 21 members, of which the 2 fastest carry over to the next generation
+      -- unevaluated; it ends after two generations without a faster one
+      assert.equal("searcher finished", results.stopped)
+      assert.equal(21 + 3 * 19, #results)
+    end)
+  end)
+
+  describe("options", function()
+    it("name an unknown searcher", function()
+      assert.has_error(function() run(small, "nope", 1) end,
+        "unknown searcher 'nope' (expected one of: exhaustive, random, greedy, bestfirst, annealing, "
+        .. "mcmc, genetic, differential, pso, staged)")
+    end)
+
+    it("name an unknown option and list the searcher's own", function()
+      assert.has_error(function() run(small, {"annealing", beta = 1}, 1) end,
+        "searcher 'annealing' has no option 'beta' (its options: t0, alpha, t_min, adjacent)")
+    end)
+
+    it("take true and false as 1 and 0", function()
+      assert.same(indices(run(real, {"greedy", seed = 1, adjacent = 0, model = 1}, 60)),
+        indices(run(real, {"greedy", seed = 1, adjacent = false, model = true}, 60)))
+    end)
+
+    it("check ranges and types", function()
+      assert.has_error(function() run(small, {"mcmc", temperature = -1}, 1) end,
+        "searcher 'mcmc': option temperature must be in [0, 1e+09], got -1")
+      assert.has_error(function() run(small, {"greedy", sample = "many"}, 1) end,
+        "searcher 'greedy': option sample must be a number")
+      assert.has_error(function() run(small, {"staged", stages = 3}, 1) end,
+        "searcher 'staged': option stages must be text")
+      assert.has_error(function() run(small, {"staged", stages = {{1}}}, 1) end,
+        "search.stages[1][1]: expected a parameter name")
+    end)
+  end)
+end)
