@@ -147,9 +147,7 @@ static int expr_check(const kt_value *const *vals, size_t n, void *ud, kt_error 
   return kt_expr_test(ud, vals, err);
 }
 
-/* Every name is a parameter, and names used as numbers have no string
-** values. */
-static int check_expr_names(const kt_space *s, const kt_expr *e, kt_error *err) {
+int kt_space_check_names(const kt_space *s, const kt_expr *e, kt_error *err) {
   if (kt_expr_nvars(e) == 0) return kt_fail(err, "the expression reads no parameter");
   for (size_t i = 0; i < kt_expr_nvars(e); i++) {
     const char *name = kt_expr_var(e, i);
@@ -162,6 +160,11 @@ static int check_expr_names(const kt_space *s, const kt_expr *e, kt_error *err) 
         return kt_fail(err, "at character %zu: '%s' is used as a number but has the string "
                             "value \"%s\"", kt_expr_var_pos(e, i), name, par->values[v].u.s);
   }
+  return 0;
+}
+
+static int check_condition(const kt_space *s, const kt_expr *e, kt_error *err) {
+  if (kt_space_check_names(s, e, err)) return -1;
   if (!kt_expr_is_condition(e))
     return kt_fail(err, "the expression computes a value; a constraint is a condition "
                         "such as '%s <= 1024'", kt_expr_text(e));
@@ -171,7 +174,7 @@ static int check_expr_names(const kt_space *s, const kt_expr *e, kt_error *err) 
 int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *consts,
                       size_t nconsts, unsigned tag, kt_error *err) {
   kt_expr *e = kt_expr_parse(text, err);
-  if (!e || kt_expr_bind(e, consts, nconsts, err) || check_expr_names(s, e, err)) {
+  if (!e || kt_expr_bind(e, consts, nconsts, err) || check_condition(s, e, err)) {
     kt_expr_free(e);
     return kt_fail_prefix(err, "constraint '%s': ", text);
   }

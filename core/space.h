@@ -81,6 +81,9 @@ int kt_space_add_constraint_def(kt_space *s, const kt_constraint_def *d, kt_erro
 ** those that consts gives values to. Parse errors name the character. */
 int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *consts,
                       size_t nconsts, unsigned tag, kt_error *err);
+/* Every name of e is a parameter, and those it uses as numbers have no
+** string values. */
+int kt_space_check_names(const kt_space *s, const kt_expr *e, kt_error *err);
 /* Removes every constraint tagged first or above; returns how many. */
 size_t kt_space_remove_tagged(kt_space *s, unsigned first);
 /* How many configurations the constraints of tag (> 0) removed from those
