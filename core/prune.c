@@ -31,7 +31,6 @@ typedef struct local_memory {
 typedef struct applied {
   char device[40];
   int64_t dims[3], group, local;
-  unsigned version; /* of the settings */
   size_t nmods, nparams;
 } applied;
 
@@ -39,7 +38,6 @@ struct kt_prune {
   bool off[KT_PRUNE_END];
   local_memory *lm;
   size_t nlm, caplm;
-  unsigned version;
   bool is_applied;
   applied last;
 };
@@ -64,9 +62,14 @@ void kt_prune_free(kt_prune *p) {
   free(p);
 }
 
+/* The settings, about to change: the device constraints made from the old
+** ones leave the space until it is pruned again. */
 static kt_prune *settings(kt_task *t, kt_error *err) {
   if (!t->prune) t->prune = kt_calloc(1, sizeof *t->prune, err);
-  if (t->prune) t->prune->version++;
+  if (t->prune && t->prune->is_applied) {
+    kt_space_remove_tagged(t->space, KT_PRUNE_GROUP_DIMS);
+    t->prune->is_applied = false;
+  }
   return t->prune;
 }
 
@@ -155,6 +158,7 @@ typedef struct rule {
   size_t kernel;
   kt_prune_kind kind;
   int64_t limit[3];    /* GROUP_DIMS: per dimension; GROUP_SIZE: [0] */
+  size_t nmods, nparams; /* when the rule was made */
 } rule;
 
 static bool within(const rule *r, const kt_sizes *z) {
@@ -174,6 +178,9 @@ static bool within(const rule *r, const kt_sizes *z) {
 
 static int size_check(const kt_space *s, const uint32_t *vi, void *ud, kt_error *err) {
   const rule *r = ud;
+  /* Modifiers or parameters added since may read what the rule does not
+  ** bind: leave the sizes to the launch until the task is pruned again. */
+  if (r->task->nmods != r->nmods || kt_space_nparams(s) != r->nparams) return 1;
   kt_config cfg = {s, 0, vi};
   kt_sizes z;
   int rc = kt_task_sizes(r->task, r->kernel, &cfg, &z, err);
@@ -185,8 +192,8 @@ static int size_check(const kt_space *s, const uint32_t *vi, void *ud, kt_error 
 ** parameter); *pure is false when a function modifier, which may read any
 ** parameter, is among the modifiers; *local when the kernel has a
 ** work-group size. */
-static size_t size_params(const kt_task *t, size_t ki, bool *used, const char **names,
-                          bool *pure, bool *local) {
+static size_t size_params_of(const kt_task *t, size_t ki, bool *used, const char **names,
+                             bool *pure, bool *local) {
   size_t np = kt_space_nparams(t->space), n = 0;
   *pure = true;
   *local = t->kernels[ki]->local[0] > 0;
@@ -202,17 +209,23 @@ static size_t size_params(const kt_task *t, size_t ki, bool *used, const char **
   return n;
 }
 
-static int add_rule(kt_task *t, const rule *r, const char **names, size_t n, bool pure,
-                    kt_error *err) {
+typedef struct size_params {
+  const char **names;
+  size_t n;
+  bool pure;
+} size_params;
+
+static int add_rule(kt_task *t, size_t ki, kt_prune_kind kind, const int64_t *limit,
+                    const size_params *sp, kt_error *err) {
   static const char *const what[KT_PRUNE_END] = {
       NULL, "work-group size per dimension", "work-items per group", NULL,
       "global size a multiple of the work-group size"};
   char label[160];
-  snprintf(label, sizeof label, "kernel %s: %s", t->kernels[r->kernel]->name, what[r->kind]);
-  rule *copy = kt_alloc(sizeof *copy, err);
-  if (!copy) return -1;
-  *copy = *r;
-  kt_constraint_def d = {names, n, NULL, size_check, copy, free, label, r->kind, pure};
+  snprintf(label, sizeof label, "kernel %s: %s", t->kernels[ki]->name, what[kind]);
+  rule *r = kt_alloc(sizeof *r, err);
+  if (!r) return -1;
+  *r = (rule){t, ki, kind, {limit[0], limit[1], limit[2]}, t->nmods, kt_space_nparams(t->space)};
+  kt_constraint_def d = {sp->names, sp->n, NULL, size_check, r, free, label, kind, sp->pure};
   return kt_space_add_constraint_def(t->space, &d, err);
 }
 
@@ -220,28 +233,28 @@ static int add_size_rules(kt_task *t, size_t ki, const kt_device_info *dev, kt_e
   size_t np = kt_space_nparams(t->space);
   const char **names = kt_calloc(np + 1, sizeof *names, err);
   bool *used = kt_calloc(np + 1, sizeof *used, err);
-  bool pure = true, local = false;
-  size_t n = names && used ? size_params(t, ki, used, names, &pure, &local) : 0;
+  if (!names || !used) {
+    free(names);
+    free(used);
+    return -1;
+  }
+  bool local = false;
+  size_params sp = {names, 0, true};
+  sp.n = size_params_of(t, ki, used, names, &sp.pure, &local);
   free(used);
-  if (!names) return -1;
   const kt_kernel *k = t->kernels[ki];
   const kt_prop *dims = kt_device_prop(dev, "max_group_dims");
-  int64_t group = kt_device_int(dev, "max_group_size", 0);
+  int64_t group[3] = {kt_device_int(dev, "max_group_size", 0), 0, 0}, none[3] = {0, 0, 0};
   const bool *off = t->prune->off;
+  bool sized = sp.n > 0 && local;
   int rc = 0;
-  if (n > 0 && local && !off[KT_PRUNE_GROUP_DIMS] && dims && dims->type == KT_PROP_SIZES) {
-    rule r = {t, ki, KT_PRUNE_GROUP_DIMS, {dims->sizes[0], dims->sizes[1], dims->sizes[2]}};
-    rc = add_rule(t, &r, names, n, pure, err);
-  }
-  if (rc == 0 && n > 0 && local && !off[KT_PRUNE_GROUP_SIZE] && group > 0) {
-    rule r = {t, ki, KT_PRUNE_GROUP_SIZE, {group, 0, 0}};
-    rc = add_rule(t, &r, names, n, pure, err);
-  }
-  if (rc == 0 && n > 0 && local && !off[KT_PRUNE_DIVISIBLE] &&
-      k->notation == KT_NOTATION_OPENCL && !k->round_global) {
-    rule r = {t, ki, KT_PRUNE_DIVISIBLE, {0, 0, 0}};
-    rc = add_rule(t, &r, names, n, pure, err);
-  }
+  if (sized && !off[KT_PRUNE_GROUP_DIMS] && dims && dims->type == KT_PROP_SIZES)
+    rc = add_rule(t, ki, KT_PRUNE_GROUP_DIMS, dims->sizes, &sp, err);
+  if (rc == 0 && sized && !off[KT_PRUNE_GROUP_SIZE] && group[0] > 0)
+    rc = add_rule(t, ki, KT_PRUNE_GROUP_SIZE, group, &sp, err);
+  if (rc == 0 && sized && !off[KT_PRUNE_DIVISIBLE] && k->notation == KT_NOTATION_OPENCL &&
+      !k->round_global)
+    rc = add_rule(t, ki, KT_PRUNE_DIVISIBLE, none, &sp, err);
   free(names);
   return rc;
 }
@@ -256,7 +269,6 @@ static applied describe(const kt_task *t, const kt_device_info *dev) {
   for (int d = 0; dims && d < dims->nsizes; d++) a.dims[d] = dims->sizes[d];
   a.group = kt_device_int(dev, "max_group_size", 0);
   a.local = kt_device_int(dev, "local_memory", 0);
-  a.version = t->prune->version;
   a.nmods = t->nmods;
   a.nparams = kt_space_nparams(t->space);
   return a;
