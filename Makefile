@@ -4,6 +4,7 @@
 #   make demo         install what is missing, build, tune an example on the default device
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
 #   make install      install into $(PREFIX) (default /usr/local)
+#   make bench-space  time building and counting large tuning spaces
 #   make clean
 
 PREFIX ?= /usr/local
@@ -32,7 +33,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install clean
+.PHONY: all deps demo check test asan install clean bench-space
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -89,6 +90,17 @@ check: deps
 # The suite once, without the sanitizer run (quicker while developing).
 test: all
 	@scripts/check.sh --quick
+
+# Benchmarks: figures for bench/RESULTS.md. The space benchmark reads the
+# CLBlast Xgemm dataset beside the repository.
+DATASETS ?= ../shared/datasets
+
+$(B)/bench_space: bench/space/bench_space.c $(OBJ)
+	@echo "  LD      $@"
+	@$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(LUA_LIB) -Wl,-E -lz $(LIBS)
+
+bench-space: deps $(B)/bench_space
+	$(B)/bench_space $(DATASETS)/gemm_RTX_3090.json.gz
 
 install: all
 	install -d $(PREFIX)/bin $(LUA_CMOD) $(LUA_LMOD)/ktlua

@@ -133,25 +133,18 @@ static bool equal(const kt_value *a, const kt_value *b) {
 
 /* ---- the machine ---- */
 
+static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err);
+
 static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *err) {
-  bool i = ints(a, b);
-  uint64_t x = (uint64_t)a->u.i, y = (uint64_t)b->u.i;
+  if (ints(a, b) && in->op != OP_DIV) return arith_ints(in, &a->u.i, b->u.i, err);
+  double x = num(a), y = num(b);
   switch ((expr_op)in->op) {
-    case OP_ADD: *a = i ? vint(wrap(x + y)) : vfloat(num(a) + num(b)); break;
-    case OP_SUB: *a = i ? vint(wrap(x - y)) : vfloat(num(a) - num(b)); break;
-    case OP_MUL: *a = i ? vint(wrap(x * y)) : vfloat(num(a) * num(b)); break;
-    case OP_DIV: *a = vfloat(num(a) / num(b)); break;
-    case OP_IDIV:
-    case OP_MOD:
-      if (i && b->u.i == 0)
-        return kt_fail(err, "at character %u: integer %s by zero", (unsigned)in->pos,
-                       in->op == OP_MOD ? "modulo" : "division");
-      if (in->op == OP_IDIV)
-        *a = i ? vint(floor_div(a->u.i, b->u.i)) : vfloat(floor(num(a) / num(b)));
-      else
-        *a = i ? vint(floor_mod(a->u.i, b->u.i)) : vfloat(float_mod(num(a), num(b)));
-      break;
-    default: break;
+    case OP_ADD: *a = vfloat(x + y); break;
+    case OP_SUB: *a = vfloat(x - y); break;
+    case OP_MUL: *a = vfloat(x * y); break;
+    case OP_DIV: *a = vfloat(x / y); break;
+    case OP_IDIV: *a = vfloat(floor(x / y)); break;
+    default: *a = vfloat(float_mod(x, y)); break;
   }
   return 0;
 }
@@ -234,4 +227,80 @@ int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err) {
   kt_value v;
   if (kt_expr_eval(e, vals, &v, err)) return -1;
   return v.u.i != 0;
+}
+
+/* ---- the machine for integers alone ---- */
+
+bool kt_expr_integer(const kt_expr *e) {
+  for (size_t i = 0; i < e->nconsts; i++)
+    if (e->consts[i].type != KT_VINT) return false;
+  for (size_t pc = 0; pc < e->ncode; pc++) {
+    const expr_ins *in = &e->code[pc];
+    if (in->op == OP_DIV || (in->op == OP_CALL && (in->arg == FN_SQRT || in->arg == FN_POW)))
+      return false;
+  }
+  return true;
+}
+
+static bool compare_ints(expr_op op, int64_t a, int64_t b) {
+  switch (op) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_LT: return a < b;
+    case OP_LE: return a <= b;
+    case OP_GT: return a > b;
+    default: return a >= b;
+  }
+}
+
+/* min, max and abs; floor and ceil leave integers as they are. */
+static int64_t call_ints(expr_fn fn, const int64_t *args, int n) {
+  int64_t x = args[0];
+  for (int k = 1; k < n; k++)
+    if (fn == FN_MIN ? args[k] < x : args[k] > x) x = args[k];
+  return fn == FN_ABS && x < 0 ? wrap(0u - (uint64_t)x) : x;
+}
+
+static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) {
+  uint64_t x = (uint64_t)*a, y = (uint64_t)b;
+  switch ((expr_op)in->op) {
+    case OP_ADD: *a = wrap(x + y); return 0;
+    case OP_SUB: *a = wrap(x - y); return 0;
+    case OP_MUL: *a = wrap(x * y); return 0;
+    default:
+      if (b == 0)
+        return kt_fail(err, "at character %u: integer %s by zero", (unsigned)in->pos,
+                       in->op == OP_MOD ? "modulo" : "division");
+      *a = in->op == OP_MOD ? floor_mod(*a, b) : floor_div(*a, b);
+      return 0;
+  }
+}
+
+int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err) {
+  int64_t st[EXPR_STACK];
+  int sp = -1;
+  for (size_t pc = 0; pc < e->ncode; pc++) {
+    const expr_ins *in = &e->code[pc];
+    switch ((expr_op)in->op) {
+      case OP_CONST: st[++sp] = e->consts[in->arg].u.i; break;
+      case OP_VAR: st[++sp] = vals[in->arg]; break;
+      case OP_NEG: st[sp] = wrap(0u - (uint64_t)st[sp]); break;
+      case OP_NOT: st[sp] = !st[sp]; break;
+      case OP_AND: if (!st[sp]) pc = in->arg - 1; else sp--; break;
+      case OP_OR: if (st[sp]) pc = in->arg - 1; else sp--; break;
+      case OP_CALL:
+        sp -= in->nargs - 1;
+        st[sp] = call_ints((expr_fn)in->arg, &st[sp], in->nargs);
+        break;
+      case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        sp--;
+        st[sp] = compare_ints((expr_op)in->op, st[sp], st[sp + 1]);
+        break;
+      default:
+        sp--;
+        if (arith_ints(in, &st[sp], st[sp + 1], err)) return -1;
+        break;
+    }
+  }
+  return st[0] != 0;
 }

@@ -147,6 +147,26 @@ static int expr_check(const kt_value *const *vals, size_t n, void *ud, kt_error 
   return kt_expr_test(ud, vals, err);
 }
 
+/* Expressions that read at most this many names of integer parameters run
+** on the expression machine for integers. */
+#define INT_NAMES 32
+
+static int expr_check_ints(const kt_value *const *vals, size_t n, void *ud, kt_error *err) {
+  int64_t x[INT_NAMES];
+  for (size_t i = 0; i < n; i++) x[i] = vals[i]->u.i;
+  return kt_expr_test_ints(ud, x, err);
+}
+
+static bool on_integers(const kt_space *s, const kt_expr *e) {
+  if (!kt_expr_integer(e) || kt_expr_nvars(e) > INT_NAMES) return false;
+  for (size_t i = 0; i < kt_expr_nvars(e); i++) {
+    const kt_param *p = &s->params[kt_space_find(s, kt_expr_var(e, i))];
+    for (size_t v = 0; v < p->nvalues; v++)
+      if (p->values[v].type != KT_VINT) return false;
+  }
+  return true;
+}
+
 int kt_space_check_names(const kt_space *s, const kt_expr *e, kt_error *err) {
   if (kt_expr_nvars(e) == 0) return kt_fail(err, "the expression reads no parameter");
   for (size_t i = 0; i < kt_expr_nvars(e); i++) {
@@ -185,7 +205,8 @@ int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *const
   if (names && label) {
     for (size_t i = 0; i < n; i++) names[i] = kt_expr_var(e, i);
     sprintf(label, "constraint '%s'", text);
-    kt_constraint_def d = {names, n, expr_check, NULL, e, kt_expr_free, label, tag, true};
+    kt_constraint_fn fn = on_integers(s, e) ? expr_check_ints : expr_check;
+    kt_constraint_def d = {names, n, fn, NULL, e, kt_expr_free, label, tag, true};
     e = NULL; /* the space owns it from here */
     rc = kt_space_add_constraint_def(s, &d, err);
   }

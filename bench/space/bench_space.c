@@ -1,0 +1,365 @@
+/*
+** bench_space.c: how fast spaces are built and counted.
+**
+**   build/bench_space [--quick] [gemm_dataset.json.gz]      (make bench-space)
+**
+** (a) the CLBlast Xgemm space whose parameters a Kernel Tuner cache file
+**     records (15 parameters, 82,944 combinations) under CLBlast's seven
+**     divisibility constraints;
+** (b) GEMM tiles and work per thread over 1..N: 2^30 combinations;
+** each with expression constraints (1 thread and every processor), with
+** the same constraints as Lua functions through the ktlua module, and by
+** filtering the Cartesian product with the same compiled expressions, the
+** baseline that pruned generation is compared with. --quick filters a
+** sixteenth of (b)'s product and scales the time up (marked as such).
+** Times are medians of several runs of building the space from nothing:
+** declaring the parameters and constraints, generating, counting.
+*/
+#include <ctype.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "../../core/space.h"
+
+int luaopen_ktlua(lua_State *L);
+
+typedef struct param_def {
+  char name[32];
+  kt_value values[64];
+  size_t n;
+} param_def;
+
+typedef struct space_def {
+  const char *name;
+  param_def params[16];
+  size_t nparams;
+  const char *const *constraints;
+  size_t ncons;
+} space_def;
+
+/* ---- the spaces ---- */
+
+static const char *const xgemm_constraints[] = {
+    "KWG % KWI == 0",
+    "MWG % (MDIMC*VWM) == 0",
+    "NWG % (NDIMC*VWN) == 0",
+    "MWG % (MDIMA*VWM) == 0",
+    "NWG % (NDIMB*VWN) == 0",
+    "KWG % ((MDIMC*NDIMC)/MDIMA) == 0",
+    "KWG % ((MDIMC*NDIMC)/NDIMB) == 0",
+};
+
+static const char *const tiles_constraints[] = {
+    "MWG % (MDIMC*VWM) == 0",
+    "NWG % (NDIMC*VWN) == 0",
+    "MDIMC*NDIMC >= 16 && MDIMC*NDIMC <= 256",
+    "KWG % MDIMC == 0",
+    "KWG % NDIMC == 0",
+};
+
+static void add_range(space_def *d, const char *name, int64_t lo, int64_t hi, int64_t mul) {
+  param_def *p = &d->params[d->nparams++];
+  snprintf(p->name, sizeof p->name, "%s", name);
+  for (int64_t v = lo; v <= hi; v = mul > 1 ? v * mul : v + 1)
+    p->values[p->n++] = (kt_value){.type = KT_VINT, .u.i = v};
+}
+
+static void tiles_space(space_def *d) {
+  memset(d, 0, sizeof *d);
+  d->name = "(b) GEMM tiles 1..64";
+  add_range(d, "MWG", 1, 64, 1);
+  add_range(d, "NWG", 1, 64, 1);
+  add_range(d, "KWG", 1, 64, 1);
+  add_range(d, "MDIMC", 1, 16, 1);
+  add_range(d, "NDIMC", 1, 16, 1);
+  add_range(d, "VWM", 1, 8, 2);
+  add_range(d, "VWN", 1, 8, 2);
+  d->constraints = tiles_constraints;
+  d->ncons = sizeof tiles_constraints / sizeof *tiles_constraints;
+}
+
+/* ---- the dataset: just the parameters of its tune_params ---- */
+
+static char *read_gz(const char *path) {
+  gzFile f = gzopen(path, "rb");
+  if (!f) return NULL;
+  size_t n = 0, cap = 1 << 20;
+  char *buf = malloc(cap);
+  int got;
+  while (buf && (got = gzread(f, buf + n, (unsigned)(cap - n - 1))) > 0) {
+    n += (size_t)got;
+    if (cap - n - 1 == 0) buf = realloc(buf, cap *= 2);
+  }
+  gzclose(f);
+  if (buf) buf[n] = '\0';
+  return buf;
+}
+
+/* After "key": in text, or NULL. */
+static const char *after_key(const char *text, const char *key) {
+  char quoted[64];
+  snprintf(quoted, sizeof quoted, "\"%s\"", key);
+  for (const char *at = strstr(text, quoted); at; at = strstr(at + 1, quoted)) {
+    const char *p = at + strlen(quoted);
+    while (isspace((unsigned char)*p)) p++;
+    if (*p == ':') return p + 1;
+  }
+  return NULL;
+}
+
+static int xgemm_space(space_def *d, const char *text) {
+  memset(d, 0, sizeof *d);
+  d->name = "(a) CLBlast Xgemm";
+  d->constraints = xgemm_constraints;
+  d->ncons = sizeof xgemm_constraints / sizeof *xgemm_constraints;
+  const char *keys = after_key(text, "tune_params_keys"), *values = after_key(text, "tune_params");
+  if (!keys || !values) return -1;
+  for (const char *p = strchr(keys, '"'); p && p < strchr(keys, ']'); p = strchr(p + 1, '"')) {
+    param_def *par = &d->params[d->nparams++];
+    const char *end = strchr(p + 1, '"');
+    snprintf(par->name, sizeof par->name, "%.*s", (int)(end - p - 1), p + 1);
+    const char *list = strchr(after_key(values, par->name), '[') + 1;
+    for (char *next; *list != ']'; list = next + (*next == ',')) {
+      par->values[par->n++] = (kt_value){.type = KT_VINT, .u.i = strtoll(list, &next, 10)};
+      while (isspace((unsigned char)*next)) next++;
+    }
+    p = end;
+  }
+  return 0;
+}
+
+/* ---- building with expressions ---- */
+
+static int build_exprs(const space_def *d, unsigned threads, uint64_t *count, kt_error *err) {
+  kt_space *s = kt_space_new(err);
+  int rc = s ? 0 : -1;
+  for (size_t i = 0; i < d->nparams && rc == 0; i++)
+    rc = kt_space_add_param(s, d->params[i].name, d->params[i].values, d->params[i].n, err);
+  for (size_t c = 0; c < d->ncons && rc == 0; c++)
+    rc = kt_space_add_expr(s, d->constraints[c], NULL, 0, 0, err);
+  if (rc == 0) kt_space_set_threads(s, threads);
+  if (rc == 0) rc = kt_space_generate(s, err);
+  if (rc == 0) *count = kt_space_count(s);
+  kt_space_free(s);
+  return rc;
+}
+
+/* ---- the baseline: every combination through every constraint ---- */
+
+typedef struct compiled {
+  kt_expr *e;
+  size_t vars[16]; /* parameter of each name */
+} compiled;
+
+static uint64_t filter(const space_def *d, const compiled *cs, size_t first_values) {
+  uint32_t vi[16] = {0};
+  const kt_value *args[16];
+  uint64_t valid = 0;
+  kt_error err;
+  for (;;) {
+    int ok = 1;
+    for (size_t c = 0; c < d->ncons && ok == 1; c++) {
+      for (size_t j = 0; j < kt_expr_nvars(cs[c].e); j++)
+        args[j] = &d->params[cs[c].vars[j]].values[vi[cs[c].vars[j]]];
+      ok = kt_expr_test(cs[c].e, args, &err);
+    }
+    valid += ok == 1;
+    size_t p = d->nparams;
+    while (p-- > 0) {
+      size_t n = p == 0 ? first_values : d->params[p].n;
+      if (++vi[p] < n) break;
+      vi[p] = 0;
+    }
+    if (p == SIZE_MAX) return valid;
+  }
+}
+
+static int filter_product(const space_def *d, size_t first_values, uint64_t *count,
+                          kt_error *err) {
+  compiled cs[16];
+  size_t n = 0;
+  int rc = 0;
+  for (; n < d->ncons && rc == 0; n++) {
+    if (!(cs[n].e = kt_expr_parse(d->constraints[n], err))) {
+      rc = -1;
+      break;
+    }
+    for (size_t j = 0; j < kt_expr_nvars(cs[n].e); j++)
+      for (size_t p = 0; p < d->nparams; p++)
+        if (strcmp(d->params[p].name, kt_expr_var(cs[n].e, j)) == 0) cs[n].vars[j] = p;
+  }
+  if (rc == 0) *count = filter(d, cs, first_values);
+  for (size_t c = 0; c < n; c++) kt_expr_free(cs[c].e);
+  return rc;
+}
+
+/* ---- building with Lua functions, through the ktlua module ---- */
+
+static const char *const lua_builder =
+    "local kt = require 'ktlua'\n"
+    "local tuner = kt.tuner()\n"
+    "return function(params, constraints)\n"
+    "  local k = tuner:kernel{ source = '__kernel void k(__global float *a) {}', name = 'k', global = 64 }\n"
+    "  for _, p in ipairs(params) do k:param(p[1], p[2]) end\n"
+    "  for _, c in ipairs(constraints) do\n"
+    "    local args = table.concat(c[2], ', ')\n"
+    "    local body = c[1]:gsub('&&', 'and'):gsub('||', 'or'):gsub('!=', '~=')\n"
+    "    k:constraint(c[2], load('return function(' .. args .. ') return ' .. body .. ' end')())\n"
+    "  end\n"
+    "  return k:space():count()\n"
+    "end\n";
+
+static void push_def(lua_State *L, const space_def *d) {
+  lua_createtable(L, (int)d->nparams, 0);
+  for (size_t i = 0; i < d->nparams; i++) {
+    lua_createtable(L, 2, 0);
+    lua_pushstring(L, d->params[i].name);
+    lua_rawseti(L, -2, 1);
+    lua_createtable(L, (int)d->params[i].n, 0);
+    for (size_t v = 0; v < d->params[i].n; v++) {
+      lua_pushinteger(L, d->params[i].values[v].u.i);
+      lua_rawseti(L, -2, (lua_Integer)v + 1);
+    }
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_createtable(L, (int)d->ncons, 0);
+  for (size_t c = 0; c < d->ncons; c++) {
+    kt_error err;
+    kt_expr *e = kt_expr_parse(d->constraints[c], &err);
+    lua_createtable(L, 2, 0);
+    lua_pushstring(L, d->constraints[c]);
+    lua_rawseti(L, -2, 1);
+    lua_createtable(L, 4, 0);
+    for (size_t j = 0; e && j < kt_expr_nvars(e); j++) {
+      lua_pushstring(L, kt_expr_var(e, j));
+      lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    kt_expr_free(e);
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, (lua_Integer)c + 1);
+  }
+}
+
+static int build_lua(lua_State *L, const space_def *d, uint64_t *count, kt_error *err) {
+  lua_pushvalue(L, 1); /* the builder */
+  push_def(L, d);
+  if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+    kt_fail(err, "%s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return -1;
+  }
+  *count = (uint64_t)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* ---- measuring ---- */
+
+typedef enum how { BY_EXPRS, BY_PRODUCT, BY_LUA } how;
+
+typedef struct run {
+  const space_def *d;
+  how how;
+  unsigned threads;
+  size_t first_values; /* BY_PRODUCT: values of the first parameter filtered */
+  lua_State *L;
+} run;
+
+static int once(const run *r, uint64_t *count, kt_error *err) {
+  switch (r->how) {
+    case BY_EXPRS: return build_exprs(r->d, r->threads, count, err);
+    case BY_PRODUCT: return filter_product(r->d, r->first_values, count, err);
+    default: return build_lua(r->L, r->d, count, err);
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median time of `repeats` runs, in nanoseconds. */
+static double measure(const run *r, int repeats, uint64_t *count) {
+  double t[16];
+  for (int i = 0; i < repeats; i++) {
+    kt_error err;
+    int64_t t0 = kt_now_ns();
+    if (once(r, count, &err)) {
+      fprintf(stderr, "bench_space: %s: %s\n", r->d->name, err.msg);
+      exit(1);
+    }
+    t[i] = (double)(kt_now_ns() - t0);
+  }
+  qsort(t, (size_t)repeats, sizeof *t, cmp_double);
+  return t[repeats / 2];
+}
+
+static double product(const space_def *d) {
+  double n = 1;
+  for (size_t i = 0; i < d->nparams; i++) n *= (double)d->params[i].n;
+  return n;
+}
+
+static void report(const run *r, const char *how, double ns, uint64_t valid, double scale,
+                   double baseline_ns) {
+  char speedup[32] = "";
+  if (baseline_ns > 0) snprintf(speedup, sizeof speedup, "%10.0fx", baseline_ns / ns);
+  printf("%-22s %-24s %7u %14.0f %10llu %12.3f %10.1f %s%s\n", r->d->name, how, r->threads,
+         product(r->d), (unsigned long long)valid, ns / 1e6, valid ? ns / (double)valid : 0,
+         speedup, scale > 1 ? "  (scaled from a sixteenth)" : "");
+}
+
+static void bench(const space_def *d, lua_State *L, unsigned cpus, bool quick, int repeats) {
+  uint64_t valid, filtered;
+  run exprs1 = {d, BY_EXPRS, 1, 0, NULL}, exprsn = {d, BY_EXPRS, cpus, 0, NULL};
+  run lua = {d, BY_LUA, 1, 0, L};
+  size_t first = d->params[0].n, part = quick && product(d) > 1e8 ? first / 16 : first;
+  run prod = {d, BY_PRODUCT, 1, part, NULL};
+  double scale = (double)first / (double)part;
+  double base = measure(&prod, product(d) < 1e7 ? repeats : 1, &filtered) * scale;
+  double one = measure(&exprs1, repeats, &valid);
+  report(&exprs1, "expressions", one, valid, 1, base);
+  if (cpus > 1) report(&exprsn, "expressions", measure(&exprsn, repeats, &valid), valid, 1, base);
+  report(&lua, "Lua functions", measure(&lua, repeats > 3 ? 3 : repeats, &valid), valid, 1, base);
+  report(&prod, "product filter (expr.)", base, part == first ? filtered : valid, scale, 0);
+  if (part == first && filtered != valid) {
+    fprintf(stderr, "bench_space: the product filter found %llu, generation %llu\n",
+            (unsigned long long)filtered, (unsigned long long)valid);
+    exit(1);
+  }
+}
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  const char *dataset = argc > 1 + quick ? argv[1 + quick] : "../shared/datasets/gemm_RTX_3090.json.gz";
+  char *text = read_gz(dataset);
+  space_def xgemm, tiles;
+  if (!text || xgemm_space(&xgemm, text)) {
+    fprintf(stderr, "bench_space: cannot read the parameters of %s\n", dataset);
+    return 1;
+  }
+  free(text);
+  tiles_space(&tiles);
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  luaL_requiref(L, "ktlua", luaopen_ktlua, 0);
+  lua_pop(L, 1);
+  if (luaL_loadstring(L, lua_builder) || lua_pcall(L, 0, 1, 0)) {
+    fprintf(stderr, "bench_space: %s\n", lua_tostring(L, -1));
+    return 1;
+  }
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  printf("%-22s %-24s %7s %14s %10s %12s %10s %11s\n", "space", "constraints", "threads",
+         "combinations", "valid", "time_ms", "ns/valid", "vs product");
+  bench(&xgemm, L, cpus > 1 ? (unsigned)cpus : 1, quick, 15);
+  bench(&tiles, L, cpus > 1 ? (unsigned)cpus : 1, quick, 5);
+  lua_close(L);
+  return 0;
+}
