@@ -103,9 +103,9 @@ static int level_grow(builder *b, size_t c) {
   bool last = c + 1 == b->t->n;
   void *vals = realloc(l->vals, cap * l->width);
   if (vals) l->vals = vals;
-  uint32_t *first = last ? NULL : realloc(l->first, (cap + 1) * sizeof *first);
+  void *first = last ? NULL : realloc(l->first, (cap + 1) * sizeof(uint32_t));
   if (first) l->first = first;
-  uint32_t *parent = c == 0 ? NULL : realloc(l->parent, cap * sizeof *parent);
+  void *parent = c == 0 ? NULL : realloc(l->parent, cap * sizeof(uint32_t));
   if (parent) l->parent = parent;
   if (!vals || (!last && !first) || (c > 0 && !parent))
     return kt_fail(b->err, "out of memory storing the valid configurations");
@@ -117,8 +117,8 @@ static int push_node(builder *b, size_t c, uint32_t v) {
   if (level_grow(b, c)) return -1;
   kt_trie_level *l = &b->t->levels[c];
   kt_cell_put(l->vals, l->width, l->n, v);
-  if (c > 0) l->parent[l->n] = b->t->levels[c - 1].n - 1;
-  if (l->first) l->first[l->n] = b->t->levels[c + 1].n;
+  if (c > 0) kt_cell_put(l->parent, 4, l->n, b->t->levels[c - 1].n - 1);
+  if (l->first) kt_cell_put(l->first, 4, l->n, b->t->levels[c + 1].n);
   l->n++;
   return 0;
 }
@@ -133,9 +133,29 @@ static int build_levels(kt_trie *t, const rows *r, kt_error *err) {
     for (size_t c = from; c < r->ncols && rc == 0; c++) rc = push_node(&b, c, row_cell(r, i, c));
   }
   for (size_t c = 0; c + 1 < r->ncols && rc == 0; c++)
-    if (t->levels[c].first) t->levels[c].first[t->levels[c].n] = t->levels[c + 1].n;
+    if (t->levels[c].first) kt_cell_put(t->levels[c].first, 4, t->levels[c].n, t->levels[c + 1].n);
   free(cap);
   return rc;
+}
+
+/* Rewrites n 4-byte entries with `width` bytes each, in place, and gives
+** back the room saved. */
+static void *narrow(void *cells, size_t n, unsigned width) {
+  if (!cells) return NULL;
+  for (size_t i = 0; i < n; i++) kt_cell_put(cells, width, i, kt_cell_get(cells, 4, i));
+  void *smaller = realloc(cells, n * width + 1);
+  return smaller ? smaller : cells;
+}
+
+/* Built with 4-byte links, the levels keep them as narrow as they can. */
+static void narrow_links(kt_trie *t) {
+  for (size_t c = 0; c < t->n; c++) {
+    kt_trie_level *l = &t->levels[c];
+    l->first_width = c + 1 < t->n ? kt_index_width((uint64_t)t->levels[c + 1].n + 1) : 0;
+    l->parent_width = c > 0 ? kt_index_width(t->levels[c - 1].n) : 0;
+    l->first = narrow(l->first, (size_t)l->n + 1, l->first_width);
+    l->parent = narrow(l->parent, l->n, l->parent_width);
+  }
 }
 
 int kt_trie_build(kt_trie *t, void *data, unsigned width, size_t ncols, uint64_t nrows,
@@ -148,6 +168,7 @@ int kt_trie_build(kt_trie *t, void *data, unsigned width, size_t ncols, uint64_t
     t->n = ncols;
     for (size_t c = 0; c < ncols; c++) t->levels[c].width = kt_index_width(nvalues[c]);
     rc = build_levels(t, &r, err);
+    if (rc == 0) narrow_links(t);
   }
   free(r.data);
   if (rc) kt_trie_free(t);
@@ -170,7 +191,7 @@ size_t kt_trie_bytes(const kt_trie *t) {
   size_t bytes = 0;
   for (size_t c = 0; c < t->n; c++) {
     const kt_trie_level *l = &t->levels[c];
-    bytes += (size_t)l->n * (l->width + (l->parent ? 4 : 0)) + (l->first ? (l->n + 1) * 4u : 0);
+    bytes += (size_t)l->n * (l->width + l->parent_width) + ((size_t)l->n + 1) * l->first_width;
   }
   return bytes;
 }
@@ -182,7 +203,7 @@ void kt_trie_get(const kt_trie *t, uint64_t leaf, uint32_t *out, const size_t *w
   for (size_t c = t->n; c-- > 0;) {
     const kt_trie_level *l = &t->levels[c];
     out[where[c]] = kt_cell_get(l->vals, l->width, node);
-    if (c > 0) node = l->parent[node];
+    if (c > 0) node = kt_cell_get(l->parent, l->parent_width, node);
   }
 }
 
@@ -207,8 +228,8 @@ int kt_trie_find(const kt_trie *t, const uint32_t *in, const size_t *where, uint
     const kt_trie_level *l = &t->levels[c];
     if (find_child(l, lo, hi, in[where[c]], &node)) return 1;
     if (l->first) {
-      lo = l->first[node];
-      hi = l->first[node + 1];
+      lo = kt_cell_get(l->first, l->first_width, node);
+      hi = kt_cell_get(l->first, l->first_width, node + 1);
     }
   }
   *leaf = node;

@@ -4,8 +4,8 @@
 ** slowest) and tuple i is the tree's i-th leaf, so that index -> tuple
 ** follows parent links up and tuple -> index follows children down: both
 ** take time proportional to the tuple's length. Shared prefixes are
-** stored once; each node costs its value (1, 2 or 4 bytes, by the number
-** of values its position can take) and one or two 32-bit links.
+** stored once; each node costs its value and one or two links, each 1, 2
+** or 4 bytes: as narrow as the number of values or of nodes it counts.
 */
 #ifndef KT_TRIE_H
 #define KT_TRIE_H
@@ -13,11 +13,11 @@
 #include "kt.h"
 
 typedef struct kt_trie_level {
-  void *vals;       /* the value index of each node, `width` bytes each */
-  unsigned width;
-  uint32_t *first;  /* node i's children in the next level are first[i] ..
+  void *vals;       /* the value index of each node */
+  void *first;      /* node i's children in the next level are first[i] ..
                        first[i+1]-1; NULL at the last level */
-  uint32_t *parent; /* the node above, in the previous level; NULL at level 0 */
+  void *parent;     /* the node above, in the previous level; NULL at level 0 */
+  unsigned width, first_width, parent_width; /* bytes per entry of each */
   uint32_t n;
 } kt_trie_level;
 

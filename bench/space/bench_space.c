@@ -136,7 +136,8 @@ static int xgemm_space(space_def *d, const char *text) {
 
 /* ---- building with expressions ---- */
 
-static int build_exprs(const space_def *d, unsigned threads, uint64_t *count, kt_error *err) {
+static int build_exprs(const space_def *d, unsigned threads, uint64_t *count, size_t *bytes,
+                       kt_error *err) {
   kt_space *s = kt_space_new(err);
   int rc = s ? 0 : -1;
   for (size_t i = 0; i < d->nparams && rc == 0; i++)
@@ -146,6 +147,7 @@ static int build_exprs(const space_def *d, unsigned threads, uint64_t *count, kt
   if (rc == 0) kt_space_set_threads(s, threads);
   if (rc == 0) rc = kt_space_generate(s, err);
   if (rc == 0) *count = kt_space_count(s);
+  if (rc == 0) *bytes = kt_space_bytes(s);
   kt_space_free(s);
   return rc;
 }
@@ -270,11 +272,12 @@ typedef struct run {
   unsigned threads;
   size_t first_values; /* BY_PRODUCT: values of the first parameter filtered */
   lua_State *L;
+  size_t bytes;        /* BY_EXPRS: what the valid configurations take */
 } run;
 
-static int once(const run *r, uint64_t *count, kt_error *err) {
+static int once(run *r, uint64_t *count, kt_error *err) {
   switch (r->how) {
-    case BY_EXPRS: return build_exprs(r->d, r->threads, count, err);
+    case BY_EXPRS: return build_exprs(r->d, r->threads, count, &r->bytes, err);
     case BY_PRODUCT: return filter_product(r->d, r->first_values, count, err);
     default: return build_lua(r->L, r->d, count, err);
   }
@@ -286,7 +289,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* The median time of `repeats` runs, in nanoseconds. */
-static double measure(const run *r, int repeats, uint64_t *count) {
+static double measure(run *r, int repeats, uint64_t *count) {
   double t[16];
   for (int i = 0; i < repeats; i++) {
     kt_error err;
@@ -318,10 +321,10 @@ static void report(const run *r, const char *how, double ns, uint64_t valid, dou
 
 static void bench(const space_def *d, lua_State *L, unsigned cpus, bool quick, int repeats) {
   uint64_t valid, filtered;
-  run exprs1 = {d, BY_EXPRS, 1, 0, NULL}, exprsn = {d, BY_EXPRS, cpus, 0, NULL};
-  run lua = {d, BY_LUA, 1, 0, L};
+  run exprs1 = {d, BY_EXPRS, 1, 0, NULL, 0}, exprsn = {d, BY_EXPRS, cpus, 0, NULL, 0};
+  run lua = {d, BY_LUA, 1, 0, L, 0};
   size_t first = d->params[0].n, part = quick && product(d) > 1e8 ? first / 16 : first;
-  run prod = {d, BY_PRODUCT, 1, part, NULL};
+  run prod = {d, BY_PRODUCT, 1, part, NULL, 0};
   double scale = (double)first / (double)part;
   double base = measure(&prod, product(d) < 1e7 ? repeats : 1, &filtered) * scale;
   double one = measure(&exprs1, repeats, &valid);
@@ -329,6 +332,8 @@ static void bench(const space_def *d, lua_State *L, unsigned cpus, bool quick, i
   if (cpus > 1) report(&exprsn, "expressions", measure(&exprsn, repeats, &valid), valid, 1, base);
   report(&lua, "Lua functions", measure(&lua, repeats > 3 ? 3 : repeats, &valid), valid, 1, base);
   report(&prod, "product filter (expr.)", base, part == first ? filtered : valid, scale, 0);
+  printf("%-22s the valid configurations take %zu bytes, %.2f per configuration\n", d->name,
+         exprs1.bytes, (double)exprs1.bytes / (double)(valid ? valid : 1));
   if (part == first && filtered != valid) {
     fprintf(stderr, "bench_space: the product filter found %llu, generation %llu\n",
             (unsigned long long)filtered, (unsigned long long)valid);
