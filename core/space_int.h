@@ -21,12 +21,29 @@ typedef struct constraint {
   bool pure;
 } constraint;
 
+/* A sequence of parameters to bind, in generation order. Once split_at of
+** them are bound, the rest falls apart into parts that no constraint
+** links (each part's constraints read only bound parameters besides its
+** own): the parts are walked one by one and their tuples combined, rather
+** than walking each part once for every tuple of the others. */
+typedef struct seqplan {
+  size_t *params;
+  size_t *depth;   /* each parameter's depth in the group's order */
+  size_t n;
+  size_t split_at; /* n: the sequence never splits */
+  struct seqplan *parts;
+  size_t nparts;
+  size_t id;       /* numbers the plans of a group from 0 */
+} seqplan;
+
 typedef struct group {
   size_t *params;  /* parameter indices in declaration order */
   size_t n;
   size_t *order;   /* the same parameters in generation order */
   size_t **checks; /* per depth of the walk: constraints complete there */
   size_t *nchecks;
+  seqplan plan;    /* the whole order, and how it splits */
+  size_t nplans;
   bool pure;       /* every constraint may run on worker threads */
   kt_trie trie;    /* valid tuples; no levels: one free parameter */
   uint64_t count;

@@ -6,9 +6,17 @@
 
 #include "space_int.h"
 
+static void seqplan_clear(seqplan *sp) {
+  for (size_t k = 0; k < sp->nparts; k++) seqplan_clear(&sp->parts[k]);
+  free(sp->parts);
+  free(sp->params);
+  free(sp->depth);
+}
+
 void free_groups(group *groups, size_t n) {
   for (size_t g = 0; g < n; g++) {
     group *gr = &groups[g];
+    seqplan_clear(&gr->plan);
     for (size_t d = 0; d < gr->n && gr->checks; d++) free(gr->checks[d]);
     free(gr->checks);
     free(gr->nchecks);
@@ -136,6 +144,89 @@ static int plan_checks(const scope *sc, size_t g, group *gr, kt_error *err) {
   return 0;
 }
 
+/* ---- splitting into parts ---- */
+
+/* Numbers the parameters of sp from position `from` by part: constraints
+** of the group join the parameters they read that are not bound yet.
+** Returns the number of parts; part[i] is the part of sp->params[i]. */
+static size_t find_parts(const scope *sc, size_t g, const seqplan *sp, size_t from,
+                         size_t *parent, size_t *part) {
+  const kt_space *s = sc->s;
+  for (size_t i = from; i < sp->n; i++) parent[i] = i;
+  for (size_t c = 0; c < s->ncons; c++) {
+    if (!in_group(sc, c, g)) continue;
+    size_t first = SIZE_MAX;
+    for (size_t j = 0; j < s->cons[c].n; j++)
+      for (size_t i = from; i < sp->n; i++) {
+        if (sp->params[i] != s->cons[c].params[j]) continue;
+        if (first == SIZE_MAX) first = i;
+        size_t a = uf_find(parent, first), b = uf_find(parent, i);
+        if (a != b) parent[a > b ? a : b] = a < b ? a : b;
+      }
+  }
+  size_t nparts = 0;
+  for (size_t i = from; i < sp->n; i++) {
+    size_t root = uf_find(parent, i);
+    part[i] = root == i ? nparts++ : part[root];
+  }
+  return nparts;
+}
+
+static int plan_sequence(const scope *sc, size_t g, seqplan *sp, size_t *nplans, kt_error *err);
+
+static int plan_parts(const scope *sc, size_t g, seqplan *sp, const size_t *part, size_t *nplans,
+                      kt_error *err) {
+  if (!(sp->parts = kt_calloc(sp->nparts, sizeof *sp->parts, err))) return -1;
+  for (size_t i = sp->split_at; i < sp->n; i++) sp->parts[part[i]].n++;
+  for (size_t k = 0; k < sp->nparts; k++) {
+    seqplan *q = &sp->parts[k];
+    q->params = kt_calloc(q->n, sizeof *q->params, err);
+    q->depth = kt_calloc(q->n, sizeof *q->depth, err);
+    if (!q->params || !q->depth) return -1;
+    q->n = 0;
+  }
+  for (size_t i = sp->split_at; i < sp->n; i++) {
+    seqplan *q = &sp->parts[part[i]];
+    q->params[q->n] = sp->params[i];
+    q->depth[q->n++] = sp->depth[i];
+  }
+  for (size_t k = 0; k < sp->nparts; k++)
+    if (plan_sequence(sc, g, &sp->parts[k], nplans, err)) return -1;
+  return 0;
+}
+
+/* Finds where the sequence first falls apart, and plans the parts. */
+static int plan_sequence(const scope *sc, size_t g, seqplan *sp, size_t *nplans, kt_error *err) {
+  sp->id = (*nplans)++;
+  sp->split_at = sp->n;
+  size_t *parent = kt_calloc(sp->n + 1, sizeof *parent, err);
+  size_t *part = kt_calloc(sp->n + 1, sizeof *part, err);
+  int rc = parent && part ? 0 : -1;
+  for (size_t i = 1; i < sp->n && rc == 0 && sp->split_at == sp->n; i++) {
+    size_t nparts = find_parts(sc, g, sp, i, parent, part);
+    if (nparts < 2) continue;
+    sp->split_at = i;
+    sp->nparts = nparts;
+    rc = plan_parts(sc, g, sp, part, nplans, err);
+  }
+  free(parent);
+  free(part);
+  return rc;
+}
+
+static int plan_group(const scope *sc, size_t g, group *gr, kt_error *err) {
+  seqplan *sp = &gr->plan;
+  sp->n = gr->n;
+  sp->params = kt_calloc(gr->n, sizeof *sp->params, err);
+  sp->depth = kt_calloc(gr->n, sizeof *sp->depth, err);
+  if (!sp->params || !sp->depth) return -1;
+  for (size_t d = 0; d < gr->n; d++) {
+    sp->params[d] = gr->order[d];
+    sp->depth[d] = d;
+  }
+  return plan_sequence(sc, g, sp, &gr->nplans, err);
+}
+
 static int fill_groups(const scope *sc, group *groups, size_t ngroups, bool *bound,
                        kt_error *err) {
   const kt_space *s = sc->s;
@@ -153,7 +244,7 @@ static int fill_groups(const scope *sc, group *groups, size_t ngroups, bool *bou
   }
   for (size_t g = 0; g < ngroups; g++) {
     choose_order(sc, &groups[g], bound);
-    if (plan_checks(sc, g, &groups[g], err)) return -1;
+    if (plan_checks(sc, g, &groups[g], err) || plan_group(sc, g, &groups[g], err)) return -1;
   }
   return 0;
 }

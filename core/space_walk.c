@@ -33,12 +33,12 @@ typedef struct walker {
   const group *g;
   uint32_t *vi;          /* a value index for every parameter */
   const kt_value **args; /* a constraint's arguments */
-  size_t end;            /* the depth at which a tuple is complete */
+  size_t end;            /* the depth at which a tuple of the group is complete */
   bool store;
   bool prefix;           /* store generation-order prefixes, not rows */
   unsigned width;        /* bytes per stored value index */
   rowbuf out;
-  uint64_t count;
+  rowbuf *parts;         /* per plan: the tuples of a part, 4 bytes per value */
   kt_error *err;
 } walker;
 
@@ -49,13 +49,17 @@ static int walker_init(walker *w, const kt_space *s, const group *g, kt_error *e
   *w = (walker){.s = s, .g = g, .end = g->n, .err = err};
   w->vi = kt_calloc(s->nparams + 1, sizeof *w->vi, err);
   w->args = kt_calloc(maxargs, sizeof *w->args, err);
-  if (w->vi && w->args) return 0;
+  w->parts = kt_calloc(g->nplans + 1, sizeof *w->parts, err);
+  if (w->vi && w->args && w->parts) return 0;
   free(w->vi);
   free(w->args);
+  free(w->parts);
   return -1;
 }
 
 static void walker_clear(walker *w) {
+  for (size_t i = 0; i < w->g->nplans; i++) free(w->parts[i].data);
+  free(w->parts);
   free(w->vi);
   free(w->args);
 }
@@ -88,36 +92,84 @@ static int check(walker *w, const constraint *c) {
   return rc;
 }
 
-static int emit(walker *w) {
-  w->count++;
-  if (!w->store) return 0;
-  size_t ncols = w->prefix ? w->end : w->g->n, rowbytes = ncols * w->width;
-  rowbuf *b = &w->out;
+/* Room for one more row of rowbytes at the end of b. */
+static char *next_row(walker *w, rowbuf *b, size_t rowbytes) {
   if (b->n == b->cap) {
     uint64_t cap = b->cap ? b->cap * 2 : 1024;
     char *grown = realloc(b->data, (size_t)cap * rowbytes);
     if (!grown)
-      return kt_fail(w->err, "out of memory: over %llu valid configurations in one group",
-                     (unsigned long long)b->n);
+      return kt_fail(w->err, "out of memory: over %llu valid tuples in one group",
+                     (unsigned long long)b->n), NULL;
     b->data = grown;
     b->cap = cap;
   }
-  char *row = b->data + (size_t)b->n++ * rowbytes;
-  const size_t *cols = w->prefix ? w->g->order : w->g->params;
-  for (size_t j = 0; j < ncols; j++) kt_cell_put(row, w->width, j, w->vi[cols[j]]);
+  return b->data + (size_t)b->n++ * rowbytes;
+}
+
+/* Stores the values of cols (ncols of them) as a row of b. */
+static int store_row(walker *w, rowbuf *b, const size_t *cols, size_t ncols, unsigned width) {
+  char *row = next_row(w, b, ncols * width);
+  if (!row) return -1;
+  for (size_t j = 0; j < ncols; j++) kt_cell_put(row, width, j, w->vi[cols[j]]);
   return 0;
 }
 
-static int walk(walker *w, size_t d) {
+/* One completion of the sequence sp, counted into *n: a tuple of the group
+** (root) or of a part. */
+static int complete(walker *w, const seqplan *sp, bool root, uint64_t *n) {
+  (*n)++;
+  if (!w->store) return 0;
+  if (!root) return store_row(w, &w->parts[sp->id], sp->params, sp->n, sizeof(uint32_t));
+  if (w->prefix) return store_row(w, &w->out, w->g->order, w->end, w->width);
+  return store_row(w, &w->out, w->g->params, w->g->n, w->width);
+}
+
+/* Binds every tuple of part k in turn, then those of the parts after it. */
+static int combine(walker *w, const seqplan *sp, size_t k, bool root, uint64_t *n) {
+  if (k == sp->nparts) return complete(w, sp, root, n);
+  const seqplan *q = &sp->parts[k];
+  const rowbuf *b = &w->parts[q->id];
+  for (uint64_t t = 0; t < b->n; t++) {
+    const uint32_t *tuple = (const uint32_t *)b->data + t * q->n;
+    for (size_t j = 0; j < q->n; j++) w->vi[q->params[j]] = tuple[j];
+    if (combine(w, sp, k + 1, root, n)) return -1;
+  }
+  return 0;
+}
+
+static int walk_seq(walker *w, const seqplan *sp, size_t i, bool root, uint64_t *n);
+
+/* The rest of sp falls apart: each part is walked once, and its tuples
+** are combined with those of the others (or only counted). */
+static int walk_split(walker *w, const seqplan *sp, bool root, uint64_t *n) {
+  uint64_t combos = 1;
+  for (size_t k = 0; k < sp->nparts; k++) {
+    const seqplan *q = &sp->parts[k];
+    uint64_t found = 0;
+    w->parts[q->id].n = 0;
+    if (walk_seq(w, q, 0, false, &found)) return -1;
+    if (found == 0) return 0;
+    if (__builtin_mul_overflow(combos, found, &combos)) combos = UINT64_MAX;
+  }
+  if (w->store) return combine(w, sp, 0, root, n);
+  if (__builtin_add_overflow(*n, combos, n))
+    return kt_fail(w->err, "more than 2^64 valid tuples in one group");
+  return 0;
+}
+
+/* Binds sp's parameters from position i on, pruning as it goes. */
+static int walk_seq(walker *w, const seqplan *sp, size_t i, bool root, uint64_t *n) {
+  if (i == (root ? w->end : sp->n)) return complete(w, sp, root, n);
+  if (i == sp->split_at) return walk_split(w, sp, root, n);
   const group *g = w->g;
-  size_t p = g->order[d];
+  size_t p = sp->params[i], d = sp->depth[i];
   uint32_t nv = (uint32_t)w->s->params[p].nvalues;
   for (uint32_t v = 0; v < nv; v++) {
     w->vi[p] = v;
     int ok = 1;
     for (size_t k = 0; k < g->nchecks[d] && ok == 1; k++) ok = check(w, &w->s->cons[g->checks[d][k]]);
     if (ok < 0) return -1;
-    if (ok && (d + 1 == w->end ? emit(w) : walk(w, d + 1))) return -1;
+    if (ok && walk_seq(w, sp, i + 1, root, n)) return -1;
   }
   return 0;
 }
@@ -164,9 +216,9 @@ static void run_tasks(worker *wk) {
     if (t >= pl->ntasks) break;
     for (size_t d = 0; d < pl->depth; d++) w.vi[pl->g->order[d]] = pl->prefixes[t * pl->depth + d];
     w.out = (rowbuf){0};
-    w.count = 0;
-    int rc = walk(&w, pl->depth);
-    pl->outs[t] = (task_out){w.out, w.count};
+    uint64_t count = 0;
+    int rc = walk_seq(&w, &pl->g->plan, pl->depth, true, &count);
+    pl->outs[t] = (task_out){w.out, count};
     if (rc) {
       wk->failed_task = t;
       atomic_store(&pl->failed, true);
@@ -219,11 +271,11 @@ static int run_pool(pool *pl, unsigned threads, tuples *out, kt_error *err) {
 }
 
 /* The prefix depth: enough subtrees for every thread, at least one
-** parameter left below it. */
+** parameter left below it, and no deeper than where the walk splits. */
 static size_t split_depth(const kt_space *s, const group *g, unsigned threads) {
   double prefixes = 1;
   size_t k = 0;
-  while (k + 1 < g->n && prefixes < (double)TASKS_PER_THREAD * threads)
+  while (k + 1 < g->n && k < g->plan.split_at && prefixes < (double)TASKS_PER_THREAD * threads)
     prefixes *= (double)s->params[g->order[k++]].nvalues;
   return k;
 }
@@ -235,9 +287,10 @@ static int walk_parallel(const kt_space *s, const group *g, unsigned threads, bo
   pw.end = split_depth(s, g, threads);
   pw.store = pw.prefix = true;
   pw.width = sizeof(uint32_t);
-  int rc = walk(&pw, 0);
+  uint64_t ntasks = 0;
+  int rc = walk_seq(&pw, &g->plan, 0, true, &ntasks);
   walker_clear(&pw);
-  pool pl = {s, g, store, out->width, pw.end, (const uint32_t *)pw.out.data, pw.out.n,
+  pool pl = {s, g, store, out->width, pw.end, (const uint32_t *)pw.out.data, ntasks,
              NULL, 0, false};
   if (rc == 0 && pl.ntasks > 0) {
     pl.outs = kt_calloc(pl.ntasks, sizeof *pl.outs, err);
@@ -268,10 +321,9 @@ int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, 
   if (walker_init(&w, s, g, err)) return -1;
   w.store = store;
   w.width = out->width;
-  int rc = walk(&w, 0);
+  int rc = walk_seq(&w, &g->plan, 0, true, &out->n);
   walker_clear(&w);
   out->rows = w.out.data;
-  out->n = w.count;
   if (rc) {
     free(out->rows);
     out->rows = NULL;
