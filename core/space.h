@@ -7,7 +7,9 @@
 ** depth-first walk that checks a constraint as soon as its last parameter
 ** is bound, so the Cartesian product is never materialised; parameters
 ** are ordered so that constraints are complete as near the root as
-** possible. A group keeps only its valid tuples, as a prefix tree
+** possible, and where the parameters left unbound fall apart into parts
+** that no constraint links, each part is walked once and the parts
+** combined. A group keeps only its valid tuples, as a prefix tree
 ** (trie.h); the space is the product of its groups, never listed. Index
 ** <-> configuration takes time proportional to the number of parameters.
 **

@@ -2,12 +2,19 @@
 ** space_walk.c: the pruned depth-first walk over one group of parameters,
 ** on the calling thread, or split into subtrees that threads take in turn.
 **
-** A split walk first lists the valid prefixes of the first few parameters
-** (in generation order); each prefix is a task whose tuples go to a buffer
-** of its own, and the buffers are joined in prefix order. That is exactly
-** the order of the walk on one thread, so the result never depends on the
-** number of threads. Only groups whose constraints are all pure are split:
-** a Lua constraint is never called from a worker.
+** The walk binds parameters in generation order and checks each
+** constraint as soon as its last parameter is bound. Where the unbound
+** parameters fall apart into parts that no constraint links (seqplan in
+** space_int.h), each part is walked once and the parts' tuples are
+** combined: for GEMM-like spaces, tiles in M, in N and in K are found
+** independently once the thread counts are bound.
+**
+** A walk on threads first lists the valid prefixes of the first few
+** parameters; each prefix is a task whose tuples go to a buffer of its
+** own, joined in prefix order. The trie sorts the tuples (trie.h), so the
+** space never depends on the number of threads. Only groups whose
+** constraints are all pure are walked on threads: a Lua constraint is
+** never called from a worker.
 */
 #include <pthread.h>
 #include <stdatomic.h>
