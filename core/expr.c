@@ -16,6 +16,7 @@ void kt_expr_free(void *ud) {
   for (size_t i = 0; i < e->nvars; i++) free(e->vars[i].name);
   free(e->consts);
   free(e->vars);
+  expr_free_tree(e);
   free(e->code);
   free(e->text);
   free(e);
@@ -75,7 +76,7 @@ int kt_expr_bind(kt_expr *e, const kt_named_value *consts, size_t n, kt_error *e
     free(v->name);
   }
   e->nvars = kept;
-  return 0;
+  return expr_build_tree(e, err);
 }
 
 /* ---- numbers, as Lua 5.4 has them ---- */
@@ -86,23 +87,6 @@ static bool ints(const kt_value *a, const kt_value *b) {
 }
 static kt_value vint(int64_t i) { return (kt_value){.type = KT_VINT, .u.i = i}; }
 static kt_value vfloat(double f) { return (kt_value){.type = KT_VFLOAT, .u.f = f}; }
-
-/* Integer + - * wrap around, as in Lua. */
-static int64_t wrap(uint64_t x) { return (int64_t)x; }
-
-static int64_t floor_div(int64_t a, int64_t b) {
-  if (b == -1) return wrap(0u - (uint64_t)a);
-  int64_t q = a / b;
-  if (a % b != 0 && (a < 0) != (b < 0)) q--;
-  return q;
-}
-
-static int64_t floor_mod(int64_t a, int64_t b) {
-  if (b == -1) return 0;
-  int64_t r = a % b;
-  if (r != 0 && (r < 0) != (b < 0)) r += b;
-  return r;
-}
 
 static double float_mod(double a, double b) {
   double m = fmod(a, b);
@@ -242,25 +226,6 @@ bool kt_expr_integer(const kt_expr *e) {
   return true;
 }
 
-static bool compare_ints(expr_op op, int64_t a, int64_t b) {
-  switch (op) {
-    case OP_EQ: return a == b;
-    case OP_NE: return a != b;
-    case OP_LT: return a < b;
-    case OP_LE: return a <= b;
-    case OP_GT: return a > b;
-    default: return a >= b;
-  }
-}
-
-/* min, max and abs; floor and ceil leave integers as they are. */
-static int64_t call_ints(expr_fn fn, const int64_t *args, int n) {
-  int64_t x = args[0];
-  for (int k = 1; k < n; k++)
-    if (fn == FN_MIN ? args[k] < x : args[k] > x) x = args[k];
-  return fn == FN_ABS && x < 0 ? wrap(0u - (uint64_t)x) : x;
-}
-
 static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) {
   uint64_t x = (uint64_t)*a, y = (uint64_t)b;
   switch ((expr_op)in->op) {
@@ -268,39 +233,13 @@ static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) 
     case OP_SUB: *a = wrap(x - y); return 0;
     case OP_MUL: *a = wrap(x * y); return 0;
     default:
-      if (b == 0)
-        return kt_fail(err, "at character %u: integer %s by zero", (unsigned)in->pos,
-                       in->op == OP_MOD ? "modulo" : "division");
+      if (b == 0) return expr_by_zero(err, in->op, in->pos);
       *a = in->op == OP_MOD ? floor_mod(*a, b) : floor_div(*a, b);
       return 0;
   }
 }
 
-int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err) {
-  int64_t st[EXPR_STACK];
-  int sp = -1;
-  for (size_t pc = 0; pc < e->ncode; pc++) {
-    const expr_ins *in = &e->code[pc];
-    switch ((expr_op)in->op) {
-      case OP_CONST: st[++sp] = e->consts[in->arg].u.i; break;
-      case OP_VAR: st[++sp] = vals[in->arg]; break;
-      case OP_NEG: st[sp] = wrap(0u - (uint64_t)st[sp]); break;
-      case OP_NOT: st[sp] = !st[sp]; break;
-      case OP_AND: if (!st[sp]) pc = in->arg - 1; else sp--; break;
-      case OP_OR: if (st[sp]) pc = in->arg - 1; else sp--; break;
-      case OP_CALL:
-        sp -= in->nargs - 1;
-        st[sp] = call_ints((expr_fn)in->arg, &st[sp], in->nargs);
-        break;
-      case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
-        sp--;
-        st[sp] = compare_ints((expr_op)in->op, st[sp], st[sp + 1]);
-        break;
-      default:
-        sp--;
-        if (arith_ints(in, &st[sp], st[sp + 1], err)) return -1;
-        break;
-    }
-  }
-  return st[0] != 0;
+int expr_by_zero(kt_error *err, int op, unsigned pos) {
+  return kt_fail(err, "at character %u: integer %s by zero", pos,
+                 op == OP_MOD ? "modulo" : "division");
 }

@@ -46,8 +46,41 @@ struct kt_expr {
   expr_var *vars;
   size_t nvars, capvars;
   bool condition;
+  struct inode *tree;       /* the machine for integers (expr_ints.c), */
+  const struct inode *root; /* a node per instruction */
 };
 
 int expr_add_const(kt_expr *e, const kt_value *v, uint32_t *index, kt_error *err);
+/* The error of an integer // or % by zero at character pos. */
+int expr_by_zero(kt_error *err, int op, unsigned pos);
+/* (Re)builds or frees the tree that kt_expr_test_ints walks. */
+int expr_build_tree(kt_expr *e, kt_error *err);
+void expr_free_tree(kt_expr *e);
+
+/* Integer + - * wrap around, as in Lua. */
+static inline int64_t wrap(uint64_t x) { return (int64_t)x; }
+
+/* Tuning parameters are small and positive: 32-bit division is faster
+** than 64-bit division on common processors. */
+static inline bool small(int64_t a, int64_t b) {
+  return (uint64_t)a <= UINT32_MAX && (uint64_t)b <= UINT32_MAX;
+}
+
+/* Lua's // and % on integers (b != 0): rounding down, the sign of b. */
+static inline int64_t floor_div(int64_t a, int64_t b) {
+  if (small(a, b)) return (uint32_t)a / (uint32_t)b;
+  if (b == -1) return wrap(0u - (uint64_t)a);
+  int64_t q = a / b;
+  if (a % b != 0 && (a < 0) != (b < 0)) q--;
+  return q;
+}
+
+static inline int64_t floor_mod(int64_t a, int64_t b) {
+  if (small(a, b)) return (uint32_t)a % (uint32_t)b;
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && (r < 0) != (b < 0)) r += b;
+  return r;
+}
 
 #endif

@@ -412,10 +412,13 @@ kt_expr *kt_expr_parse(const char *text, kt_error *err) {
   if (rc == 0 && p.tok.kind != TK_END)
     rc = fail_at(&p, p.tok.pos, "unexpected '%.*s' after a complete expression",
                  (int)p.tok.len, text + p.tok.pos);
+  if (rc == 0) {
+    e->condition = o.type == T_BOOL;
+    rc = expr_build_tree(e, err);
+  }
   if (rc) {
     kt_expr_free(e);
     return NULL;
   }
-  e->condition = o.type == T_BOOL;
   return e;
 }

@@ -341,6 +341,56 @@ static void bench(const space_def *d, lua_State *L, unsigned cpus, bool quick, i
   }
 }
 
+/* ---- one check ---- */
+
+#define CHECKS 10000000
+
+/* Nanoseconds per check of "MWG % (MDIMC*VWM) == 0" on changing values:
+** the expression machine for integers, the one for any value, and a Lua
+** function called as the binding calls constraint functions. */
+static void per_check(lua_State *L) {
+  static const char *const text = "MWG % (MDIMC*VWM) == 0";
+  kt_error err;
+  kt_expr *e = kt_expr_parse(text, &err);
+  kt_value v[3];
+  const kt_value *args[3] = {&v[0], &v[1], &v[2]};
+  int64_t x[3];
+  uint64_t kept[3] = {0, 0, 0};
+  double ns[3];
+  int64_t t0 = kt_now_ns();
+  for (int64_t i = 0; i < CHECKS; i++) {
+    x[0] = 1 + (i & 127), x[1] = 1 + (i >> 7 & 15), x[2] = 1 << (i >> 11 & 3);
+    kept[0] += kt_expr_test_ints(e, x, &err) == 1;
+  }
+  ns[0] = (double)(kt_now_ns() - t0) / CHECKS;
+  t0 = kt_now_ns();
+  for (int64_t i = 0; i < CHECKS; i++) {
+    v[0] = (kt_value){.type = KT_VINT, .u.i = 1 + (i & 127)};
+    v[1] = (kt_value){.type = KT_VINT, .u.i = 1 + (i >> 7 & 15)};
+    v[2] = (kt_value){.type = KT_VINT, .u.i = 1 << (i >> 11 & 3)};
+    kept[1] += kt_expr_test(e, args, &err) == 1;
+  }
+  ns[1] = (double)(kt_now_ns() - t0) / CHECKS;
+  luaL_loadstring(L, "return function(mwg, mdimc, vwm) return mwg % (mdimc * vwm) == 0 end");
+  lua_call(L, 0, 1);
+  int fn = luaL_ref(L, LUA_REGISTRYINDEX);
+  t0 = kt_now_ns();
+  for (int64_t i = 0; i < CHECKS; i++) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, fn);
+    lua_pushinteger(L, 1 + (i & 127));
+    lua_pushinteger(L, 1 + (i >> 7 & 15));
+    lua_pushinteger(L, 1 << (i >> 11 & 3));
+    if (lua_pcall(L, 3, 1, 0) == LUA_OK) kept[2] += lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  ns[2] = (double)(kt_now_ns() - t0) / CHECKS;
+  luaL_unref(L, LUA_REGISTRYINDEX, fn);
+  kt_expr_free(e);
+  printf("one check of \"%s\" (ns): integer machine %.1f, value machine %.1f, Lua function "
+         "%.1f%s\n", text, ns[0], ns[1], ns[2],
+         kept[0] == kept[1] && kept[1] == kept[2] ? "" : " (THEY DISAGREE)");
+}
+
 int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   const char *dataset = argc > 1 + quick ? argv[1 + quick] : "../shared/datasets/gemm_RTX_3090.json.gz";
@@ -365,6 +415,7 @@ int main(int argc, char **argv) {
          "combinations", "valid", "time_ms", "ns/valid", "vs product");
   bench(&xgemm, L, cpus > 1 ? (unsigned)cpus : 1, quick, 15);
   bench(&tiles, L, cpus > 1 ? (unsigned)cpus : 1, quick, 5);
+  per_check(L);
   lua_close(L);
   return 0;
 }
