@@ -7,6 +7,8 @@
 **     records (15 parameters, 82,944 combinations) under CLBlast's seven
 **     divisibility constraints;
 ** (b) GEMM tiles and work per thread over 1..N: 2^30 combinations;
+** (t) a chain of divisibility constraints over 1..128 that never falls
+**     apart into parts, where the walk is most of the work and threads help;
 ** each with expression constraints (1 thread and every processor), with
 ** the same constraints as Lua functions through the ktlua module, and by
 ** filtering the Cartesian product with the same compiled expressions, the
@@ -31,7 +33,7 @@ int luaopen_ktlua(lua_State *L);
 
 typedef struct param_def {
   char name[32];
-  kt_value values[64];
+  kt_value values[128];
   size_t n;
 } param_def;
 
@@ -63,6 +65,12 @@ static const char *const tiles_constraints[] = {
     "KWG % NDIMC == 0",
 };
 
+static const char *const chain_constraints[] = {
+    "A % B == 0",
+    "(A + C) % D == 0",
+    "B * D <= 96",
+};
+
 static void add_range(space_def *d, const char *name, int64_t lo, int64_t hi, int64_t mul) {
   param_def *p = &d->params[d->nparams++];
   snprintf(p->name, sizeof p->name, "%s", name);
@@ -82,6 +90,19 @@ static void tiles_space(space_def *d) {
   add_range(d, "VWN", 1, 8, 2);
   d->constraints = tiles_constraints;
   d->ncons = sizeof tiles_constraints / sizeof *tiles_constraints;
+}
+
+/* One group that never falls apart, so that the walk is most of the work:
+** where threads help. */
+static void chain_space(space_def *d) {
+  memset(d, 0, sizeof *d);
+  d->name = "(t) divisor chain";
+  add_range(d, "A", 1, 128, 1);
+  add_range(d, "B", 1, 128, 1);
+  add_range(d, "C", 1, 128, 1);
+  add_range(d, "D", 1, 128, 1);
+  d->constraints = chain_constraints;
+  d->ncons = sizeof chain_constraints / sizeof *chain_constraints;
 }
 
 /* ---- the dataset: just the parameters of its tune_params ---- */
@@ -157,20 +178,28 @@ static int build_exprs(const space_def *d, unsigned threads, uint64_t *count, si
 typedef struct compiled {
   kt_expr *e;
   size_t vars[16]; /* parameter of each name */
+  bool ints;       /* runs on the machine for integers */
 } compiled;
+
+/* One constraint on one combination, on the machine for integers when it
+** applies (every parameter here is an integer), as generation does. */
+static int test(const space_def *d, const compiled *c, const uint32_t *vi, kt_error *err) {
+  const kt_value *args[16];
+  int64_t ints[16];
+  for (size_t j = 0; j < kt_expr_nvars(c->e); j++) {
+    args[j] = &d->params[c->vars[j]].values[vi[c->vars[j]]];
+    ints[j] = args[j]->u.i;
+  }
+  return c->ints ? kt_expr_test_ints(c->e, ints, err) : kt_expr_test(c->e, args, err);
+}
 
 static uint64_t filter(const space_def *d, const compiled *cs, size_t first_values) {
   uint32_t vi[16] = {0};
-  const kt_value *args[16];
   uint64_t valid = 0;
   kt_error err;
   for (;;) {
     int ok = 1;
-    for (size_t c = 0; c < d->ncons && ok == 1; c++) {
-      for (size_t j = 0; j < kt_expr_nvars(cs[c].e); j++)
-        args[j] = &d->params[cs[c].vars[j]].values[vi[cs[c].vars[j]]];
-      ok = kt_expr_test(cs[c].e, args, &err);
-    }
+    for (size_t c = 0; c < d->ncons && ok == 1; c++) ok = test(d, &cs[c], vi, &err);
     valid += ok == 1;
     size_t p = d->nparams;
     while (p-- > 0) {
@@ -192,6 +221,7 @@ static int filter_product(const space_def *d, size_t first_values, uint64_t *cou
       rc = -1;
       break;
     }
+    cs[n].ints = kt_expr_integer(cs[n].e);
     for (size_t j = 0; j < kt_expr_nvars(cs[n].e); j++)
       for (size_t p = 0; p < d->nparams; p++)
         if (strcmp(d->params[p].name, kt_expr_var(cs[n].e, j)) == 0) cs[n].vars[j] = p;
@@ -395,13 +425,14 @@ int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   const char *dataset = argc > 1 + quick ? argv[1 + quick] : "../shared/datasets/gemm_RTX_3090.json.gz";
   char *text = read_gz(dataset);
-  space_def xgemm, tiles;
+  space_def xgemm, tiles, chain;
   if (!text || xgemm_space(&xgemm, text)) {
     fprintf(stderr, "bench_space: cannot read the parameters of %s\n", dataset);
     return 1;
   }
   free(text);
   tiles_space(&tiles);
+  chain_space(&chain);
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   luaL_requiref(L, "ktlua", luaopen_ktlua, 0);
@@ -415,6 +446,7 @@ int main(int argc, char **argv) {
          "combinations", "valid", "time_ms", "ns/valid", "vs product");
   bench(&xgemm, L, cpus > 1 ? (unsigned)cpus : 1, quick, 15);
   bench(&tiles, L, cpus > 1 ? (unsigned)cpus : 1, quick, 5);
+  bench(&chain, L, cpus > 1 ? (unsigned)cpus : 1, quick, 5);
   per_check(L);
   lua_close(L);
   return 0;
