@@ -71,39 +71,36 @@ static const char *const chain_constraints[] = {
     "B * D <= 96",
 };
 
-static void add_range(space_def *d, const char *name, int64_t lo, int64_t hi, int64_t mul) {
-  param_def *p = &d->params[d->nparams++];
-  snprintf(p->name, sizeof p->name, "%s", name);
-  for (int64_t v = lo; v <= hi; v = mul > 1 ? v * mul : v + 1)
-    p->values[p->n++] = (kt_value){.type = KT_VINT, .u.i = v};
-}
+/* A parameter over lo..hi, stepping by one, or multiplying by mul > 1. */
+typedef struct range {
+  const char *name;
+  int64_t lo, hi, mul;
+} range;
 
-static void tiles_space(space_def *d) {
-  memset(d, 0, sizeof *d);
-  d->name = "(b) GEMM tiles 1..64";
-  add_range(d, "MWG", 1, 64, 1);
-  add_range(d, "NWG", 1, 64, 1);
-  add_range(d, "KWG", 1, 64, 1);
-  add_range(d, "MDIMC", 1, 16, 1);
-  add_range(d, "NDIMC", 1, 16, 1);
-  add_range(d, "VWM", 1, 8, 2);
-  add_range(d, "VWN", 1, 8, 2);
-  d->constraints = tiles_constraints;
-  d->ncons = sizeof tiles_constraints / sizeof *tiles_constraints;
-}
+static const range tiles_ranges[] = {
+    {"MWG", 1, 64, 1},   {"NWG", 1, 64, 1},   {"KWG", 1, 64, 1}, {"MDIMC", 1, 16, 1},
+    {"NDIMC", 1, 16, 1}, {"VWM", 1, 8, 2},    {"VWN", 1, 8, 2}};
 
 /* One group that never falls apart, so that the walk is most of the work:
 ** where threads help. */
-static void chain_space(space_def *d) {
+static const range chain_ranges[] = {
+    {"A", 1, 128, 1}, {"B", 1, 128, 1}, {"C", 1, 128, 1}, {"D", 1, 128, 1}};
+
+static void ranges_space(space_def *d, const char *name, const range *r, size_t n,
+                         const char *const *constraints, size_t ncons) {
   memset(d, 0, sizeof *d);
-  d->name = "(t) divisor chain";
-  add_range(d, "A", 1, 128, 1);
-  add_range(d, "B", 1, 128, 1);
-  add_range(d, "C", 1, 128, 1);
-  add_range(d, "D", 1, 128, 1);
-  d->constraints = chain_constraints;
-  d->ncons = sizeof chain_constraints / sizeof *chain_constraints;
+  d->name = name;
+  for (size_t i = 0; i < n; i++) {
+    param_def *p = &d->params[d->nparams++];
+    snprintf(p->name, sizeof p->name, "%s", r[i].name);
+    for (int64_t v = r[i].lo; v <= r[i].hi; v = r[i].mul > 1 ? v * r[i].mul : v + 1)
+      p->values[p->n++] = (kt_value){.type = KT_VINT, .u.i = v};
+  }
+  d->constraints = constraints;
+  d->ncons = ncons;
 }
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
 
 /* ---- the dataset: just the parameters of its tune_params ---- */
 
@@ -138,7 +135,7 @@ static int xgemm_space(space_def *d, const char *text) {
   memset(d, 0, sizeof *d);
   d->name = "(a) CLBlast Xgemm";
   d->constraints = xgemm_constraints;
-  d->ncons = sizeof xgemm_constraints / sizeof *xgemm_constraints;
+  d->ncons = COUNT(xgemm_constraints);
   const char *keys = after_key(text, "tune_params_keys"), *values = after_key(text, "tune_params");
   if (!keys || !values) return -1;
   for (const char *p = strchr(keys, '"'); p && p < strchr(keys, ']'); p = strchr(p + 1, '"')) {
@@ -431,8 +428,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   free(text);
-  tiles_space(&tiles);
-  chain_space(&chain);
+  ranges_space(&tiles, "(b) GEMM tiles 1..64", tiles_ranges, COUNT(tiles_ranges),
+               tiles_constraints, COUNT(tiles_constraints));
+  ranges_space(&chain, "(t) divisor chain", chain_ranges, COUNT(chain_ranges),
+               chain_constraints, COUNT(chain_constraints));
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
   luaL_requiref(L, "ktlua", luaopen_ktlua, 0);
