@@ -6,6 +6,7 @@
 #   make install      install into $(PREFIX) (default /usr/local)
 #   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
 #   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
+#   make bench-space  time building and counting large tuning spaces
 #   make clean
 
 PREFIX ?= /usr/local
@@ -42,7 +43,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install bundle clean bench-searchers FORCE
+.PHONY: all deps demo check test asan install bundle clean bench-searchers bench-space FORCE
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -111,11 +112,19 @@ check: deps
 test: all
 	@scripts/check.sh --quick
 
-# Every searcher, 50 seeded runs per budget, on replays of the recorded
-# spaces (bench/RESULTS.md has the table and how to read it).
+# Benchmarks: figures for bench/RESULTS.md, from the recorded spaces beside
+# the repository. bench-searchers: every searcher, 50 seeded runs per
+# budget, on replays; bench-space: building and counting large spaces.
 DATASETS ?= ../shared/datasets
 bench-searchers: all
 	$(B)/ktlua bench/searchers/run.lua --datasets $(DATASETS)
+
+$(B)/bench_space: bench/space/bench_space.c $(OBJ)
+	@echo "  LD      $@"
+	@$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
+
+bench-space: deps $(B)/bench_space
+	$(B)/bench_space $(DATASETS)/gemm_RTX_3090.json.gz
 
 install: all
 	install -d $(PREFIX)/bin $(LUA_CMOD) $(LUA_LMOD)/ktlua

@@ -38,6 +38,20 @@ static void preload_stdlib(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* Copies the functions of a stdlib module into the module table on top:
+** kt.divisors and its kind are written in Lua (ktlua.values). */
+static void merge_stdlib(lua_State *L, const char *name) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -2);
+    lua_settable(L, -6);
+  }
+  lua_pop(L, 1);
+}
+
 int luaopen_ktlua(lua_State *L) {
   luaL_checkversion(L);
   preload_stdlib(L);
@@ -52,6 +66,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_run(L);
   lk_open_cuda(L);
   lk_open_replay(L);
+  merge_stdlib(L, "ktlua.values");
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
   lua_createtable(L, KT_STATUS_COUNT, 0);

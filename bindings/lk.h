@@ -177,5 +177,18 @@ void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes owne
 int lk_new_kernel(lua_State *L, int idx);
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what);
 int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format);
+/* An optional kernel of the composition at idx: sets *kernel to its index
+** (-1 when idx is not a kernel) and returns the next argument's index. */
+int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel);
+
+/* ---- expressions and device pruning (lk_prune.c) ---- */
+
+/* The table of constants at idx ({N = 4096, T = "float"}, or nil) as named
+** values; they live as long as the table, and one value is pushed. */
+const kt_named_value *lk_check_constants(lua_State *L, int idx, size_t *n);
+int lk_task_local_memory(lua_State *L); /* k:local_memory([kernel,] expr[, constants]) */
+int lk_task_prune(lua_State *L);        /* k:prune(options) */
+/* {group_dims = n, group_size = n, local_memory = n, divisible = n} */
+void lk_push_pruned(lua_State *L, kt_task *task);
 
 #endif

@@ -313,6 +313,25 @@ static int space_random(lua_State *L) {
 
 /* ---- the object ---- */
 
+/* space:pruned(): how many configurations each device constraint removed
+** (a kernel's space; a replay's is never pruned). */
+static int space_pruned(lua_State *L) {
+  lk_space *us = check_view(L, 1);
+  if (us->release == release_task) lk_push_pruned(L, us->owner);
+  else lua_newtable(L);
+  return 1;
+}
+
+/* space:threads(n): threads for the next generation (0: every processor). */
+static int space_threads(lua_State *L) {
+  kt_space *s = check_space(L, 1, false);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  if (n < 0 || n > 1024) luaL_argerror(L, 2, "expected 0 (every processor) to 1024 threads");
+  kt_space_set_threads(s, (unsigned)n);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int space_gc(lua_State *L) {
   lk_space *us = luaL_checkudata(L, 1, LK_SPACE);
   if (us->walking) kt_walker_clear(&us->walker);
@@ -337,6 +356,7 @@ void lk_open_space(lua_State *L) {
       {"value_indices", space_value_indices}, {"from_value_indices", space_from_value_indices},
       {"neighbors", space_neighbors}, {"random_neighbor", space_random_neighbor},
       {"random_unexplored", space_random_unexplored}, {"explored", space_explored},
-      {"explored_count", space_explored_count}, {"random", space_random}, {NULL, NULL}};
+      {"explored_count", space_explored_count}, {"random", space_random},
+      {"pruned", space_pruned}, {"threads", space_threads}, {NULL, NULL}};
   lk_new_class(L, LK_SPACE, meta, methods);
 }

@@ -5,8 +5,18 @@
 ** Parameters linked by constraints form groups (connected components of
 ** the constraint graph). Each group is generated on its own by a
 ** depth-first walk that checks a constraint as soon as its last parameter
-** is bound, so the Cartesian product is never materialised; a group keeps
-** only its valid tuples. The space is the product of its groups.
+** is bound, so the Cartesian product is never materialised; parameters
+** are ordered so that constraints are complete as near the root as
+** possible, and where the parameters left unbound fall apart into parts
+** that no constraint links, each part is walked once and the parts
+** combined. A group keeps only its valid tuples, as a prefix tree
+** (trie.h); the space is the product of its groups, never listed. Index
+** <-> configuration takes time proportional to the number of parameters.
+**
+** Large groups whose constraints are all pure (expressions, device
+** limits) are walked on several threads, each taking subtrees in turn;
+** the result is the same for any number of threads. Groups with a Lua
+** constraint are walked on the calling thread only.
 **
 ** Configuration index order: groups ordered by their first parameter,
 ** the first group varying slowest; within a group, tuples in lexicographic
@@ -16,7 +26,7 @@
 #ifndef KT_SPACE_H
 #define KT_SPACE_H
 
-#include "kt.h"
+#include "expr.h"
 
 typedef struct kt_space kt_space;
 
@@ -43,6 +53,51 @@ int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
 int kt_space_add_constraint(kt_space *s, const char *const *params, size_t n,
                             kt_constraint_fn fn, void *ud, void (*ud_free)(void *),
                             kt_error *err);
+
+/* A constraint that reads value indices: vi has one for every parameter,
+** and those of the constraint's parameters are bound. For constraints on
+** the configuration as a whole, such as thread sizes through modifiers. */
+typedef int (*kt_constraint_vi_fn)(const kt_space *s, const uint32_t *vi, void *ud,
+                                   kt_error *err);
+
+/* Every constraint has a tag: 0 for the user's own; device pruning adds
+** its constraints under tags 1 .. KT_SPACE_TAGS-1 (prune.h), so that they
+** are replaced as a set and what each tag removed can be counted. */
+#define KT_SPACE_TAGS 8
+
+typedef struct kt_constraint_def {
+  const char *const *params;
+  size_t n;
+  kt_constraint_fn fn;       /* reads the values of params, in order; or */
+  kt_constraint_vi_fn vi_fn; /* reads the configuration's value indices */
+  void *ud;                  /* the space owns it, also on failure */
+  void (*ud_free)(void *);
+  const char *label;         /* names it in errors; NULL: "constraint on A, B" */
+  unsigned tag;
+  bool pure;                 /* may run on several threads at once (no Lua) */
+} kt_constraint_def;
+
+int kt_space_add_constraint_def(kt_space *s, const kt_constraint_def *d, kt_error *err);
+/* A constraint written as an expression (expr.h), such as
+** "MWG % (MDIMC*VWM) == 0": its parameters are the names it reads, less
+** those that consts gives values to. Parse errors name the character. */
+int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *consts,
+                      size_t nconsts, unsigned tag, kt_error *err);
+/* Every name of e is a parameter, and those it uses as numbers have no
+** string values. */
+int kt_space_check_names(const kt_space *s, const kt_expr *e, kt_error *err);
+/* Removes every constraint tagged first or above; returns how many. */
+size_t kt_space_remove_tagged(kt_space *s, unsigned first);
+/* How many configurations the constraints of tag (> 0) removed from those
+** that the constraints of lower tags allow; generates and counts as
+** needed, so the counts of all tags add up to what they removed together. */
+int kt_space_removed(kt_space *s, unsigned tag, uint64_t *removed, kt_error *err);
+
+/* Threads that generation may use; 0 (the default): one per online
+** processor. */
+void kt_space_set_threads(kt_space *s, unsigned n);
+/* Bytes that the valid configurations take, after generation. */
+size_t kt_space_bytes(const kt_space *s);
 
 size_t kt_space_nparams(const kt_space *s);
 const kt_param *kt_space_param(const kt_space *s, size_t i);

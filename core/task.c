@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prune.h"
+
 const kt_value *kt_config_value(const kt_config *cfg, size_t param) {
   return &kt_space_param(cfg->space, param)->values[cfg->vi[param]];
 }
@@ -64,6 +66,7 @@ void kt_task_release(kt_task *t) {
   free(t->mods);
   free(t->refs_list);
   kt_space_free(t->space);
+  kt_prune_free(t->prune);
   free(t->name);
   free(t);
 }

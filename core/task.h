@@ -82,6 +82,7 @@ struct kt_task {
   size_t nrefs, caprefs;
   kt_launcher_fn launcher; /* NULL: launch each kernel once, in order */
   kt_callback launcher_cb;
+  struct kt_prune *prune;  /* device pruning settings (prune.h); NULL: defaults */
 };
 
 kt_task *kt_task_new(const char *name, kt_kernel *const *kernels, size_t n,

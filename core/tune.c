@@ -8,6 +8,7 @@
 #include "interrupt.h"
 #include "journal.h"
 #include "loop.h"
+#include "prune.h"
 #include "stats.h"
 #include "tuner_int.h"
 #include "validate.h"
@@ -294,7 +295,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
             kt_error *err) {
   int64_t t0 = kt_now_ns();
   *out = NULL;
-  if (kt_space_generate(task->space, err)) return -1;
+  if (kt_task_prune(task, &t->device, err) || kt_space_generate(task->space, err)) return -1;
   tuning tu = {t, task, opts, NULL, NULL};
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;

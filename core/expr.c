@@ -1,0 +1,245 @@
+/*
+** expr.c: expressions after parsing: their names, constants bound by the
+** caller, and the stack machine that evaluates them.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr_int.h"
+
+void kt_expr_free(void *ud) {
+  kt_expr *e = ud;
+  if (!e) return;
+  for (size_t i = 0; i < e->nconsts; i++)
+    if (e->consts[i].type == KT_VSTRING) free(e->consts[i].u.s);
+  for (size_t i = 0; i < e->nvars; i++) free(e->vars[i].name);
+  free(e->consts);
+  free(e->vars);
+  expr_free_tree(e);
+  free(e->code);
+  free(e->text);
+  free(e);
+}
+
+const char *kt_expr_text(const kt_expr *e) { return e->text; }
+bool kt_expr_is_condition(const kt_expr *e) { return e->condition; }
+size_t kt_expr_nvars(const kt_expr *e) { return e->nvars; }
+const char *kt_expr_var(const kt_expr *e, size_t i) { return e->vars[i].name; }
+size_t kt_expr_var_pos(const kt_expr *e, size_t i) { return e->vars[i].pos; }
+bool kt_expr_var_numeric(const kt_expr *e, size_t i) { return e->vars[i].numeric; }
+
+int expr_add_const(kt_expr *e, const kt_value *v, uint32_t *index, kt_error *err) {
+  if (kt_grow(&e->consts, &e->capconsts, e->nconsts + 1, sizeof *e->consts, err)) return -1;
+  kt_value *c = &e->consts[e->nconsts];
+  *c = *v;
+  if (v->type == KT_VSTRING && !(c->u.s = kt_strdup(v->u.s, err))) return -1;
+  *index = (uint32_t)e->nconsts++;
+  return 0;
+}
+
+/* ---- constants ---- */
+
+static const kt_named_value *find_const(const kt_named_value *consts, size_t n,
+                                        const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(consts[i].name, name) == 0) return &consts[i];
+  return NULL;
+}
+
+/* Reads of name `from` become reads of constant k (k >= 0) or of name k. */
+static void redirect(kt_expr *e, uint32_t from, bool to_const, uint32_t k) {
+  for (size_t pc = 0; pc < e->ncode; pc++) {
+    expr_ins *in = &e->code[pc];
+    if (in->op != OP_VAR || in->arg != from) continue;
+    in->arg = k;
+    if (to_const) in->op = OP_CONST;
+  }
+}
+
+int kt_expr_bind(kt_expr *e, const kt_named_value *consts, size_t n, kt_error *err) {
+  size_t kept = 0;
+  for (size_t i = 0; i < e->nvars; i++) {
+    expr_var *v = &e->vars[i];
+    const kt_named_value *c = find_const(consts, n, v->name);
+    if (!c) {
+      redirect(e, (uint32_t)i, false, (uint32_t)kept);
+      e->vars[kept++] = *v;
+      continue;
+    }
+    if (v->numeric && c->value.type == KT_VSTRING)
+      return kt_fail(err, "at character %zu: '%s' is used as a number but is the string "
+                          "constant \"%s\"", v->pos, v->name, c->value.u.s);
+    uint32_t k;
+    if (expr_add_const(e, &c->value, &k, err)) return -1;
+    redirect(e, (uint32_t)i, true, k);
+    free(v->name);
+  }
+  e->nvars = kept;
+  return expr_build_tree(e, err);
+}
+
+/* ---- numbers, as Lua 5.4 has them ---- */
+
+static double num(const kt_value *v) { return v->type == KT_VINT ? (double)v->u.i : v->u.f; }
+static bool ints(const kt_value *a, const kt_value *b) {
+  return a->type == KT_VINT && b->type == KT_VINT;
+}
+static kt_value vint(int64_t i) { return (kt_value){.type = KT_VINT, .u.i = i}; }
+static kt_value vfloat(double f) { return (kt_value){.type = KT_VFLOAT, .u.f = f}; }
+
+static double float_mod(double a, double b) {
+  double m = fmod(a, b);
+  if (m > 0 ? b < 0 : (m < 0 && b != m)) m += b;
+  return m;
+}
+
+/* A float with an exact integer value becomes that integer, as Lua's
+** math.floor and math.ceil do. */
+static kt_value integral(double f) {
+  if (f >= -9223372036854775808.0 && f < 9223372036854775808.0) return vint((int64_t)f);
+  return vfloat(f);
+}
+
+static bool less(const kt_value *a, const kt_value *b) {
+  return ints(a, b) ? a->u.i < b->u.i : num(a) < num(b);
+}
+
+static bool less_equal(const kt_value *a, const kt_value *b) {
+  return ints(a, b) ? a->u.i <= b->u.i : num(a) <= num(b);
+}
+
+static bool equal(const kt_value *a, const kt_value *b) {
+  if (a->type == KT_VSTRING || b->type == KT_VSTRING)
+    return a->type == b->type && strcmp(a->u.s, b->u.s) == 0;
+  return ints(a, b) ? a->u.i == b->u.i : num(a) == num(b);
+}
+
+/* ---- the machine ---- */
+
+static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err);
+
+static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *err) {
+  if (ints(a, b) && in->op != OP_DIV) return arith_ints(in, &a->u.i, b->u.i, err);
+  double x = num(a), y = num(b);
+  switch ((expr_op)in->op) {
+    case OP_ADD: *a = vfloat(x + y); break;
+    case OP_SUB: *a = vfloat(x - y); break;
+    case OP_MUL: *a = vfloat(x * y); break;
+    case OP_DIV: *a = vfloat(x / y); break;
+    case OP_IDIV: *a = vfloat(floor(x / y)); break;
+    default: *a = vfloat(float_mod(x, y)); break;
+  }
+  return 0;
+}
+
+static bool compare(expr_op op, const kt_value *a, const kt_value *b) {
+  switch (op) {
+    case OP_EQ: return equal(a, b);
+    case OP_NE: return !equal(a, b);
+    case OP_LT: return less(a, b);
+    case OP_LE: return less_equal(a, b);
+    case OP_GT: return less(b, a);
+    default: return less_equal(b, a);
+  }
+}
+
+/* The function's arguments are args[0 .. n-1]; the result goes to args[0]. */
+static void call(expr_fn fn, kt_value *args, int n) {
+  kt_value *x = &args[0];
+  switch (fn) {
+    case FN_MIN:
+    case FN_MAX:
+      for (int k = 1; k < n; k++)
+        if (fn == FN_MIN ? less(&args[k], x) : less(x, &args[k])) *x = args[k];
+      break;
+    case FN_ABS:
+      *x = x->type == KT_VINT ? vint(x->u.i < 0 ? wrap(0u - (uint64_t)x->u.i) : x->u.i)
+                              : vfloat(fabs(x->u.f));
+      break;
+    case FN_FLOOR: if (x->type == KT_VFLOAT) *x = integral(floor(x->u.f)); break;
+    case FN_CEIL: if (x->type == KT_VFLOAT) *x = integral(ceil(x->u.f)); break;
+    case FN_SQRT: *x = vfloat(sqrt(num(x))); break;
+    case FN_POW: *x = vfloat(pow(num(x), num(&args[1]))); break;
+  }
+}
+
+static int load(const kt_expr *e, const expr_ins *in, const kt_value *v, kt_value *to,
+                kt_error *err) {
+  if (in->nargs && v->type == KT_VSTRING)
+    return kt_fail(err, "at character %u: %s is the string \"%s\" where a number is needed",
+                   (unsigned)in->pos, e->vars[in->arg].name, v->u.s);
+  *to = *v;
+  return 0;
+}
+
+int kt_expr_eval(const kt_expr *e, const kt_value *const *vals, kt_value *out,
+                 kt_error *err) {
+  kt_value st[EXPR_STACK];
+  int sp = -1;
+  for (size_t pc = 0; pc < e->ncode; pc++) {
+    const expr_ins *in = &e->code[pc];
+    switch ((expr_op)in->op) {
+      case OP_CONST: st[++sp] = e->consts[in->arg]; break;
+      case OP_VAR: if (load(e, in, vals[in->arg], &st[++sp], err)) return -1; break;
+      case OP_NEG:
+        st[sp] = st[sp].type == KT_VINT ? vint(wrap(0u - (uint64_t)st[sp].u.i))
+                                        : vfloat(-st[sp].u.f);
+        break;
+      case OP_NOT: st[sp].u.i = !st[sp].u.i; break;
+      case OP_AND: if (!st[sp].u.i) pc = in->arg - 1; else sp--; break;
+      case OP_OR: if (st[sp].u.i) pc = in->arg - 1; else sp--; break;
+      case OP_CALL:
+        sp -= in->nargs - 1;
+        call((expr_fn)in->arg, &st[sp], in->nargs);
+        break;
+      case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        sp--;
+        st[sp] = vint(compare((expr_op)in->op, &st[sp], &st[sp + 1]));
+        break;
+      default:
+        sp--;
+        if (arith(in, &st[sp], &st[sp + 1], err)) return -1;
+        break;
+    }
+  }
+  *out = st[0];
+  return 0;
+}
+
+int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err) {
+  kt_value v;
+  if (kt_expr_eval(e, vals, &v, err)) return -1;
+  return v.u.i != 0;
+}
+
+/* ---- the machine for integers alone ---- */
+
+bool kt_expr_integer(const kt_expr *e) {
+  for (size_t i = 0; i < e->nconsts; i++)
+    if (e->consts[i].type != KT_VINT) return false;
+  for (size_t pc = 0; pc < e->ncode; pc++) {
+    const expr_ins *in = &e->code[pc];
+    if (in->op == OP_DIV || (in->op == OP_CALL && (in->arg == FN_SQRT || in->arg == FN_POW)))
+      return false;
+  }
+  return true;
+}
+
+static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) {
+  uint64_t x = (uint64_t)*a, y = (uint64_t)b;
+  switch ((expr_op)in->op) {
+    case OP_ADD: *a = wrap(x + y); return 0;
+    case OP_SUB: *a = wrap(x - y); return 0;
+    case OP_MUL: *a = wrap(x * y); return 0;
+    default:
+      if (b == 0) return expr_by_zero(err, in->op, in->pos);
+      *a = in->op == OP_MOD ? floor_mod(*a, b) : floor_div(*a, b);
+      return 0;
+  }
+}
+
+int expr_by_zero(kt_error *err, int op, unsigned pos) {
+  return kt_fail(err, "at character %u: integer %s by zero", pos,
+                 op == OP_MOD ? "modulo" : "division");
+}

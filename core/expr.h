@@ -1,0 +1,71 @@
+/*
+** expr.h: expressions over named values, as constraints and sizes are
+** written ("MWG % (MDIMC*VWM) == 0", "(MWG + NWG) * KWG * 4"). A text is
+** parsed once into bytecode for a small stack machine that evaluates it
+** without allocating, in nanoseconds rather than the cost of a Lua call.
+**
+** Syntax (the C and the Lua spellings are both accepted):
+**   numbers     12  0x1F  1.5  2e3        strings  "float"  'float'
+**   booleans    true  false               names    parameters or constants
+**   arithmetic  + - * / // %  and unary -
+**   comparison  == != ~= < <= > >=        (they do not chain)
+**   logic       && and   || or   ! not    (short-circuit)
+**   functions   min(a, b, ...) max(a, b, ...) abs(x) floor(x) ceil(x)
+**               sqrt(x) pow(x, y)
+** Numbers behave as in Lua 5.4, so that an expression and the same test
+** written as a Lua function always agree: integers stay integers under
+** + - * // %, while / and pow give floats; // rounds down and % takes the
+** sign of the divisor; an integer // or % by zero is an error.
+**
+** Types are checked when parsing: logic joins conditions, arithmetic and
+** ordering take numbers, strings are only compared for (in)equality.
+*/
+#ifndef KT_EXPR_H
+#define KT_EXPR_H
+
+#include "kt.h"
+
+typedef struct kt_expr kt_expr;
+
+/* A name with a value, for constants that an expression may use. */
+typedef struct kt_named_value {
+  const char *name;
+  kt_value value;
+} kt_named_value;
+
+/* A parse error says at which character (1-based) and why. */
+kt_expr *kt_expr_parse(const char *text, kt_error *err);
+void kt_expr_free(void *e);
+
+const char *kt_expr_text(const kt_expr *e);
+/* true when the expression is a condition (true or false), false when it
+** computes a number (or a string). */
+bool kt_expr_is_condition(const kt_expr *e);
+
+/* The names the expression reads, in order of first use. */
+size_t kt_expr_nvars(const kt_expr *e);
+const char *kt_expr_var(const kt_expr *e, size_t i);
+/* The character (1-based) where the name is first used. */
+size_t kt_expr_var_pos(const kt_expr *e, size_t i);
+/* Whether the name is used as a number somewhere (not only compared). */
+bool kt_expr_var_numeric(const kt_expr *e, size_t i);
+
+/* Replaces the names that consts lists by their values; the names left
+** keep their order and are numbered from 0 again. Unused constants are
+** ignored. */
+int kt_expr_bind(kt_expr *e, const kt_named_value *consts, size_t n, kt_error *err);
+
+/* vals[i] is the value of name i. Conditions give the integer 1 or 0. */
+int kt_expr_eval(const kt_expr *e, const kt_value *const *vals, kt_value *out,
+                 kt_error *err);
+/* A condition: 1 when true, 0 when false, -1 on error. */
+int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err);
+
+/* Whether the expression keeps to integers when its names are integers
+** (no /, sqrt or pow, no float or string constant): then kt_expr_test_ints
+** may evaluate it on integers alone, several times faster, with the same
+** results. */
+bool kt_expr_integer(const kt_expr *e);
+int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+** expr_int.h: the bytecode that expr_parse.c writes and expr.c runs.
+**
+** The code is postfix: operands push a value, operators pop theirs and
+** push the result. && and || are jumps that keep the deciding value, so
+** the right side is only evaluated when it matters. Conditions are the
+** integers 1 and 0 on the stack.
+*/
+#ifndef KT_EXPR_INT_H
+#define KT_EXPR_INT_H
+
+#include "expr.h"
+
+/* The deepest stack an expression may need (nesting beyond is refused). */
+#define EXPR_STACK 64
+
+typedef enum expr_op {
+  OP_CONST, OP_VAR, OP_NEG, OP_NOT,
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
+  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+  OP_AND, OP_OR, /* jump to arg when the top decides, else pop it */
+  OP_CALL        /* function arg with nargs arguments */
+} expr_op;
+
+typedef enum expr_fn { FN_MIN, FN_MAX, FN_ABS, FN_FLOOR, FN_CEIL, FN_SQRT, FN_POW } expr_fn;
+
+typedef struct expr_ins {
+  uint8_t op;
+  uint8_t nargs;  /* OP_CALL: arguments; OP_VAR: 1 when read as a number */
+  uint16_t pos;   /* 1-based character, for errors at run time */
+  uint32_t arg;   /* constant, name, jump target or function */
+} expr_ins;
+
+typedef struct expr_var {
+  char *name;
+  size_t pos;
+  bool numeric;
+} expr_var;
+
+struct kt_expr {
+  char *text;
+  expr_ins *code;
+  size_t ncode, capcode;
+  kt_value *consts; /* strings owned */
+  size_t nconsts, capconsts;
+  expr_var *vars;
+  size_t nvars, capvars;
+  bool condition;
+  struct inode *tree;       /* the machine for integers (expr_ints.c), */
+  const struct inode *root; /* a node per instruction */
+};
+
+int expr_add_const(kt_expr *e, const kt_value *v, uint32_t *index, kt_error *err);
+/* The error of an integer // or % by zero at character pos. */
+int expr_by_zero(kt_error *err, int op, unsigned pos);
+/* (Re)builds or frees the tree that kt_expr_test_ints walks. */
+int expr_build_tree(kt_expr *e, kt_error *err);
+void expr_free_tree(kt_expr *e);
+
+/* Integer + - * wrap around, as in Lua. */
+static inline int64_t wrap(uint64_t x) { return (int64_t)x; }
+
+/* Tuning parameters are small and positive: 32-bit division is faster
+** than 64-bit division on common processors. */
+static inline bool small(int64_t a, int64_t b) {
+  return (uint64_t)a <= UINT32_MAX && (uint64_t)b <= UINT32_MAX;
+}
+
+/* Lua's // and % on integers (b != 0): rounding down, the sign of b. */
+static inline int64_t floor_div(int64_t a, int64_t b) {
+  if (small(a, b)) return (uint32_t)a / (uint32_t)b;
+  if (b == -1) return wrap(0u - (uint64_t)a);
+  int64_t q = a / b;
+  if (a % b != 0 && (a < 0) != (b < 0)) q--;
+  return q;
+}
+
+static inline int64_t floor_mod(int64_t a, int64_t b) {
+  if (small(a, b)) return (uint32_t)a % (uint32_t)b;
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && (r < 0) != (b < 0)) r += b;
+  return r;
+}
+
+#endif

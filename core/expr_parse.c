@@ -1,0 +1,424 @@
+/*
+** expr_parse.c: the tokenizer and the recursive-descent parser that turn
+** an expression's text into bytecode, checking types on the way.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr_int.h"
+
+typedef enum tk {
+  TK_END, TK_INT, TK_FLOAT, TK_STR, TK_NAME, TK_TRUE, TK_FALSE, TK_LPAREN, TK_RPAREN,
+  TK_COMMA, TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_EQ, TK_NE,
+  TK_LT, TK_LE, TK_GT, TK_GE, TK_AND, TK_OR, TK_NOT
+} tk;
+
+typedef struct token {
+  tk kind;
+  size_t pos, len; /* in the text; TK_STR: the quotes included */
+  int64_t i;
+  double f;
+} token;
+
+/* What an operand is, for type checks: a condition, a number, a string,
+** or a name whose values decide between number and string. */
+typedef enum vtype { T_BOOL, T_NUM, T_STR, T_NAME } vtype;
+
+typedef struct operand {
+  vtype type;
+  size_t pos;  /* where it starts */
+  size_t ins;  /* T_NAME: its OP_VAR instruction */
+  size_t var;  /* T_NAME: its name */
+} operand;
+
+typedef struct parser {
+  kt_expr *e;
+  const char *src;
+  size_t at; /* next character to read */
+  token tok;
+  int depth; /* stack depth after the code emitted so far */
+  kt_error *err;
+} parser;
+
+static int fail_at(parser *p, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail_at(parser *p, size_t pos, const char *fmt, ...) {
+  char why[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return kt_fail(p->err, "at character %zu: %s", pos + 1, why);
+}
+
+/* ---- tokens ---- */
+
+static int lex_number(parser *p, token *t) {
+  const char *s = p->src + t->pos;
+  char *end;
+  bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  errno = 0;
+  long long v = strtoll(s, &end, hex ? 16 : 10);
+  bool is_float = !hex && (*end == '.' || *end == 'e' || *end == 'E');
+  if (is_float || (errno == ERANGE && !hex)) {
+    t->kind = TK_FLOAT;
+    t->f = strtod(s, &end);
+  } else if (errno == ERANGE) {
+    return fail_at(p, t->pos, "the number %.*s is too large", (int)(end - s), s);
+  } else {
+    t->kind = TK_INT;
+    t->i = v;
+  }
+  if (isalnum((unsigned char)*end) || *end == '_' || *end == '.') {
+    size_t n = (size_t)(end - s) + 1;
+    while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '.') n++;
+    return fail_at(p, t->pos, "malformed number '%.*s'", (int)n, s);
+  }
+  t->len = (size_t)(end - s);
+  return 0;
+}
+
+static int lex_string(parser *p, token *t) {
+  const char *s = p->src + t->pos;
+  const char *close = strchr(s + 1, s[0]);
+  if (!close) return fail_at(p, t->pos, "unterminated string");
+  t->kind = TK_STR;
+  t->len = (size_t)(close - s) + 1;
+  return 0;
+}
+
+static tk keyword(const char *s, size_t n) {
+  static const struct { const char *word; tk kind; } words[] = {
+      {"and", TK_AND}, {"or", TK_OR}, {"not", TK_NOT}, {"true", TK_TRUE}, {"false", TK_FALSE}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strlen(words[i].word) == n && strncmp(words[i].word, s, n) == 0) return words[i].kind;
+  return TK_NAME;
+}
+
+static void lex_name(parser *p, token *t) {
+  const char *s = p->src + t->pos;
+  size_t n = 1;
+  while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+  t->len = n;
+  t->kind = keyword(s, n);
+}
+
+/* Operators of one or two characters; a lone '&', '|', '=' or '^' is a
+** slip from another language, named as such. */
+static int lex_operator(parser *p, token *t) {
+  static const struct { const char *text; tk kind; } ops[] = {
+      {"//", TK_DSLASH}, {"==", TK_EQ}, {"!=", TK_NE}, {"~=", TK_NE}, {"<=", TK_LE},
+      {">=", TK_GE}, {"&&", TK_AND}, {"||", TK_OR}, {"+", TK_PLUS}, {"-", TK_MINUS},
+      {"*", TK_STAR}, {"/", TK_SLASH}, {"%", TK_PERCENT}, {"<", TK_LT}, {">", TK_GT},
+      {"!", TK_NOT}, {"(", TK_LPAREN}, {")", TK_RPAREN}, {",", TK_COMMA}};
+  const char *s = p->src + t->pos;
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    size_t n = strlen(ops[i].text);
+    if (strncmp(s, ops[i].text, n) == 0) {
+      t->kind = ops[i].kind;
+      t->len = n;
+      return 0;
+    }
+  }
+  switch (s[0]) {
+    case '&': return fail_at(p, t->pos, "'&' is not an operator: write '&&' (or 'and')");
+    case '|': return fail_at(p, t->pos, "'|' is not an operator: write '||' (or 'or')");
+    case '=': return fail_at(p, t->pos, "'=' is not an operator: write '==' to compare");
+    case '^': return fail_at(p, t->pos, "'^' is not an operator: write pow(x, y)");
+    default:
+      if (isprint((unsigned char)s[0]))
+        return fail_at(p, t->pos, "unexpected character '%c'", s[0]);
+      return fail_at(p, t->pos, "unexpected byte 0x%02x", (unsigned char)s[0]);
+  }
+}
+
+static int next(parser *p) {
+  while (isspace((unsigned char)p->src[p->at])) p->at++;
+  token *t = &p->tok;
+  memset(t, 0, sizeof *t);
+  t->pos = p->at;
+  char c = p->src[p->at];
+  int rc = 0;
+  if (c == '\0') t->kind = TK_END;
+  else if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)p->src[p->at + 1])))
+    rc = lex_number(p, t);
+  else if (c == '"' || c == '\'') rc = lex_string(p, t);
+  else if (isalpha((unsigned char)c) || c == '_') lex_name(p, t);
+  else rc = lex_operator(p, t);
+  p->at = t->pos + t->len;
+  return rc;
+}
+
+/* ---- code ---- */
+
+static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) {
+  static const signed char effect[] = {
+      [OP_CONST] = 1, [OP_VAR] = 1, [OP_NEG] = 0, [OP_NOT] = 0, [OP_ADD] = -1, [OP_SUB] = -1,
+      [OP_MUL] = -1, [OP_DIV] = -1, [OP_IDIV] = -1, [OP_MOD] = -1, [OP_EQ] = -1, [OP_NE] = -1,
+      [OP_LT] = -1, [OP_LE] = -1, [OP_GT] = -1, [OP_GE] = -1, [OP_AND] = -1, [OP_OR] = -1};
+  kt_expr *e = p->e;
+  p->depth += op == OP_CALL ? 1 - nargs : effect[op];
+  if (p->depth > EXPR_STACK) return fail_at(p, pos, "the expression is nested too deeply");
+  if (kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) return -1;
+  e->code[e->ncode++] = (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
+  return 0;
+}
+
+static int emit_const(parser *p, const kt_value *v, size_t pos) {
+  uint32_t k;
+  if (expr_add_const(p->e, v, &k, p->err)) return -1;
+  return emit(p, OP_CONST, k, 0, pos);
+}
+
+static int find_var(parser *p, const token *t, size_t *var) {
+  kt_expr *e = p->e;
+  const char *name = p->src + t->pos;
+  for (size_t i = 0; i < e->nvars; i++)
+    if (strlen(e->vars[i].name) == t->len && strncmp(e->vars[i].name, name, t->len) == 0) {
+      *var = i;
+      return 0;
+    }
+  if (kt_grow(&e->vars, &e->capvars, e->nvars + 1, sizeof *e->vars, p->err)) return -1;
+  expr_var *v = &e->vars[e->nvars];
+  if (!(v->name = kt_alloc(t->len + 1, p->err))) return -1;
+  memcpy(v->name, name, t->len);
+  v->name[t->len] = '\0';
+  v->pos = t->pos + 1;
+  v->numeric = false;
+  *var = e->nvars++;
+  return 0;
+}
+
+/* ---- types ---- */
+
+static const char *type_name(vtype t) {
+  return t == T_BOOL ? "a condition" : t == T_STR ? "a string" : "a number";
+}
+
+static int need_number(parser *p, const operand *o, const char *what) {
+  if (o->type == T_NUM) return 0;
+  if (o->type == T_NAME) {
+    p->e->vars[o->var].numeric = true;
+    p->e->code[o->ins].nargs = 1;
+    return 0;
+  }
+  return fail_at(p, o->pos, "%s takes numbers, not %s", what, type_name(o->type));
+}
+
+static int need_condition(parser *p, const operand *o, const char *what) {
+  if (o->type == T_BOOL) return 0;
+  if (o->type == T_NAME)
+    return fail_at(p, o->pos, "%s joins conditions, and '%s' is a parameter: compare it "
+                              "(%s != 0?)", what, p->e->vars[o->var].name,
+                   p->e->vars[o->var].name);
+  return fail_at(p, o->pos, "%s joins conditions, not %s", what, type_name(o->type));
+}
+
+/* == and != compare conditions with conditions and values with values. */
+static int need_comparable(parser *p, const operand *a, const operand *b) {
+  bool ab = a->type == T_BOOL, bb = b->type == T_BOOL;
+  if (ab != bb) return fail_at(p, (ab ? b : a)->pos, "a condition is compared with a value");
+  if ((a->type == T_NUM && b->type == T_STR) || (a->type == T_STR && b->type == T_NUM))
+    return fail_at(p, b->pos, "a number is compared with a string");
+  return 0;
+}
+
+/* ---- grammar ---- */
+
+static int parse_or(parser *p, operand *o);
+
+static int expect_close(parser *p, size_t open) {
+  if (p->tok.kind == TK_RPAREN) return next(p);
+  return fail_at(p, p->tok.pos, "expected ')' to close the '(' at character %zu", open + 1);
+}
+
+static int parse_call(parser *p, operand *o, const token *name) {
+  static const struct { const char *name; expr_fn fn; int min, max; } fns[] = {
+      {"min", FN_MIN, 1, 255}, {"max", FN_MAX, 1, 255}, {"abs", FN_ABS, 1, 1},
+      {"floor", FN_FLOOR, 1, 1}, {"ceil", FN_CEIL, 1, 1}, {"sqrt", FN_SQRT, 1, 1},
+      {"pow", FN_POW, 2, 2}};
+  size_t f = 0, nfns = sizeof fns / sizeof fns[0];
+  while (f < nfns && !(strlen(fns[f].name) == name->len &&
+                       strncmp(fns[f].name, p->src + name->pos, name->len) == 0))
+    f++;
+  if (f == nfns)
+    return fail_at(p, name->pos, "unknown function '%.*s' (expected min, max, abs, floor, "
+                                 "ceil, sqrt or pow)", (int)name->len, p->src + name->pos);
+  size_t open = p->tok.pos;
+  int nargs = 0;
+  if (next(p)) return -1;
+  while (p->tok.kind != TK_RPAREN) {
+    operand a;
+    if (nargs > 0 && (p->tok.kind != TK_COMMA ? expect_close(p, open) : next(p))) return -1;
+    if (parse_or(p, &a) || need_number(p, &a, fns[f].name)) return -1;
+    nargs++;
+  }
+  if (nargs < fns[f].min || nargs > fns[f].max)
+    return fail_at(p, name->pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
+                   fns[f].min == 1 ? "" : "s");
+  *o = (operand){T_NUM, name->pos, 0, 0};
+  return emit(p, OP_CALL, (uint32_t)fns[f].fn, (uint8_t)nargs, name->pos) || next(p);
+}
+
+static int parse_name(parser *p, operand *o) {
+  token name = p->tok;
+  if (next(p)) return -1;
+  if (p->tok.kind == TK_LPAREN) return parse_call(p, o, &name);
+  size_t var;
+  if (find_var(p, &name, &var)) return -1;
+  *o = (operand){T_NAME, name.pos, p->e->ncode, var};
+  return emit(p, OP_VAR, (uint32_t)var, 0, name.pos);
+}
+
+static int parse_literal(parser *p, operand *o) {
+  token *t = &p->tok;
+  kt_value v = {.type = KT_VINT};
+  o->pos = t->pos;
+  o->type = t->kind == TK_STR ? T_STR : t->kind == TK_INT || t->kind == TK_FLOAT ? T_NUM : T_BOOL;
+  if (t->kind == TK_INT) v.u.i = t->i;
+  else if (t->kind == TK_TRUE) v.u.i = 1;
+  else if (t->kind == TK_FLOAT) v = (kt_value){.type = KT_VFLOAT, .u.f = t->f};
+  char *s = NULL;
+  if (t->kind == TK_STR) {
+    if (!(s = kt_alloc(t->len - 1, p->err))) return -1;
+    memcpy(s, p->src + t->pos + 1, t->len - 2);
+    s[t->len - 2] = '\0';
+    v = (kt_value){.type = KT_VSTRING, .u.s = s};
+  }
+  int rc = emit_const(p, &v, t->pos);
+  free(s);
+  return rc || next(p);
+}
+
+static int parse_primary(parser *p, operand *o) {
+  token *t = &p->tok;
+  switch (t->kind) {
+    case TK_INT: case TK_FLOAT: case TK_STR: case TK_TRUE: case TK_FALSE:
+      return parse_literal(p, o);
+    case TK_NAME:
+      return parse_name(p, o);
+    case TK_LPAREN: {
+      size_t open = t->pos;
+      if (next(p) || parse_or(p, o)) return -1;
+      o->pos = open;
+      return expect_close(p, open);
+    }
+    case TK_END:
+      return fail_at(p, t->pos, "expected a value, found the end of the expression");
+    default:
+      return fail_at(p, t->pos, "expected a value, found '%.*s'", (int)t->len, p->src + t->pos);
+  }
+}
+
+static int parse_unary(parser *p, operand *o) {
+  token t = p->tok;
+  if (t.kind != TK_MINUS && t.kind != TK_NOT) return parse_primary(p, o);
+  if (next(p) || parse_unary(p, o)) return -1;
+  if (t.kind == TK_MINUS ? need_number(p, o, "'-'") : need_condition(p, o, "'!'")) return -1;
+  o->pos = t.pos;
+  o->type = t.kind == TK_MINUS ? T_NUM : T_BOOL;
+  return emit(p, t.kind == TK_MINUS ? OP_NEG : OP_NOT, 0, 0, t.pos);
+}
+
+static int arith_op(tk kind, int level) {
+  if (level == 0) return kind == TK_PLUS ? OP_ADD : kind == TK_MINUS ? OP_SUB : -1;
+  switch (kind) {
+    case TK_STAR: return OP_MUL;
+    case TK_SLASH: return OP_DIV;
+    case TK_DSLASH: return OP_IDIV;
+    case TK_PERCENT: return OP_MOD;
+    default: return -1;
+  }
+}
+
+static int parse_arith(parser *p, operand *o, int level);
+
+static int parse_term(parser *p, operand *o, int level) {
+  return level == 0 ? parse_arith(p, o, 1) : parse_unary(p, o);
+}
+
+/* Left-associative arithmetic: level 0 adds, level 1 multiplies. */
+static int parse_arith(parser *p, operand *o, int level) {
+  if (parse_term(p, o, level)) return -1;
+  for (int code; (code = arith_op(p->tok.kind, level)) >= 0;) {
+    token t = p->tok;
+    char what[8];
+    snprintf(what, sizeof what, "'%.*s'", (int)t.len, p->src + t.pos);
+    operand r;
+    if (need_number(p, o, what) || next(p)) return -1;
+    if (parse_term(p, &r, level) || need_number(p, &r, what)) return -1;
+    o->type = T_NUM;
+    if (emit(p, (expr_op)code, 0, 0, t.pos)) return -1;
+  }
+  return 0;
+}
+
+static bool is_comparison(tk k) { return k >= TK_EQ && k <= TK_GE; }
+
+static int parse_comparison(parser *p, operand *o) {
+  if (parse_arith(p, o, 0)) return -1;
+  token t = p->tok;
+  if (!is_comparison(t.kind)) return 0;
+  char what[8];
+  snprintf(what, sizeof what, "'%.*s'", (int)t.len, p->src + t.pos);
+  operand r;
+  if (next(p) || parse_arith(p, &r, 0)) return -1;
+  bool equality = t.kind == TK_EQ || t.kind == TK_NE;
+  if (equality ? need_comparable(p, o, &r)
+               : need_number(p, o, what) || need_number(p, &r, what))
+    return -1;
+  o->type = T_BOOL;
+  if (emit(p, (expr_op)(OP_EQ + (t.kind - TK_EQ)), 0, 0, t.pos)) return -1;
+  if (is_comparison(p->tok.kind))
+    return fail_at(p, p->tok.pos, "comparisons do not chain: join them with && "
+                                  "(a < b && b < c)");
+  return 0;
+}
+
+/* && and || at one level: the left side decides by jumping over the right
+** side, which is evaluated only when it matters. */
+static int parse_logic(parser *p, operand *o, bool is_or) {
+  if (is_or ? parse_logic(p, o, false) : parse_comparison(p, o)) return -1;
+  while (p->tok.kind == (is_or ? TK_OR : TK_AND)) {
+    token t = p->tok;
+    char what[8];
+    snprintf(what, sizeof what, "'%.*s'", (int)t.len, p->src + t.pos);
+    size_t jump = p->e->ncode;
+    operand r;
+    if (need_condition(p, o, what) || emit(p, is_or ? OP_OR : OP_AND, 0, 0, t.pos) || next(p))
+      return -1;
+    if ((is_or ? parse_logic(p, &r, false) : parse_comparison(p, &r)) ||
+        need_condition(p, &r, what))
+      return -1;
+    p->e->code[jump].arg = (uint32_t)p->e->ncode;
+  }
+  return 0;
+}
+
+static int parse_or(parser *p, operand *o) { return parse_logic(p, o, true); }
+
+kt_expr *kt_expr_parse(const char *text, kt_error *err) {
+  kt_expr *e = kt_calloc(1, sizeof *e, err);
+  if (!e) return NULL;
+  parser p = {e, text, 0, {0}, 0, err};
+  operand o;
+  int rc = (e->text = kt_strdup(text, err)) ? 0 : -1;
+  if (rc == 0) rc = next(&p) || parse_or(&p, &o);
+  if (rc == 0 && p.tok.kind != TK_END)
+    rc = fail_at(&p, p.tok.pos, "unexpected '%.*s' after a complete expression",
+                 (int)p.tok.len, text + p.tok.pos);
+  if (rc == 0) {
+    e->condition = o.type == T_BOOL;
+    rc = expr_build_tree(e, err);
+  }
+  if (rc) {
+    kt_expr_free(e);
+    return NULL;
+  }
+  return e;
+}

@@ -1,0 +1,86 @@
+/*
+** space_int.h: what space.c (parameters, constraints, index mapping),
+** space_plan.c (groups and their generation order) and space_walk.c (the
+** pruned walk, on one thread or several) share.
+*/
+#ifndef KT_SPACE_INT_H
+#define KT_SPACE_INT_H
+
+#include "space.h"
+#include "trie.h"
+
+typedef struct constraint {
+  size_t *params; /* parameter indices, in the constraint's own order */
+  size_t n;
+  kt_constraint_fn fn;
+  kt_constraint_vi_fn vi_fn;
+  void *ud;
+  void (*ud_free)(void *);
+  char *label; /* NULL: named by its parameters */
+  unsigned tag;
+  bool pure;
+} constraint;
+
+/* A sequence of parameters to bind, in generation order. Once split_at of
+** them are bound, the rest falls apart into parts that no constraint
+** links (each part's constraints read only bound parameters besides its
+** own): the parts are walked one by one and their tuples combined, rather
+** than walking each part once for every tuple of the others. */
+typedef struct seqplan {
+  size_t *params;
+  size_t *depth;   /* each parameter's depth in the group's order */
+  size_t n;
+  size_t split_at; /* n: the sequence never splits */
+  struct seqplan *parts;
+  size_t nparts;
+  size_t id;       /* numbers the plans of a group from 0 */
+} seqplan;
+
+typedef struct group {
+  size_t *params;  /* parameter indices in declaration order */
+  size_t n;
+  size_t *order;   /* the same parameters in generation order */
+  size_t **checks; /* per depth of the walk: constraints complete there */
+  size_t *nchecks;
+  seqplan plan;    /* the whole order, and how it splits */
+  size_t nplans;
+  bool pure;       /* every constraint may run on worker threads */
+  kt_trie trie;    /* valid tuples; no levels: one free parameter */
+  uint64_t count;
+} group;
+
+struct kt_space {
+  kt_param *params;
+  size_t nparams, cap;
+  constraint *cons;
+  size_t ncons, capcons;
+  unsigned threads;
+  bool generated;
+  group *groups;
+  size_t ngroups;
+  uint64_t count;
+  bool removed_known;
+  uint64_t removed[KT_SPACE_TAGS];
+};
+
+/* Groups over the constraints tagged up to max_tag, each with its
+** generation order and the checks at each depth (nothing generated). */
+int plan_groups(const kt_space *s, unsigned max_tag, group **out, size_t *n, kt_error *err);
+void free_groups(group *g, size_t n);
+/* A group with one parameter and no constraint needs no walk. */
+bool group_is_free(const group *g);
+
+/* Valid tuples of a group: rows of value indices in declaration order,
+** `width` bytes each, in the walk's order. */
+typedef struct tuples {
+  void *rows;
+  unsigned width;
+  uint64_t n;
+} tuples;
+
+/* Walks the group; stores its tuples in out when out->rows is wanted
+** (store), else only counts them into out->n. */
+int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, tuples *out,
+               kt_error *err);
+
+#endif

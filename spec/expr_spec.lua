@@ -1,0 +1,276 @@
+-- Expression constraints: syntax, Lua's arithmetic, type checks, errors
+-- that point at a character, and agreement with Lua functions.
+local kt = require "ktlua"
+
+local tuner = kt.tuner()
+local src = "__kernel void k(__global float *a) {}"
+local function kernel() return tuner:kernel{ source = src, name = "k", global = 64 } end
+
+-- The values of a kept by `expr` over the parameter A.
+local function kept(values, expr, constants)
+  local k = kernel()
+  k:param("A", values)
+  k:constraint(expr, constants)
+  local out = {}
+  for _, cfg in k:space():configs() do out[#out + 1] = cfg.A end
+  return out
+end
+
+local function constraint_error(expr)
+  local k = kernel()
+  k:param("A", { 1, 2 })
+  k:param("B", { 1, 2 })
+  k:param("S", { "float", "double" })
+  local ok, err = pcall(k.constraint, k, expr)
+  assert.is_false(ok, expr)
+  return err
+end
+
+describe("an expression constraint", function()
+  it("finds its parameters and prunes like a function", function()
+    local k = kernel()
+    k:param("WG", { 32, 64, 128, 256 })
+    k:param("VEC", { 1, 2, 4, 8 })
+    k:param("UNUSED", { 0, 1 })
+    k:constraint("WG*VEC <= 256")
+    -- 32: 4, 64: 3, 128: 2, 256: 1 -> 10, times 2
+    assert.are.equal(20, k:space():count())
+  end)
+
+  it("computes as Lua does: integer and float arithmetic", function()
+    local v = { -7, -3, 0, 2, 3, 7 }
+    assert.are.same({ -7, -3, 2, 3 }, kept(v, "A // 2 == -4 || A // 2 == -2 || A // 2 == 1"))
+    assert.are.same({ -7, -3, 3, 7 }, kept(v, "A % 2 == 1"))      -- the sign of the divisor
+    assert.are.same({ -7, -3, 3, 7 }, kept(v, "A % -2 == -1"))
+    assert.are.same({ 3, 7 }, kept(v, "A / 2 > 1"))               -- / gives a float
+    assert.are.same({ 3 }, kept(v, "A / 2 == 1.5"))
+    assert.are.same({ -3, 0, 3 }, kept(v, "A % 3 == 0.0"))         -- 0 == 0.0
+    assert.are.same({ -7, 7 }, kept(v, "A * A - 1 == 48"))
+    assert.are.same({ 2 }, kept(v, "-A == -2"))
+    assert.are.same({ -7, -3, 0, 2, 3 }, kept(v, "5.5 % 2 == 1.5 && A < 5"))
+    assert.are.same({ 0, 2, 3, 7 }, kept(v, "-7 // 2.0 == -4 && A >= 0"))
+    assert.are.same({ 7 }, kept(v, "A == 0x7"))
+    assert.are.same({ 2 }, kept(v, "A == 2e0"))
+    assert.are.same({ 0, 2 }, kept(v, "A < .25e1 && A >= 0"))
+  end)
+
+  it("has min, max, abs, floor, ceil, sqrt and pow", function()
+    local v = { -7, -3, 0, 2, 3, 7 }
+    assert.are.same({ -7, -3, 0, 2 }, kept(v, "min(A, 3, 5) < 3"))
+    assert.are.same({ 3, 7 }, kept(v, "max(A, 2) > 2"))
+    assert.are.same({ -3, 3 }, kept(v, "abs(A) == 3"))
+    assert.are.same({ 3 }, kept(v, "floor(A / 2) == 1 && ceil(A / 2) == 2"))
+    assert.are.same({ 0, 2, 3 }, kept(v, "A >= 0 && sqrt(A) < 2"))
+    assert.are.same({ 7 }, kept(v, "pow(2, A) == 128"))
+  end)
+
+  it("short-circuits && and || so that the right side may divide", function()
+    local v = { 0, 2, 3, 4 }
+    assert.are.same({ 2, 4 }, kept(v, "A != 0 && 8 % A == 0"))
+    assert.are.same({ 0, 2, 4 }, kept(v, "A == 0 || 8 % A == 0"))
+    assert.are.same({ 2, 4 }, kept(v, "A ~= 0 and not (8 % A ~= 0)"))
+    assert.are.same({ 0, 3 }, kept(v, "!(A == 2 || A == 4)"))
+    assert.are.same({ 0, 2, 3, 4 }, kept(v, "A >= 0 && (true || false)"))
+    assert.are.same({ 3 }, kept(v, "(A > 2) == (A < 4)"))
+  end)
+
+  it("compares strings for equality", function()
+    local k = kernel()
+    k:param("T", { "float", "double", "half" })
+    k:param("V", { 1, 2, 4 })
+    k:constraint("T != 'double' || V <= 2")
+    k:constraint('T == "half" && V == 1 || T != "half"')
+    -- float: 3, double: 2, half: 1
+    assert.are.equal(6, k:space():count())
+  end)
+
+  it("takes constants from a table", function()
+    assert.are.same({ 1, 2, 4 }, kept({ 1, 2, 3, 4, 5 }, "N % A == 0", { N = 4096 }))
+    assert.are.same({ 2 }, kept({ 1, 2 }, "A * SCALE == 3", { SCALE = 1.5 }))
+    assert.are.same({ 1 }, kept({ 1, 2 }, "T == 'float' && A == 1", { T = "float", UNUSED = 7 }))
+    local k = kernel()
+    k:param("A", { 1 })
+    assert.has_error(function() k:constraint("A < N", { N = {} }) end)
+    assert.has_error(function() k:constraint("A < N", { [1] = 2 }) end)
+  end)
+
+  it("points at the offending character of a parse error", function()
+    assert.matches("constraint 'A %% %(B%*2%)%) == 0': at character 10: unexpected '%)' after a " ..
+      "complete expression", constraint_error("A % (B*2)) == 0"))
+    assert.matches("constraint 'A %+': at character 4: expected a value, found the end of the " ..
+      "expression", constraint_error("A +"))
+    assert.matches("at character 3: '&' is not an operator: write '&&' %(or 'and'%)",
+      constraint_error("A & B"))
+    assert.matches("at character 3: '|' is not an operator: write '||' %(or 'or'%)",
+      constraint_error("A | B"))
+    assert.matches("at character 3: '=' is not an operator: write '==' to compare",
+      constraint_error("A = B"))
+    assert.matches("at character 3: '%^' is not an operator: write pow%(x, y%)",
+      constraint_error("A ^ 2 > 1"))
+    assert.matches("at character 5: unexpected character '@'", constraint_error("A < @"))
+    assert.matches("at character 7: comparisons do not chain: join them with && %(a < b && b < c%)",
+      constraint_error("1 < A < 2"))
+    assert.matches("at character 7: expected '%)' to close the '%(' at character 1",
+      constraint_error("(A < 2"))
+    assert.matches("at character 1: unknown function 'mn' %(expected min, max, abs, floor, " ..
+      "ceil, sqrt or pow%)", constraint_error("mn(A, B) > 1"))
+    assert.matches("at character 1: pow takes 2 arguments", constraint_error("pow(A) > 1"))
+    assert.matches("at character 5: malformed number '2x'", constraint_error("A < 2x"))
+    assert.matches("at character 6: unterminated string", constraint_error("S == 'float"))
+    assert.matches("at character 1: expected a value, found the end of the expression",
+      constraint_error(""))
+  end)
+
+  it("checks types when parsing", function()
+    assert.matches("at character 1: '&&' joins conditions, and 'A' is a parameter: compare it " ..
+      "%(A != 0%?%)", constraint_error("A && B > 1"))
+    assert.matches("at character 1: '%+' takes numbers, not a condition",
+      constraint_error("(A > 1) + B > 0"))
+    assert.matches("at character 5: '<' takes numbers, not a string", constraint_error("A < 'x'"))
+    assert.matches("at character 6: a number is compared with a string", constraint_error("1 == 'x'"))
+    assert.matches("at character 1: a condition is compared with a value",
+      constraint_error("A == (B > 1)"))
+    assert.matches("at character 1: 'S' is used as a number but has the string value \"float\"",
+      constraint_error("S + 1 > 2"))
+    assert.matches("constraint 'A %+ B': the expression computes a value; a constraint is a " ..
+      "condition such as 'A %+ B <= 1024'", constraint_error("A + B"))
+    assert.matches("at character 5: unknown parameter 'C'", constraint_error("A < C"))
+    assert.matches("constraint '1 < 2': the expression reads no parameter",
+      constraint_error("1 < 2"))
+  end)
+
+  it("stops generation on an integer division by zero, naming the place", function()
+    local k = kernel()
+    k:param("A", { 1, 2 })
+    k:param("B", { 1, 0 })
+    k:constraint("A % B == 0")
+    assert.has_error(function() k:space():count() end,
+      "constraint 'A % B == 0': at character 3: integer modulo by zero")
+    local k2 = kernel()
+    k2:param("A", { 4 })
+    k2:param("B", { 0 })
+    k2:constraint("A // B >= 0")
+    assert.has_error(function() k2:space():count() end,
+      "constraint 'A // B >= 0': at character 3: integer division by zero")
+    assert.are.same({ 1 }, kept({ 1 }, "A / 0 > 1e300")) -- a float: infinity, as in Lua
+  end)
+
+  it("works beside Lua function constraints", function()
+    local k = kernel()
+    k:param("A", { 1, 2, 3, 4, 5, 6 })
+    k:param("B", { 1, 2, 3, 4, 5, 6 })
+    k:param("C", { 1, 2, 3 })
+    k:constraint("A % B == 0")
+    k:constraint({ "B", "C" }, function(b, c) return b + c <= 6 end)
+    local n = 0
+    for a = 1, 6 do for b = 1, 6 do for c = 1, 3 do
+      if a % b == 0 and b + c <= 6 then n = n + 1 end
+    end end end
+    assert.are.equal(n, k:space():count())
+  end)
+end)
+
+-- Random expressions written twice, in the expression syntax and in Lua.
+local function generator(seed)
+  math.randomseed(seed)
+  local names
+  local gen = {}
+  local function pick(list) return list[math.random(#list)] end
+  local function both(e, l) return { e = e, l = l } end
+  function gen.positive(d) -- never zero: a safe divisor
+    local r = math.random(d > 0 and 4 or 2)
+    if r == 1 then local n = pick(names); names.used[n] = true; return both(n, n) end
+    if r == 2 then local v = tostring(math.random(1, 4)); return both(v, v) end
+    local a, b = gen.positive(d - 1), gen.positive(d - 1)
+    local op = r == 3 and "*" or "+"
+    return both("(" .. a.e .. op .. b.e .. ")", "(" .. a.l .. op .. b.l .. ")")
+  end
+  function gen.number(d)
+    local r = math.random(d > 0 and 9 or 2)
+    if r <= 2 then return gen.positive(0) end
+    if r == 7 then local p = gen.positive(d - 1); return both("-" .. p.e, "-" .. p.l) end
+    local a = gen.number(d - 1)
+    if r == 3 or r == 4 then
+      local op = pick { "+", "-", "*" }
+      local b = gen.number(d - 1)
+      return both(a.e .. " " .. op .. " " .. b.e, a.l .. " " .. op .. " " .. b.l)
+    end
+    local p = gen.positive(d - 1)
+    if r == 5 or r == 6 then
+      local op = pick { "%", "//", "/" }
+      return both("(" .. a.e .. ") " .. op .. " " .. p.e, "(" .. a.l .. ") " .. op .. " " .. p.l)
+    end
+    if r == 8 then
+      local f = pick { "min", "max" }
+      return both(f .. "(" .. a.e .. ", " .. p.e .. ")", "math." .. f .. "(" .. a.l .. ", " .. p.l .. ")")
+    end
+    return both("floor(" .. a.e .. " / " .. p.e .. ")", "math.floor(" .. a.l .. " / " .. p.l .. ")")
+  end
+  function gen.condition(d)
+    local r = math.random(d > 0 and 6 or 2)
+    if r == 1 then
+      local op = pick { "==", "!=", "<", "<=", ">", ">=" }
+      local a, b = gen.number(d - 1), gen.number(d - 1)
+      return both(a.e .. " " .. op .. " " .. b.e, a.l .. " " .. (op == "!=" and "~=" or op) .. " " .. b.l)
+    end
+    if r == 2 then
+      local a, p = gen.number(d - 1), gen.positive(d - 1)
+      return both("(" .. a.e .. ") % " .. p.e .. " == 0", "(" .. a.l .. ") % " .. p.l .. " == 0")
+    end
+    if r == 3 then
+      local c = gen.condition(d - 1)
+      return both("!(" .. c.e .. ")", "not (" .. c.l .. ")")
+    end
+    local a, b = gen.condition(d - 1), gen.condition(d - 1)
+    local e_op, l_op = table.unpack(pick { { "&&", "and" }, { "||", "or" }, { "and", "and" } })
+    return both("(" .. a.e .. ") " .. e_op .. " (" .. b.e .. ")", "(" .. a.l .. ") " .. l_op .. " (" .. b.l .. ")")
+  end
+  return function(params)
+    repeat
+      names = { used = {} }
+      for _, p in ipairs(params) do names[#names + 1] = p end
+      local c = gen.condition(math.random(1, 2))
+      local used = {}
+      for _, p in ipairs(params) do if names.used[p] then used[#used + 1] = p end end
+      if #used > 0 then
+        local fn = assert(load("return function(" .. table.concat(used, ", ") .. ") return " .. c.l .. " end"))()
+        return c.e, used, fn
+      end
+    until false
+  end
+end
+
+describe("expression and Lua function constraints", function()
+  it("agree on randomly generated spaces", function()
+    local random_constraint = generator(20241122)
+    local nontrivial = 0
+    for _ = 1, 100 do
+      local params = { "P1", "P2", "P3", "P4" }
+      local values = {}
+      local by_expr, by_fn = kernel(), kernel()
+      for _, p in ipairs(params) do
+        local list, seen = {}, {}
+        for _ = 1, math.random(2, 5) do
+          local v = math.random(1, 12)
+          if not seen[v] then seen[v] = true; list[#list + 1] = v end
+        end
+        values[p] = list
+        by_expr:param(p, list)
+        by_fn:param(p, list)
+      end
+      local texts = {}
+      for i = 1, math.random(1, 2) do
+        local text, used, fn = random_constraint(params)
+        texts[i] = text
+        by_expr:constraint(text)
+        by_fn:constraint(used, fn)
+      end
+      local se, sf = by_expr:space(), by_fn:space()
+      local what = table.concat(texts, " ; ")
+      assert.are.equal(sf:count(), se:count(), what)
+      for i = 0, se:count() - 1 do assert.are.same(sf:config(i), se:config(i), what) end
+      if se:count() > 0 and se:count() < se:count_all() then nontrivial = nontrivial + 1 end
+    end
+    assert.is_true(nontrivial >= 25, "too few spaces that constraints cut but do not empty")
+  end)
+end)
