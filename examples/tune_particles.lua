@@ -5,7 +5,7 @@
 -- energy kernel's vector width; host time is part of the objective.
 --   ktlua examples/tune_particles.lua [--n=N] [--device=ID] [--repeats=N]
 local kt = require "ktlua"
-local opt = require("ktlua.cli").options(arg, { n = 1 << 16, device = "default", repeats = 0,
+local opt = require("ktlua.cli").options(arg, { n = 1 << 14, device = "default", repeats = 0,
   progress = false }, "examples/tune_particles.lua: AoS -> SoA between two kernels")
 local n = opt.n
 
