@@ -40,6 +40,8 @@ static int l_tuner(lua_State *L) {
   return 1;
 }
 
+/* tuner:close(): gives the device (and its device process) back now rather
+** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
   kt_tuner_free(ut->t);
@@ -340,7 +342,7 @@ void lk_open_tuner(lua_State *L) {
                                   {"__tostring", tuner_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"kernel", tuner_kernel}, {"composition", tuner_composition},
                                      {"tune", tuner_tune}, {"run", tuner_run},
-                                     {"cache", tuner_cache}, {NULL, NULL}};
+                                     {"cache", tuner_cache}, {"close", tuner_gc}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"tuner", l_tuner}, {NULL, NULL}};
   lk_new_class(L, LK_TUNER, meta, methods);
   luaL_setfuncs(L, fns, 0);

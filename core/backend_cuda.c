@@ -233,7 +233,7 @@ static kt_bctx *cu_open(const kt_device_info *dev, kt_error *err) {
   ctx->lib = lib;
   snprintf(ctx->arch, sizeof ctx->arch, "%s", kt_device_string(dev, "arch"));
   CUresult e = lib->cu.DeviceGet(&ctx->device, dev->index);
-  if (e == CUDA_SUCCESS) e = lib->cu.CtxCreate(&ctx->context, CU_CTX_SCHED_AUTO, ctx->device);
+  if (e == CUDA_SUCCESS) e = lib->cu.CtxCreate(&ctx->context, CU_CTX_SCHED_BLOCKING_SYNC, ctx->device);
   if (e != CUDA_SUCCESS) {
     kt_cu_fail(err, e, "cuCtxCreate");
     free(ctx);

@@ -608,10 +608,12 @@ static double rm_event_ns(kt_bctx *c, kt_bevent *e) {
   return e->ns;
 }
 
+/* The server frees an event when a FINISH reports its time; one freed
+** before that is freed there by message. */
 static void rm_event_free(kt_bctx *c, kt_bevent *e) {
   if (!e) return;
   forget_event(c, e);
-  free_remote(c, OP_EVENT_FREE, e->gen, e->id);
+  if (isnan(e->ns)) free_remote(c, OP_EVENT_FREE, e->gen, e->id);
   free(e);
 }
 

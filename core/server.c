@@ -366,6 +366,10 @@ static void op_finish(server *s, kt_msg *in, int fd, kt_msg *out) {
     }
     kt_msg_put_u32(out, p.id);
     kt_msg_put_f64(out, rc ? -1 : event_ns(s, p.id));
+    /* Reported once, an event is done with: the tuner frees its side
+    ** without a message. */
+    kt_bevent *ev = table_take(&s->events, p.id);
+    if (ev) s->be->event_free(s->ctx, ev);
     count++;
   }
   s->npending = kept;

@@ -19,6 +19,7 @@ typedef struct tuning {
   const kt_tune_opts *opts;
   kt_results *results;
   kt_array **scratch; /* per reference: where the output is read back */
+  bool set_up;        /* references computed and arrays uploaded */
 } tuning;
 
 /* ---- running one configuration once ---- */
@@ -257,8 +258,20 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
 
 /* ---- the tuning ---- */
 
+static int set_up(tuning *tu, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  if (prepare_references(tu, err) || tuner_upload(tu->t, tu->task, NULL, err)) return -1;
+  tu->results->setup_ns = (double)(kt_now_ns() - t0);
+  tu->set_up = true;
+  return 0;
+}
+
+/* The references and uploads wait for the first evaluation, so that the
+** first proposals compile meanwhile. */
 static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
-  return evaluate(ud, res, err);
+  tuning *tu = ud;
+  if (!tu->set_up && set_up(tu, err)) return -1;
+  return evaluate(tu, res, err);
 }
 
 /* Starts compiling the kernels of a configuration that comes soon. */
@@ -281,22 +294,14 @@ static void tuning_clear(tuning *tu) {
   free(tu->scratch);
 }
 
-static int start(tuning *tu, kt_error *err) {
-  kt_task *task = tu->task;
-  int64_t t0 = kt_now_ns();
-  if (kt_space_count(task->space) == 0)
-    return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
-  if (prepare_references(tu, err) || tuner_upload(tu->t, task, NULL, err)) return -1;
-  tu->results->setup_ns = (double)(kt_now_ns() - t0);
-  return 0;
-}
-
 int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
             kt_error *err) {
   int64_t t0 = kt_now_ns();
   *out = NULL;
   if (kt_task_prune(task, &t->device, err) || kt_space_generate(task->space, err)) return -1;
-  tuning tu = {t, task, opts, NULL, NULL};
+  if (kt_space_count(task->space) == 0)
+    return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
+  tuning tu = {t, task, opts, NULL, NULL, false};
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
   *out = tu.results;
@@ -311,8 +316,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   kt_evaluator ev = {device_evaluate, device_prefetch, &tu};
   kt_interrupt_guard guard;
   kt_interrupt_arm(&guard);
-  int rc = start(&tu, err);
-  if (rc == 0) rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
+  int rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
   kt_interrupt_disarm(&guard);
   kt_build_cache_cancel_pending(t->cache);
   if (kt_journal_close(journal, rc ? NULL : err)) rc = -1;

@@ -74,7 +74,7 @@ fi
 {
   echo "## GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  command -v nvidia-smi >/dev/null && echo "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  command -v nvidia-smi >/dev/null && echo "nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version,compute_mode --format=csv,noheader 2>/dev/null | head -1)"
   echo "OpenCL ICD: $(cat "$icd_dir/nvidia.icd")"
   echo
   echo "Devices found (\`ktlua --devices\`):"
@@ -114,16 +114,19 @@ done
   echo "| specs | device | result |"
   echo "| --- | --- | --- |"
 } >>"$summary"
+# Each spec file in a process of its own: a GPU in exclusive-process mode
+# takes one device process at a time, and a file's tuners live until it ends.
 for dev in $devices; do
   specs=spec/backend_spec.lua
   case $dev in cuda:*) specs="$specs spec/cuda_spec.lua" ;; esac
   KTLUA_DEVICE=$dev
   export KTLUA_DEVICE
-  # shellcheck disable=SC2086 # $specs is a list of files
-  logged "specs on $dev" timeout "$limit" ./ktlua bin/busted -o spec/support/output.lua $specs
-  result=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/.last" | tail -1)
-  pending=$(grep -c '^Pending' "$out/.last")
-  echo "| $(echo "$specs" | sed 's|spec/||g') | $dev | ${result:-did not finish} ($pending pending) |" >>"$summary"
+  for spec in $specs; do
+    logged "$spec on $dev" timeout "$limit" ./ktlua bin/busted -o spec/support/output.lua "$spec"
+    result=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/.last" | tail -1)
+    pending=$(grep -c '^Pending' "$out/.last")
+    echo "| ${spec#spec/} | $dev | ${result:-did not finish} ($pending pending) |" >>"$summary"
+  done
 done
 
 # The overhead benchmark (issue 6), when the bundle has it and
@@ -141,6 +144,11 @@ if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
     logged "overhead on $dev" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/overhead/overhead.lua "--device=$dev" $which
     cat "$out/.last" >>"$summary"
   done
+  # The same in the tuner's own process, for the cost of isolation.
+  case " $devices " in *" cuda:0 "*)
+    logged "overhead on cuda:0 in-process" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/overhead/overhead.lua --device=cuda:0 --inprocess
+    cat "$out/.last" >>"$summary" ;;
+  esac
   echo '```' >>"$summary"
 fi
 rm -f "$out/.last"

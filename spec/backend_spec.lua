@@ -147,7 +147,8 @@ describe("the " .. backend .. " backend", function()
     local used = r[1].resources[1]
     assert.are.equal("add", used.kernel)
     assert.is_true(used.max_threads >= 64 and used.max_threads <= tuner.device.max_group_size)
-    assert.are.equal(0, used.shared_bytes)
+    -- no __local memory of its own (NVIDIA's OpenCL reports a byte)
+    assert.is_true(used.shared_bytes >= 0 and used.shared_bytes <= (cuda and 0 or 16))
     if cuda then
       assert.is_true(math.type(used.registers) == "integer" and used.registers > 0)
       assert.are.equal(0, used.local_bytes)

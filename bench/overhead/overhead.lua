@@ -8,7 +8,7 @@
 --   ktlua bench/overhead/overhead.lua [--device=ID] [--n=N] [--size=S]
 --     [--repeats=R] [--only=vadd|gemm] [--inprocess]
 local kt = require "ktlua"
-local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 24, size = 1024,
+local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
   repeats = 10, only = "", inprocess = false }, "bench/overhead/overhead.lua")
 
 local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess })
