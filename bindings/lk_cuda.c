@@ -14,6 +14,7 @@
 */
 
 #include "../core/nvrtc.h"
+#include "../core/remote.h"
 #include "lk.h"
 
 /* The compiler's output, freed by the collector even if building the
@@ -76,7 +77,9 @@ static int l_cuda_compile(lua_State *L) {
   job.names = check_names(L, 1, &job.nnames);
   kt_nvrtc_out *out = lk_new_guarded(L, sizeof *out, out_gc);
   kt_error err;
-  int rc = kt_nvrtc_compile(&job, out, &err);
+  /* In a process of its own unless this one uses drivers anyway. */
+  int rc = kt_drivers_in_process() ? kt_nvrtc_compile(&job, out, &err)
+                                   : kt_nvrtc_compile_apart(&job, out, &err);
   if (rc < 0) return lk_error(L, &err);
   if (rc > 0) {
     lua_pushnil(L);

@@ -34,12 +34,17 @@
 /* Dynamic shared memory a launch may use without opting in. */
 #define SHARED_WITHOUT_OPT_IN (48 * 1024)
 
+#define SPARE_EVENTS 64
+
 struct kt_bctx {
   const kt_cuda_lib *lib;
   CUdevice device;
   CUcontext context;
   char arch[32]; /* what NVRTC compiles for: sm_90, or compute_XX when it lacks the device */
   CUstream streams[MAX_QUEUES];
+  /* Events are made and destroyed for every launch: keep some for reuse. */
+  kt_bevent *spare[SPARE_EVENTS];
+  int nspare;
 };
 
 struct kt_bbuf {
@@ -243,11 +248,14 @@ static kt_bctx *cu_open(const kt_device_info *dev, kt_error *err) {
 }
 
 /* After a fault every call here fails; the context goes all the same. */
+static void destroy_event(kt_bctx *ctx, kt_bevent *ev);
+
 static void cu_close(kt_bctx *ctx) {
   if (!ctx) return;
   const kt_cu_api *cu = api(ctx);
   use(ctx);
   cu->CtxSynchronize();
+  while (ctx->nspare > 0) destroy_event(ctx, ctx->spare[--ctx->nspare]);
   for (int q = 0; q < MAX_QUEUES; q++)
     if (ctx->streams[q]) cu->StreamDestroy(ctx->streams[q]);
   cu->CtxDestroy(ctx->context);
@@ -552,21 +560,27 @@ static int allow_shared(kt_bctx *ctx, kt_bkernel *k, size_t shared, kt_error *er
   return 0;
 }
 
-static void cu_event_free(kt_bctx *ctx, kt_bevent *ev) {
-  if (!ev) return;
+static void destroy_event(kt_bctx *ctx, kt_bevent *ev) {
   use(ctx);
   if (ev->start) api(ctx)->EventDestroy(ev->start);
   if (ev->end) api(ctx)->EventDestroy(ev->end);
   free(ev);
 }
 
+static void cu_event_free(kt_bctx *ctx, kt_bevent *ev) {
+  if (!ev) return;
+  if (ev->start && ev->end && ctx->nspare < SPARE_EVENTS) ctx->spare[ctx->nspare++] = ev;
+  else destroy_event(ctx, ev);
+}
+
 static kt_bevent *new_event(kt_bctx *ctx, kt_error *err) {
+  if (ctx->nspare > 0) return ctx->spare[--ctx->nspare];
   kt_bevent *ev = kt_calloc(1, sizeof *ev, err);
   if (!ev) return NULL;
   CUresult e = api(ctx)->EventCreate(&ev->start, CU_EVENT_DEFAULT);
   if (e == CUDA_SUCCESS) e = api(ctx)->EventCreate(&ev->end, CU_EVENT_DEFAULT);
   if (e == CUDA_SUCCESS) return ev;
-  cu_event_free(ctx, ev);
+  destroy_event(ctx, ev);
   return kt_cu_fail(err, e, "cuEventCreate"), NULL;
 }
 

@@ -38,6 +38,14 @@ void kt_drivers_in_process_set(void);
 ** so that that many compiles run at once. */
 kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err);
 
+/* kt_nvrtc_compile in a short-lived child process, so that the CUDA
+** libraries (NVRTC may bring the driver with it) never load into a process
+** that forks device servers. */
+struct kt_nvrtc_job;
+struct kt_nvrtc_out;
+int kt_nvrtc_compile_apart(const struct kt_nvrtc_job *job, struct kt_nvrtc_out *out,
+                           kt_error *err);
+
 /* The server side: serves the connections until the main one closes.
 ** Runs in the forked child; never returns. */
 void kt_server_main(int main_fd, const int *compile_fds, int channels, void *staging,
