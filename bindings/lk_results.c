@@ -284,6 +284,16 @@ static int results_index(lua_State *L) {
   return 1;
 }
 
+/* kt.load(path): results from a results file (.json) or a journal. */
+static int l_load(lua_State *L) {
+  kt_error err;
+  kt_results *r = kt_results_read(luaL_checkstring(L, 1), &err);
+  if (!r) return lk_error(L, &err);
+  lk_push_results(L, r);
+  kt_results_release(r);
+  return 1;
+}
+
 void lk_open_results(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", results_gc}, {"__len", results_len},
                                   {"__index", results_index}, {"__tostring", results_tostring},
@@ -291,5 +301,7 @@ void lk_open_results(lua_State *L) {
   static const luaL_Reg methods[] = {{"best", results_best}, {"list", results_list},
                                      {"write", results_write}, {"summary", results_summary},
                                      {"print", results_print}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"load", l_load}, {NULL, NULL}};
   lk_new_class(L, LK_RESULTS, meta, methods);
+  luaL_setfuncs(L, fns, 0);
 }

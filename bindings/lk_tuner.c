@@ -133,6 +133,20 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   return ref;
 }
 
+/* journal = "file.jsonl" and resume = true; `ktlua --journal=DIR` gives
+** tunings without one DIR/<task>.jsonl, and `ktlua --resume` makes resume
+** the default (through KTLUA_JOURNAL_DIR and KTLUA_RESUME). The path stays
+** on the Lua stack until the tuning ends. */
+static void check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o) {
+  o->journal = lk_opt_string(L, opts, "tune options", "journal", NULL);
+  const char *dir = getenv("KTLUA_JOURNAL_DIR");
+  if (!o->journal && dir && dir[0]) o->journal = lua_pushfstring(L, "%s/%s.jsonl", dir, task);
+  const char *env = getenv("KTLUA_RESUME");
+  o->resume = lk_opt_boolean(L, opts, "tune options", "resume", env && env[0] && strcmp(env, "0"));
+  if (o->resume && !o->journal)
+    luaL_error(L, "tune options.resume: resuming needs a journal (tune options.journal)");
+}
+
 /* time_limit = seconds, or {factor = 50, floor = 10} (seconds). */
 static void check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
   static const char *const keys[] = {"factor", "floor", NULL};
@@ -238,7 +252,7 @@ int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_err
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
-                                     "time_limit", NULL};
+                                     "resume",    "time_limit", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -255,7 +269,7 @@ static int tuner_tune(lua_State *L) {
   if (strcmp(objective, "kernel+host") == 0) o.include_host = true;
   else if (strcmp(objective, "kernel") != 0)
     luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
-  o.journal = lk_opt_string(L, 3, "tune options", "journal", NULL);
+  check_journal(L, 3, ut->task->name, &o);
   check_time_limit(L, 3, &o);
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);

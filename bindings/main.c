@@ -25,6 +25,8 @@ static const char *const usage =
     "  --devices      list the OpenCL and CUDA devices with their properties\n"
     "  -e CODE        run CODE (after loading the module as `kt`)\n"
     "  -i             start the prompt after running the script or -e code\n"
+    "  --journal=DIR  tunings without a journal of their own keep one in DIR/<task>.jsonl\n"
+    "  --resume       tunings resume from their journals, skipping what they hold\n"
     "  -v, --version  print the version\n"
     "  -h, --help     print this help\n"
     "\n"
@@ -204,6 +206,10 @@ int main(int argc, char **argv) {
       ran = true;
     } else if (!strcmp(o, "-i")) {
       interactive = true;
+    } else if (!strncmp(o, "--journal=", 10) && o[10]) {
+      setenv("KTLUA_JOURNAL_DIR", o + 10, 1);
+    } else if (!strcmp(o, "--resume")) {
+      setenv("KTLUA_RESUME", "1", 1);
     } else if (!strcmp(o, "--")) {
       i++;
       break;

@@ -95,12 +95,14 @@ static int evaluate_next(loop *l, kt_error *err) {
   kt_result *res = kt_results_add(l->results, p.index, l->vi, err);
   if (!res) return -1;
   uint64_t at = l->results->n - 1;
-  if (kt_indexmap_put(&l->seen, p.index, at, err) || l->ev->evaluate(l->ev->ud, res, err))
-    return -1;
+  int rc = kt_indexmap_put(&l->seen, p.index, at, err) ? -1 : l->ev->evaluate(l->ev->ud, res, err);
+  if (rc < 0) return -1;
   res->over.searcher += p.searcher_ns;
   l->clock_ns += res->over.total;
   kt_stop_state_record(&l->st, res);
-  if (l->o->journal && kt_journal_append(l->o->journal, l->results, res, err)) return -1;
+  bool recorded = rc > 0; /* taken from an earlier journal: already in it */
+  if (l->o->journal && !recorded && kt_journal_append(l->o->journal, l->results, res, err))
+    return -1;
   if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
     return kt_fail_prefix(err, "progress: ");
   return report(l, p.index, at, err);

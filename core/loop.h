@@ -10,8 +10,9 @@
 #include "search.h"
 
 /* Gives a configuration its result. res arrives with index and vi set;
-** evaluate fills status, samples, time, sizes and overheads. Returns -1
-** only on a fatal error (the loop stops). prefetch (may be NULL) hears of
+** evaluate fills status, samples, time, sizes and overheads. Returns 0,
+** 1 when the result was taken from the journal being resumed (it is not
+** appended again), or -1 on a fatal error (the loop stops). prefetch (may be NULL) hears of
 ** a configuration that will be evaluated soon, to start its builds. */
 typedef struct kt_evaluator {
   int (*evaluate)(void *ud, kt_result *res, kt_error *err);

@@ -44,23 +44,9 @@ const char *kt_replay_format(const kt_replay *r) { return r->rec.format; }
 
 /* ---- evaluation ---- */
 
-static int copy_outcome(kt_result *dst, const kt_result *src, kt_error *err) {
-  dst->status = src->status;
-  dst->time_ns = src->time_ns;
-  dst->over = src->over;
-  dst->launches = src->launches;
-  if (src->error && !(dst->error = kt_strdup(src->error, err))) return -1;
-  if (src->nsamples) {
-    if (!(dst->samples_ns = kt_calloc(src->nsamples, sizeof *dst->samples_ns, err))) return -1;
-    memcpy(dst->samples_ns, src->samples_ns, src->nsamples * sizeof *src->samples_ns);
-    dst->nsamples = src->nsamples;
-  }
-  return 0;
-}
-
 static int replay_evaluate(void *ud, kt_result *res, kt_error *err) {
   const kt_replay *r = ud;
-  return copy_outcome(res, &r->rec.records->items[res->index], err);
+  return kt_result_copy(res, &r->rec.records->items[res->index], err);
 }
 
 int kt_replay_tune(kt_replay *r, const kt_loop_opts *o, kt_results **out, kt_error *err) {

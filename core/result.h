@@ -77,6 +77,16 @@ int kt_result_set_error(kt_result *r, kt_status status, const char *msg);
 void kt_usage_fields(const kt_kernel_usage *u, const char *names[KT_USAGE_FIELDS],
                      int64_t values[KT_USAGE_FIELDS]);
 
+/* The outcome of src (all but index and vi) into dst. */
+int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err);
+
+/* Results back from a results file or a journal (result_read.c). */
+kt_results *kt_results_read(const char *path, kt_error *err);
+struct kt_jvalue;
+/* Appends the result that a JSON object describes (as written by
+** kt_result_write_json) to r, whose parameters name its config. */
+int kt_result_read_json(const struct kt_jvalue *x, kt_results *r, kt_error *err);
+
 /* Files: CSV with one row per configuration, JSON with everything. */
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);
 int kt_results_write_json(const kt_results *r, const char *path, kt_error *err);

@@ -4,7 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "indexmap.h"
 #include "interrupt.h"
 #include "journal.h"
 #include "loop.h"
@@ -20,6 +22,8 @@ typedef struct tuning {
   kt_results *results;
   kt_array **scratch; /* per reference: where the output is read back */
   bool set_up;        /* references computed and arrays uploaded */
+  kt_results *prior;  /* a resumed journal's results ... */
+  kt_indexmap known;  /* ... by the index of their configuration in this space */
 } tuning;
 
 /* ---- running one configuration once ---- */
@@ -270,8 +274,42 @@ static int set_up(tuning *tu, kt_error *err) {
 ** first proposals compile meanwhile. */
 static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   tuning *tu = ud;
+  uint64_t at;
+  if (kt_indexmap_get(&tu->known, res->index, &at))
+    return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
   if (!tu->set_up && set_up(tu, err)) return -1;
   return evaluate(tu, res, err);
+}
+
+/* ---- resuming ---- */
+
+static bool same_parameters(const kt_results *a, const kt_space *s) {
+  if (a->nparams != kt_space_nparams(s)) return false;
+  for (size_t p = 0; p < a->nparams; p++) {
+    const kt_param *q = kt_space_param(s, p);
+    if (strcmp(a->params[p].name, q->name) != 0 || a->params[p].nvalues != q->nvalues) return false;
+    for (size_t v = 0; v < q->nvalues; v++)
+      if (!kt_value_equal(&a->params[p].values[v], &q->values[v])) return false;
+  }
+  return true;
+}
+
+/* Reads the journal's results, if it has any, and finds each one's index
+** in this space. Returns 1 when there is no journal yet. */
+static int read_prior(tuning *tu, const char *path, kt_error *err) {
+  if (access(path, F_OK) != 0) return 1;
+  if (!(tu->prior = kt_results_read(path, err))) return -1;
+  if (!same_parameters(tu->prior, tu->task->space))
+    return kt_fail(err, "cannot resume from %s: its parameters and values differ from task %s's",
+                   path, tu->task->name);
+  for (size_t i = 0; i < tu->prior->n; i++) {
+    uint64_t index;
+    if (kt_space_index(tu->task->space, tu->prior->items[i].vi, &index))
+      return kt_fail(err, "cannot resume from %s: its result %zu breaks a constraint of task %s",
+                     path, i + 1, tu->task->name);
+    if (kt_indexmap_put(&tu->known, index, i, err)) return -1;
+  }
+  return 0;
 }
 
 /* Starts compiling the kernels of a configuration that comes soon. */
@@ -292,6 +330,8 @@ static void tuning_clear(tuning *tu) {
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
+  kt_results_release(tu->prior);
+  kt_indexmap_clear(&tu->known);
 }
 
 int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
@@ -301,14 +341,19 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   if (kt_task_prune(task, &t->device, err) || kt_space_generate(task->space, err)) return -1;
   if (kt_space_count(task->space) == 0)
     return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
-  tuning tu = {t, task, opts, NULL, NULL, false};
+  tuning tu = {t, task, opts, NULL, NULL, false, NULL, {0}};
+  kt_indexmap_init(&tu.known);
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
   *out = tu.results;
   if (!tu.results->searcher) tu.results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
   kt_journal *journal = NULL;
-  if (opts->journal && !(journal = kt_journal_open(opts->journal, tu.results, false, err)))
+  int fresh = opts->journal && opts->resume ? read_prior(&tu, opts->journal, err) : 1;
+  if (fresh < 0 ||
+      (opts->journal && !(journal = kt_journal_open(opts->journal, tu.results, !fresh, err)))) {
+    tuning_clear(&tu);
     return -1;
+  }
   /* Enough proposals ahead to keep every compile thread busy. */
   size_t lookahead = 2 * (size_t)kt_tuner_build_threads(t) + 1;
   kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, journal,

@@ -46,6 +46,7 @@ typedef struct kt_tune_opts {
   kt_repeat repeat;
   bool include_host;     /* a sample is kernel time plus the launcher's host time */
   const char *journal;   /* append each result to this file (NULL: none) */
+  bool resume;           /* take the results already in the journal instead of running them */
   /* How long one execution may wait for the device (isolated tuners):
   ** time_limit_ns when set, else time_factor times the best time so far,
   ** but never less than time_floor_ns. */

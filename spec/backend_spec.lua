@@ -164,7 +164,7 @@ describe("the " .. backend .. " backend", function()
     local text = assert(io.open(path)):read("a")
     os.remove(path)
     local registers = cuda and tostring(used.registers) or "null"
-    assert.matches('"resources":%[{"registers":' .. registers .. ',"shared_bytes":0,', text)
+    assert.matches('"resources":%[{"registers":' .. registers .. ',"shared_bytes":' .. used.shared_bytes .. ',', text)
     assert.matches('"max_threads":' .. used.max_threads .. "}%]", text)
   end)
 

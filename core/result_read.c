@@ -1,0 +1,276 @@
+/*
+** result_read.c: results back from the files ktlua writes: a results file
+** (JSON, format "ktlua-results") or a journal (a header line, format
+** "ktlua-journal", then one result per line). A journal's last line may
+** have been cut short by a kill: it is left out.
+*/
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_read.h"
+#include "result.h"
+
+#define NS(ms) ((ms) * 1e6)
+
+int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
+  dst->status = src->status;
+  dst->time_ns = src->time_ns;
+  dst->over = src->over;
+  dst->compile_ns = src->compile_ns;
+  dst->launches = src->launches;
+  if (src->error && !(dst->error = kt_strdup(src->error, err))) return -1;
+  if (src->nsamples) {
+    if (!(dst->samples_ns = kt_calloc(src->nsamples, sizeof *dst->samples_ns, err))) return -1;
+    memcpy(dst->samples_ns, src->samples_ns, src->nsamples * sizeof *src->samples_ns);
+    dst->nsamples = src->nsamples;
+  }
+  if (src->nkernels) {
+    if (!(dst->sizes = kt_calloc(src->nkernels, sizeof *dst->sizes, err))) return -1;
+    memcpy(dst->sizes, src->sizes, src->nkernels * sizeof *src->sizes);
+    if (src->usage) {
+      if (!(dst->usage = kt_calloc(src->nkernels, sizeof *dst->usage, err))) return -1;
+      memcpy(dst->usage, src->usage, src->nkernels * sizeof *src->usage);
+    }
+    dst->nkernels = src->nkernels;
+  }
+  return 0;
+}
+
+/* ---- fields ---- */
+
+static double number(const kt_jvalue *obj, const char *key, double dflt) {
+  const kt_jvalue *v = kt_json_get_type(obj, key, KT_JNUMBER);
+  return v ? v->u.num.f : dflt;
+}
+
+static int to_value(const kt_jvalue *j, kt_value *v) {
+  if (j && j->type == KT_JNUMBER) {
+    if (j->integer) *v = (kt_value){KT_VINT, {.i = j->u.num.i}};
+    else *v = (kt_value){KT_VFLOAT, {.f = j->u.num.f}};
+    return 0;
+  }
+  if (j && j->type == KT_JSTRING) {
+    *v = (kt_value){KT_VSTRING, {.s = (char *)j->u.str}};
+    return 0;
+  }
+  return -1;
+}
+
+static int read_sizes(const kt_jvalue *list, size_t out[3], int *dims) {
+  if (!list || list->type != KT_JARRAY || list->n < 1 || list->n > 3) return -1;
+  for (size_t d = 0; d < 3; d++) {
+    if (d < list->n && list->u.items[d].type != KT_JNUMBER) return -1;
+    out[d] = d < list->n ? (size_t)list->u.items[d].u.num.f : 1;
+  }
+  *dims = (int)list->n;
+  return 0;
+}
+
+static int read_kernels(const kt_jvalue *x, kt_result *res, kt_error *err) {
+  const kt_jvalue *sizes = kt_json_get_type(x, "sizes", KT_JARRAY);
+  const kt_jvalue *used = kt_json_get_type(x, "resources", KT_JARRAY);
+  size_t n = sizes ? sizes->n : 0;
+  if (!n) return 0;
+  if (!(res->sizes = kt_calloc(n, sizeof *res->sizes, err))) return -1;
+  if (used && used->n == n && !(res->usage = kt_calloc(n, sizeof *res->usage, err))) return -1;
+  res->nkernels = n;
+  for (size_t k = 0; k < n; k++) {
+    const kt_jvalue *s = &sizes->u.items[k];
+    kt_sizes *z = &res->sizes[k];
+    if (read_sizes(kt_json_get(s, "global"), z->global, &z->dims))
+      return kt_fail(err, "sizes[%zu] has no global size", k + 1);
+    memcpy(z->items, z->global, sizeof z->items);
+    const kt_jvalue *local = kt_json_get(s, "local");
+    int ldims;
+    if (local && local->type == KT_JARRAY && read_sizes(local, z->local, &ldims))
+      return kt_fail(err, "sizes[%zu] has a bad local size", k + 1);
+    if (!res->usage) continue;
+    const kt_jvalue *u = &used->u.items[k];
+    res->usage[k] = (kt_kernel_usage){
+        (int64_t)number(u, "registers", -1), (int64_t)number(u, "shared_bytes", -1),
+        (int64_t)number(u, "local_bytes", -1), (int64_t)number(u, "constant_bytes", -1),
+        (int64_t)number(u, "max_threads", -1)};
+  }
+  return 0;
+}
+
+static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
+  const kt_jvalue *status = kt_json_get_type(x, "status", KT_JSTRING);
+  int s = status ? kt_status_from_name(status->u.str) : -1;
+  if (s < 0) return kt_fail(err, "no known status");
+  res->status = (kt_status)s;
+  res->time_ns = s == KT_OK ? NS(number(x, "time_ms", NAN)) : NAN;
+  if (s == KT_OK && isnan(res->time_ns)) return kt_fail(err, "ok but no time_ms");
+  const kt_jvalue *samples = kt_json_get_type(x, "samples_ms", KT_JARRAY);
+  size_t n = samples ? samples->n : 0;
+  if (n && !(res->samples_ns = kt_calloc(n, sizeof *res->samples_ns, err))) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (samples->u.items[i].type == KT_JNUMBER)
+      res->samples_ns[res->nsamples++] = NS(samples->u.items[i].u.num.f);
+  res->launches = (size_t)number(x, "launches", 0);
+  res->compile_ns = NS(number(x, "compile_ms", 0));
+  const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);
+  res->over = (kt_overheads){NS(number(o, "build", 0)),     NS(number(o, "data", 0)),
+                             NS(number(o, "validation", 0)), NS(number(o, "launcher", 0)),
+                             NS(number(o, "wait", 0)),       NS(number(o, "searcher", 0)),
+                             NS(number(o, "framework", 0)),  NS(number(o, "total", 0))};
+  const kt_jvalue *error = kt_json_get_type(x, "error", KT_JSTRING);
+  if (error && !(res->error = kt_strdup(error->u.str, err))) return -1;
+  return read_kernels(x, res, err);
+}
+
+/* The value index of every parameter from a result's config. */
+static int read_config(const kt_jvalue *x, const kt_param *params, size_t np, uint32_t *vi,
+                       kt_error *err) {
+  const kt_jvalue *config = kt_json_get_type(x, "config", KT_JOBJECT);
+  if (!config) return kt_fail(err, "no config");
+  for (size_t p = 0; p < np; p++) {
+    kt_value v;
+    if (to_value(kt_json_get(config, params[p].name), &v))
+      return kt_fail(err, "the config has no value for %s", params[p].name);
+    size_t i = 0;
+    while (i < params[p].nvalues && !kt_value_equal(&params[p].values[i], &v)) i++;
+    if (i == params[p].nvalues) return kt_fail(err, "%s has a value that is not one of its values",
+                                                params[p].name);
+    vi[p] = (uint32_t)i;
+  }
+  return 0;
+}
+
+int kt_result_read_json(const kt_jvalue *x, kt_results *r, kt_error *err) {
+  uint32_t *vi = kt_calloc(r->nparams + 1, sizeof *vi, err);
+  if (!vi) return -1;
+  int rc = read_config(x, r->params, r->nparams, vi, err);
+  kt_result *res = rc == 0 ? kt_results_add(r, (uint64_t)number(x, "index", 0), vi, err) : NULL;
+  free(vi);
+  if (!res) return -1;
+  return read_outcome(x, res, err);
+}
+
+/* ---- files ---- */
+
+/* Results with the header's task, device, kernels and parameters. */
+static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
+  const kt_jvalue *params = kt_json_get_type(h, "parameters", KT_JARRAY);
+  if (!params) return kt_fail(err, "no list of parameters"), NULL;
+  kt_space *space = kt_space_new(err);
+  int rc = space ? 0 : -1;
+  for (size_t p = 0; p < params->n && rc == 0; p++) {
+    const kt_jvalue *name = kt_json_get_type(&params->u.items[p], "name", KT_JSTRING);
+    const kt_jvalue *values = kt_json_get_type(&params->u.items[p], "values", KT_JARRAY);
+    kt_value *v = values ? kt_calloc(values->n + 1, sizeof *v, err) : NULL;
+    if (!name || !v) rc = kt_fail(err, "parameters[%zu] needs a name and values", p + 1);
+    for (size_t i = 0; rc == 0 && i < values->n; i++)
+      if (to_value(&values->u.items[i], &v[i])) rc = kt_fail(err, "%s has a value of no type", name->u.str);
+    if (rc == 0) rc = kt_space_add_param(space, name->u.str, v, values->n, err);
+    free(v);
+  }
+  const kt_jvalue *kernels = kt_json_get_type(h, "kernels", KT_JARRAY);
+  size_t nk = kernels ? kernels->n : 0;
+  const char **names = rc == 0 ? kt_calloc(nk + 1, sizeof *names, err) : NULL;
+  for (size_t k = 0; names && k < nk; k++)
+    names[k] = kernels->u.items[k].type == KT_JSTRING ? kernels->u.items[k].u.str : "?";
+  const kt_jvalue *task = kt_json_get_type(h, "task", KT_JSTRING);
+  const kt_jvalue *device = kt_json_get_type(h, "device", KT_JSTRING);
+  kt_results *r = names ? kt_results_new(task ? task->u.str : "results", space, names, nk,
+                                         device ? device->u.str : "", err)
+                        : NULL;
+  const kt_jvalue *searcher = kt_json_get_type(h, "searcher", KT_JSTRING);
+  if (r && searcher) r->searcher = kt_strdup(searcher->u.str, NULL);
+  if (r) {
+    r->space_count = (uint64_t)number(kt_json_get(h, "space"), "valid", 0);
+    r->space_all = number(kt_json_get(h, "space"), "all", 0);
+  }
+  free(names);
+  kt_space_free(space);
+  return r;
+}
+
+static kt_results *read_results_file(const kt_jvalue *root, kt_error *err) {
+  const kt_jvalue *results = kt_json_get_type(root, "results", KT_JARRAY);
+  if (!results) return kt_fail(err, "no results"), NULL;
+  kt_results *r = from_header(root, err);
+  for (size_t i = 0; r && i < results->n; i++)
+    if (kt_result_read_json(&results->u.items[i], r, err)) {
+      kt_fail_prefix(err, "result %zu: ", i + 1);
+      kt_results_release(r);
+      r = NULL;
+    }
+  if (r) r->wall_ns = NS(number(root, "wall_ms", 0));
+  return r;
+}
+
+static char *read_text(const char *path, size_t *len, kt_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return kt_fail(err, "cannot read %s: %s", path, strerror(errno)), NULL;
+  char *text = NULL;
+  size_t cap = 0;
+  *len = 0;
+  for (;;) {
+    if (kt_grow(&text, &cap, *len + 65536 + 1, 1, err)) break;
+    size_t got = fread(text + *len, 1, 65536, f);
+    *len += got;
+    if (got < 65536) break;
+  }
+  fclose(f);
+  if (text) text[*len] = '\0';
+  return text;
+}
+
+/* Parses line [a, b) of a journal; *doc is the line's document. */
+static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc, kt_error *err) {
+  *doc = kt_json_parse(a, (size_t)(b - a), err);
+  return *doc ? kt_json_root(*doc) : NULL;
+}
+
+static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
+  const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
+  kt_jdoc *doc;
+  const kt_jvalue *h = journal_line(line, nl ? nl : end, &doc, err);
+  kt_results *r = h ? from_header(h, err) : NULL;
+  kt_json_free(doc);
+  for (size_t n = 2; r && nl && nl + 1 < end; n++) {
+    line = nl + 1;
+    nl = memchr(line, '\n', (size_t)(end - line));
+    if (!nl) break; /* no newline: cut short by a kill */
+    if (nl == line) continue;
+    const kt_jvalue *x = journal_line(line, nl, &doc, err);
+    if (!x || kt_result_read_json(x, r, err)) {
+      kt_fail_prefix(err, "line %zu: ", n);
+      kt_results_release(r);
+      r = NULL;
+    }
+    kt_json_free(doc);
+  }
+  return r;
+}
+
+kt_results *kt_results_read(const char *path, kt_error *err) {
+  size_t len;
+  char *text = read_text(path, &len, err);
+  if (!text) return NULL;
+  const char *nl = memchr(text, '\n', len);
+  kt_jdoc *first = kt_json_parse(text, nl ? (size_t)(nl - text) : len, NULL);
+  const kt_jvalue *format = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
+  bool journal = format && strcmp(format->u.str, "ktlua-journal") == 0;
+  kt_json_free(first);
+  kt_results *r = NULL;
+  if (journal) {
+    r = read_journal(text, len, err);
+  } else {
+    kt_jdoc *doc = kt_json_parse(text, len, err);
+    const kt_jvalue *root = doc ? kt_json_root(doc) : NULL;
+    const kt_jvalue *fmt = root ? kt_json_get_type(root, "format", KT_JSTRING) : NULL;
+    if (root && (!fmt || strcmp(fmt->u.str, "ktlua-results") != 0))
+      kt_fail(err, "neither a ktlua results file nor a journal");
+    else if (root)
+      r = read_results_file(root, err);
+    kt_json_free(doc);
+  }
+  free(text);
+  if (!r) kt_fail_prefix(err, "%s: ", path);
+  return r;
+}

@@ -1,0 +1,260 @@
+-- The evaluation engine: time limits, crashes, the journal, resuming,
+-- Ctrl-C, the program cache and the accounting of every second.
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+
+local tuner = kt.tuner()
+
+local function statuses(results)
+  local s = {}
+  for i = 1, #results do s[results[i].index + 1] = results[i].status end
+  return s
+end
+
+local function tmp(ext)
+  local path = os.tmpname()
+  os.remove(path)
+  return path .. ext
+end
+
+local function lines(path)
+  local t = {}
+  for line in io.lines(path) do t[#t + 1] = line end
+  return t
+end
+
+-- A script for a child ktlua: a tuning of 40 configurations that writes a
+-- journal; `stop_after` makes it send itself a signal (KILL, as a crash or
+-- a kill -9 would, unless `signal` says INT) once that many have finished.
+local function journal_script(journal, stop_after, resume, signal, output)
+  return ([[
+local kt = require "ktlua"
+local t = kt.tuner()
+local o = kt.array("int", 256)
+local k = t:kernel{ source = "__kernel void k(__global int *o) { o[get_global_id(0)] = X * Y; }",
+                    name = "k", global = 256, args = { o:output() } }
+k:param("X", { 1, 2, 3, 4, 5, 6, 7, 8 })
+k:param("Y", { 0, 1, 2, 3, 4 })
+k:reference(o, function(ref) ref:fill(3) end)
+local pid = io.open("/proc/self/stat"):read("n")
+local r = t:tune(k, { search = { "random", seed = 9 }, stop = { count = 30 }, repeats = 1,
+  journal = %q, resume = %s, output = %s, progress = function(res, all)
+    -- in the background: os.execute ignores SIGINT while its command runs
+    if %d > 0 and #all == %d then os.execute("(sleep 0.05; kill -%s " .. pid .. ") &") end
+  end })
+for i = 1, #r do io.write(r[i].index, ":", r[i].status, " ") end
+print()
+]]):format(journal, tostring(resume), output and ("%q"):format(output) or "nil", stop_after,
+           stop_after, signal or "KILL")
+end
+
+local function run_script(code, extra)
+  local path = tmp(".lua")
+  local f = assert(io.open(path, "w"))
+  f:write(code)
+  f:close()
+  local out, status = shell.run(shell.ktlua .. " " .. (extra or "") .. " " .. path)
+  os.remove(path)
+  return out, status
+end
+
+describe("time limits", function()
+  it("give timeout for exactly the configurations that hang, and the others run", function()
+    local flag = kt.array("int", 1)
+    local out = kt.array("int", 64)
+    local k = tuner:kernel{ name = "h", global = 64, args = { flag:input(), out:output() }, source = [[
+__kernel void h(__global volatile int *flag, __global int *o) {
+#if MODE == 1 || MODE == 3
+  while (flag[0] == 0) { }
+#endif
+  o[get_global_id(0)] = MODE;
+}]] }
+    k:param("MODE", { 0, 1, 2, 3 })
+    local r = tuner:tune(k, { repeats = 2, time_limit = 0.5 })
+    assert.are.same({ "ok", "timeout", "ok", "timeout" }, statuses(r))
+    assert.are.equal("the configuration ran past its time limit; its device process was stopped",
+      r[2].error)
+    assert.are.equal(2, #r[3].samples_ms)
+    tuner:run(k, { MODE = 2 })
+    assert.are.equal(2, out[63])
+  end)
+
+  it("survive a kernel that crashes its device process", function()
+    local out = kt.array("int", 64)
+    local k = tuner:kernel{ name = "c", global = 64, args = { out:output() }, source = [[
+__kernel void c(__global int *o) {
+#if CRASH == 1
+  __global int *wild = (__global int *)((ulong)o ^ 0x7f0000000000UL);
+  wild[get_global_id(0) * 1000003] = 1;
+#endif
+  o[get_global_id(0)] = 7;
+}]] }
+    k:param("CRASH", { 0, 1, 2 })
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "runtime_failed", "ok" }, statuses(r))
+    assert.matches("^the device process died of signal %d+", r[2].error)
+  end)
+
+  it("are checked", function()
+    local k = tuner:kernel{ source = "__kernel void k(__global int *o) { }", name = "k", global = 1,
+                            args = { kt.array("int", 1):output() } }
+    assert.has_error(function() tuner:tune(k, { time_limit = 0 }) end, "tune options.time_limit must be positive")
+    assert.has_error(function() tuner:tune(k, { time_limit = { factor = -1 } }) end)
+    assert.has_error(function() tuner:tune(k, { time_limit = { floor = 1, slack = 2 } }) end)
+  end)
+end)
+
+describe("the journal", function()
+  it("holds a header and one line per finished configuration", function()
+    local path = tmp(".jsonl")
+    local out, status = run_script(journal_script(path, 0, false))
+    assert.are.equal(0, status, out)
+    local l = lines(path)
+    assert.are.equal(31, #l)
+    assert.matches('^{"format":"ktlua%-journal","version":1,"task":"k"', l[1])
+    assert.matches('^{"index":%d+,"config":{"X":%d,"Y":%d},"status":"', l[2])
+    os.remove(path)
+  end)
+
+  it("keeps every finished configuration of a killed tuning, and resuming finishes it alike", function()
+    local whole, killed = tmp(".jsonl"), tmp(".jsonl")
+    local full = run_script(journal_script(whole, 0, false))
+    local _, status = run_script(journal_script(killed, 12, false))
+    assert.are.equal(137, status) -- killed with SIGKILL
+    -- everything finished before the kill is there
+    local kept = #lines(killed) - 1
+    assert.is_true(kept >= 12 and kept < 30)
+    local resumed, status2 = run_script(journal_script(killed, 0, true))
+    assert.are.equal(0, status2, resumed)
+    assert.are.equal(full:match("[^\n]*"), resumed:match("[^\n]*"))
+    assert.are.equal(31, #lines(killed))
+    -- resuming a finished journal runs nothing more
+    local again = run_script(journal_script(killed, 0, true))
+    assert.are.equal(full:match("[^\n]*"), again:match("[^\n]*"))
+    assert.are.equal(31, #lines(killed))
+    os.remove(whole)
+    os.remove(killed)
+  end)
+
+  it("resumes through `ktlua --journal=DIR --resume`", function()
+    local dir = tmp("")
+    os.execute("mkdir -p " .. dir)
+    local code = journal_script("unused", 0, false):gsub('journal = "unused", resume = false, ', "")
+    local first = run_script(code, "--journal=" .. dir)
+    assert.are.equal(31, #lines(dir .. "/k.jsonl"))
+    local again = run_script(code, "--journal=" .. dir .. " --resume")
+    assert.are.equal(first, again)
+    assert.are.equal(31, #lines(dir .. "/k.jsonl"))
+    os.execute("rm -r " .. dir)
+  end)
+
+  it("refuses to resume a journal of other parameters", function()
+    local path = tmp(".jsonl")
+    run_script(journal_script(path, 0, false))
+    local k = tuner:kernel{ source = "__kernel void k(__global int *o) { }", name = "k", global = 1,
+                            args = { kt.array("int", 1):output() } }
+    k:param("X", { 1, 2 })
+    local ok, err = pcall(tuner.tune, tuner, k, { journal = path, resume = true })
+    assert.is_false(ok)
+    assert.matches("cannot resume from .*: its parameters and values differ from task k's", err)
+    assert.has_error(function() tuner:tune(k, { resume = true }) end,
+      "tune options.resume: resuming needs a journal (tune options.journal)")
+    os.remove(path)
+  end)
+
+  it("gives back CSV and JSON files", function()
+    local path = tmp(".jsonl")
+    run_script(journal_script(path, 0, false))
+    local r = kt.load(path)
+    assert.are.equal(30, #r)
+    assert.are.equal("k", r.task)
+    assert.are.same({ { name = "X", values = { 1, 2, 3, 4, 5, 6, 7, 8 } },
+                      { name = "Y", values = { 0, 1, 2, 3, 4 } } }, r.params)
+    local csv, json = tmp(".csv"), tmp(".json")
+    r:write(csv)
+    r:write(json)
+    assert.are.equal(31, #lines(csv))
+    local back = kt.load(json)
+    assert.are.equal(30, #back)
+    for i = 1, 30 do
+      assert.are.same(r[i].config, back[i].config)
+      assert.are.equal(r[i].status, back[i].status)
+      assert.are.same(r[i].samples_ms, back[i].samples_ms)
+      assert.are.same(r[i].global, back[i].global)
+    end
+    assert.has_error(function() kt.load("/nonexistent.jsonl") end)
+    for _, p in ipairs({ path, csv, json }) do os.remove(p) end
+  end)
+end)
+
+describe("Ctrl-C", function()
+  it("finishes the configuration in flight, writes the results, names the best and fails", function()
+    local journal, csv = tmp(".jsonl"), tmp(".csv")
+    local out, status = run_script(journal_script(journal, 7, false, "INT", csv))
+    assert.are.equal(1, status)
+    assert.matches("interrupted: finishing the configuration in flight", out)
+    assert.matches("ktlua: best so far: X=%d Y=%d  [%d.e%-]+ ms", out)
+    local n = tonumber(out:match("tuning of k interrupted after (%d+) configurations"))
+    assert.is_true(n >= 7 and n < 30, out)
+    assert.are.equal(n + 1, #lines(journal))
+    assert.are.equal(n + 1, #lines(csv))
+    os.remove(journal)
+    os.remove(csv)
+  end)
+end)
+
+describe("the program cache", function()
+  it("builds an identical source once", function()
+    local o = kt.array("int", 4)
+    local k = tuner:kernel{ source = "__kernel void same(__global int *o) { o[0] = X; }", name = "same",
+                            global = 1, args = { o:output() } }
+    k:param("X", { 1, 2 })
+    tuner:tune(k, { repeats = 1 })
+    local before = tuner:cache()
+    tuner:tune(k, { repeats = 1 })
+    local after = tuner:cache()
+    assert.are.equal(before.hits + 2, after.hits)
+    assert.are.equal(before.misses, after.misses)
+    assert.is_true(after.threads >= 1)
+  end)
+end)
+
+describe("the accounting", function()
+  it("says where each configuration's time went", function()
+    local o = kt.array("float", 1024)
+    local k = tuner:kernel{ source = "__kernel void a(__global float *o) { o[get_global_id(0)] = X; }",
+                            name = "a", global = 1024, args = { o:output() } }
+    k:param("X", { 1, 2, 3 })
+    k:reference(o, function(ref) ref:fill(1) end)
+    local r = tuner:tune(k, { repeats = 3 })
+    for i = 1, #r do
+      local ov = r[i].overheads_ms
+      local parts = ov.build + ov.data + ov.validation + ov.launcher + ov.wait + ov.framework
+      assert.is_true(math.abs(parts - ov.total) < 1e-6 * math.max(1, ov.total) or parts <= ov.total + 1e-9)
+      assert.is_true(r[i].compile_ms >= 0)
+    end
+    local s = r:summary()
+    for _, key in ipairs({ "wall_ms", "setup_ms", "kernel_ms", "build_ms", "compile_ms", "data_ms",
+                           "validation_ms", "launcher_ms", "wait_ms", "searcher_ms", "framework_ms" }) do
+      assert.are.equal("number", type(s[key]), key)
+    end
+    assert.is_true(s.wall_ms >= s.build_ms + s.data_ms + s.validation_ms + s.wait_ms)
+  end)
+end)
+
+describe("a tuner without isolation", function()
+  it("tunes in the tuner's own process", function()
+    local out, status = shell.run(shell.ktlua .. [[ -e "
+local t = kt.tuner(nil, { isolate = false })
+local o = kt.array('int', 8)
+local k = t:kernel{ source = '__kernel void k(__global int *o) { o[get_global_id(0)] = X; }', name = 'k',
+                    global = 8, args = { o:output() } }
+k:param('X', { 4, 5 })
+local r = t:tune(k, { repeats = 2 })
+print(t.isolated, r[1].status, r[2].status)
+print(pcall(kt.tuner, nil, { isolate = true }))"]])
+    assert.are.equal(0, status, out)
+    assert.matches("^false\tok\tok\n", out)
+    assert.matches("false\t.-can no longer start isolated device processes", out)
+  end)
+end)
