@@ -15,6 +15,16 @@ local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess })
 local cuda = tuner.device.backend == "cuda"
 local function file(name) return name .. (cuda and ".cu" or ".cl") end
 
+-- Percentiles of the compile time of one configuration, in ms.
+local function compile_spread(results)
+  local t = {}
+  for i = 1, #results do t[#t + 1] = results[i].compile_ms end
+  table.sort(t)
+  local function at(q) return t[math.max(1, math.ceil(q * #t))] end
+  return ("compile per configuration: median %.0f ms, p90 %.0f ms, max %.0f ms"):format(
+    at(0.5), at(0.9), at(1))
+end
+
 local function report(name, results)
   local s = results:summary()
   local compile = s.compile_ms / 1e3
@@ -27,6 +37,7 @@ local function report(name, results)
   print(("      wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + launcher %.2f + searcher %.3f + framework %.3f s"):format(
     s.setup_ms / 1e3, s.build_ms / 1e3, s.wait_ms / 1e3, s.data_ms / 1e3, s.validation_ms / 1e3,
     s.launcher_ms / 1e3, s.searcher_ms / 1e3, s.framework_ms / 1e3))
+  print("      " .. compile_spread(results))
   io.stdout:flush()
 end
 
