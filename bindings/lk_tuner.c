@@ -328,8 +328,10 @@ static int tuner_cache(lua_State *L) {
   return 1;
 }
 
+/* A closed tuner still answers its device and methods, so that t:close() twice
+   and printing it stay harmless; the methods that need the device check. */
 static int tuner_index(lua_State *L) {
-  check_tuner(L, 1);
+  luaL_checkudata(L, 1, LK_TUNER);
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "device") == 0) {
     lua_getiuservalue(L, 1, 1);
@@ -345,7 +347,12 @@ static int tuner_index(lua_State *L) {
 }
 
 static int tuner_tostring(lua_State *L) {
-  kt_tuner *t = check_tuner(L, 1);
+  lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
+  if (!ut->t) {
+    lua_pushliteral(L, "tuner (closed)");
+    return 1;
+  }
+  kt_tuner *t = ut->t;
   const kt_device_info *d = kt_tuner_device(t);
   lua_pushfstring(L, "tuner on %s (%s)", d->id, kt_device_string(d, "name"));
   return 1;

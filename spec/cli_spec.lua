@@ -17,7 +17,7 @@ describe("the ktlua executable", function()
     assert.are.equal(0, code)
     assert.matches("opencl:0:0  .-%(cpu, ", out)
     assert.matches("max work%-group%s+%d+", out)
-    assert.matches("local memory%s+[%d.]+ KiB", out)
+    assert.matches("local memory%s+[%d.]+ [KM]iB", out)
   end)
 
   it("runs a script with its arguments", function()

@@ -258,3 +258,16 @@ print(pcall(kt.tuner, nil, { isolate = true }))"]])
     assert.matches("false\t.-can no longer start isolated device processes", out)
   end)
 end)
+
+describe("a closed tuner", function()
+  it("can be closed twice and printed, and refuses work", function()
+    local t = kt.tuner()
+    local k = t:kernel{ source = "__kernel void k(__global int *o) { o[0] = 1; }", name = "k",
+                        global = 1, args = { kt.array("int", 1):output() } }
+    t:close()
+    t:close()
+    assert.are.equal("tuner (closed)", tostring(t))
+    assert.are.equal("opencl:0:0", t.device.id)
+    assert.has_error(function() t:tune(k) end, "calling 'tune' on bad self (tuner has been closed)")
+  end)
+end)
