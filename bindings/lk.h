@@ -139,7 +139,8 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);
 /* The `search` field of tune options -> searcher (caller frees); seed is
 ** the default seed. owner_idx is the kernel or replay a Lua searcher
 ** explores. */
-kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed);
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed,
+                               const kt_stop *stop);
 /* The `stop` field of tune options. */
 void lk_check_stop(lua_State *L, int opts_idx, kt_stop *stop);
 

@@ -217,14 +217,16 @@ static void option_list(lua_State *L, int idx, kt_option *opts, size_t *n, size_
   }
 }
 
-/* The searcher for tune options at opts_idx (nil: exhaustive). seed is
-** the options' seed, overridden by the search table's own. */
-kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed) {
+/* The searcher for tune options at opts_idx (nil: kt_search_default for the
+** tuning's stop conditions). seed is the options' seed, overridden by the
+** search table's own. */
+kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_Integer seed,
+                               const kt_stop *stop) {
   int t = lk_get_field(L, opts_idx, "search");
   int idx = lua_gettop(L);
   kt_search_opts so = {(uint64_t)seed, NULL, 0};
   kt_option options[32];
-  const char *name = "exhaustive";
+  const char *name = kt_search_default(stop);
   if (t == LUA_TSTRING) {
     name = lua_tostring(L, idx);
   } else if (t == LUA_TTABLE) {

@@ -225,7 +225,7 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
   lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
   lk_tune_hold *h = new_hold(L);
   h->progress = check_progress(L, opts);
-  h->searcher = lk_check_searcher(L, opts, owner, seed);
+  h->searcher = lk_check_searcher(L, opts, owner, seed, &o->stop);
   o->searcher = h->searcher;
   o->progress = h->progress ? progress_call : NULL;
   o->progress_ud = h->progress;

@@ -81,6 +81,10 @@ const char *kt_searcher_names(void) {
          "staged";
 }
 
+const char *kt_search_default(const kt_stop *s) {
+  return s->count || s->fraction > 0 || s->seconds > 0 ? "bestfirst" : "exhaustive";
+}
+
 kt_searcher *kt_searcher_new(const char *name, const kt_search_opts *o, kt_error *err) {
   static const kt_search_opts none = {0, NULL, 0};
   for (size_t i = 0; i < NBUILTINS; i++) {

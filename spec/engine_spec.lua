@@ -5,11 +5,7 @@ local shell = require "spec.support.shell"
 
 local tuner = kt.tuner()
 
-local function statuses(results)
-  local s = {}
-  for i = 1, #results do s[results[i].index + 1] = results[i].status end
-  return s
-end
+local statuses = require "spec.support.statuses"
 
 local function tmp(ext)
   local path = os.tmpname()

@@ -3,11 +3,7 @@ local kt = require "ktlua"
 
 local tuner = kt.tuner()
 
-local function statuses(results)
-  local s = {}
-  for i = 1, #results do s[results[i].index + 1] = results[i].status end
-  return s
-end
+local statuses = require "spec.support.statuses"
 
 -- o[i] = o[i] * MUL + add
 local axpb = [[__kernel void axpb(__global int *o, int add) {

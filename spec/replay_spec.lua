@@ -95,7 +95,7 @@ describe("kt.replay", function()
 
   it("counts stop.seconds on the simulated clock", function()
     -- the first three records cost 7.15 + 13.15 + 12.85 = 33.15 ms
-    local results = kt.replay(FIXTURE):tune{stop = {seconds = 0.033}}
+    local results = kt.replay(FIXTURE):tune{search = "exhaustive", stop = {seconds = 0.033}}
     assert.equal(3, #results)
     assert.equal("seconds", results.stopped)
   end)
@@ -118,7 +118,7 @@ describe("kt.replay", function()
 
   it("scores a search: optimum / best found, and its mean over the budget", function()
     local rec = kt.replay(FIXTURE)
-    local results = rec:tune{stop = {count = 2}} -- 1.8 ms, then 3.8 ms
+    local results = rec:tune{search = "exhaustive", stop = {count = 2}} -- 1.8 ms, then 3.8 ms
     local reached, score = rec:score(results)
     assert.near(1.5 / 1.8, reached, 1e-12)
     assert.near(1.5 / 1.8, score, 1e-12)

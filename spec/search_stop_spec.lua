@@ -5,7 +5,7 @@ local kt = require "ktlua"
 local rec = kt.replay("spec/fixtures/small_cache.json")
 
 local function tune(stop)
-  return rec:tune{stop = stop}
+  return rec:tune{search = "exhaustive", stop = stop}
 end
 
 describe("stop conditions", function()
@@ -48,6 +48,15 @@ describe("stop conditions", function()
     assert.equal(3, #results)
     assert.equal("no_improvement", results.stopped)
     assert.equal("count", tune{count = 3, no_improvement = 2}.stopped)
+  end)
+
+  it("choose the searcher of a tuning that names none: best-first within a budget", function()
+    assert.equal("exhaustive", rec:tune().searcher)
+    assert.equal("exhaustive", rec:tune{stop = {no_improvement = 3}}.searcher)
+    assert.equal("bestfirst", rec:tune{stop = {count = 5}}.searcher)
+    assert.equal("bestfirst", rec:tune{stop = {fraction = 0.25}}.searcher)
+    assert.equal("bestfirst", rec:tune{stop = {seconds = 1}}.searcher)
+    assert.equal("random", rec:tune{search = "random", stop = {count = 5}}.searcher)
   end)
 
   it("are checked", function()
