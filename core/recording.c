@@ -2,10 +2,10 @@
 ** recording.c: ktlua result files and Kernel Tuner cache files into a
 ** recorded space and its records.
 **
-** Records are gathered as they are read (value indices plus outcome,
-** pointing into the parsed document); once all are read the space takes
-** their configurations as its valid set and the records are laid out in
-** the space's index order.
+** Records are gathered as they are read (value indices plus outcome);
+** once all are read the space takes their configurations as its valid set
+** and the records are laid out in the space's index order. ktlua's own
+** files are read by result_read.c, which kt.load shares.
 */
 #include "recording.h"
 
@@ -18,20 +18,11 @@
 
 #define NS(ms) ((ms) * 1e6)
 
-typedef struct record {
-  kt_status status;
-  double time_ns;
-  const kt_jvalue *samples_ms; /* an array, or NULL */
-  kt_overheads over;
-  const char *error;
-  size_t launches;
-} record;
-
 typedef struct builder {
   kt_space *space;
   size_t np;
   uint32_t *rows; /* np value indices per record */
-  record *recs;
+  kt_result *recs; /* outcomes only: their value indices are in rows */
   size_t n, caprows, caprecs;
   const char *task, *device;
   kt_error *err;
@@ -82,11 +73,11 @@ static int value_index(builder *b, size_t p, const kt_jvalue *j, const char *wha
 }
 
 /* Appends a record; *vi receives its row of value indices. */
-static record *new_record(builder *b, uint32_t **vi) {
+static kt_result *new_record(builder *b, uint32_t **vi) {
   if (kt_grow(&b->rows, &b->caprows, (b->n + 1) * b->np, sizeof *b->rows, b->err) ||
       kt_grow(&b->recs, &b->caprecs, b->n + 1, sizeof *b->recs, b->err))
     return NULL;
-  record *r = &b->recs[b->n];
+  kt_result *r = &b->recs[b->n];
   memset(r, 0, sizeof *r);
   r->time_ns = NAN;
   *vi = b->rows + b->n * b->np;
@@ -105,7 +96,7 @@ static kt_status kt_error_status(const char *name) {
   return strcmp(name, "CompilationFailedConfig") == 0 ? KT_COMPILE_FAILED : KT_RUNTIME_FAILED;
 }
 
-static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, record *r) {
+static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, kt_result *r) {
   const kt_jvalue *time = kt_json_get(e, "time");
   if (time && time->type == KT_JNUMBER) {
     r->status = KT_OK;
@@ -113,11 +104,16 @@ static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, record *r
     r->launches = 1;
   } else if (time && time->type == KT_JSTRING) {
     r->status = kt_error_status(time->u.str);
-    r->error = time->u.str;
+    if (!(r->error = kt_strdup(time->u.str, b->err))) return -1;
   } else {
     return kt_fail(b->err, "cache entry '%s' has no time", key);
   }
-  r->samples_ms = kt_json_get_type(e, "times", KT_JARRAY);
+  const kt_jvalue *samples = kt_json_get_type(e, "times", KT_JARRAY);
+  size_t n = samples ? samples->n : 0;
+  if (n && !(r->samples_ns = kt_calloc(n, sizeof *r->samples_ns, b->err))) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (samples->u.items[i].type == KT_JNUMBER)
+      r->samples_ns[r->nsamples++] = NS(samples->u.items[i].u.num.f);
   kt_overheads *o = &r->over;
   o->build = NS(number_or_zero(e, "compile_time"));
   o->validation = NS(number_or_zero(e, "verification_time"));
@@ -134,7 +130,7 @@ static int kt_entry(builder *b, const kt_jmember *m) {
   const kt_jvalue *time = kt_json_get_type(e, "time", KT_JSTRING);
   if (time && strcmp(time->u.str, "InvalidConfig") == 0) return 0;
   uint32_t *vi;
-  record *r = new_record(b, &vi);
+  kt_result *r = new_record(b, &vi);
   if (!r) return -1;
   char what[256];
   snprintf(what, sizeof what, "cache entry '%s'", m->key);
@@ -167,75 +163,29 @@ static int read_kt_cache(builder *b, const kt_jvalue *root) {
 
 /* ---- ktlua result files ---- */
 
-static int ktlua_outcome(builder *b, size_t i, const kt_jvalue *x, record *r) {
-  const kt_jvalue *status = kt_json_get_type(x, "status", KT_JSTRING);
-  int s = status ? kt_status_from_name(status->u.str) : -1;
-  if (s < 0) return kt_fail(b->err, "result %zu has no known status", i + 1);
-  r->status = (kt_status)s;
-  const kt_jvalue *time = kt_json_get_type(x, "time_ms", KT_JNUMBER);
-  if (r->status == KT_OK && !time)
-    return kt_fail(b->err, "result %zu is ok but has no time_ms", i + 1);
-  r->time_ns = r->status == KT_OK ? NS(time->u.num.f) : NAN;
-  r->samples_ms = kt_json_get_type(x, "samples_ms", KT_JARRAY);
-  const kt_jvalue *error = kt_json_get_type(x, "error", KT_JSTRING);
-  r->error = error ? error->u.str : NULL;
-  r->launches = (size_t)number_or_zero(x, "launches");
-  const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);
-  r->over = (kt_overheads){NS(number_or_zero(o, "build")), NS(number_or_zero(o, "data")),
-                           NS(number_or_zero(o, "validation")), NS(number_or_zero(o, "launcher")),
-                           NS(number_or_zero(o, "wait")), 0, NS(number_or_zero(o, "framework")),
-                           NS(number_or_zero(o, "total"))};
-  return 0;
-}
-
-static int ktlua_result(builder *b, size_t i, const kt_jvalue *x) {
-  const kt_jvalue *config = kt_json_get_type(x, "config", KT_JOBJECT);
-  if (!config) return kt_fail(b->err, "result %zu has no config", i + 1);
-  uint32_t *vi;
-  record *r = new_record(b, &vi);
-  if (!r) return -1;
-  char what[64];
-  snprintf(what, sizeof what, "result %zu", i + 1);
-  for (size_t p = 0; p < b->np; p++)
-    if (value_index(b, p, kt_json_get(config, kt_space_param(b->space, p)->name), what, &vi[p]))
-      return -1;
-  return ktlua_outcome(b, i, x, r);
-}
-
 static int read_ktlua(builder *b, const kt_jvalue *root) {
-  const kt_jvalue *params = kt_json_get_type(root, "parameters", KT_JARRAY);
-  const kt_jvalue *results = kt_json_get_type(root, "results", KT_JARRAY);
-  if (!params || !results)
-    return kt_fail(b->err, "a ktlua result file needs parameters and results");
-  for (size_t p = 0; p < params->n; p++) {
-    const kt_jvalue *name = kt_json_get_type(&params->u.items[p], "name", KT_JSTRING);
-    if (!name) return kt_fail(b->err, "parameters[%zu] has no name", p + 1);
-    if (add_param(b, name->u.str, kt_json_get(&params->u.items[p], "values"))) return -1;
+  kt_results *src = kt_results_from_json(root, b->err);
+  if (!src) return -1;
+  int rc = 0;
+  for (size_t p = 0; p < src->nparams && rc == 0; p++)
+    rc = kt_space_add_param(b->space, src->params[p].name, src->params[p].values,
+                            src->params[p].nvalues, b->err);
+  b->np = kt_space_nparams(b->space);
+  for (size_t i = 0; i < src->n && rc == 0; i++) {
+    uint32_t *vi;
+    kt_result *r = new_record(b, &vi);
+    if (r) memcpy(vi, src->items[i].vi, b->np * sizeof *vi);
+    rc = r ? kt_result_copy(r, &src->items[i], b->err) : -1;
   }
-  for (size_t i = 0; i < results->n; i++)
-    if (ktlua_result(b, i, &results->u.items[i])) return -1;
+  kt_results_release(src);
   const kt_jvalue *task = kt_json_get_type(root, "task", KT_JSTRING);
   const kt_jvalue *device = kt_json_get_type(root, "device", KT_JSTRING);
   b->task = task ? task->u.str : NULL;
   b->device = device ? device->u.str : NULL;
-  return 0;
+  return rc;
 }
 
 /* ---- the records in index order ---- */
-
-static int fill(kt_result *res, const record *r, kt_error *err) {
-  res->status = r->status;
-  res->time_ns = r->time_ns;
-  res->over = r->over;
-  res->launches = r->launches;
-  if (r->error && !(res->error = kt_strdup(r->error, err))) return -1;
-  size_t n = r->samples_ms ? r->samples_ms->n : 0;
-  if (n && !(res->samples_ns = kt_calloc(n, sizeof *res->samples_ns, err))) return -1;
-  for (size_t s = 0; s < n; s++)
-    if (r->samples_ms->u.items[s].type == KT_JNUMBER)
-      res->samples_ns[res->nsamples++] = NS(r->samples_ms->u.items[s].u.num.f);
-  return 0;
-}
 
 static int lay_out(builder *b, kt_recording *out) {
   uint64_t count = kt_space_count(b->space);
@@ -252,7 +202,7 @@ static int lay_out(builder *b, kt_recording *out) {
   int rc = out->records ? 0 : -1;
   for (uint64_t i = 0; i < count && rc == 0; i++) {
     kt_result *res = kt_results_add(out->records, i, b->rows + where[i] * b->np, b->err);
-    rc = res ? fill(res, &b->recs[where[i]], b->err) : -1;
+    rc = res ? kt_result_copy(res, &b->recs[where[i]], b->err) : -1;
   }
   free(where);
   return rc;
@@ -281,6 +231,7 @@ int kt_recording_read(const char *path, kt_recording *out, kt_error *err) {
   builder b = {kt_space_new(err), 0, NULL, NULL, 0, 0, 0, NULL, NULL, err};
   int rc = b.space ? build(&b, kt_json_root(doc), out) : -1;
   free(b.rows);
+  for (size_t i = 0; i < b.n; i++) kt_result_clear(&b.recs[i]);
   free(b.recs);
   kt_json_free(doc);
   out->space = b.space;

@@ -86,6 +86,8 @@ struct kt_jvalue;
 /* Appends the result that a JSON object describes (as written by
 ** kt_result_write_json) to r, whose parameters name its config. */
 int kt_result_read_json(const struct kt_jvalue *x, kt_results *r, kt_error *err);
+/* The results of a parsed results file (format "ktlua-results"). */
+kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
 
 /* Files: CSV with one row per configuration, JSON with everything. */
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);

@@ -189,7 +189,7 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
   return r;
 }
 
-static kt_results *read_results_file(const kt_jvalue *root, kt_error *err) {
+kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *results = kt_json_get_type(root, "results", KT_JARRAY);
   if (!results) return kt_fail(err, "no results"), NULL;
   kt_results *r = from_header(root, err);
@@ -267,7 +267,7 @@ kt_results *kt_results_read(const char *path, kt_error *err) {
     if (root && (!fmt || strcmp(fmt->u.str, "ktlua-results") != 0))
       kt_fail(err, "neither a ktlua results file nor a journal");
     else if (root)
-      r = read_results_file(root, err);
+      r = kt_results_from_json(root, err);
     kt_json_free(doc);
   }
   free(text);

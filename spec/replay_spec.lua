@@ -168,6 +168,14 @@ describe("kt.replay", function()
         {replay_text('{"tune_params": {"a": [1, 2]}, "cache": {"3": {"a": 3, "time": 1.0}}}')})
     end)
 
+    it("names the result of a ktlua file that is cut short", function()
+      local head = '{"format": "ktlua-results", "task": "t", "parameters": [{"name": "a", "values": [1, 2]}], '
+      assert.same({nil, "FILE: result 2: no config"},
+        {replay_text(head .. '"results": [{"index": 0, "config": {"a": 1}, "status": "ok", "time_ms": 1}, {"status": "ok"}]}')})
+      assert.same({nil, "FILE: result 1: no known status"},
+        {replay_text(head .. '"results": [{"index": 1, "config": {"a": 2}, "status": "fast"}]}')})
+    end)
+
     it("rejects unknown tune options", function()
       assert.has_error(function() kt.replay(FIXTURE):tune{repeats = 3} end,
         "tune options: unknown field 'repeats' (expected one of: search, seed, stop, progress, output)")
