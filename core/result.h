@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "prune.h"
 #include "space.h"
 #include "task.h"
 
@@ -50,6 +51,7 @@ typedef struct kt_results {
   size_t n, cap;
   uint64_t space_count;
   double space_all;
+  uint64_t pruned[KT_PRUNE_END - 1]; /* removed by the device's limits, by kt_prune_kind - 1 */
   double wall_ns;     /* whole tuning */
   double setup_ns;    /* uploads and references before the first configuration */
   char *searcher;

@@ -192,7 +192,11 @@ void kt_results_write_json_header(FILE *f, const kt_results *r, const char *form
   json_params(f, r);
   fprintf(f, ",\"space\":{\"valid\":%llu,\"all\":", (unsigned long long)r->space_count);
   kt_json_number(f, r->space_all);
-  fputs("}", f);
+  fputs(",\"pruned\":{", f);
+  for (int k = 1; k < KT_PRUNE_END; k++)
+    fprintf(f, "%s\"%s\":%llu", k > 1 ? "," : "", kt_prune_name(k),
+            (unsigned long long)r->pruned[k - 1]);
+  fputs("}}", f);
 }
 
 int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) {

@@ -183,6 +183,9 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
   if (r) {
     r->space_count = (uint64_t)number(kt_json_get(h, "space"), "valid", 0);
     r->space_all = number(kt_json_get(h, "space"), "all", 0);
+    const kt_jvalue *pruned = kt_json_get(kt_json_get(h, "space"), "pruned");
+    for (int k = 1; k < KT_PRUNE_END; k++)
+      r->pruned[k - 1] = (uint64_t)number(pruned, kt_prune_name(k), 0);
   }
   free(names);
   kt_space_free(space);

@@ -347,6 +347,11 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
     return -1;
   *out = tu.results;
   if (!tu.results->searcher) tu.results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
+  for (int k = 1; k < KT_PRUNE_END; k++)
+    if (kt_task_pruned(task, k, &tu.results->pruned[k - 1], err)) {
+      tuning_clear(&tu);
+      return -1;
+    }
   kt_journal *journal = NULL;
   int fresh = opts->journal && opts->resume ? read_prior(&tu, opts->journal, err) : 1;
   if (fresh < 0 ||

@@ -92,7 +92,7 @@ describe("results", function()
     local text = read(path)
     assert.matches('^{"format":"ktlua%-results","version":1,"task":"f"', text)
     assert.matches('"parameters":%[{"name":"WG","values":%[4,8%]},{"name":"V","values":%[1,2%]}%]', text)
-    assert.matches('"space":{"valid":4,"all":4}', text)
+    assert.matches('"space":{"valid":4,"all":4,"pruned":{"group_dims":0,"group_size":0,"local_memory":0,"divisible":0}}', text, 1, true)
     assert.matches('{"index":0,"config":{"WG":4,"V":1},"status":"ok","time_ms":[%d.e-]+,"samples_ms":%[[%d.e-]+,[%d.e-]+,[%d.e-]+%]', text)
     assert.matches('"error":"element 0: got 2', text)
     assert.has_error(function() r:write("results.xlsx") end,

@@ -178,6 +178,24 @@ describe("pruning from the device", function()
     assert.are.same(pruned, unpruned)
   end)
 
+  it("is counted in the results, their summary, their printout and their JSON file", function()
+    local out = kt.array("int", 12)
+    local k = tuner:kernel{ source = "__kernel void w(__global int *o) { o[get_global_id(0)] = 1; }",
+                            name = "w", global = 12, group = 1, args = { out:output() } }
+    k:param("WG", { 1, 2, 3, 5, 7, 6 }, { group_x = "mul" }) -- 5 and 7 do not divide 12
+    local path = os.tmpname()
+    local results = tuner:tune(k, { repeats = 1, output = path .. ".json" })
+    assert.are.same(with { divisible = 2 }, results:summary().pruned)
+    assert.are.same(with { divisible = 2 }, kt.load(path .. ".json"):summary().pruned)
+    os.remove(path .. ".json")
+    local printed = {}
+    results:print{ out = { write = function(_, ...) for _, x in ipairs{...} do printed[#printed + 1] = x end end } }
+    assert.matches("\n  removed for the device: 2 divisible\n", table.concat(printed))
+    k:prune(false)
+    assert.are.same(NONE, tuner:tune(k, { repeats = 1 }):summary().pruned)
+    os.remove(path)
+  end)
+
   it("rejects bad settings with clear errors", function()
     local k = tuner:kernel{ source = src, name = "k", global = 64 }
     k:param("TILE", { 1, 2 })

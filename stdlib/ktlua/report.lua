@@ -99,6 +99,15 @@ local function status_counts(statuses)
   return table.concat(parts, ", ")
 end
 
+-- "removed for the device: 35 group_size, 12 divisible", or nil when none was.
+local function pruned_counts(pruned)
+  local parts = {}
+  for _, name in ipairs({ "group_dims", "group_size", "local_memory", "divisible" }) do
+    if (pruned[name] or 0) > 0 then parts[#parts + 1] = ("%d %s"):format(pruned[name], name) end
+  end
+  return #parts > 0 and "removed for the device: " .. table.concat(parts, ", ") or nil
+end
+
 -- results:print{all = false, top = 20, out = io.stdout}
 function report.print(results, opts)
   opts = opts or {}
@@ -111,6 +120,8 @@ function report.print(results, opts)
   out:write(("%s on %s: %d of %d configurations (%s search, stopped: %s)\n"):format(
     results.task, results.device, s.evaluated, s.space_valid, results.searcher, s.stopped))
   out:write(("  %s\n"):format(status_counts(s.statuses)))
+  local pruned = pruned_counts(s.pruned)
+  if pruned then out:write(("  %s\n"):format(pruned)) end
   local rows, right = table_rows(results, shown, params)
   out:write(render(rows, right), "\n")
   if #shown < #sorted then out:write(("  ... %d more (results:print{all = true})\n"):format(#sorted - #shown)) end
