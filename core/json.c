@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 void kt_json_string(FILE *f, const char *s) {
   if (!s) {
@@ -27,9 +28,19 @@ void kt_json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The shortest of %.15g, %.16g and %.17g that reads back as x: files stay
+** readable (0.000751, not 0.00075100000000000004) and lose nothing. */
 void kt_json_number(FILE *f, double x) {
-  if (!isfinite(x)) fputs("null", f);
-  else fprintf(f, "%.17g", x);
+  if (!isfinite(x)) {
+    fputs("null", f);
+    return;
+  }
+  char text[32];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(text, sizeof text, "%.*g", digits, x);
+    if (strtod(text, NULL) == x) break;
+  }
+  fputs(text, f);
 }
 
 void kt_json_value(FILE *f, const kt_value *v) {
