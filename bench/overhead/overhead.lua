@@ -6,12 +6,13 @@
 -- max(kernel time, compile time / threads), the time a perfect overlap of
 -- compiles and runs would take.
 --   ktlua bench/overhead/overhead.lua [--device=ID] [--n=N] [--size=S]
---     [--repeats=R] [--only=vadd|gemm] [--inprocess]
+--     [--repeats=R] [--only=vadd|gemm] [--inprocess] [--threads=T (compile threads;
+--     0: one per core)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
-  repeats = 10, only = "", inprocess = false }, "bench/overhead/overhead.lua")
+  repeats = 10, only = "", inprocess = false, threads = 0 }, "bench/overhead/overhead.lua")
 
-local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess })
+local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads })
 local cuda = tuner.device.backend == "cuda"
 local function file(name) return name .. (cuda and ".cu" or ".cl") end
 
