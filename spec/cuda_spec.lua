@@ -323,6 +323,37 @@ extern "C" __global__ void twice(const float *a, float *c, int n) {
     assert.are.equal(1 + 2 * 4095, c[4095])
   end)
 
+  it("runs a launcher on several streams, with transfers, copies and a host step", function()
+    local n = 4096
+    local a = kt.array("float", n):fill(function(i) return i end)
+    local b = kt.array("float", n)
+    local out = kt.array("float", n)
+    local src = [[
+extern "C" __global__ void twice(float *x) { int i = blockIdx.x * blockDim.x + threadIdx.x; x[i] = 2 * x[i]; }]]
+    local k = tuner:kernel{ source = src, name = "twice", global = n, group = 1, args = { a:inout() } }
+    k:param("B", { 128, 256 }, { group_x = "mul" })
+    local host = kt.array("float", n)
+    k:launcher(function(run)
+      run:launch(k, { queue = 1 })                -- a = 2i on stream 1
+      run:sync(1)
+      run:copy(b, a)                              -- b = 2i
+      run:args(k, { b:inout() })
+      run:launch(k, { queue = 2 })                -- b = 4i on stream 2
+      run:sync(2)
+      run:read(b, host)
+      for i = 0, n - 1 do host[i] = host[i] + 1 end -- a host step: 4i + 1
+      run:write(out, host, { queue = 1 })
+      run:sync()
+    end)
+    k:reference(out, function(ref) for i = 0, n - 1 do ref[i] = 4 * i + 1 end end)
+    k:reference(a, function(ref) for i = 0, n - 1 do ref[i] = 2 * i end end)
+    local r = tuner:tune(k, { repeats = 2 })
+    for i = 1, 2 do
+      assert.are.equal("ok", r[i].status, r[i].error)
+      assert.are.equal(2, r[i].launches)
+    end
+  end)
+
   it("runs a composition of two kernels and managed memory", function()
     local n = 2048
     local a = kt.array("float", n):fill(function(i) return i end)
