@@ -9,7 +9,8 @@
 ** and turned into a launchable kernel by `kernel` on the owning thread.
 **
 ** A backend whose faults can leave its context unusable (CUDA's sticky
-** errors) reports KT_FAULT_STICKY; the caller then frees every object of
+** errors, any OpenCL command that failed while running) reports
+** KT_FAULT_STICKY; the caller then frees every object of
 ** the context, closes it and opens a fresh one (see tuner_recover).
 */
 #ifndef KT_BACKEND_H

@@ -482,12 +482,15 @@ static int cl_launch(kt_bctx *ctx, int q, kt_bkernel *k, const kt_launch_arg *ar
   return 0;
 }
 
+/* A command that failed while running leaves the context in a state that
+** OpenCL does not define (NVIDIA's refuses all later work): such faults are
+** sticky, so that the next configuration runs in a fresh context. */
 static int finish_queue(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
   if (!ctx->queues[q]) return 0;
   cl_int e = clFinish(ctx->queues[q]);
   int rc = 0;
   if (e != CL_SUCCESS) {
-    *fault = KT_FAULT_RUNTIME;
+    *fault = KT_FAULT_STICKY;
     rc = cl_fail(err, e, "clFinish");
   }
   for (size_t i = 0; i < ctx->npending[q]; i++) {
@@ -495,7 +498,7 @@ static int finish_queue(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
     clGetEventInfo(ctx->pending[q][i], CL_EVENT_COMMAND_EXECUTION_STATUS,
                    sizeof status, &status, NULL);
     if (status < 0 && rc == 0) {
-      *fault = KT_FAULT_RUNTIME;
+      *fault = KT_FAULT_STICKY;
       rc = kt_fail(err, "the kernel failed while running: %s (%d)",
                    cl_error_name(status), (int)status);
     }

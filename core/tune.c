@@ -78,7 +78,7 @@ static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud
 int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
                       kt_error *err) {
   kt_run run;
-  if (run_fresh(t, task, vi, &run, err)) return -1;
+  if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, &run, err)) return -1;
   out->index = run.cfg.index;
   int rc = copy_sizes(out, &run, err);
   out->status = run.status;
@@ -338,7 +338,9 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
             kt_error *err) {
   int64_t t0 = kt_now_ns();
   *out = NULL;
-  if (kt_task_prune(task, &t->device, err) || kt_space_generate(task->space, err)) return -1;
+  if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
+      kt_space_generate(task->space, err))
+    return -1;
   if (kt_space_count(task->space) == 0)
     return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
   tuning tu = {t, task, opts, NULL, NULL, false, NULL, {0}};
@@ -368,7 +370,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   kt_interrupt_arm(&guard);
   int rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
   kt_interrupt_disarm(&guard);
-  kt_build_cache_cancel_pending(t->cache);
+  if (t->cache) kt_build_cache_cancel_pending(t->cache); /* none if a reopen failed */
   if (kt_journal_close(journal, rc ? NULL : err)) rc = -1;
   tu.results->wall_ns = (double)(kt_now_ns() - t0);
   tuning_clear(&tu);

@@ -1,6 +1,7 @@
 /*
 ** tuner.c: an opened device and the device copies of arrays.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,8 +98,22 @@ void kt_tuner_free(kt_tuner *t) {
 ** context takes its place (a new device process, when isolated). */
 int tuner_reopen(kt_tuner *t, kt_error *err) {
   close_context(t);
-  t->reopened = true;
-  if (open_context(t, err)) return kt_fail_prefix(err, "reopening %s: ", t->device.id);
+  return tuner_ensure_open(t, err);
+}
+
+int tuner_ensure_open(kt_tuner *t, kt_error *err) {
+  if (t->ctx) return 0;
+  t->reopened = true; /* whatever was bound belonged to the old context */
+  if (open_context(t, err)) {
+    kt_fail_prefix(err, "reopening %s: ", t->device.id);
+    /* NVIDIA's drivers refuse new contexts in a process that met a sticky
+    ** fault; only a new process helps. */
+    size_t n = err ? strlen(err->msg) : 0;
+    if (err && !t->isolate)
+      snprintf(err->msg + n, sizeof err->msg - n, " (a driver may not recover within the process "
+               "that met the fault; an isolated tuner, the default, starts a new device process)");
+    return -1;
+  }
   t->generation = tuner_generation(t);
   return 0;
 }

@@ -58,6 +58,9 @@ int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
 /* Closes the context after a sticky fault and opens a new one (every
 ** buffer and program goes with the old one). */
 int tuner_reopen(kt_tuner *t, kt_error *err);
+/* Before new work: a tuner left without a context (a reopen failed) tries
+** to open one again, and says why it cannot. */
+int tuner_ensure_open(kt_tuner *t, kt_error *err);
 /* Calls fn for every distinct array the task's kernels use. */
 int tuner_each_array(const kt_task *task, int (*fn)(kt_array *a, kt_access access,
                      kt_placement place, void *ud), void *ud, kt_error *err);

@@ -4,6 +4,8 @@
 -- NVIDIA OpenCL device).
 local kt = require "ktlua"
 
+local statuses = require "spec.support.statuses"
+
 local tuner = kt.tuner()
 local backend = tuner.device.backend
 local cuda = backend == "cuda"
@@ -45,6 +47,26 @@ extern "C" __global__ void block_sum(const float *a, float *sums) {
     if (l < s) part[l] += part[l + s];
   }
   if (l == 0) sums[blockIdx.x] = part[0];
+}]],
+  },
+  -- with WILD == 1, a write far outside any buffer
+  wild = {
+    opencl = [[
+__kernel void wild(__global int *o) {
+#if WILD == 1
+  __global int *far = (__global int *)((ulong)o ^ 0x7f0000000000UL);
+  far[get_global_id(0) * 1000003] = 1;
+#endif
+  o[get_global_id(0)] = 7;
+}]],
+    cuda = [[
+extern "C" __global__ void wild(int *o) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+#if WILD == 1
+  int *far = (int *)((unsigned long long)o ^ 0x7f0000000000ULL);
+  far[i * 1000003] = 1;
+#endif
+  o[i] = 7;
 }]],
   },
   broken = {
@@ -124,6 +146,16 @@ describe("the " .. backend .. " backend", function()
     else
       assert.matches("undeclared_name", r.error)
     end
+  end)
+
+  it("survives a kernel that writes outside its memory, and runs the next configuration", function()
+    local out = kt.array("int", 256)
+    local k = tuner:kernel{ source = sources.wild[backend], name = "wild", global = 256, group = 64,
+                            args = { out:output() } }
+    k:param("WILD", { 0, 1, 2 })
+    k:reference(out, function(ref) ref:fill(7) end)
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "runtime_failed", "ok" }, statuses(r), r[2].error)
   end)
 
   it("rejects work-groups beyond the kernel's limit before launching", function()

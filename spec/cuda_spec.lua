@@ -143,13 +143,14 @@ describe("the CUDA backend with a stand-in driver (spec/support/fake_cuda.c)", f
 
   teardown(function() os.execute("rm -rf " .. dir) end)
 
-  -- Runs a script with the stand-in driver; returns its output and status.
-  local function with_fake(script)
+  -- Runs a script with the stand-in driver (and env, "NAME=value ..."); returns
+  -- its output and status.
+  local function with_fake(script, env)
     local path = dir .. "/script.lua"
     local f = assert(io.open(path, "w"))
     f:write('local kt = require "ktlua"\n', script)
     f:close()
-    return shell.run(("KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s"):format(dir, shell.ktlua, path))
+    return shell.run(("%s KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s"):format(env or "", dir, shell.ktlua, path))
   end
 
   it("lists the driver's device with its properties", function()
@@ -160,6 +161,26 @@ print(d.id, d.name, d.compute_capability, d.arch, d.multiprocessors, d.shared_pe
     assert.are.equal(0, code, out)
     assert.are.equal("cuda:0\tFake GPU\t9.0\tsm_90\t4\t101376\t2147483647x65535x65535\tCUDA 13.0"
       .. "\t0000:00:00.0\n", out)
+  end)
+
+  it("says why an in-process tuner cannot reopen its context after a fault", function()
+    local out, code = with_fake([[
+local tuner = kt.tuner("cuda:0", { isolate = false })
+local c = kt.array("float", 56)
+local k = tuner:kernel{ name = "k", global = 56, group = 1, args = { c:output() },
+                        source = 'extern "C" __global__ void k(float *c) {}' }
+k:param("WG", { 1, 7, 8 }, { group_x = "mul" }) -- the stand-in faults on 7
+print(select(2, pcall(tuner.tune, tuner, k, { repeats = 1 })))
+print(select(2, pcall(tuner.run, tuner, k, { WG = 8 })))]], "FAKE_CUDA_CONTEXTS=1")
+    assert.are.equal(0, code, out)
+    assert.are.equal(table.concat({
+      "after a kernel on queue 0 failed: CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access "
+        .. "was encountered: reopening cuda:0: cuCtxCreate failed: CUDA_ERROR_OUT_OF_MEMORY (2): fake error"
+        .. " (a driver may not recover within the process that met the fault; an isolated tuner, the "
+        .. "default, starts a new device process)",
+      "reopening cuda:0: cuCtxCreate failed: CUDA_ERROR_OUT_OF_MEMORY (2): fake error (a driver may not "
+        .. "recover within the process that met the fault; an isolated tuner, the default, starts a new "
+        .. "device process)", "" }, "\n"), out)
   end)
 
   it("compiles, launches, times, faults, recovers and tunes on", function()

@@ -5,7 +5,9 @@
 ** modules, streams and events that work, and kernels that do nothing,
 ** except that a launch of blocks of 7 threads faults the context with
 ** CUDA_ERROR_ILLEGAL_ADDRESS, as an out-of-bounds kernel would, until the
-** context is destroyed. Under AddressSanitizer, what the backend forgets
+** context is destroyed. With FAKE_CUDA_CONTEXTS=N in the environment it
+** creates N contexts and refuses more, as a driver that will not recover
+** in this process would. Under AddressSanitizer, what the backend forgets
 ** to free shows up as leaks here.
 **
 ** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
@@ -65,7 +67,15 @@ static result cuDeviceGetAttribute(int *v, int attr, int d) {
   return INVALID_VALUE;
 }
 
-static result cuCtxCreate(void **c, unsigned flags, int d) { (void)flags, (void)d; *c = malloc(1); return OK; }
+static result cuCtxCreate(void **c, unsigned flags, int d) {
+  static int created;
+  const char *most = getenv("FAKE_CUDA_CONTEXTS");
+  (void)flags, (void)d;
+  if (most && created >= atoi(most)) return OUT_OF_MEMORY;
+  created++;
+  *c = malloc(1);
+  return OK;
+}
 static result cuCtxDestroy(void *c) { free(c); pending = fault = OK; return OK; }
 static result cuCtxSetCurrent(void *c) { (void)c; return OK; }
 static result cuCtxSynchronize(void) { return wait_device(); }
