@@ -393,9 +393,14 @@ static int cu_buffer_fill_zero(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size
 
 /* ---- programs and kernels ---- */
 
-/* Thread-safe: NVRTC needs no context, and ctx->arch does not change. The
-** #define lines of the configuration come before the source's own #line,
-** so the compiler calls them "parameters". */
+static int load_module(kt_bctx *ctx, kt_bprog *prog, kt_error *err);
+static void cu_prog_free(kt_bctx *ctx, kt_bprog *prog);
+
+/* Runs on compile threads: NVRTC needs no context, ctx->arch does not
+** change, and loading the module (making the context current here) is
+** part of building, so that it overlaps runs rather than delaying the
+** next launch. The #define lines of the configuration come before the
+** source's own #line, so the compiler calls them "parameters". */
 static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *options,
                             const char *name, char **log, kt_error *err) {
   *log = NULL;
@@ -423,6 +428,13 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
     }
   }
   kt_nvrtc_out_clear(&out);
+  if (prog) {
+    use(ctx);
+    if (load_module(ctx, prog, err)) {
+      cu_prog_free(ctx, prog);
+      return NULL;
+    }
+  }
   return prog;
 }
 
