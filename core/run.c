@@ -143,7 +143,11 @@ static int reset(kt_run *run, kt_error *err) {
     const kt_kernel *k = run->task->kernels[ki];
     if (set_args(&run->kernels[ki], k->args, k->nargs, err)) return -1;
   }
-  return tuner_restore(run->tuner, err);
+  int restored = tuner_restore(run->tuner, err);
+  if (restored <= 0 || !run->task->launcher) return restored < 0 ? -1 : 0;
+  /* A launcher may work on other queues, which do not wait for queue 0. */
+  kt_fault fault;
+  return run->tuner->be->finish(run->tuner->ctx, 0, &fault, err);
 }
 
 void kt_run_release(kt_run *run) {

@@ -283,14 +283,16 @@ int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err) {
 }
 
 int tuner_restore(kt_tuner *t, kt_error *err) {
+  int restored = 0;
   for (size_t i = 0; i < t->narrays; i++) {
     devarray *d = &t->arrays[i];
     if (!d->dirty) continue;
     if (t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, kt_array_bytes(d->array), err))
       return -1;
     d->dirty = false;
+    restored++;
   }
-  return 0;
+  return restored;
 }
 
 /* After the context was lost (a timeout, a crashed device process) every

@@ -43,7 +43,8 @@ int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err);
 /* Copies every array of the task from the host to the device (and to the
 ** pristine copies); counts the time into *ns. */
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
-/* Restores every dirty array from its pristine copy. */
+/* Restores every dirty array from its pristine copy, on queue 0 (no wait);
+** returns how many it restored, or -1. */
 int tuner_restore(kt_tuner *t, kt_error *err);
 /* Counts the losses of the context (see kt_backend.generation). */
 uint64_t tuner_generation(const kt_tuner *t);

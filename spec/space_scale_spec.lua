@@ -55,9 +55,6 @@ end
 
 -- The parameters and the configurations a Kernel Tuner cache file holds.
 local function read_dataset(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  f:close()
   local p = assert(io.popen("gzip -dc '" .. path .. "'"))
   local text = p:read("a")
   p:close()
@@ -97,8 +94,9 @@ describe("the CLBlast Xgemm space", function()
   end)
 
   it("holds exactly the configurations of the recorded RTX 3090 dataset", function()
-    local params, configs = read_dataset("../shared/datasets/gemm_RTX_3090.json.gz")
-    if not params then return pending("../shared/datasets is not beside the repository") end
+    local path, why = require("spec.support.datasets").path("gemm_RTX_3090.json.gz")
+    if not path then return pending(why) end
+    local params, configs = read_dataset(path)
     local s = xgemm(params):space()
     assert.are.equal(82944, s:count_all())
     assert.are.equal(#configs, s:count())
