@@ -1,5 +1,7 @@
 /*
-** builder.c: a pool of compile threads with one queue.
+** builder.c: a pool of compile threads with one queue. Workers only
+** compile: every job is freed on the thread that owns the builder, since a
+** program's backend (the remote one above all) may only be used there.
 */
 #include "builder.h"
 
@@ -13,7 +15,7 @@ typedef enum { QUEUED, RUNNING, DONE } job_state;
 struct kt_build_job {
   char *source, *options, *name;
   job_state state;
-  bool cancelled;  /* nobody waits: the worker frees the job */
+  bool cancelled;  /* nobody waits: once done, it waits in the dead list */
   kt_bprog *prog;
   char *log;
   double compile_ns;
@@ -26,6 +28,7 @@ struct kt_builder {
   pthread_mutex_t lock;
   pthread_cond_t work, done;
   kt_build_job *head, *tail;
+  kt_build_job *dead; /* cancelled jobs the workers finished, for the owner to free */
   bool stopping;
   int nthreads;
   pthread_t *threads;
@@ -71,11 +74,27 @@ static void *worker(void *arg) {
     compile(b, j);
     pthread_mutex_lock(&b->lock);
     j->state = DONE;
-    if (j->cancelled) job_free(b, j);
+    if (j->cancelled) {
+      j->next = b->dead;
+      b->dead = j;
+    }
     pthread_cond_broadcast(&b->done);
   }
   pthread_mutex_unlock(&b->lock);
   return NULL;
+}
+
+/* Frees the cancelled jobs the workers have finished (owner's thread). */
+static void bury(kt_builder *b) {
+  pthread_mutex_lock(&b->lock);
+  kt_build_job *j = b->dead;
+  b->dead = NULL;
+  pthread_mutex_unlock(&b->lock);
+  while (j) {
+    kt_build_job *next = j->next;
+    job_free(b, j);
+    j = next;
+  }
 }
 
 kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_error *err) {
@@ -115,6 +134,7 @@ void kt_builder_free(kt_builder *b) {
   pthread_cond_broadcast(&b->work);
   pthread_mutex_unlock(&b->lock);
   for (int i = 0; i < b->nthreads; i++) pthread_join(b->threads[i], NULL);
+  bury(b);
   pthread_cond_destroy(&b->work);
   pthread_cond_destroy(&b->done);
   pthread_mutex_destroy(&b->lock);
@@ -124,6 +144,7 @@ void kt_builder_free(kt_builder *b) {
 
 kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,
                                 const char *name, kt_error *err) {
+  bury(b);
   kt_build_job *j = kt_calloc(1, sizeof *j, err);
   if (!j) return NULL;
   j->source = kt_strdup(source, err);
@@ -152,6 +173,7 @@ kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *co
   j->prog = NULL;
   j->log = NULL;
   job_free(b, j);
+  bury(b);
   return prog;
 }
 
@@ -167,6 +189,7 @@ static void unqueue(kt_builder *b, kt_build_job *j) {
 }
 
 void kt_builder_cancel(kt_builder *b, kt_build_job *j) {
+  bury(b);
   pthread_mutex_lock(&b->lock);
   if (j->state == QUEUED) {
     unqueue(b, j);

@@ -26,7 +26,7 @@ kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *o
 ** time the compile took on its worker. */
 kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *job, char **log, double *compile_ns);
 /* Forgets a job: a queued one is dropped, a running one is freed (with its
-** program) when it finishes. */
+** program) by a later call on the owning thread once it finishes. */
 void kt_builder_cancel(kt_builder *b, kt_build_job *job);
 
 #endif
