@@ -191,5 +191,7 @@ int lk_task_local_memory(lua_State *L); /* k:local_memory([kernel,] expr[, const
 int lk_task_prune(lua_State *L);        /* k:prune(options) */
 /* {group_dims = n, group_size = n, local_memory = n, divisible = n} */
 void lk_push_pruned(lua_State *L, kt_task *task);
+/* {group_dims = n, ...} from counts indexed by kt_prune_kind - 1. */
+void lk_push_prune_counts(lua_State *L, const uint64_t *removed);
 
 #endif

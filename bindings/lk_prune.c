@@ -73,13 +73,18 @@ int lk_task_prune(lua_State *L) {
   return 1;
 }
 
-void lk_push_pruned(lua_State *L, kt_task *task) {
-  lua_createtable(L, 0, KT_PRUNE_END);
+void lk_push_prune_counts(lua_State *L, const uint64_t *removed) {
+  lua_createtable(L, 0, KT_PRUNE_END - 1);
   for (int k = 1; k < KT_PRUNE_END; k++) {
-    uint64_t removed;
-    kt_error err;
-    if (kt_task_pruned(task, k, &removed, &err)) lk_error(L, &err);
-    lua_pushinteger(L, (lua_Integer)removed);
+    lua_pushinteger(L, (lua_Integer)removed[k - 1]);
     lua_setfield(L, -2, kt_prune_name(k));
   }
+}
+
+void lk_push_pruned(lua_State *L, kt_task *task) {
+  uint64_t removed[KT_PRUNE_END - 1];
+  kt_error err;
+  for (int k = 1; k < KT_PRUNE_END; k++)
+    if (kt_task_pruned(task, k, &removed[k - 1], &err)) lk_error(L, &err);
+  lk_push_prune_counts(L, removed);
 }

@@ -216,11 +216,7 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "space_valid");
   lua_pushnumber(L, r->space_all);
   lua_setfield(L, -2, "space_all");
-  lua_createtable(L, 0, KT_PRUNE_END - 1);
-  for (int k = 1; k < KT_PRUNE_END; k++) {
-    lua_pushinteger(L, (lua_Integer)r->pruned[k - 1]);
-    lua_setfield(L, -2, kt_prune_name(k));
-  }
+  lk_push_prune_counts(L, r->pruned);
   lua_setfield(L, -2, "pruned");
   return 1;
 }

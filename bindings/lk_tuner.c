@@ -328,8 +328,8 @@ static int tuner_cache(lua_State *L) {
   return 1;
 }
 
-/* A closed tuner still answers its device and methods, so that t:close() twice
-   and printing it stay harmless; the methods that need the device check. */
+/* A closed tuner still answers its device and methods, so that t:close()
+** twice and printing it stay harmless; the methods that need it check. */
 static int tuner_index(lua_State *L) {
   luaL_checkudata(L, 1, LK_TUNER);
   const char *key = luaL_checkstring(L, 2);

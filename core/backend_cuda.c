@@ -393,8 +393,30 @@ static int cu_buffer_fill_zero(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size
 
 /* ---- programs and kernels ---- */
 
-static int load_module(kt_bctx *ctx, kt_bprog *prog, kt_error *err);
-static void cu_prog_free(kt_bctx *ctx, kt_bprog *prog);
+static void cu_prog_free(kt_bctx *ctx, kt_bprog *prog) {
+  if (!prog) return;
+  if (prog->module) {
+    use(ctx);
+    api(ctx)->ModuleUnload(prog->module);
+  }
+  free(prog->image);
+  free(prog->name);
+  free(prog->lowered);
+  free(prog);
+}
+
+/* The driver's own log says why machine code or PTX does not load. */
+static int load_module(kt_bctx *ctx, kt_bprog *prog, kt_error *err) {
+  char log[4096] = "";
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, (void *)(uintptr_t)(sizeof log - 1)};
+  CUresult e = api(ctx)->ModuleLoadDataEx(&prog->module, prog->image, 2, options, values);
+  if (e == CUDA_SUCCESS) return 0;
+  prog->module = NULL;
+  kt_error why;
+  kt_cu_fail(&why, e, "loading the compiled program");
+  return kt_fail(err, "%s%s%s", why.msg, log[0] ? "\n" : "", log);
+}
 
 /* Runs on compile threads: NVRTC needs no context, ctx->arch does not
 ** change, and loading the module (making the context current here) is
@@ -436,31 +458,6 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
     }
   }
   return prog;
-}
-
-static void cu_prog_free(kt_bctx *ctx, kt_bprog *prog) {
-  if (!prog) return;
-  if (prog->module) {
-    use(ctx);
-    api(ctx)->ModuleUnload(prog->module);
-  }
-  free(prog->image);
-  free(prog->name);
-  free(prog->lowered);
-  free(prog);
-}
-
-/* The driver's own log says why machine code or PTX does not load. */
-static int load_module(kt_bctx *ctx, kt_bprog *prog, kt_error *err) {
-  char log[4096] = "";
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {log, (void *)(uintptr_t)(sizeof log - 1)};
-  CUresult e = api(ctx)->ModuleLoadDataEx(&prog->module, prog->image, 2, options, values);
-  if (e == CUDA_SUCCESS) return 0;
-  prog->module = NULL;
-  kt_error why;
-  kt_cu_fail(&why, e, "loading the compiled program");
-  return kt_fail(err, "%s%s%s", why.msg, log[0] ? "\n" : "", log);
 }
 
 static kt_bkernel *cu_kernel(kt_bctx *ctx, kt_bprog *prog, const char *name, kt_error *err) {

@@ -87,6 +87,7 @@ void kt_build_cache_clear(kt_build_cache *c) {
 /* Prefetched compiles that nobody asked for are dropped (a tuning ended
 ** before reaching them). */
 void kt_build_cache_cancel_pending(kt_build_cache *c) {
+  if (!c) return; /* no cache: a reopen failed */
   for (size_t i = 0; i < c->n; i++)
     if (c->entries[i].job) entry_clear(c, &c->entries[i]);
   size_t kept = 0;

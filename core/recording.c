@@ -108,12 +108,7 @@ static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, kt_result
   } else {
     return kt_fail(b->err, "cache entry '%s' has no time", key);
   }
-  const kt_jvalue *samples = kt_json_get_type(e, "times", KT_JARRAY);
-  size_t n = samples ? samples->n : 0;
-  if (n && !(r->samples_ns = kt_calloc(n, sizeof *r->samples_ns, b->err))) return -1;
-  for (size_t i = 0; i < n; i++)
-    if (samples->u.items[i].type == KT_JNUMBER)
-      r->samples_ns[r->nsamples++] = NS(samples->u.items[i].u.num.f);
+  if (kt_result_samples_from_json(r, kt_json_get(e, "times"), b->err)) return -1;
   kt_overheads *o = &r->over;
   o->build = NS(number_or_zero(e, "compile_time"));
   o->validation = NS(number_or_zero(e, "verification_time"));

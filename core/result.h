@@ -88,6 +88,8 @@ struct kt_jvalue;
 /* Appends the result that a JSON object describes (as written by
 ** kt_result_write_json) to r, whose parameters name its config. */
 int kt_result_read_json(const struct kt_jvalue *x, kt_results *r, kt_error *err);
+/* Appends to r the samples of a JSON array of times in ms (NULL: none). */
+int kt_result_samples_from_json(kt_result *r, const struct kt_jvalue *ms, kt_error *err);
 /* The results of a parsed results file (format "ktlua-results"). */
 kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
 

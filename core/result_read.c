@@ -97,6 +97,14 @@ static int read_kernels(const kt_jvalue *x, kt_result *res, kt_error *err) {
   return 0;
 }
 
+int kt_result_samples_from_json(kt_result *r, const kt_jvalue *ms, kt_error *err) {
+  size_t n = ms && ms->type == KT_JARRAY ? ms->n : 0;
+  if (n && !(r->samples_ns = kt_calloc(n, sizeof *r->samples_ns, err))) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (ms->u.items[i].type == KT_JNUMBER) r->samples_ns[r->nsamples++] = NS(ms->u.items[i].u.num.f);
+  return 0;
+}
+
 static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   const kt_jvalue *status = kt_json_get_type(x, "status", KT_JSTRING);
   int s = status ? kt_status_from_name(status->u.str) : -1;
@@ -104,12 +112,8 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   res->status = (kt_status)s;
   res->time_ns = s == KT_OK ? NS(number(x, "time_ms", NAN)) : NAN;
   if (s == KT_OK && isnan(res->time_ns)) return kt_fail(err, "ok but no time_ms");
-  const kt_jvalue *samples = kt_json_get_type(x, "samples_ms", KT_JARRAY);
-  size_t n = samples ? samples->n : 0;
-  if (n && !(res->samples_ns = kt_calloc(n, sizeof *res->samples_ns, err))) return -1;
-  for (size_t i = 0; i < n; i++)
-    if (samples->u.items[i].type == KT_JNUMBER)
-      res->samples_ns[res->nsamples++] = NS(samples->u.items[i].u.num.f);
+  if (kt_result_samples_from_json(res, kt_json_get_type(x, "samples_ms", KT_JARRAY), err))
+    return -1;
   res->launches = (size_t)number(x, "launches", 0);
   res->compile_ns = NS(number(x, "compile_ms", 0));
   const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);

@@ -370,7 +370,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   kt_interrupt_arm(&guard);
   int rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
   kt_interrupt_disarm(&guard);
-  if (t->cache) kt_build_cache_cancel_pending(t->cache); /* none if a reopen failed */
+  kt_build_cache_cancel_pending(t->cache);
   if (kt_journal_close(journal, rc ? NULL : err)) rc = -1;
   tu.results->wall_ns = (double)(kt_now_ns() - t0);
   tuning_clear(&tu);
