@@ -268,7 +268,10 @@ static applied describe(const kt_task *t, const kt_device_info *dev) {
   const kt_prop *dims = kt_device_prop(dev, "max_group_dims");
   for (int d = 0; dims && d < dims->nsizes; d++) a.dims[d] = dims->sizes[d];
   a.group = kt_device_int(dev, "max_group_size", 0);
-  a.local = kt_device_int(dev, "local_memory", 0);
+  /* A CUDA kernel may opt in to more shared memory than its default
+  ** (ktlua does, for dynamic shared memory): that is the real limit. */
+  int64_t optin = kt_device_int(dev, "shared_per_block_optin", 0);
+  a.local = optin > 0 ? optin : kt_device_int(dev, "local_memory", 0);
   a.nmods = t->nmods;
   a.nparams = kt_space_nparams(t->space);
   return a;

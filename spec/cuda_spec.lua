@@ -163,6 +163,33 @@ print(d.id, d.name, d.compute_capability, d.arch, d.multiprocessors, d.shared_pe
       .. "\t0000:00:00.0\n", out)
   end)
 
+  it("lists no device, and says why, when the driver loads but NVRTC does not", function()
+    local out, code = with_fake([[
+local list, why = kt.devices()
+local cuda = 0
+for _, d in ipairs(list) do if d.backend == "cuda" then cuda = cuda + 1 end end
+print(cuda, why)]],
+      "KTLUA_NVRTC=/nonexistent/libnvrtc.so")
+    assert.are.equal(0, code, out)
+    assert.are.equal("0\tcuda: libnvrtc (NVRTC, from the CUDA toolkit) cannot be loaded from "
+      .. "KTLUA_NVRTC=/nonexistent/libnvrtc.so: /nonexistent/libnvrtc.so: cannot open shared "
+      .. "object file: No such file or directory", out:match("^[^\n]*"):gsub("; opencl:.*", ""))
+  end)
+
+  it("prunes local memory against the opt-in shared memory limit, not the default", function()
+    local out, code = with_fake([[
+local tuner = kt.tuner("cuda:0")
+local k = tuner:kernel{ name = "k", global = 32, group = 32, args = {},
+                        source = 'extern "C" __global__ void k() {}' }
+k:param("FLOATS", { 256, 20000, 30000 })
+k:local_memory("FLOATS * 4")
+local s = k:space(tuner.device)
+print(tuner.device.local_memory, tuner.device.shared_per_block_optin, s:count(), s:pruned().local_memory)]])
+    assert.are.equal(0, code, out)
+    -- 80,000 bytes fit under the stand-in's opt-in limit, 120,000 do not
+    assert.are.equal("49152\t101376\t2\t1\n", out)
+  end)
+
   it("says why an in-process tuner cannot reopen its context after a fault", function()
     local out, code = with_fake([[
 local tuner = kt.tuner("cuda:0", { isolate = false })
