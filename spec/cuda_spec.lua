@@ -69,6 +69,40 @@ describe("loading the CUDA libraries", function()
   end)
 end)
 
+describe("a build without the CUDA headers", function()
+  local _, no_cc = shell.run("command -v cc")
+  if not built or no_cc ~= 0 or os.getenv("KTLUA_SANITIZED") then
+    pending("this build has no CUDA headers itself, or no C compiler; the plain run builds one")
+    return
+  end
+  local dir = os.tmpname()
+  os.remove(dir)
+
+  setup(function()
+    -- Unoptimised: only what it says matters here.
+    local out, code = shell.run(("env -u MAKEFLAGS -u MAKELEVEL make -s B=%s CUDA_INC= OPT=-O0 %s/ktlua")
+      :format(dir, dir))
+    assert(code == 0, out)
+  end)
+
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  it("runs, lists no CUDA device and says why, also when one is asked for", function()
+    local script = assert(io.open(dir .. "/script.lua", "w"))
+    script:write([[
+local kt = require "ktlua"
+local list, why = kt.devices()
+for _, d in ipairs(list) do assert(d.backend ~= "cuda") end
+print(why:match("cuda: ([^;]*)"))
+print(select(2, pcall(kt.device, "cuda:0")):match("%(cuda: [^)]*%)"))
+print(select(2, pcall(kt.cuda_compile, { source = "" })))]])
+    script:close()
+    local out, code = shell.run(dir .. "/ktlua " .. dir .. "/script.lua")
+    assert.are.equal(0, code, out)
+    assert.are.equal(not_built .. "\n(cuda: " .. not_built .. "\n" .. not_built .. "\n", out)
+  end)
+end)
+
 describe("compiling CUDA C++ with NVRTC", function()
   if not nvrtc_ok then
     it("says why it cannot", function()
