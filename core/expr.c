@@ -101,18 +101,40 @@ static kt_value integral(double f) {
   return vfloat(f);
 }
 
-static bool less(const kt_value *a, const kt_value *b) {
-  return ints(a, b) ? a->u.i < b->u.i : num(a) < num(b);
+/* An integer against a float, exactly as Lua compares them (converting
+** the integer would round above 2^53): -1, 0 or 1, or 2 when f is NaN. */
+static int order_int_float(int64_t i, double f) {
+  if (isnan(f)) return 2;
+  if (f >= 9223372036854775808.0) return -1;
+  if (f < -9223372036854775808.0) return 1;
+  double whole = floor(f);
+  int64_t fi = (int64_t)whole;
+  if (i != fi) return i < fi ? -1 : 1;
+  return f > whole ? -1 : 0;
 }
 
+/* -1, 0, 1, or 2 when unordered (NaN). */
+static int order(const kt_value *a, const kt_value *b) {
+  if (ints(a, b)) return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
+  if (a->type == KT_VINT) return order_int_float(a->u.i, b->u.f);
+  if (b->type == KT_VINT) {
+    int o = order_int_float(b->u.i, a->u.f);
+    return o == 2 ? 2 : -o;
+  }
+  return a->u.f < b->u.f ? -1 : a->u.f > b->u.f ? 1 : a->u.f == b->u.f ? 0 : 2;
+}
+
+static bool less(const kt_value *a, const kt_value *b) { return order(a, b) == -1; }
+
 static bool less_equal(const kt_value *a, const kt_value *b) {
-  return ints(a, b) ? a->u.i <= b->u.i : num(a) <= num(b);
+  int o = order(a, b);
+  return o == -1 || o == 0;
 }
 
 static bool equal(const kt_value *a, const kt_value *b) {
   if (a->type == KT_VSTRING || b->type == KT_VSTRING)
     return a->type == b->type && strcmp(a->u.s, b->u.s) == 0;
-  return ints(a, b) ? a->u.i == b->u.i : num(a) == num(b);
+  return order(a, b) == 0;
 }
 
 /* ---- the machine ---- */

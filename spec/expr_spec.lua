@@ -54,6 +54,19 @@ describe("an expression constraint", function()
     assert.are.same({ 0, 2 }, kept(v, "A < .25e1 && A >= 0"))
   end)
 
+  it("compares integers with floats exactly, as Lua does, also beyond 2^53", function()
+    local big = { 9007199254740992, 9007199254740993, math.maxinteger, math.mininteger }
+    for _, e in ipairs({ "A == 9007199254740992.0", "A > 9007199254740992.0", "A < 9223372036854775808.0",
+                         "A >= -9223372036854775808.0", "A <= -9223372036854775808.0", "A > 1/0", "A < -1/0", "A == 0/0", "A ~= 0/0",
+                         "9007199254740993 > 9007199254740992.0 and A > 0",
+                         "max(A, 9007199254740992.0) == A" }) do
+      local expect = {}
+      local fn = load("local A = ...; return " .. e:gsub("max", "math.max"))
+      for _, a in ipairs(big) do if fn(a) then expect[#expect + 1] = a end end
+      assert.are.same(expect, kept(big, e), e)
+    end
+  end)
+
   it("has min, max, abs, floor, ceil, sqrt and pow", function()
     local v = { -7, -3, 0, 2, 3, 7 }
     assert.are.same({ -7, -3, 0, 2 }, kept(v, "min(A, 3, 5) < 3"))
