@@ -136,6 +136,21 @@ describe("the " .. backend .. " backend", function()
     expect_add(c, 4096)
   end)
 
+  it("passes the kernel's compiler options to the compiler", function()
+    local out = kt.array("int", 4)
+    local body = "#ifndef SCALE\n#error SCALE is not defined\n#endif\n"
+      .. (cuda and 'extern "C" __global__ void opt(int *o) { o[threadIdx.x] = SCALE * 2; }'
+               or "__kernel void opt(__global int *o) { o[get_global_id(0)] = SCALE * 2; }")
+    local k = tuner:kernel{ source = body, name = "opt", global = 4, group = 4, options = "-DSCALE=3",
+                            args = { out:output() } }
+    assert.are.equal("ok", tuner:run(k).status)
+    assert.are.same({ 6, 6, 6, 6 }, out:totable())
+    local plain = tuner:kernel{ source = body, name = "opt", global = 4, group = 4, args = { out:output() } }
+    local r = tuner:run(plain)
+    assert.are.equal("compile_failed", r.status)
+    assert.matches("SCALE is not defined", r.error, 1, true)
+  end)
+
   it("records the compiler's log for a kernel that does not compile", function()
     local a = kt.array("float", 4)
     local k = tuner:kernel{ source = sources.broken[backend], name = "broken", global = 4, args = { a:output() } }
