@@ -233,6 +233,7 @@ static void set_element(lua_State *L, kt_array *a, size_t i, int idx) {
 static int array_newindex(lua_State *L) {
   kt_array *a = lk_check_array(L, 1);
   size_t i = check_index(L, a, 2);
+  a->changes++;
   set_element(L, a, i, 3);
   return 0;
 }
@@ -265,6 +266,7 @@ static int array_gc(lua_State *L) {
 static int array_fill(lua_State *L) {
   kt_array *a = lk_check_array(L, 1);
   luaL_checkany(L, 2);
+  a->changes++; /* before: a failing function leaves some elements written */
   if (lua_isfunction(L, 2)) {
     for (size_t i = 0; i < a->length; i++) {
       lua_pushvalue(L, 2);
@@ -333,6 +335,7 @@ static int array_copy_from(lua_State *L) {
                                         (lua_Integer)a->length, b->type->name,
                                         (lua_Integer)b->length));
   memcpy(a->data, b->data, kt_array_bytes(a));
+  a->changes++;
   lua_settop(L, 1);
   return 1;
 }
@@ -366,7 +369,9 @@ static int array_get(lua_State *L) {
 static int array_set(lua_State *L) {
   kt_array *a = lk_check_array(L, 1);
   size_t i = check_index(L, a, 2);
-  set_field(L, check_field_name(L, a, 3), kt_array_at(a, i), 4);
+  const kt_field *f = check_field_name(L, a, 3);
+  a->changes++;
+  set_field(L, f, kt_array_at(a, i), 4);
   return 0;
 }
 

@@ -73,6 +73,7 @@ static void random_element(kt_rng *rng, kt_kind kind, void *p, double lo,
 void kt_array_random(kt_array *a, uint64_t seed, double lo, double hi) {
   kt_rng rng;
   kt_rng_seed(&rng, seed);
+  a->changes++;
   const kt_type *t = a->type;
   for (size_t i = 0; i < a->length; i++) {
     char *e = kt_array_at(a, i);

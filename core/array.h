@@ -12,6 +12,7 @@ typedef struct kt_array {
   const kt_type *type; /* retained */
   size_t length;       /* elements */
   void *data;          /* length * type->size bytes, 64-byte aligned, zeroed */
+  uint64_t changes;    /* writes to data through ktlua: a tuning undoes a launcher's */
 } kt_array;
 
 kt_array *kt_array_new(const kt_type *type, size_t length, kt_error *err);

@@ -143,6 +143,7 @@ static int reset(kt_run *run, kt_error *err) {
     const kt_kernel *k = run->task->kernels[ki];
     if (set_args(&run->kernels[ki], k->args, k->nargs, err)) return -1;
   }
+  tuner_restore_hosts(run->tuner);
   int restored = tuner_restore(run->tuner, err);
   if (restored <= 0 || !run->task->launcher) return restored < 0 ? -1 : 0;
   /* A launcher may work on other queues, which do not wait for queue 0. */
@@ -298,7 +299,8 @@ static int check_count(const char *what, size_t count, size_t have, kt_error *er
   return kt_fail(err, "%s: %zu elements asked of a buffer of %zu", what, count, have);
 }
 
-/* A transfer that fails during a launcher fails the configuration. */
+/* A transfer that fails during a launcher fails the configuration. (A wait
+** before it that fails keeps its own fault: a timeout, a sticky fault.) */
 static int transfer_fails(kt_run *run) {
   run->fault = KT_FAULT_RUNTIME;
   return -1;
@@ -313,8 +315,10 @@ int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int
   if (check_count("read", count, have, err) || check_count("read", count, dst->length, err))
     return -1;
   kt_bbuf *buf = buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
-  if (!buf || finish(run, queue, err)) return transfer_fails(run);
+  if (!buf) return transfer_fails(run);
+  if (finish(run, queue, err)) return -1;
   kt_tuner *t = run->tuner;
+  dst->changes++;
   if (t->be->buffer_read(t->ctx, queue, buf, 0, count * a->type->size, dst->data, true, err))
     return transfer_fails(run);
   return 0;
@@ -327,8 +331,10 @@ int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
     return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
   kt_bbuf *buf = changing(run, a, queue, err);
   kt_tuner *t = run->tuner;
-  if (!buf || t->be->buffer_write(t->ctx, queue, buf, 0, count * a->type->size, src->data,
-                                  true, err))
+  if (!buf) return transfer_fails(run);
+  /* Waits first, so that a kernel past its time limit is a timeout here too. */
+  if (finish(run, queue, err)) return -1;
+  if (t->be->buffer_write(t->ctx, queue, buf, 0, count * a->type->size, src->data, true, err))
     return transfer_fails(run);
   return 0;
 }

@@ -264,7 +264,9 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
 
 static int set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
-  if (prepare_references(tu, err) || tuner_upload(tu->t, tu->task, NULL, err)) return -1;
+  if (tuner_keep_hosts(tu->t, tu->task, err) || prepare_references(tu, err) ||
+      tuner_upload(tu->t, tu->task, NULL, err))
+    return -1;
   tu->results->setup_ns = (double)(kt_now_ns() - t0);
   tu->set_up = true;
   return 0;
@@ -327,6 +329,7 @@ static int device_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_erro
 }
 
 static void tuning_clear(tuning *tu) {
+  tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);

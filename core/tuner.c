@@ -88,6 +88,8 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
 
 void kt_tuner_free(kt_tuner *t) {
   if (!t) return;
+  tuner_drop_hosts(t);
+  free(t->hosts);
   close_context(t);
   free(t->arrays);
   kt_device_clear(&t->device);
@@ -181,11 +183,67 @@ int tuner_each_array(const kt_task *task, int (*fn)(kt_array *a, kt_access acces
   return rc;
 }
 
+/* ---- host contents during a tuning ---- */
+
+typedef struct bind_ctx {
+  kt_tuner *t;
+  kt_error *err;
+} bind_ctx;
+
+static hostcopy *hostcopy_of(kt_tuner *t, const kt_array *a) {
+  for (size_t i = 0; i < t->nhosts; i++)
+    if (t->hosts[i].array == a) return &t->hosts[i];
+  return NULL;
+}
+
+static int keep_host(kt_array *a, kt_access access, kt_placement place, void *ud) {
+  (void)access, (void)place;
+  bind_ctx *b = ud;
+  kt_tuner *t = b->t;
+  size_t bytes = kt_array_bytes(a);
+  if (hostcopy_of(t, a)) return 0;
+  if (kt_grow(&t->hosts, &t->caphosts, t->nhosts + 1, sizeof *t->hosts, b->err)) return -1;
+  void *data = kt_alloc(bytes ? bytes : 1, b->err);
+  if (!data) return -1;
+  memcpy(data, a->data, bytes);
+  kt_array_retain(a);
+  t->hosts[t->nhosts++] = (hostcopy){a, data, a->changes};
+  return 0;
+}
+
+int tuner_keep_hosts(kt_tuner *t, const kt_task *task, kt_error *err) {
+  bind_ctx b = {t, err};
+  return tuner_each_array(task, keep_host, &b, err);
+}
+
+void tuner_restore_hosts(kt_tuner *t) {
+  for (size_t i = 0; i < t->nhosts; i++) {
+    hostcopy *h = &t->hosts[i];
+    if (h->array->changes == h->changes) continue;
+    memcpy(h->array->data, h->data, kt_array_bytes(h->array));
+    h->changes = ++h->array->changes;
+  }
+}
+
+void tuner_drop_hosts(kt_tuner *t) {
+  tuner_restore_hosts(t);
+  for (size_t i = 0; i < t->nhosts; i++) {
+    kt_array_release(t->hosts[i].array);
+    free(t->hosts[i].data);
+  }
+  t->nhosts = 0;
+}
+
+/* ---- device copies ---- */
+
+/* From the contents a tuning found, when it keeps them. */
 static int upload(kt_tuner *t, devarray *d, kt_error *err) {
   size_t bytes = kt_array_bytes(d->array);
   kt_bbuf *first = d->pristine ? d->pristine : d->buf;
+  const hostcopy *h = hostcopy_of(t, d->array);
   d->dirty = false;
-  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, d->array->data, true, err)) return -1;
+  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, h ? h->data : d->array->data, true, err))
+    return -1;
   if (d->pristine && t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, bytes, err))
     return -1;
   return 0;
@@ -231,11 +289,6 @@ devarray *tuner_bind_array(kt_tuner *t, kt_array *a, kt_access access, kt_placem
   if (rc < 0 || (rc > 0 && upload(t, d, err))) return NULL;
   return d;
 }
-
-typedef struct bind_ctx {
-  kt_tuner *t;
-  kt_error *err;
-} bind_ctx;
 
 static int bind_use(kt_array *a, kt_access access, kt_placement place, void *ud) {
   bind_ctx *b = ud;
@@ -317,5 +370,6 @@ bool tuner_can_time_out(const kt_tuner *t) { return t->be->set_deadline != NULL;
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {
   devarray *d = tuner_devarray(t, a);
   if (!d) return kt_fail(err, "the array is not used by any kernel of this task");
+  dst->changes++;
   return t->be->buffer_read(t->ctx, 0, d->buf, 0, kt_array_bytes(a), dst->data, true, err);
 }

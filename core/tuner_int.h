@@ -19,6 +19,15 @@ typedef struct devarray {
   bool dirty;
 } devarray;
 
+/* The host contents of an array as a tuning found them: a launcher may
+** change them (run:read into the array, or Lua writes), and the next
+** execution, or an upload after a lost context, must not see that. */
+typedef struct hostcopy {
+  kt_array *array;
+  void *data;
+  uint64_t changes; /* array->changes when the contents last matched data */
+} hostcopy;
+
 struct kt_tuner {
   kt_device_info device;
   bool isolate;        /* the context lives in a device process */
@@ -30,6 +39,8 @@ struct kt_tuner {
   kt_build_cache *cache;
   devarray *arrays;
   size_t narrays, caparrays;
+  hostcopy *hosts; /* during a tuning */
+  size_t nhosts, caphosts;
 };
 
 /* Makes sure every array of the task has its device buffers. */
@@ -46,6 +57,12 @@ int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
 /* Restores every dirty array from its pristine copy, on queue 0 (no wait);
 ** returns how many it restored, or -1. */
 int tuner_restore(kt_tuner *t, kt_error *err);
+/* Keeps the host contents of the task's arrays for the tuning that starts. */
+int tuner_keep_hosts(kt_tuner *t, const kt_task *task, kt_error *err);
+/* Puts back the host contents of the kept arrays that changed since. */
+void tuner_restore_hosts(kt_tuner *t);
+/* At the end of a tuning: restores, then forgets, the kept contents. */
+void tuner_drop_hosts(kt_tuner *t);
 /* Counts the losses of the context (see kt_backend.generation). */
 uint64_t tuner_generation(const kt_tuner *t);
 /* True when the context was lost and recreated: buffers and programs were

@@ -63,16 +63,42 @@ __kernel void h(__global volatile int *flag, __global int *o) {
 #if MODE == 1 || MODE == 3
   while (flag[0] == 0) { }
 #endif
-  o[get_global_id(0)] = MODE;
+  o[get_global_id(0)] = 7 + MODE;
 }]] }
     k:param("MODE", { 0, 1, 2, 3 })
+    k:reference(out, function(ref) ref:fill(7) end, { tolerance = 2 }) -- MODE 0 and 2 validate
     local r = tuner:tune(k, { repeats = 2, time_limit = 0.5 })
     assert.are.same({ "ok", "timeout", "ok", "timeout" }, statuses(r))
     assert.are.equal("the configuration ran past its time limit; its device process was stopped",
       r[2].error)
     assert.are.equal(2, #r[3].samples_ms)
     tuner:run(k, { MODE = 2 })
-    assert.are.equal(2, out[63])
+    assert.are.equal(9, out[63])
+  end)
+
+  it("give timeout while a launcher waits to read or write, and the next start afresh", function()
+    local flag = kt.array("int", 1)
+    local input = kt.array("int", 64):fill(5)
+    local out = kt.array("int", 64)
+    local k = tuner:kernel{ name = "w", global = 64, args = { flag:input(), input:input(), out:output() },
+                            source = [[
+__kernel void w(__global volatile int *flag, __global const int *in, __global int *o) {
+#if MODE == 1 || MODE == 2
+  while (flag[0] == 0) { }
+#endif
+  o[get_global_id(0)] = in[get_global_id(0)] + 1;
+}]] }
+    k:param("MODE", { 0, 1, 2, 3 })
+    local zeros = kt.array("int", 1)
+    k:launcher(function(run, cfg)
+      run:launch(k)
+      if cfg.MODE == 2 then run:write(flag, zeros) else run:read(input) end
+      input[0] = -1 -- a host change, which the device process started after a timeout must not see
+    end)
+    k:reference(out, function(ref) ref:fill(6) end)
+    local r = tuner:tune(k, { repeats = 2, time_limit = 0.5 })
+    assert.are.same({ "ok", "timeout", "timeout", "ok" }, statuses(r), r[4].error)
+    assert.are.equal(5, input[0])
   end)
 
   it("survive a kernel that crashes its device process", function()

@@ -165,6 +165,31 @@ describe("isolation", function()
     assert.matches("got 9, expected 3", r[3].error)
     assert.are.same({ 3, 3, 3, 3, 3, 3, 3, 3 }, input:totable())
   end)
+
+  it("undoes what a launcher changed in the arrays' host contents", function()
+    local input = kt.array("int", 8):fill(3)
+    local out = kt.array("int", 8)
+    local k = tuner:kernel{ source = [[__kernel void cp(__global const int *in, __global int *out) {
+      int i = get_global_id(0); out[i] = in[i] * MUL; }]], name = "cp", global = 8,
+      args = { input:input(), out:output() } }
+    k:param("MUL", { 1, 2 })
+    k:launcher(function(run)
+      input[0] = input[0] + 1      -- a host step that builds on the input's host contents
+      run:write(input)
+      run:launch(k)
+      run:read(out)                -- into out's own host array
+    end)
+    local seen = {}
+    k:reference(out, function(ref) ref:fill(1) ref[0] = 4 end, {
+      compare = function(got) seen[#seen + 1] = got[0] return true end })
+    local r = tuner:tune(k, { repeats = 3 })
+    assert.are.same({ "ok", "ok" }, statuses(r))
+    -- every execution started from the same host contents: 4, then 8 with MUL=2
+    assert.are.equal(4, seen[1])
+    assert.are.equal(8, seen[#seen])
+    assert.are.same({ 3, 3, 3, 3, 3, 3, 3, 3 }, input:totable()) -- as the tuning found them
+    assert.are.same({ 0, 0, 0, 0, 0, 0, 0, 0 }, out:totable())
+  end)
 end)
 
 describe("a composition", function()
