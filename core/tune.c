@@ -1,6 +1,7 @@
 /*
 ** tune.c: the tuning loop: propose, build, run, validate, time, record.
 */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,22 @@ static void tuning_clear(tuning *tu) {
   kt_indexmap_clear(&tu->known);
 }
 
+/* Says whether the constraints or the device's limits left nothing. */
+static int no_configuration(kt_task *task, const kt_device_info *dev, kt_error *err) {
+  char why[256] = "";
+  size_t n = 0;
+  for (int k = 1; k < KT_PRUNE_END; k++) {
+    uint64_t removed = 0;
+    if (kt_task_pruned(task, k, &removed, err)) return -1;
+    if (removed && n < sizeof why)
+      n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %" PRIu64, n ? ", " : "",
+                            kt_prune_name(k), removed);
+  }
+  if (!n) return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
+  return kt_fail(err, "task %s: the limits of %s removed every configuration (%s); k:prune{...} "
+                 "switches a check off", task->name, dev->id, why);
+}
+
 int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
             kt_error *err) {
   int64_t t0 = kt_now_ns();
@@ -344,8 +361,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
       kt_space_generate(task->space, err))
     return -1;
-  if (kt_space_count(task->space) == 0)
-    return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
+  if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
   tuning tu = {t, task, opts, NULL, NULL, false, NULL, {0}};
   kt_indexmap_init(&tu.known);
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))

@@ -16,17 +16,20 @@ local e = kt.array("float", n)
 
 local tuner = kt.tuner(opt.device)
 local file = tuner.device.backend == "cuda" and "kernels/particles.cu" or "kernels/particles.cl"
+-- Any n: the global sizes are rounded up to whole work-groups, and the
+-- kernels leave out the work-items past the end.
 local emit = tuner:kernel{ file = file, prelude = particle:declaration(), name = "emit",
-                           global = n, group = 1, args = { aos:output(), kt.uint(n) } }
+                           global = n, group = 1, round_global = true,
+                           args = { aos:output(), kt.uint(n) } }
 local energy = tuner:kernel{ file = file, prelude = particle:declaration(), name = "energy",
-                             global = n, group = 1,
-                             args = { x:input(), y:input(), z:input(), m:input(), e:output() } }
+                             global = n, group = 1, round_global = true,
+                             args = { x:input(), y:input(), z:input(), m:input(), e:output(), kt.uint(n) } }
 
 local steps = tuner:composition{ name = "particles", kernels = { emit, energy } }
 steps:param("WG_EMIT", { 32, 64, 128, 256 })
 steps:param("WG", { 32, 64, 128, 256 })
 steps:param("VEC", { 1, 2, 4, 8 })
-steps:constraint({ "WG", "VEC" }, function(wg, vec) return n % (wg * vec) == 0 end)
+steps:constraint({ "VEC" }, function(vec) return n % vec == 0 end) -- whole vectors
 steps:modifier(emit, "group_x", "mul", "WG_EMIT")
 steps:modifier(energy, "group_x", "mul", "WG")
 steps:modifier(energy, "global_x", "div", "VEC")

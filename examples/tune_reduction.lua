@@ -38,6 +38,9 @@ k:constraint({ "UNBOUNDED_WG", "USE_ATOMICS" }, function(unbounded, atomics)
 end)
 -- the vector width divides the data.
 k:constraint({ "VEC" }, function(vec) return n % vec == 0 end)
+-- The launcher gives every launch its global size (a multiple of WG), so n
+-- need not be one.
+k:prune{ divisible = false }
 
 k:launcher(function(run, cfg)
   local wg, vec = cfg.WG, cfg.VEC

@@ -27,10 +27,10 @@ local sort = tuner:composition{ name = "radix_sort", kernels = { histogram, scan
 sort:param("WG", { 32, 64, 128, 256 }, { group_x = "mul", global_x = "mul" })
 sort:param("VEC", { 1, 2, 4, 8 })
 sort:param("NUM_GROUPS", { 16, 32, 64, 128, 256, 512, 1024 })
--- Blocks of whole keys, each with at least one full step of its work-group.
-sort:constraint({ "NUM_GROUPS" }, function(groups) return n % groups == 0 end)
+-- Blocks of ceil(n / NUM_GROUPS) keys, each at least one full step of its
+-- work-group (so no more groups than keys).
 sort:constraint({ "WG", "VEC", "NUM_GROUPS" }, function(wg, vec, groups)
-  return wg * vec <= n // groups
+  return wg * vec <= (n + groups - 1) // groups
 end)
 -- Histogram and scatter run NUM_GROUPS work-groups; the scan runs one.
 sort:modifier(histogram, "global_x", "mul", "NUM_GROUPS")

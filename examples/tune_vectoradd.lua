@@ -22,14 +22,13 @@ local k = tuner:kernel{
   -- The CUDA kernel is a template: "vadd<VEC>" instantiates it per configuration.
   file = cuda and "kernels/vadd.cu" or "kernels/vadd.cl",
   name = cuda and "vadd<VEC>" or "vadd",
-  global = n, group = 1,
+  global = n, group = 1, round_global = true, -- any n: the kernel skips work-items past the end
   args = { a:input(), b:input(), c:output(), kt.int(n) },
 }
 -- Each work-item handles VEC elements: the global size shrinks by VEC.
 k:param("WG", { 32, 64, 128, 256, 512 }, { group_x = "mul" })
 k:param("VEC", { 1, 2, 4, 8, 16 }, { global_x = "div" })
-k:constraint({ "VEC" }, function(vec) return n % vec == 0 end)
-k:constraint({ "WG", "VEC" }, function(wg, vec) return (n // vec) % wg == 0 end)
+k:constraint({ "VEC" }, function(vec) return n % vec == 0 end) -- whole vectors
 k:reference(c, function(ref)
   for i = 0, n - 1 do ref[i] = a[i] + b[i] end
 end)

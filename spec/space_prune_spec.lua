@@ -178,6 +178,16 @@ describe("pruning from the device", function()
     assert.are.same(pruned, unpruned)
   end)
 
+  it("says so when the device's limits, not the constraints, leave nothing to tune", function()
+    local k = tuner:kernel{ source = src, name = "k", global = 10, group = 1,
+                            args = { kt.array("float", 10):output() } }
+    k:param("WG", { 4, 8 }, { group_x = "mul" })
+    assert.has_error(function() tuner:tune(k) end, "task k: the limits of " .. dev.id
+      .. " removed every configuration (divisible 2); k:prune{...} switches a check off")
+    k:constraint({ "WG" }, function(wg) return wg > 100 end)
+    assert.has_error(function() tuner:tune(k) end, "task k: no configuration satisfies the constraints")
+  end)
+
   it("is counted in the results, their summary, their printout and their JSON file", function()
     local out = kt.array("int", 12)
     local k = tuner:kernel{ source = "__kernel void w(__global int *o) { o[get_global_id(0)] = 1; }",

@@ -29,8 +29,9 @@ typedef CAT(float, VEC) floatv;
 // Kinetic-like energy 0.5 * m * |pos|^2 of VEC particles per work-item.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void energy(__global const float *x, __global const float *y, __global const float *z,
-            __global const float *m, __global float *e) {
+            __global const float *m, __global float *e, uint n) {
   uint j = get_global_id(0);
+  if (j * VEC >= n) return; // the last work-group may be partly past the end
   floatv px = LOAD(j, x), py = LOAD(j, y), pz = LOAD(j, z);
   STORE(0.5f * LOAD(j, m) * (px * px + py * py + pz * pz), j, e);
 }

@@ -10,8 +10,9 @@ extern "C" __global__ void __launch_bounds__(WG_EMIT) emit(particle *out, unsign
 }
 
 extern "C" __global__ void __launch_bounds__(WG)
-energy(const float *x, const float *y, const float *z, const float *m, float *e) {
+energy(const float *x, const float *y, const float *z, const float *m, float *e, unsigned n) {
   unsigned j = (blockIdx.x * blockDim.x + threadIdx.x) * VEC;
+  if (j >= n) return; // the last block may be partly past the end
 #pragma unroll
   for (int v = 0; v < VEC; v++) {
     float px = x[j + v], py = y[j + v], pz = z[j + v];

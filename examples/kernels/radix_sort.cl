@@ -1,5 +1,5 @@
 // One pass of a 4-bit LSD radix sort of n uint keys, in three kernels.
-// The keys are cut into NUM_GROUPS blocks of n / NUM_GROUPS; a work-group
+// The keys are cut into NUM_GROUPS blocks of ceil(n / NUM_GROUPS); a work-group
 // handles a block, VEC consecutive keys per work-item and step.
 //   histogram: counts[d * NUM_GROUPS + g] = keys of block g with digit d
 //   scan:      counts becomes its exclusive prefix sum (one work-group)
@@ -13,7 +13,9 @@ void histogram(__global const uint *keys, __global uint *counts, uint n, uint sh
   uint lid = get_local_id(0), g = get_group_id(0);
   for (uint d = lid; d < DIGITS; d += WG) hist[d] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint block = n / NUM_GROUPS, start = g * block;
+  // blocks of ceil(n / NUM_GROUPS) keys; the last ones may be shorter or empty
+  uint block = (n + NUM_GROUPS - 1) / NUM_GROUPS, start = min(g * block, n);
+  block = min(block, n - start);
   for (uint i = lid * VEC; i < block; i += WG * VEC)
     for (uint v = 0; v < VEC && i + v < block; v++)
       atomic_inc(&hist[DIGIT(keys[start + i + v], shift)]);
@@ -55,7 +57,9 @@ void scatter(__global const uint *in, __global uint *out, __global const uint *o
   __local uint rank[DIGITS * WG];   // keys of each digit held by the work-items before
   __local uint total[DIGITS];
   uint lid = get_local_id(0), g = get_group_id(0);
-  uint block = n / NUM_GROUPS, start = g * block;
+  // blocks of ceil(n / NUM_GROUPS) keys; the last ones may be shorter or empty
+  uint block = (n + NUM_GROUPS - 1) / NUM_GROUPS, start = min(g * block, n);
+  block = min(block, n - start);
   for (uint d = lid; d < DIGITS; d += WG) base[d] = offsets[d * NUM_GROUPS + g];
   for (uint c0 = 0; c0 < block; c0 += WG * VEC) {
     uint mine[DIGITS];

@@ -9,7 +9,9 @@ histogram(const unsigned *keys, unsigned *counts, unsigned n, unsigned shift) {
   unsigned lid = threadIdx.x, g = blockIdx.x;
   for (unsigned d = lid; d < DIGITS; d += WG) hist[d] = 0;
   __syncthreads();
-  unsigned block = n / NUM_GROUPS, start = g * block;
+  // blocks of ceil(n / NUM_GROUPS) keys; the last ones may be shorter or empty
+  unsigned block = (n + NUM_GROUPS - 1) / NUM_GROUPS, start = min(g * block, n);
+  block = min(block, n - start);
   for (unsigned i = lid * VEC; i < block; i += WG * VEC)
     for (unsigned v = 0; v < VEC && i + v < block; v++)
       atomicAdd(&hist[DIGIT(keys[start + i + v], shift)], 1u);
@@ -49,7 +51,9 @@ scatter(const unsigned *in, unsigned *out, const unsigned *offsets, unsigned n, 
   __shared__ unsigned rank[DIGITS * WG];
   __shared__ unsigned total[DIGITS];
   unsigned lid = threadIdx.x, g = blockIdx.x;
-  unsigned block = n / NUM_GROUPS, start = g * block;
+  // blocks of ceil(n / NUM_GROUPS) keys; the last ones may be shorter or empty
+  unsigned block = (n + NUM_GROUPS - 1) / NUM_GROUPS, start = min(g * block, n);
+  block = min(block, n - start);
   for (unsigned d = lid; d < DIGITS; d += WG) base[d] = offsets[d * NUM_GROUPS + g];
   for (unsigned c0 = 0; c0 < block; c0 += WG * VEC) {
     unsigned mine[DIGITS];
