@@ -37,6 +37,8 @@ typedef struct server {
   size_t ndevices;
   table bufs, progs, kernels, events;
   pthread_mutex_t progs_lock; /* compile threads add programs */
+  pthread_cond_t opened;      /* compiles wait (under progs_lock) for OP_OPEN, */
+  int open_state;             /* which sets this: 1 open, -1 failed, 0 not yet */
   pending_event *pending;     /* launched and not yet reported by a FINISH */
   size_t npending, cappending;
   kt_fault deferred;          /* the first failure of an asynchronous operation */
@@ -143,6 +145,10 @@ static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
     }
   }
   free(id);
+  pthread_mutex_lock(&s->progs_lock);
+  s->open_state = rc == 0 ? 1 : -1;
+  pthread_cond_broadcast(&s->opened);
+  pthread_mutex_unlock(&s->progs_lock);
   reply_status(fd, out, rc, KT_FAULT_FATAL, &err);
 }
 
@@ -398,10 +404,16 @@ static void *compile_loop(void *arg) {
     char *source = kt_msg_get_str(&in), *options = kt_msg_get_str(&in);
     char *name = kt_msg_get_str(&in), *log = NULL;
     kt_error err;
-    kt_bprog *prog = source && options && name
+    /* The tuner's compile threads may ask before the device is open. */
+    pthread_mutex_lock(&s->progs_lock);
+    while (s->open_state == 0) pthread_cond_wait(&s->opened, &s->progs_lock);
+    bool open = s->open_state > 0;
+    pthread_mutex_unlock(&s->progs_lock);
+    kt_bprog *prog = source && options && name && open
                          ? s->be->compile(s->ctx, source, options, name, &log, &err)
                          : NULL;
-    if (!source || !options || !name) kt_fail(&err, "a compile message is cut short");
+    if (!open) kt_fail(&err, "the device process has no device open");
+    else if (!source || !options || !name) kt_fail(&err, "a compile message is cut short");
     pthread_mutex_lock(&s->progs_lock);
     if (prog && table_put(&s->progs, pid, prog)) {
       s->be->prog_free(s->ctx, prog);
@@ -460,6 +472,7 @@ void kt_server_main(int main_fd, const int *compile_fds, int channels, void *sta
   s->staging = staging;
   s->staging_size = staging_size;
   pthread_mutex_init(&s->progs_lock, NULL);
+  pthread_cond_init(&s->opened, NULL);
   for (int i = 0; i < channels; i++) {
     compile_thread *c = malloc(sizeof *c);
     pthread_t t;

@@ -101,6 +101,27 @@ __kernel void w(__global volatile int *flag, __global const int *in, __global in
     assert.are.equal(5, input[0])
   end)
 
+  it("follow the best time so far, above a floor, by default", function()
+    local flag = kt.array("int", 1)
+    local out = kt.array("int", 64)
+    local k = tuner:kernel{ name = "f", global = 64, args = { flag:input(), out:output() }, source = [[
+__kernel void f(__global volatile int *flag, __global int *o) {
+#if MODE == 1
+  while (flag[0] == 0) { }
+#endif
+  o[get_global_id(0)] = 1;
+}]] }
+    k:param("MODE", { 0, 1 })
+    local t0 = os.time()
+    local r = tuner:tune(k, { repeats = 1, time_limit = { factor = 50, floor = 0.5 } })
+    assert.are.same({ "ok", "timeout" }, statuses(r))
+    assert.is_true(os.time() - t0 < 10) -- the floor, not the default 10 s
+    assert.has_error(function() tuner:tune(k, { time_limit = { factor = 0 } }) end,
+      "tune options.time_limit: factor and floor must be positive")
+    assert.has_error(function() tuner:tune(k, { time_limit = "long" }) end,
+      "tune options.time_limit: expected seconds or {factor =, floor =}")
+  end)
+
   it("survive a kernel that crashes its device process", function()
     local out = kt.array("int", 64)
     local k = tuner:kernel{ name = "c", global = 64, args = { out:output() }, source = [[
@@ -223,6 +244,37 @@ describe("Ctrl-C", function()
     os.remove(journal)
     os.remove(csv)
   end)
+
+  it("a second time exits at once, leaving every finished configuration in the journal", function()
+    local journal = tmp(".jsonl")
+    local out, status = run_script(([[
+local kt = require "ktlua"
+local t = kt.tuner()
+local flag, o = kt.array("int", 1), kt.array("int", 4)
+local k = t:kernel{ name = "k", global = 4, args = { flag:input(), o:output() }, source = [=[
+__kernel void k(__global volatile int *flag, __global int *o) {
+#if X == 4
+  while (flag[0] == 0) { }
+#endif
+  o[get_global_id(0)] = X;
+}]=] }
+k:param("X", { 1, 2, 3, 4, 5, 6 })
+local pid = io.open("/proc/self/stat"):read("n")
+t:tune(k, { repeats = 1, time_limit = 60, journal = %q, progress = function(res, all)
+  -- X = 4 hangs next: interrupt it twice
+  if #all == 3 then os.execute("(sleep 0.3; kill -INT " .. pid .. "; sleep 0.3; kill -INT " .. pid .. ") &") end
+end })
+print("not reached")]]):format(journal))
+    assert.are.equal(130, status, out)
+    assert.matches("interrupted: finishing the configuration in flight (Ctrl-C again to exit now)", out, 1, true)
+    assert.matches("interrupted again: exiting now (the journal holds every finished configuration)", out, 1, true)
+    assert.is_nil(out:find("not reached", 1, true))
+    local kept = lines(journal)
+    assert.are.equal(4, #kept) -- the header and X = 1, 2, 3
+    local loaded = kt.load(journal)
+    assert.are.same({ "ok", "ok", "ok" }, statuses(loaded))
+    os.remove(journal)
+  end)
 end)
 
 describe("the program cache", function()
@@ -238,6 +290,31 @@ describe("the program cache", function()
     assert.are.equal(before.hits + 2, after.hits)
     assert.are.equal(before.misses, after.misses)
     assert.is_true(after.threads >= 1)
+  end)
+
+  it("keys its programs on the compiler's options too", function()
+    local o = kt.array("int", 4)
+    local function kernel(options)
+      return tuner:kernel{ source = "__kernel void opt(__global int *o) { o[0] = 3; }", name = "opt",
+                           global = 1, options = options, args = { o:output() } }
+    end
+    local before = tuner:cache()
+    tuner:run(kernel("-DA=1"))
+    tuner:run(kernel("-DA=2"))
+    tuner:run(kernel("-DA=1"))
+    local after = tuner:cache()
+    assert.are.equal(before.misses + 2, after.misses)
+    assert.are.equal(before.hits + 1, after.hits)
+  end)
+
+  it("compiles on one thread per processor, or as many as asked", function()
+    local procs = tonumber((shell.run("nproc")))
+    assert.are.equal(procs, tuner:cache().threads)
+    local one = kt.tuner(nil, { build_threads = 1 })
+    assert.are.equal(1, one:cache().threads)
+    one:close()
+    assert.has_error(function() kt.tuner(nil, { build_threads = -1 }) end,
+      "tuner options.build_threads must not be negative")
   end)
 end)
 
