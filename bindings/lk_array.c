@@ -186,7 +186,11 @@ static void set_field(lua_State *L, const kt_field *f, char *elem, int idx) {
     set_scalar(L, f->kind, elem + f->offset, idx, f->name);
     return;
   }
-  luaL_checktype(L, idx, LUA_TTABLE);
+  if (!lua_istable(L, idx) || lua_rawlen(L, idx) != f->count)
+    luaL_error(L, "field '%s' is %s[%d]: expected a table of %d numbers, got %s", f->name,
+               kt_kind_name(f->kind), (int)f->count, (int)f->count,
+               lua_istable(L, idx) ? lua_pushfstring(L, "%d values", (int)lua_rawlen(L, idx))
+                                   : luaL_typename(L, idx));
   for (size_t j = 0; j < f->count; j++) {
     lua_rawgeti(L, idx, (lua_Integer)j + 1);
     set_scalar(L, f->kind, elem + f->offset + j * size, -1, f->name);
@@ -330,7 +334,7 @@ static int array_copy(lua_State *L) {
 /* a:copy_from(b): the same type and length */
 static int array_copy_from(lua_State *L) {
   kt_array *a = lk_check_array(L, 1), *b = lk_check_array(L, 2);
-  if (a->type->size != b->type->size || a->length != b->length)
+  if (a->type != b->type || a->length != b->length)
     luaL_argerror(L, 2, lua_pushfstring(L, "expected %s[%I], got %s[%I]", a->type->name,
                                         (lua_Integer)a->length, b->type->name,
                                         (lua_Integer)b->length));

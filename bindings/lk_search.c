@@ -271,6 +271,13 @@ void lk_check_stop(lua_State *L, int opts, kt_stop *stop) {
   if (t != LUA_TTABLE) luaL_error(L, "tune options.stop: expected a table");
   int idx = lua_gettop(L);
   lk_check_keys(L, idx, "tune options.stop", keys);
+  /* Absent is 0 (unset); given, each must be positive. */
+  for (int k = 0; keys[k]; k++) {
+    int type = lk_get_field(L, idx, keys[k]);
+    bool bad = type != LUA_TNIL && !(type == LUA_TNUMBER && lua_tonumber(L, -1) > 0);
+    lua_pop(L, 1);
+    if (bad) luaL_error(L, "tune options.stop.%s must be a positive number", keys[k]);
+  }
   lua_Integer count = lk_opt_integer(L, idx, "stop", "count", 0);
   lua_Integer stall = lk_opt_integer(L, idx, "stop", "no_improvement", 0);
   lua_Integer window = lk_opt_integer(L, idx, "stop", "window", 0);
@@ -278,10 +285,7 @@ void lk_check_stop(lua_State *L, int opts, kt_stop *stop) {
   stop->fraction = lk_opt_number(L, idx, "stop", "fraction", 0);
   stop->seconds = lk_opt_number(L, idx, "stop", "seconds", 0);
   stop->target_ns = lk_opt_number(L, idx, "stop", "target_ms", 0) * 1e6;
-  if (count < 0 || stall < 0 || window < 0 || pct < 0 || stop->fraction < 0 ||
-      stop->fraction > 1 || stop->seconds < 0 || stop->target_ns < 0)
-    luaL_error(L, "tune options.stop: count, seconds, target_ms, no_improvement, "
-                  "min_improvement_pct and window must be positive and fraction in (0, 1]");
+  if (stop->fraction > 1) luaL_error(L, "tune options.stop.fraction must be in (0, 1]");
   if ((pct > 0) != (window > 0))
     luaL_error(L, "tune options.stop: min_improvement_pct and window go together (stop when "
                   "the best improved by less than that percentage over the last window "

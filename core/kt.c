@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -137,4 +138,11 @@ int kt_grow(void *items, size_t *cap, size_t need, size_t item_size,
   *pp = p;
   *cap = ncap;
   return 0;
+}
+
+bool kt_is_identifier(const char *name) {
+  if (!(isalpha((unsigned char)name[0]) || name[0] == '_')) return false;
+  for (const char *p = name; *p; p++)
+    if (!(isalnum((unsigned char)*p) || *p == '_')) return false;
+  return true;
 }

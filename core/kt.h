@@ -68,6 +68,8 @@ int64_t kt_now_ns(void);
 void *kt_alloc(size_t size, kt_error *err);
 void *kt_calloc(size_t n, size_t size, kt_error *err);
 char *kt_strdup(const char *s, kt_error *err);
+/* A C identifier: what names that reach kernel sources must be. */
+bool kt_is_identifier(const char *name);
 /* Grows *items (of item_size bytes) so that at least need fit; doubles. */
 int kt_grow(void *items, size_t *cap, size_t need, size_t item_size,
             kt_error *err);

@@ -23,7 +23,7 @@ static int set_args(kt_run_kernel *rk, kt_arg *const *args, size_t n, kt_error *
   if (kt_grow(&rk->args, &rk->capargs, n, sizeof *rk->args, err)) return -1;
   for (size_t i = 0; i < n; i++) kt_arg_retain(args[i]);
   for (size_t i = 0; i < rk->nargs; i++) kt_arg_release(rk->args[i]);
-  memcpy(rk->args, args, n * sizeof *args);
+  if (n) memcpy(rk->args, args, n * sizeof *args); /* args may be NULL when n is 0 */
   rk->nargs = n;
   return 0;
 }

@@ -4,7 +4,6 @@
 */
 #include "space.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +55,6 @@ void kt_space_free(kt_space *s) {
 
 /* ---- parameters ---- */
 
-static bool is_identifier(const char *name) {
-  if (!(isalpha((unsigned char)name[0]) || name[0] == '_')) return false;
-  for (const char *p = name; *p; p++)
-    if (!(isalnum((unsigned char)*p) || *p == '_')) return false;
-  return true;
-}
-
 static int copy_values(kt_param *p, const kt_value *values, size_t n, kt_error *err) {
   p->values = kt_calloc(n, sizeof *p->values, err);
   if (!p->values) return -1;
@@ -79,7 +71,7 @@ static int copy_values(kt_param *p, const kt_value *values, size_t n, kt_error *
 
 int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
                        size_t n, kt_error *err) {
-  if (!is_identifier(name))
+  if (!kt_is_identifier(name))
     return kt_fail(err, "parameter name '%s' is not a valid identifier (letters, digits, '_')", name);
   if (kt_space_find(s, name) >= 0)
     return kt_fail(err, "parameter '%s' is already defined", name);

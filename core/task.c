@@ -147,13 +147,17 @@ static int apply(const kt_modifier *m, const kt_config *cfg, size_t *size,
     if (operand(m, cfg, &y, err)) return -1;
     if ((m->op == KT_MOD_DIV || m->op == KT_MOD_DIV_CEIL) && y == 0)
       return kt_fail(err, "thread modifier '%s': division by zero", op_names[m->op]), 1;
+    bool over = false;
     switch (m->op) {
-      case KT_MOD_ADD: r = x + y; break;
-      case KT_MOD_SUB: r = x - y; break;
-      case KT_MOD_MUL: r = x * y; break;
+      case KT_MOD_ADD: over = __builtin_add_overflow(x, y, &r); break;
+      case KT_MOD_SUB: over = __builtin_sub_overflow(x, y, &r); break;
+      case KT_MOD_MUL: over = __builtin_mul_overflow(x, y, &r); break;
       case KT_MOD_DIV: r = x / y; break;
-      default: r = (x + y - 1) / y; break;
+      default: over = __builtin_add_overflow(x, y - 1, &r); r /= y; break;
     }
+    if (over)
+      return kt_fail(err, "thread modifier '%s' of %lld by %lld overflows", op_names[m->op],
+                     (long long)x, (long long)y), 1;
   }
   if (r <= 0)
     return kt_fail(err, "thread modifier '%s' gives the non-positive size %lld",

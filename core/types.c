@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Far beyond any kernel's use, and small enough that sizes never overflow. */
+#define KT_STRUCT_MAX (1 << 30)
+
 #define SCALAR(k, n, s) {-1, k, (char *)n, s, s, 0, NULL}
 
 static const kt_type scalar_types[KT_STRUCT] = {
@@ -60,8 +63,16 @@ kt_type *kt_type_struct(const char *name, const kt_field_spec *fields,
   t->name = kt_strdup(name, err);
   if (!t->fields || !t->name) return free_struct(t), NULL;
   size_t offset = 0;
+  if (!kt_is_identifier(name)) {
+    kt_fail(err, "struct name '%s' is not a C identifier", name);
+    return free_struct(t), NULL;
+  }
   for (size_t i = 0; i < n; i++) {
     const kt_type *ft = kt_type_scalar(fields[i].kind);
+    if (!kt_is_identifier(fields[i].name)) {
+      kt_fail(err, "struct %s: field name '%s' is not a C identifier", name, fields[i].name);
+      return free_struct(t), NULL;
+    }
     if (!ft || fields[i].count == 0) {
       kt_fail(err, "struct %s: field '%s' must be a scalar type with a count of at least 1",
               name, fields[i].name);
@@ -73,6 +84,11 @@ kt_type *kt_type_struct(const char *name, const kt_field_spec *fields,
         return free_struct(t), NULL;
       }
     offset = (offset + ft->align - 1) / ft->align * ft->align;
+    if (fields[i].count > (KT_STRUCT_MAX - offset) / ft->size) {
+      kt_fail(err, "struct %s: field '%s' makes the struct larger than %d bytes", name,
+              fields[i].name, KT_STRUCT_MAX);
+      return free_struct(t), NULL;
+    }
     t->fields[i] = (kt_field){kt_strdup(fields[i].name, err), fields[i].kind,
                               fields[i].count, offset};
     t->nfields = i + 1;

@@ -74,6 +74,8 @@ describe("an array", function()
     a:copy_from(b)
     assert.are.same({ 9, 2, 3 }, a:totable())
     assert.has_error(function() a:copy_from(kt.array("short", 4)) end)
+    assert.has_error(function() a:copy_from(kt.array("ushort", 3)) end, -- no raw bytes across types
+      "bad argument #1 to 'copy_from' (expected short[3], got ushort[3])")
   end)
 
   it("holds user structs described once by their fields", function()
@@ -107,6 +109,15 @@ describe("an array", function()
     assert.has_error(function() kt.struct("s", { { "x", "quad" } }) end)
     assert.has_error(function() kt.struct("s", { { "x", "int" }, { "x", "int" } }) end,
       "struct s: field 'x' appears twice")
+    assert.has_error(function() kt.struct("1s", { { "x", "int" } }) end, "struct name '1s' is not a C identifier")
+    assert.has_error(function() kt.struct("s", { { "x y", "int" } }) end,
+      "struct s: field name 'x y' is not a C identifier")
+    assert.has_error(function() kt.struct("s", { { "x", "double", 1 << 61 } }) end,
+      "struct s: field 'x' makes the struct larger than 1073741824 bytes")
+    local v = kt.array(kt.struct("v", { { "c", "short", 3 } }), 1)
+    assert.has_error(function() v[0] = { c = 5 } end, "field 'c' is short[3]: expected a table of 3 numbers, got number")
+    assert.has_error(function() v[0] = { c = { 1, 2, 3, 4 } } end,
+      "field 'c' is short[3]: expected a table of 3 numbers, got 4 values")
   end)
 end)
 

@@ -64,8 +64,12 @@ describe("stop conditions", function()
       "tune options.stop: min_improvement_pct and window go together (stop when the best improved "
       .. "by less than that percentage over the last window evaluations)")
     assert.has_error(function() tune{no_improvement = -1} end,
-      "tune options.stop: count, seconds, target_ms, no_improvement, min_improvement_pct and window "
-      .. "must be positive and fraction in (0, 1]")
+      "tune options.stop.no_improvement must be a positive number")
+    for _, key in ipairs({ "count", "fraction", "seconds", "target_ms" }) do
+      assert.has_error(function() tune{[key] = 0} end, "tune options.stop." .. key .. " must be a positive number")
+    end
+    assert.has_error(function() tune{count = "5"} end, "tune options.stop.count must be a positive number")
+    assert.has_error(function() tune{fraction = 1.5} end, "tune options.stop.fraction must be in (0, 1]")
     assert.has_error(function() tune{patience = 3} end,
       "tune options.stop: unknown field 'patience' (expected one of: count, fraction, seconds, "
       .. "target_ms, no_improvement, min_improvement_pct, window)")
