@@ -77,8 +77,10 @@ static char *load_source(lua_State *L, const char *file, char *path, size_t size
 static int check_sizes(lua_State *L, int idx, const char *field, size_t *out) {
   int t = lk_get_field(L, idx, field), dims = 0;
   if (t == LUA_TNUMBER) {
-    lua_Integer v = luaL_checkinteger(L, -1);
-    if (v <= 0) luaL_error(L, "kernel.%s: sizes must be positive", field);
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (!ok || v <= 0)
+      luaL_error(L, "kernel.%s: expected a positive integer, got %s", field, lua_tostring(L, -1));
     out[0] = (size_t)v;
     dims = 1;
   } else if (t == LUA_TTABLE) {
@@ -103,7 +105,9 @@ static int check_sizes(lua_State *L, int idx, const char *field, size_t *out) {
 
 static void set_args(lua_State *L, kt_kernel *k, int idx) {
   idx = lua_absindex(L, idx);
-  luaL_checktype(L, idx, LUA_TTABLE);
+  if (!lua_istable(L, idx))
+    luaL_error(L, "kernel %s: args must be a list of arguments, got %s", k->name,
+               luaL_typename(L, idx));
   size_t n = (size_t)luaL_len(L, idx);
   kt_arg **args = lk_scratch_args(L, n);
   for (size_t i = 0; i < n; i++) {
@@ -222,6 +226,8 @@ static int task_param(lua_State *L) {
     }
   }
   kt_error err;
+  for (size_t i = 0; i < nmods; i++) /* before the parameter joins the space */
+    if (kt_task_check_modifier(ut->task, &mods[i], &err)) return lk_error(L, &err);
   if (kt_space_add_param(ut->task->space, name, values, n, &err)) return lk_error(L, &err);
   for (size_t i = 0; i < nmods; i++) {
     mods[i].param = kt_space_find(ut->task->space, name);
@@ -445,6 +451,9 @@ static int task_reference(lua_State *L) {
     ref = reference_kernel(L, 3, &vi);
   }
   int compare = reference_options(L, 4, &r);
+  if (r.first > r.target->length)
+    luaL_argerror(L, 4, lua_pushfstring(L, "first = %I exceeds the output's %I elements",
+                                        (lua_Integer)r.first, (lua_Integer)r.target->length));
   if (r.target->type->kind == KT_STRUCT && !compare)
     luaL_argerror(L, 4, "an output of struct type needs a comparator (option 'compare')");
   /* Checked: from here on only running out of memory raises. */

@@ -71,11 +71,23 @@ void kt_task_release(kt_task *t) {
   free(t);
 }
 
+int kt_task_check_modifier(const kt_task *t, const kt_modifier *m, kt_error *err) {
+  if (m->dim < 0 || m->dim > 2) return kt_fail(err, "modifier dimension must be x, y or z");
+  int dims = 0; /* of the kernels it applies to */
+  for (size_t ki = 0; ki < t->nkernels; ki++)
+    if ((m->kernel < 0 || (size_t)m->kernel == ki) && t->kernels[ki]->dims > dims)
+      dims = t->kernels[ki]->dims;
+  if (m->dim < dims) return 0;
+  return kt_fail(err, "a modifier of dimension %c, but %s %d-dimensional", "xyz"[m->dim],
+                 m->kernel < 0 && t->nkernels > 1 ? "the kernels are at most" : "the kernel is",
+                 dims);
+}
+
 int kt_task_add_modifier(kt_task *t, const kt_modifier *m, kt_error *err) {
   kt_callback cb = m->cb;
-  if (m->dim < 0 || m->dim > 2) {
+  if (kt_task_check_modifier(t, m, err)) {
     kt_callback_clear(&cb);
-    return kt_fail(err, "modifier dimension must be x, y or z");
+    return -1;
   }
   if (kt_grow(&t->mods, &t->capmods, t->nmods + 1, sizeof *t->mods, err)) {
     kt_callback_clear(&cb);

@@ -90,6 +90,9 @@ kt_task *kt_task_new(const char *name, kt_kernel *const *kernels, size_t n,
 void kt_task_retain(kt_task *t);
 void kt_task_release(kt_task *t);
 
+/* Fails when m's dimension is beyond every kernel it applies to. */
+int kt_task_check_modifier(const kt_task *t, const kt_modifier *m, kt_error *err);
+/* Takes ownership of m's callback (even on error). */
 int kt_task_add_modifier(kt_task *t, const kt_modifier *m, kt_error *err);
 /* Takes ownership of the reference's callbacks and arrays (even on error). */
 int kt_task_add_reference(kt_task *t, kt_reference *r, kt_error *err);

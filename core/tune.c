@@ -150,6 +150,10 @@ static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
     kt_reference *r = &tu->task->refs_list[i];
     int64_t t0 = kt_now_ns();
+    if (!tuner_devarray(tu->t, r->target))
+      return kt_fail(err, "task %s: output %zu (%s[%zu]) is not an argument of its kernels, nor "
+                     "did its launcher give it to one", tu->task->name, i + 1,
+                     r->target->type->name, r->target->length);
     if (kt_run_read(run, r->target, tu->scratch[i], 0, 0, err)) return -1;
     int64_t t1 = kt_now_ns();
     char *why = NULL;

@@ -87,6 +87,22 @@ describe("misuse of the API", function()
     assert.has_error(function() tuner:tune("k") end)
     assert.has_error(function() kt.tuner("nowhere:0") end)
     assert.has_error(function() tuner:run(k, "x") end)
+    assert.has_error(function() k:modifier("global_y", "mul", 2) end,
+      "a modifier of dimension y, but the kernel is 1-dimensional")
+    assert.has_error(function() k:param("C", { 1 }, { group_z = "mul" }) end,
+      "a modifier of dimension z, but the kernel is 1-dimensional")
+    assert.is_nil(k:space():params()[1]) -- the parameter was not added either
+    assert.has_error(function() k:reference(out, out:copy(), { first = 9 }) end,
+      "bad argument #3 to 'reference' (first = 9 exceeds the output's 8 elements)")
+  end)
+
+  it("says when a reference's output is no argument of the task's kernels", function()
+    local unused = kt.array("int", 8)
+    local r = tuner:kernel{ source = "__kernel void r(__global int *o) { o[0] = 1; }", name = "r", global = 8,
+                            args = { out:output() } }
+    r:reference(unused, function(ref) ref:fill(1) end)
+    assert.has_error(function() tuner:tune(r) end, "task r: output 1 (int[8]) is not an argument of its "
+      .. "kernels, nor did its launcher give it to one")
   end)
 
   it("never crashes on nil or wrong arguments", function()

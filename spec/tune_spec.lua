@@ -38,7 +38,11 @@ describe("a kernel", function()
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe" } end,
       "kernel.global: the global size is required")
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = 0 } end,
-      "kernel.global: sizes must be positive")
+      "kernel.global: expected a positive integer, got 0")
+    assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = 2.5 } end,
+      "kernel.global: expected a positive integer, got 2.5")
+    assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = 4, args = 5 } end,
+      "kernel probe: args must be a list of arguments, got number")
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = { 1, 2, 3, 4 } } end,
       "kernel.global: expected 1 to 3 sizes, got 4")
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = { 4, 4 }, group = 2 } end,

@@ -111,6 +111,9 @@ end
 -- results:print{all = false, top = 20, out = io.stdout}
 function report.print(results, opts)
   opts = opts or {}
+  if type(opts) ~= "table" then
+    error("results:print: expected a table of options {all =, top =, out =}, got " .. type(opts), 3)
+  end
   local out = opts.out or io.stdout
   local list, params, s = results:list(), results.params, results:summary()
   local sorted = ordered(list)
