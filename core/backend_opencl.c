@@ -426,6 +426,14 @@ static kt_kernel_usage cl_kernel_usage(kt_bctx *ctx, kt_bkernel *k) {
 /* Returns -1 with *fault set when an argument cannot be set. */
 static int set_args(cl_kernel k, const kt_launch_arg *args, size_t nargs, kt_fault *fault,
                     kt_error *err) {
+  cl_uint declared;
+  size_t given = 0;
+  for (size_t i = 0; i < nargs; i++) given += args[i].kind != KT_LARG_SYMBOL;
+  if (given == nargs &&
+      clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof declared, &declared, NULL) == CL_SUCCESS &&
+      declared != nargs)
+    return kt_fail(err, "the kernel declares %u parameters but is given %zu arguments",
+                   (unsigned)declared, nargs);
   for (size_t i = 0; i < nargs; i++) {
     cl_int e;
     switch (args[i].kind) {

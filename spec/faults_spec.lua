@@ -36,6 +36,17 @@ __kernel void f(__global int *o) {
     assert.matches("CL_INVALID_WORK_GROUP_SIZE", r[3].error)
   end)
 
+  it("says which argument a kernel was not given, or was given wrongly", function()
+    local out = kt.array("int", 4)
+    local source = "__kernel void n(__global int *o, int v) { o[get_global_id(0)] = v; }"
+    local r = tuner:run(tuner:kernel{ source = source, name = "n", global = 4, args = { out:output() } })
+    assert.are.equal("launch_failed", r.status)
+    assert.are.equal("kernel n: the kernel declares 2 parameters but is given 1 arguments", r.error)
+    r = tuner:run(tuner:kernel{ source = source, name = "n", global = 4, args = { out:output(), kt.double(1) } })
+    assert.are.equal("launch_failed", r.status)
+    assert.matches("^kernel n: argument 2: clSetKernelArg failed: CL_INVALID_ARG_SIZE", r.error)
+  end)
+
   it("records too_many_threads for work-groups beyond the kernel's limit", function()
     local out = kt.array("int", 16384)
     local k = tuner:kernel{ source = "__kernel void h(__global int *o) { o[get_global_id(0)] = 1; }",
