@@ -1,4 +1,5 @@
 -- The ktlua executable and the module loaded by plain Lua.
+local kt = require "ktlua"
 local shell = require "spec.support.shell"
 local ktlua, run = shell.ktlua, shell.run
 
@@ -18,6 +19,14 @@ describe("the ktlua executable", function()
     assert.matches("opencl:0:0  .-%(cpu, ", out)
     assert.matches("max work%-group%s+%d+", out)
     assert.matches("local memory%s+[%d.]+ [KM]iB", out)
+    local listed = {} -- every extension, whole, in lines under 100 columns
+    for name in out:match("extensions%s+%d+:(.-)\n%S"):gmatch("%S+") do listed[#listed + 1] = name end
+    local all = {}
+    for name in kt.device("opencl:0:0").extensions:gmatch("%S+") do all[#all + 1] = name end
+    assert.are.same(all, listed)
+    for line in out:gmatch("[^\n]+") do
+      if not line:find("^not available") then assert.is_true(#line <= 100, line) end
+    end
   end)
 
   it("runs a script with its arguments", function()

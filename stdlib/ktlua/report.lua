@@ -195,8 +195,18 @@ function report.devices(list, why, out)
       if row[2] ~= nil then out:write(("  %-20s %s\n"):format(row[1], tostring(row[2]))) end
     end
     if d.extensions and d.extensions ~= "" then
-      local n = select(2, d.extensions:gsub("%S+", ""))
-      out:write(("  %-20s %d (%s ...)\n"):format("extensions", n, d.extensions:sub(1, 40)))
+      -- every name, wrapped at whole names under 100 columns
+      local names = {}
+      for name in d.extensions:gmatch("%S+") do names[#names + 1] = name end
+      local line = ("  %-20s %d:"):format("extensions", #names)
+      for _, name in ipairs(names) do
+        if #line + 1 + #name > 100 then
+          out:write(line, "\n")
+          line = (" "):rep(23)
+        end
+        line = line .. " " .. name
+      end
+      out:write(line, "\n")
     end
   end
   -- Why a backend lists nothing (no driver, no library, ...).
