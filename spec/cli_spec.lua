@@ -74,4 +74,25 @@ describe("the module", function()
     assert.are.equal(0, code)
     assert.matches("^%d+%.%d+%.%d+\t5\ttrue", out)
   end)
+
+  it("installs the executable, the module and the stdlib with make install", function()
+    local sources = io.open("Makefile") -- not in a bundle
+    if not sources or os.getenv("KTLUA_SANITIZED") then
+      return pending("needs the sources; the plain run installs once")
+    end
+    sources:close()
+    local prefix = os.tmpname()
+    os.remove(prefix)
+    local out, code = run(("env -u MAKEFLAGS -u MAKELEVEL make -s install PREFIX=%s"):format(prefix))
+    assert.are.equal(0, code, out)
+    out, code = run(("LUA_CPATH='%s/lib/lua/5.4/?.so' LUA_PATH='%s/share/lua/5.4/?.lua' lua5.4 -e "
+      .. "\"local kt = require 'ktlua'; print(#kt.array('int', 3), package.searchpath('ktlua.report', package.path))\"")
+      :format(prefix, prefix))
+    assert.are.equal(0, code, out)
+    assert.are.equal(("3\t%s/share/lua/5.4/ktlua/report.lua\n"):format(prefix), out)
+    out, code = run(prefix .. "/bin/ktlua -e 'print(#kt.devices() > 0)'")
+    assert.are.equal(0, code, out)
+    assert.are.equal("true\n", out)
+    os.execute("rm -rf " .. prefix)
+  end)
 end)

@@ -112,6 +112,26 @@ describe("a kernel", function()
     assert.are.same({ 4, 6, 2 }, r.global)
     assert.are.same({ 2, 3, 1 }, r.group)
     assert.are.equal(231, o[47])
+    k:param("Z", { 2 }, { group_z = "mul", global_z = "mul" }) -- z: 2 * 2 work-items, groups of 2
+    k:modifier("global_y", "sub", 3)                         -- y: 6 - 3
+    o:fill(0)
+    r = tuner:run(k, { BX = 2, BY = 3, Z = 2 })
+    assert.are.equal("ok", r.status, r.error)
+    assert.are.same({ 4, 3, 4 }, r.global)
+    assert.are.same({ 2, 3, 2 }, r.group)
+    assert.are.equal(232, o[47])
+  end)
+
+  it("passes arrays of halves and of structs to kernels", function()
+    local h = kt.array("half", 4):fill(function(i) return i + 0.5 end)
+    local pair = kt.struct("pair", { { "a", "int" }, { "b", "float", 2 } })
+    local p = kt.array(pair, 4):fill(function(i) return { a = i, b = { 0.25, i * 10 } } end)
+    local out = kt.array("float", 4)
+    local k = tuner:kernel{ name = "hs", global = 4, prelude = pair:declaration(), args = { h:input(), p:input(), out:output() },
+      source = [[__kernel void hs(__global const half *h, __global const pair *p, __global float *o) {
+        int i = get_global_id(0); o[i] = vload_half(i, h) + p[i].a + p[i].b[0] + p[i].b[1]; }]] }
+    assert.are.equal("ok", tuner:run(k).status)
+    assert.are.same({ 0.75, 12.75, 24.75, 36.75 }, out:totable())
   end)
 
   it("places arrays in device memory, pinned host memory or zero-copy memory", function()
@@ -253,6 +273,17 @@ describe("tuning", function()
     r = tuner:tune(k, { repeats = { rse = 1e-12, min = 2, max = 6 }, stop = { count = 1 } })
     local n = #r[1].samples_ms
     assert.is_true(n == 6 or (n >= 2 and r[1].samples_ms[1] == r[1].samples_ms[n]))
+    -- by default: until the relative standard error of the mean is under 2%, 3 to 50 runs
+    r = tuner:tune(k, { stop = { count = 2 } })
+    for i = 1, 2 do
+      local s, n, sum, sq = r[i].samples_ms, #r[i].samples_ms, 0, 0
+      for _, x in ipairs(s) do sum = sum + x end
+      local mean = sum / n
+      for _, x in ipairs(s) do sq = sq + (x - mean) ^ 2 end
+      local rse = math.sqrt(sq / (n - 1)) / math.sqrt(n) / mean
+      assert.is_true(n >= 3 and n <= 50, n)
+      assert.is_true(n == 50 or rse < 0.02, ("%d runs, rse %g"):format(n, rse))
+    end
     assert.has_error(function() tuner:tune(k, { repeats = 0 }) end)
     assert.has_error(function() tuner:tune(k, { repeats = { min = 5, max = 2 } }) end)
   end)
