@@ -252,7 +252,7 @@ int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_err
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
-                                     "resume",    "time_limit", NULL};
+                                     "resume",    "time_limit", "lookahead", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -271,6 +271,10 @@ static int tuner_tune(lua_State *L) {
     luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
   check_journal(L, 3, ut->task->name, &o);
   check_time_limit(L, 3, &o);
+  lua_Integer lookahead = lk_opt_integer(L, 3, "tune options", "lookahead", 0);
+  if (lookahead < 0 || lookahead > 1 << 20)
+    luaL_error(L, "tune options.lookahead: expected a positive number of configurations");
+  o.lookahead = (size_t)lookahead;
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
   return lk_tune_return(L, 3, h, rc, &err);

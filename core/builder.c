@@ -163,8 +163,27 @@ kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *o
   return j;
 }
 
+static void unqueue(kt_builder *b, kt_build_job *j) {
+  kt_build_job **p = &b->head, *prev = NULL;
+  while (*p && *p != j) {
+    prev = *p;
+    p = &(*p)->next;
+  }
+  if (!*p) return;
+  *p = j->next;
+  if (b->tail == j) b->tail = prev;
+}
+
 kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *compile_ns) {
   pthread_mutex_lock(&b->lock);
+  if (j->state == QUEUED && b->head != j) {
+    /* Needed now: ahead of the prefetched ones (a reference kernel's, or one
+    ** that a searcher proposed after them). */
+    unqueue(b, j);
+    j->next = b->head;
+    b->head = j;
+    if (!b->tail) b->tail = j;
+  }
   while (j->state != DONE) pthread_cond_wait(&b->done, &b->lock);
   pthread_mutex_unlock(&b->lock);
   kt_bprog *prog = j->prog;
@@ -175,17 +194,6 @@ kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *co
   job_free(b, j);
   bury(b);
   return prog;
-}
-
-static void unqueue(kt_builder *b, kt_build_job *j) {
-  kt_build_job **p = &b->head, *prev = NULL;
-  while (*p && *p != j) {
-    prev = *p;
-    p = &(*p)->next;
-  }
-  if (!*p) return;
-  *p = j->next;
-  if (b->tail == j) b->tail = prev;
 }
 
 void kt_builder_cancel(kt_builder *b, kt_build_job *j) {

@@ -384,8 +384,9 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
     tuning_clear(&tu);
     return -1;
   }
-  /* Enough proposals ahead to keep every compile thread busy. */
-  size_t lookahead = 2 * (size_t)kt_tuner_build_threads(t) + 1;
+  /* Enough proposals ahead to keep every compile thread busy, also while
+  ** the next configuration's compile is one of the slow ones. */
+  size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
   kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, journal,
                      opts->progress, opts->progress_ud};
   kt_evaluator ev = {device_evaluate, device_prefetch, &tu};

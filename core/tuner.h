@@ -51,6 +51,8 @@ typedef struct kt_tune_opts {
   ** time_limit_ns when set, else time_factor times the best time so far,
   ** but never less than time_floor_ns. */
   double time_limit_ns, time_factor, time_floor_ns;
+  /* Proposals compiled ahead of the device (0: 4 per compile thread, + 1). */
+  size_t lookahead;
   kt_progress_fn progress;
   void *progress_ud;
 } kt_tune_opts;

@@ -307,6 +307,26 @@ describe("the program cache", function()
     assert.are.equal(before.hits + 1, after.hits)
   end)
 
+  it("compiles as many proposals ahead as asked, with the same results", function()
+    local o = kt.array("int", 4)
+    local k = tuner:kernel{ source = "__kernel void la(__global int *o) { o[0] = X + Y; }", name = "la",
+                            global = 1, args = { o:output() } }
+    k:param("X", { 1, 2, 3, 4, 5, 6 })
+    k:param("Y", { 10, 20 })
+    local function order(opts)
+      local r, list = tuner:tune(k, opts), {}
+      for i = 1, #r do list[i] = r[i].index end
+      return list
+    end
+    local base = order{ search = "random", seed = 4, stop = { count = 9 }, repeats = 1 }
+    assert.are.equal(9, #base)
+    for _, n in ipairs({ 1, 3, 100 }) do
+      assert.are.same(base, order{ search = "random", seed = 4, stop = { count = 9 }, repeats = 1, lookahead = n })
+    end
+    assert.has_error(function() tuner:tune(k, { lookahead = -1 }) end,
+      "tune options.lookahead: expected a positive number of configurations")
+  end)
+
   it("compiles on one thread per processor, or as many as asked", function()
     local procs = tonumber((shell.run("nproc")))
     assert.are.equal(procs, tuner:cache().threads)

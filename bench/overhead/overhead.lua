@@ -7,10 +7,11 @@
 -- compiles and runs would take.
 --   ktlua bench/overhead/overhead.lua [--device=ID] [--n=N] [--size=S]
 --     [--repeats=R] [--only=vadd|gemm] [--inprocess] [--threads=T (compile threads;
---     0: one per core)]
+--     0: one per core)] [--lookahead=L (configurations compiled ahead; 0: the default)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
-  repeats = 10, only = "", inprocess = false, threads = 0 }, "bench/overhead/overhead.lua")
+  repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0 }, "bench/overhead/overhead.lua")
+local lookahead = opt.lookahead > 0 and opt.lookahead or nil
 
 local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads })
 local cuda = tuner.device.backend == "cuda"
@@ -53,7 +54,7 @@ local function vadd()
   k:param("VEC", { 1, 2, 4, 8 }, { global_x = "div_ceil" })
   k:param("UNROLL", { 1, 2, 4, 8, 16, 32, 64, 128 })
   k:reference(c, function(ref) for i = 0, n - 1 do ref[i] = a[i] + b[i] end end)
-  report("vadd", tuner:tune(k, { repeats = opt.repeats }))
+  report("vadd", tuner:tune(k, { repeats = opt.repeats, lookahead = lookahead }))
 end
 
 local function gemm()
@@ -83,7 +84,7 @@ local function gemm()
   end)
   k:reference(C, { kernel = naive, config = { TS_M = 16, TS_N = 16, WPT_M = 16, WPT_N = 16, TS_K = 16, PAD = 16 } },
               { method = "relative", tolerance = 1e-3 })
-  report("gemm", tuner:tune(k, { repeats = opt.repeats }))
+  report("gemm", tuner:tune(k, { repeats = opt.repeats, lookahead = lookahead }))
 end
 
 print(("ktlua overhead benchmark on %s (%s, %s, %d compile threads)"):format(tuner.device.name,
