@@ -20,6 +20,19 @@ local function ktlua_e(env, code)
   return (shell.run(("%s %s -e %q"):format(env, shell.ktlua, code)))
 end
 
+-- A temporary folder that command (where each %s stands for the folder)
+-- makes before the tests of the enclosing block; removed after them.
+local function folder_made_by(command)
+  local dir = os.tmpname()
+  os.remove(dir)
+  setup(function()
+    local out, code = shell.run((command:gsub("%%s", dir)))
+    assert(code == 0, out)
+  end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+  return dir
+end
+
 local function cuda_reason(text)
   return text:match("cuda: ([^;\n]*)")
 end
@@ -77,17 +90,8 @@ describe("a build without the CUDA headers", function()
     pending("needs the sources, a C compiler and a build with CUDA headers; the plain run builds one")
     return
   end
-  local dir = os.tmpname()
-  os.remove(dir)
-
-  setup(function()
-    -- Unoptimised: only what it says matters here.
-    local out, code = shell.run(("env -u MAKEFLAGS -u MAKELEVEL make -s B=%s CUDA_INC= OPT=-O0 %s/ktlua")
-      :format(dir, dir))
-    assert(code == 0, out)
-  end)
-
-  teardown(function() os.execute("rm -rf " .. dir) end)
+  -- Unoptimised: only what it says matters here.
+  local dir = folder_made_by("env -u MAKEFLAGS -u MAKELEVEL make -s B=%s CUDA_INC= OPT=-O0 %s/ktlua")
 
   it("runs, lists no CUDA device and says why, also when one is asked for", function()
     local script = assert(io.open(dir .. "/script.lua", "w"))
@@ -168,16 +172,7 @@ describe("the CUDA backend with a stand-in driver (spec/support/fake_cuda.c)", f
     pending("needs the CUDA headers at build time, NVRTC and a C compiler")
     return
   end
-  local dir = os.tmpname()
-  os.remove(dir)
-
-  setup(function()
-    local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 "
-      .. "spec/support/fake_cuda.c"):format(dir, dir))
-    assert(code == 0, out)
-  end)
-
-  teardown(function() os.execute("rm -rf " .. dir) end)
+  local dir = folder_made_by("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 spec/support/fake_cuda.c")
 
   -- Runs a script with the stand-in driver (and env, "NAME=value ..."); returns
   -- its output and status.
