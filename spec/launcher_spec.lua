@@ -84,6 +84,26 @@ describe("a launcher", function()
     assert.are.same({ 30, 16, 30, 16, 30, 16 }, log)
   end)
 
+  it("moves data on the queue it is told", function()
+    local a = kt.array("int", 8):fill(2)
+    local b, host = kt.array("int", 8), kt.array("int", 8)
+    local k = tuner:kernel{ source = axpb, name = "axpb", global = 8, args = { a:inout(), kt.int(1) } }
+    k:param("MUL", { 3 })
+    k:launcher(function(run)
+      run:launch(k, { queue = 1 })       -- a = 7
+      run:read(a, host, { queue = 1 })   -- after queue 1's launch
+      host[0] = 100
+      run:write(b, host, { queue = 2 })
+      run:copy(a, b, 4, { queue = 2 })   -- a = 100 7 7 7 7 7 7 7
+      run:sync(2)                        -- before another queue clears b
+      run:clear(b, { queue = 3 })
+      run:sync()
+    end)
+    k:reference(a, function(ref) ref:fill(7) ref[0] = 100 end)
+    local r = tuner:tune(k, { repeats = 2 })
+    assert.are.equal("ok", r[1].status, r[1].error)
+  end)
+
   it("swaps arguments and replaces argument lists", function()
     local x = kt.array("int", 4):fill(1)
     local y = kt.array("int", 4):fill(10)
