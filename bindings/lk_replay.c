@@ -41,7 +41,8 @@ static int l_replay(lua_State *L) {
 
 /* rec:tune([options]) -> results */
 static int replay_tune(lua_State *L) {
-  static const char *const keys[] = {"search", "seed", "stop", "progress", "output", NULL};
+  static const char *const keys[] = {"search", "seed", "stop", "progress", "output", "lookahead",
+                                     NULL};
   kt_replay *r = check_replay(L, 1);
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);

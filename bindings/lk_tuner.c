@@ -223,6 +223,10 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) {
   lk_check_stop(L, opts, &o->stop);
   lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
+  lua_Integer lookahead = lk_opt_integer(L, opts, "tune options", "lookahead", 0);
+  if (lookahead < 0 || lookahead > 1 << 20)
+    luaL_error(L, "tune options.lookahead: expected a positive number of configurations");
+  o->lookahead = (size_t)lookahead;
   lk_tune_hold *h = new_hold(L);
   h->progress = check_progress(L, opts);
   h->searcher = lk_check_searcher(L, opts, owner, seed, &o->stop);
@@ -271,10 +275,7 @@ static int tuner_tune(lua_State *L) {
     luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
   check_journal(L, 3, ut->task->name, &o);
   check_time_limit(L, 3, &o);
-  lua_Integer lookahead = lk_opt_integer(L, 3, "tune options", "lookahead", 0);
-  if (lookahead < 0 || lookahead > 1 << 20)
-    luaL_error(L, "tune options.lookahead: expected a positive number of configurations");
-  o.lookahead = (size_t)lookahead;
+  o.lookahead = lo.lookahead;
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
   return lk_tune_return(L, 3, h, rc, &err);

@@ -357,7 +357,7 @@ kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
 /* ---- files ---- */
 
 /* gzread passes plain files through unchanged. */
-static char *read_all(const char *path, size_t *len, kt_error *err) {
+char *kt_read_file(const char *path, size_t *len, kt_error *err) {
   gzFile f = gzopen(path, "rb");
   if (!f) {
     kt_fail(err, "cannot read %s: %s", path, errno ? strerror(errno) : "out of memory");
@@ -366,7 +366,7 @@ static char *read_all(const char *path, size_t *len, kt_error *err) {
   char *data = NULL;
   size_t n = 0, cap = 0;
   for (;;) {
-    if (kt_grow(&data, &cap, n + BLOCK_SIZE, 1, err)) break;
+    if (kt_grow(&data, &cap, n + BLOCK_SIZE + 1, 1, err)) break;
     int got = gzread(f, data + n, BLOCK_SIZE);
     if (got < 0) {
       int code;
@@ -376,6 +376,7 @@ static char *read_all(const char *path, size_t *len, kt_error *err) {
     n += (size_t)got;
     if (got == 0) {
       gzclose(f);
+      data[n] = '\0';
       *len = n;
       return data;
     }
@@ -387,7 +388,7 @@ static char *read_all(const char *path, size_t *len, kt_error *err) {
 
 kt_jdoc *kt_json_read_file(const char *path, kt_error *err) {
   size_t len;
-  char *text = read_all(path, &len, err);
+  char *text = kt_read_file(path, &len, err);
   if (!text) return NULL;
   kt_jdoc *d = kt_json_parse(text, len, err);
   free(text);

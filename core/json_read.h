@@ -42,6 +42,9 @@ typedef struct kt_jdoc kt_jdoc;
 
 /* Parses len bytes of text; errors give the line and column. */
 kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err);
+/* A file's bytes (NUL-terminated; *len without it), gunzipped when it is
+** gzip-compressed; malloc'd. */
+char *kt_read_file(const char *path, size_t *len, kt_error *err);
 /* Reads and parses a file, gzip-compressed or not. */
 kt_jdoc *kt_json_read_file(const char *path, kt_error *err);
 void kt_json_free(kt_jdoc *d);

@@ -1,8 +1,11 @@
 /*
 ** loop.c: the search loop. Proposals are asked for ahead of evaluation
 ** (up to lookahead, within the budget) so that the evaluator can start
-** building them while it runs the current one; a searcher that needs each
-** result before its next proposal simply proposes one at a time.
+** building them while it runs the current one. A searcher that proposes
+** fewer than it was asked for is not asked again until the next result
+** comes back, so one that needs each result before its next proposal
+** proposes one at a time and searches exactly as it would with no
+** lookahead: the same seed gives the same search on any machine.
 */
 #include "loop.h"
 
@@ -20,6 +23,7 @@
 typedef struct proposal {
   uint64_t index;
   double searcher_ns;
+  unsigned again; /* proposed again while pending: reported that many more times */
 } proposal;
 
 typedef struct loop {
@@ -34,6 +38,7 @@ typedef struct loop {
   size_t head, npending, lookahead;
   uint64_t *batch;     /* what the searcher proposed last */
   bool exhausted;      /* the searcher said it has nothing more */
+  bool waiting;        /* it proposed fewer than asked: it waits for a result */
   size_t repeats;
   kt_stop_state st;
 } loop;
@@ -51,7 +56,7 @@ static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
   if (kt_indexmap_put(&l->seen, index, PENDING, err) ||
       kt_space_config(l->space, index, l->vi, err))
     return -1;
-  l->pending[(l->head + l->npending++) % l->lookahead] = (proposal){index, searcher_ns};
+  l->pending[(l->head + l->npending++) % l->lookahead] = (proposal){index, searcher_ns, 0};
   return l->ev->prefetch ? l->ev->prefetch(l->ev->ud, index, l->vi, err) : 0;
 }
 
@@ -63,13 +68,12 @@ static int fill(loop *l, kt_error *err) {
   budget = budget > l->npending ? budget - l->npending : 0;
   size_t want = l->lookahead - l->npending;
   if (want > budget) want = (size_t)budget;
-  if (want == 0 || l->exhausted) return 0;
+  if (want == 0 || l->exhausted || l->waiting) return 0;
   size_t got = 0;
   int64_t t0 = kt_now_ns();
   if (s->ops->next(s, l->batch, want, &got, err))
     return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
   double each = (double)(kt_now_ns() - t0) / (double)(got ? got : 1);
-  if (got == 0) l->exhausted = true;
   bool fresh = false;
   for (size_t i = 0; i < got; i++) {
     uint64_t index = l->batch[i], at;
@@ -79,11 +83,19 @@ static int fill(loop *l, kt_error *err) {
     if (!kt_indexmap_get(&l->seen, index, &at)) {
       if (enqueue(l, index, each, err)) return -1;
       fresh = true;
-    } else if (at != PENDING && report(l, index, at, err)) {
+    } else if (at == PENDING) {
+      for (size_t k = 0; k < l->npending; k++) {
+        proposal *p = &l->pending[(l->head + k) % l->lookahead];
+        if (p->index == index) p->again++;
+      }
+    } else if (report(l, index, at, err)) {
       return -1;
     }
   }
   l->repeats = fresh || got == 0 ? 0 : l->repeats + 1;
+  /* Nothing proposed and nothing to wait for: the searcher is done. */
+  if (got == 0 && l->npending == 0) l->exhausted = true;
+  l->waiting = got < want && l->npending > 0;
   return 0;
 }
 
@@ -105,7 +117,10 @@ static int evaluate_next(loop *l, kt_error *err) {
     return -1;
   if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
     return kt_fail_prefix(err, "progress: ");
-  return report(l, p.index, at, err);
+  l->waiting = false;
+  for (unsigned k = 0; k <= p.again; k++)
+    if (report(l, p.index, at, err)) return -1;
+  return 0;
 }
 
 /* Checked before each evaluation, but only once something was evaluated:
@@ -126,7 +141,7 @@ static int run(loop *l, kt_error *err) {
   if (s->ops->start(s, l->space, err)) return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
   for (;;) {
     const char *why = stop_reason(l, t0);
-    while (!why && l->npending < l->lookahead && !l->exhausted) {
+    while (!why && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
       size_t before = l->npending;
       if (fill(l, err)) return -1;
       if (l->repeats >= MAX_REPEATS) why = "searcher repeats itself";
@@ -146,8 +161,8 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
                    kt_results *results, kt_error *err) {
   if (!o->searcher) return kt_fail(err, "no searcher given");
   if (!kt_space_generated(space)) return kt_fail(err, "the space has not been generated");
-  size_t lookahead = o->lookahead ? o->lookahead : 1;
-  loop l = {space, o, ev, results, {0}, NULL, 0, NULL, 0, 0, lookahead, NULL, false, 0, {0}};
+  size_t lookahead = o->lookahead ? o->lookahead : KT_LOOKAHEAD_MIN;
+  loop l = {space, o, ev, results, {0}, NULL, 0, NULL, 0, 0, lookahead, NULL, false, false, 0, {0}};
   kt_indexmap_init(&l.seen);
   if (kt_stop_state_init(&l.st, &o->stop, kt_space_count(space), err)) return -1;
   l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err);

@@ -29,11 +29,16 @@ typedef enum kt_clock {
   KT_CLOCK_RESULTS   /* ... the sum of the results' total time (replays) */
 } kt_clock;
 
+/* The least lookahead by default, on a device or a replay: a searcher that
+** keeps up to this many proposals in flight searches alike on both and on
+** any machine. */
+#define KT_LOOKAHEAD_MIN 32
+
 typedef struct kt_loop_opts {
   kt_searcher *searcher;
   kt_stop stop;
   kt_clock clock;
-  size_t lookahead; /* proposals asked for ahead of evaluation (0: 1) */
+  size_t lookahead; /* proposals asked for ahead of evaluation (0: KT_LOOKAHEAD_MIN) */
   struct kt_journal *journal; /* each new result is appended (may be NULL) */
   kt_progress_fn progress;
   void *progress_ud;

@@ -5,7 +5,7 @@
 ** Records are gathered as they are read (value indices plus outcome);
 ** once all are read the space takes their configurations as its valid set
 ** and the records are laid out in the space's index order. ktlua's own
-** files are read by result_read.c, which kt.load shares.
+** files and journals are read by result_read.c, which kt.load shares.
 */
 #include "recording.h"
 
@@ -25,6 +25,7 @@ typedef struct builder {
   kt_result *recs; /* outcomes only: their value indices are in rows */
   size_t n, caprows, caprecs;
   const char *task, *device;
+  kt_results *src; /* the ktlua results read, when they were */
   kt_error *err;
 } builder;
 
@@ -156,10 +157,10 @@ static int read_kt_cache(builder *b, const kt_jvalue *root) {
   return 0;
 }
 
-/* ---- ktlua result files ---- */
+/* ---- ktlua result files and journals ---- */
 
-static int read_ktlua(builder *b, const kt_jvalue *root) {
-  kt_results *src = kt_results_from_json(root, b->err);
+/* Takes src's records; b keeps src (released with b) for its names. */
+static int read_ktlua(builder *b, kt_results *src) {
   if (!src) return -1;
   int rc = 0;
   for (size_t p = 0; p < src->nparams && rc == 0; p++)
@@ -172,11 +173,9 @@ static int read_ktlua(builder *b, const kt_jvalue *root) {
     if (r) memcpy(vi, src->items[i].vi, b->np * sizeof *vi);
     rc = r ? kt_result_copy(r, &src->items[i], b->err) : -1;
   }
-  kt_results_release(src);
-  const kt_jvalue *task = kt_json_get_type(root, "task", KT_JSTRING);
-  const kt_jvalue *device = kt_json_get_type(root, "device", KT_JSTRING);
-  b->task = task ? task->u.str : NULL;
-  b->device = device ? device->u.str : NULL;
+  b->src = src; /* its task and device name the recording */
+  b->task = src->task;
+  b->device = src->device;
   return rc;
 }
 
@@ -203,17 +202,31 @@ static int lay_out(builder *b, kt_recording *out) {
   return rc;
 }
 
-static int build(builder *b, const kt_jvalue *root, kt_recording *out) {
+/* The records of a journal or of a parsed file (*doc, kept for the names). */
+static int read_records(builder *b, const char *text, size_t len, kt_jdoc **doc,
+                        kt_recording *out) {
+  kt_results *journal;
+  int rc = kt_journal_parse(text, len, &journal, b->err);
+  if (rc <= 0) {
+    out->format = "ktlua-journal";
+    return rc ? -1 : read_ktlua(b, journal);
+  }
+  if (!(*doc = kt_json_parse(text, len, b->err))) return -1;
+  const kt_jvalue *root = kt_json_root(*doc);
   const kt_jvalue *format = kt_json_get_type(root, "format", KT_JSTRING);
   if (format && strcmp(format->u.str, "ktlua-results") == 0) {
     out->format = "ktlua-results";
-    if (read_ktlua(b, root)) return -1;
-  } else if (kt_json_get(root, "cache") && kt_json_get(root, "tune_params")) {
-    out->format = "kernel-tuner-cache";
-    if (read_kt_cache(b, root)) return -1;
-  } else {
-    return kt_fail(b->err, "neither a ktlua result file nor a Kernel Tuner cache file");
+    return read_ktlua(b, kt_results_from_json(root, b->err));
   }
+  if (kt_json_get(root, "cache") && kt_json_get(root, "tune_params")) {
+    out->format = "kernel-tuner-cache";
+    return read_kt_cache(b, root);
+  }
+  return kt_fail(b->err, "neither a ktlua result file or journal nor a Kernel Tuner cache file");
+}
+
+static int build(builder *b, const char *text, size_t len, kt_jdoc **doc, kt_recording *out) {
+  if (read_records(b, text, len, doc, out)) return -1;
   if (b->n == 0) return kt_fail(b->err, "the recording has no configuration");
   if (kt_space_set_configs(b->space, b->rows, b->n, b->err)) return -1;
   return lay_out(b, out);
@@ -221,14 +234,18 @@ static int build(builder *b, const kt_jvalue *root, kt_recording *out) {
 
 int kt_recording_read(const char *path, kt_recording *out, kt_error *err) {
   memset(out, 0, sizeof *out);
-  kt_jdoc *doc = kt_json_read_file(path, err);
-  if (!doc) return -1;
-  builder b = {kt_space_new(err), 0, NULL, NULL, 0, 0, 0, NULL, NULL, err};
-  int rc = b.space ? build(&b, kt_json_root(doc), out) : -1;
+  size_t len;
+  char *text = kt_read_file(path, &len, err);
+  if (!text) return -1;
+  kt_jdoc *doc = NULL;
+  builder b = {kt_space_new(err), 0, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, err};
+  int rc = b.space ? build(&b, text, len, &doc, out) : -1;
   free(b.rows);
   for (size_t i = 0; i < b.n; i++) kt_result_clear(&b.recs[i]);
   free(b.recs);
+  kt_results_release(b.src);
   kt_json_free(doc);
+  free(text);
   out->space = b.space;
   if (rc) {
     kt_recording_clear(out);

@@ -210,23 +210,6 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   return r;
 }
 
-static char *read_text(const char *path, size_t *len, kt_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return kt_fail(err, "cannot read %s: %s", path, strerror(errno)), NULL;
-  char *text = NULL;
-  size_t cap = 0;
-  *len = 0;
-  for (;;) {
-    if (kt_grow(&text, &cap, *len + 65536 + 1, 1, err)) break;
-    size_t got = fread(text + *len, 1, 65536, f);
-    *len += got;
-    if (got < 65536) break;
-  }
-  fclose(f);
-  if (text) text[*len] = '\0';
-  return text;
-}
-
 /* Parses line [a, b) of a journal; *doc is the line's document. */
 static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc, kt_error *err) {
   *doc = kt_json_parse(a, (size_t)(b - a), err);
@@ -255,19 +238,22 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   return r;
 }
 
-kt_results *kt_results_read(const char *path, kt_error *err) {
-  size_t len;
-  char *text = read_text(path, &len, err);
-  if (!text) return NULL;
+int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err) {
   const char *nl = memchr(text, '\n', len);
   kt_jdoc *first = kt_json_parse(text, nl ? (size_t)(nl - text) : len, NULL);
-  const kt_jvalue *format = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
-  bool journal = format && strcmp(format->u.str, "ktlua-journal") == 0;
+  const kt_jvalue *f = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
+  bool journal = f && strcmp(f->u.str, "ktlua-journal") == 0;
   kt_json_free(first);
+  *out = journal ? read_journal(text, len, err) : NULL;
+  return !journal ? 1 : *out ? 0 : -1;
+}
+
+kt_results *kt_results_read(const char *path, kt_error *err) {
+  size_t len;
+  char *text = kt_read_file(path, &len, err);
+  if (!text) return NULL;
   kt_results *r = NULL;
-  if (journal) {
-    r = read_journal(text, len, err);
-  } else {
+  if (kt_journal_parse(text, len, &r, err) > 0) {
     kt_jdoc *doc = kt_json_parse(text, len, err);
     const kt_jvalue *root = doc ? kt_json_root(doc) : NULL;
     const kt_jvalue *fmt = root ? kt_json_get_type(root, "format", KT_JSTRING) : NULL;

@@ -7,7 +7,7 @@
 **   exhaustive    every configuration in index order (the default of tuner:tune)
 **   random        seeded random order without repetition
 **   bestfirst     best-first local search in episodes: RECOMMENDED. Options:
-**                 sample (16), width (8), patience (4)
+**                 sample (16), width (8), patience (4), ahead (8)
 **   greedy        greedy descent with restarts (adjacent, then Hamming
 **                 neighbourhood): sample (16), adjacent (1), model (1)
 **   annealing     simulated annealing: t0 (0.1), alpha (0.99), t_min (0.001),
@@ -24,7 +24,8 @@
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages
-** are done), so a seed gives the same search on every machine. None of them counts:
+** are done) and keeps fewer proposals in flight than the least lookahead
+** (loop.h), so a seed gives the same search on every machine. None of them counts:
 ** the budget is the loop's (stop conditions below), so a search with a
 ** larger budget begins with exactly the proposals of a smaller one.
 ** Searchers written in Lua are tables with init/next/report (see
@@ -32,11 +33,11 @@
 **
 ** Which to use: bestfirst. On the nine recorded spaces of
 ** ../shared/datasets (bench/searchers, bench/RESULTS.md) it reaches on
-** average 0.94 to 0.99 of the optimum within 2% of the valid
+** average 0.93 to 0.997 of the optimum within 2% of the valid
 ** configurations and beats random search at every budget from 1% to 10%;
-** greedy is close behind on large spaces and weaker on small ones. The
-** default of tuner:tune stays exhaustive, which is what a small space
-** wants; name a searcher to tune a larger one within a budget.
+** greedy is close behind on large spaces and weaker on small ones. It is
+** the default of a tuning with a budget (kt_search_default); without one a
+** tuning tries everything, in index order.
 */
 #include "search.h"
 
@@ -155,9 +156,18 @@ int kt_search_opt_number(const kt_search_opts *o, const char *searcher, const ch
   if (opt && opt->text)
     return kt_fail(err, "searcher '%s': option %s must be a number", searcher, name);
   if (!(*out >= lo && *out <= hi))
-    return kt_fail(err, "searcher '%s': option %s must be in [%g, %g], got %g", searcher, name,
-                   lo, hi, *out);
+    return kt_fail(err, "searcher '%s': option %s must be in [%.12g, %.12g], got %.12g", searcher,
+                   name, lo, hi, *out);
   return 0;
+}
+
+int kt_search_opt_whole(const kt_search_opts *o, const char *searcher, const char *name,
+                        double dflt, double lo, double hi, bool fractions, double *out,
+                        kt_error *err) {
+  if (kt_search_opt_number(o, searcher, name, dflt, lo, hi, out, err)) return -1;
+  if (*out == floor(*out) || (fractions && *out < 1)) return 0;
+  return kt_fail(err, "searcher '%s': option %s must be a whole number%s, got %.12g", searcher,
+                 name, fractions ? " (or below 1, a fraction of the space)" : "", *out);
 }
 
 int kt_search_opt_text(const kt_search_opts *o, const char *searcher, const char *name,
@@ -190,10 +200,12 @@ static uint64_t budget(const kt_stop *s, uint64_t space) {
 int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err) {
   *st = (kt_stop_state){0, space, 0, NAN, 0, NULL, 0};
   if (s->min_improvement > 0 && s->window > 0) {
-    if (s->window >= SIZE_MAX / sizeof *st->history)
+    /* A window longer than the space is as long as the space. */
+    uint64_t window = s->window < space ? s->window : space;
+    if (window >= SIZE_MAX / sizeof *st->history)
       return kt_fail(err, "stop: the improvement window is too long");
-    if (!(st->history = kt_alloc((size_t)(s->window + 1) * sizeof *st->history, err))) return -1;
-    st->window = s->window;
+    if (!(st->history = kt_alloc((size_t)(window + 1) * sizeof *st->history, err))) return -1;
+    st->window = window;
     st->history[0] = NAN;
   }
   return 0;

@@ -59,6 +59,11 @@ double kt_search_opt(const kt_search_opts *o, const char *name, double dflt);
 ** when it is text or out of range. */
 int kt_search_opt_number(const kt_search_opts *o, const char *searcher, const char *name,
                          double dflt, double lo, double hi, double *out, kt_error *err);
+/* A number option that must be whole (a count, a size, a 0/1 switch); with
+** fractions, values below 1 may be fractions of the space instead. */
+int kt_search_opt_whole(const kt_search_opts *o, const char *searcher, const char *name,
+                        double dflt, double lo, double hi, bool fractions, double *out,
+                        kt_error *err);
 /* A size option read as a count, or below 1 as a fraction of the space's
 ** count (rounded up); at least 1. */
 unsigned kt_search_size(double option, uint64_t count);

@@ -57,7 +57,7 @@ int kt_search_annealing_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_number(o, "annealing", "t0", 0.1, 1e-9, 1e9, &t0, err) ||
       kt_search_opt_number(o, "annealing", "alpha", 0.99, 1e-9, 1 - 1e-9, &alpha, err) ||
       kt_search_opt_number(o, "annealing", "t_min", 0.001, 1e-12, t0, &t_min, err) ||
-      kt_search_opt_number(o, "annealing", "adjacent", 0, 0, 1, &adjacent, err))
+      kt_search_opt_whole(o, "annealing", "adjacent", 0, 0, 1, false, &adjacent, err))
     return -1;
   annealing *a = kt_calloc(1, sizeof *a, err);
   if (!a) return -1;

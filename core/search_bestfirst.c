@@ -16,8 +16,13 @@
 ** Neighbours explored in an earlier episode cost nothing: a faster one
 ** joins the episode as if just found.
 **
+** Up to `ahead` proposals are in flight at once (so that a device tuning
+** compiles them together): the next untried neighbours of the same
+** entries, each counted against its entry's patience until its result
+** comes back. A new episode waits for every result of the last one.
+**
 ** Options: sample (16; below 1, a fraction of the valid configurations),
-** width (8), patience (4; 0: no limit).
+** width (8), patience (4; 0: no limit), ahead (8).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -35,24 +40,43 @@ typedef struct entry {
 } entry;
 
 typedef struct node {
-  kt_indices moves; /* neighbours in the order to try */
+  kt_indices moves;     /* neighbours in the order to try */
   size_t next;
-  unsigned misses;  /* tried neighbours no faster, in a row */
+  unsigned misses;      /* tried neighbours no faster, in a row */
+  unsigned outstanding; /* tried neighbours whose results are awaited */
 } node;
+
+typedef struct flight {
+  uint64_t index;
+  uint64_t origin; /* the entry whose neighbour it is + 1 (its index), or 0: a random draw */
+} flight;
 
 typedef struct bestfirst {
   kt_walker w;
   uint64_t seed;
   double sample_opt;
-  unsigned sample, width, patience;
+  unsigned sample, width, patience, ahead;
   uint64_t drawn;        /* random configurations proposed in this episode */
   entry *found;          /* successes of this episode, fastest first */
   size_t nfound, capfound;
   kt_indexmap in_found;
   node *nodes;
   size_t nnodes, capnodes;
-  size_t pending;        /* the entry whose neighbour awaits its result + 1, or 0 */
+  flight *flights;       /* proposals whose results are awaited */
+  size_t nflights;
 } bestfirst;
+
+static bool in_flight(const bestfirst *b, uint64_t index) {
+  for (size_t i = 0; i < b->nflights; i++)
+    if (b->flights[i].index == index) return true;
+  return false;
+}
+
+/* Explored, or proposed and awaited: not to be proposed again. */
+static bool taken(const bestfirst *b, uint64_t index, double *cost) {
+  *cost = INFINITY;
+  return kt_walker_explored(&b->w, index, cost) || in_flight(b, index);
+}
 
 /* ---- the episode's successes, fastest first ---- */
 
@@ -97,12 +121,12 @@ static node *node_of(bestfirst *b, entry *e, kt_error *err) {
   return n;
 }
 
-/* Skips the entry's neighbours explored already; a faster one joins the
-** episode (*joined: the ranking has changed). */
+/* Skips the entry's neighbours explored or awaited already; a faster one
+** joins the episode (*joined: the ranking has changed). */
 static int skip_known(bestfirst *b, size_t i, node *n, bool *joined, kt_error *err) {
   double cost;
   *joined = false;
-  while (n->next < n->moves.n && kt_walker_explored(&b->w, n->moves.items[n->next], &cost)) {
+  while (n->next < n->moves.n && taken(b, n->moves.items[n->next], &cost)) {
     uint64_t m = n->moves.items[n->next++];
     size_t before = b->nfound;
     if (cost < b->found[i].cost && insert(b, m, cost, err)) return -1;
@@ -112,10 +136,10 @@ static int skip_known(bestfirst *b, size_t i, node *n, bool *joined, kt_error *e
 }
 
 /* The next neighbour to try: of the fastest of the first `width` entries
-** that has one and patience left. *which gets that entry + 1, or 0 when
-** none has (the episode is over). */
-static int expand(bestfirst *b, uint64_t *out, size_t *which, kt_error *err) {
-  *which = 0;
+** that has one and patience left. *origin gets that entry's index + 1, or
+** 0 when none has (the episode is over, once its results are in). */
+static int expand(bestfirst *b, uint64_t *out, uint64_t *origin, kt_error *err) {
+  *origin = 0;
   for (size_t i = 0; i < b->nfound && i < b->width; i++) {
     node *n = node_of(b, &b->found[i], err);
     bool joined;
@@ -124,12 +148,24 @@ static int expand(bestfirst *b, uint64_t *out, size_t *which, kt_error *err) {
       i = (size_t)-1; /* rank again from the top */
       continue;
     }
-    if (n->next == n->moves.n || (b->patience && n->misses >= b->patience)) continue;
+    if (n->next == n->moves.n || (b->patience && n->misses + n->outstanding >= b->patience))
+      continue;
     *out = n->moves.items[n->next++];
-    *which = i + 1;
+    n->outstanding++;
+    *origin = b->found[i].index + 1;
     return 0;
   }
   return 0;
+}
+
+/* A random configuration not yet taken; 1 when there is none now. */
+static int draw(bestfirst *b, uint64_t *out) {
+  double cost;
+  for (int t = 0; t < 64; t++) {
+    if (kt_random_unexplored(&b->w, out)) return 1;
+    if (!taken(b, *out, &cost)) return 0;
+  }
+  return 1; /* what is left is in flight */
 }
 
 /* ---- the searcher ---- */
@@ -138,37 +174,69 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   bestfirst *b = s->state;
   kt_walker_clear(&b->w);
   new_episode(b);
-  b->pending = 0;
+  b->nflights = 0;
   if (kt_walker_init(&b->w, space, b->seed, err)) return -1;
   b->sample = kt_search_size(b->sample_opt, b->w.count);
+  return 0;
+}
+
+/* One proposal into *out, or none (*any false) until results come back
+** or, with nothing in flight, because everything is explored. */
+static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
+  uint64_t origin = 0;
+  *any = false;
+  for (;;) {
+    if (b->drawn < b->sample) {
+      if (draw(b, out)) return 0;
+      b->drawn++;
+      break;
+    }
+    if (expand(b, out, &origin, err)) return -1;
+    if (origin) break;
+    if (b->nflights) return 0; /* the episode ends once its results are in */
+    new_episode(b);
+  }
+  b->flights[b->nflights++] = (flight){*out, origin};
+  *any = true;
   return 0;
 }
 
 static int bf_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_error *err) {
   bestfirst *b = s->state;
   *got = 0;
-  b->pending = 0;
-  if (max == 0) return 0;
-  if (b->drawn >= b->sample) {
-    if (expand(b, out, &b->pending, err)) return -1;
-    if (!b->pending) new_episode(b);
+  while (*got < max && b->nflights < b->ahead) {
+    bool any;
+    if (propose(b, &out[*got], &any, err)) return -1;
+    if (!any) break;
+    (*got)++;
   }
-  if (!b->pending) {
-    if (kt_random_unexplored(&b->w, out)) return 0; /* everything is explored */
-    b->drawn++;
-  }
-  *got = 1;
   return 0;
+}
+
+/* The entry that proposed index, and forgets the flight; NULL for a random draw. */
+static entry *landed(bestfirst *b, uint64_t index) {
+  uint64_t origin = 0;
+  for (size_t i = 0; i < b->nflights; i++)
+    if (b->flights[i].index == index) {
+      origin = b->flights[i].origin;
+      b->flights[i] = b->flights[--b->nflights];
+      break;
+    }
+  for (size_t i = 0; origin && i < b->nfound; i++)
+    if (b->found[i].index == origin - 1) return &b->found[i];
+  return NULL;
 }
 
 static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
   bestfirst *b = s->state;
   double cost = kt_result_cost(r);
   if (kt_walker_record(&b->w, index, r, err)) return -1;
-  /* Entries move only when one is inserted, below: pending still points right. */
-  entry *from = b->pending ? &b->found[b->pending - 1] : NULL;
-  if (from && !(cost < from->cost)) b->nodes[from->node - 1].misses++;
-  b->pending = 0;
+  entry *from = landed(b, index);
+  if (from && from->node) {
+    node *n = &b->nodes[from->node - 1];
+    n->outstanding--;
+    if (!(cost < from->cost)) n->misses++;
+  }
   return isfinite(cost) ? insert(b, index, cost, err) : 0;
 }
 
@@ -178,6 +246,7 @@ static void bf_destroy(void *state) {
   new_episode(b);
   free(b->nodes);
   free(b->found);
+  free(b->flights);
   free(b);
 }
 
@@ -185,15 +254,21 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
                                               bf_destroy};
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
-  static const char *const allowed[] = {"sample", "width", "patience", NULL};
-  double sample, width, patience;
+  static const char *const allowed[] = {"sample", "width", "patience", "ahead", NULL};
+  double sample, width, patience, ahead;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
-      kt_search_opt_number(o, "bestfirst", "sample", 16, 1e-9, 1e9, &sample, err) ||
-      kt_search_opt_number(o, "bestfirst", "width", 8, 1, 1e9, &width, err) ||
-      kt_search_opt_number(o, "bestfirst", "patience", 4, 0, 1e9, &patience, err))
+      kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
+      kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
+      kt_search_opt_whole(o, "bestfirst", "patience", 4, 0, 1e9, false, &patience, err) ||
+      kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
+  b->ahead = (unsigned)ahead;
+  if (!(b->flights = kt_calloc(b->ahead, sizeof *b->flights, err))) {
+    free(b);
+    return -1;
+  }
   b->seed = o->seed;
   b->sample_opt = sample;
   b->width = (unsigned)width;

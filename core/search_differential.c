@@ -156,7 +156,7 @@ int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_erro
   static const char *const allowed[] = {"population", "f", "cr", NULL};
   double size, f, cr;
   if (kt_search_opts_check(o, "differential", allowed, err) ||
-      kt_search_opt_number(o, "differential", "population", 10, 4, 1e6, &size, err) ||
+      kt_search_opt_whole(o, "differential", "population", 10, 4, 1e6, false, &size, err) ||
       kt_search_opt_number(o, "differential", "f", 0.8, 0, 2, &f, err) ||
       kt_search_opt_number(o, "differential", "cr", 0.9, 0, 1, &cr, err))
     return -1;

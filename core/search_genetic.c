@@ -184,11 +184,11 @@ int kt_search_genetic_init(kt_searcher *s, const kt_search_opts *o, kt_error *er
                                         "stagnation", NULL};
   double population, crossover, mutation, elite, stagnation;
   if (kt_search_opts_check(o, "genetic", allowed, err) ||
-      kt_search_opt_number(o, "genetic", "population", 10, 1e-9, 1e6, &population, err) ||
+      kt_search_opt_whole(o, "genetic", "population", 10, 1e-9, 1e6, true, &population, err) ||
       kt_search_opt_number(o, "genetic", "crossover", 1, 0, 1, &crossover, err) ||
       kt_search_opt_number(o, "genetic", "mutation", 0.2, 0, 1, &mutation, err) ||
-      kt_search_opt_number(o, "genetic", "elite", 2, 0, 1e6, &elite, err) ||
-      kt_search_opt_number(o, "genetic", "stagnation", 0, 0, 1e9, &stagnation, err))
+      kt_search_opt_whole(o, "genetic", "elite", 2, 0, 1e6, false, &elite, err) ||
+      kt_search_opt_whole(o, "genetic", "stagnation", 0, 0, 1e9, false, &stagnation, err))
     return -1;
   genetic *g = kt_calloc(1, sizeof *g, err);
   if (!g) return -1;

@@ -148,9 +148,9 @@ int kt_search_greedy_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
   static const char *const allowed[] = {"sample", "adjacent", "model", NULL};
   double sample, adjacent, model;
   if (kt_search_opts_check(o, "greedy", allowed, err) ||
-      kt_search_opt_number(o, "greedy", "sample", 16, 1e-9, 1e9, &sample, err) ||
-      kt_search_opt_number(o, "greedy", "adjacent", 1, 0, 1, &adjacent, err) ||
-      kt_search_opt_number(o, "greedy", "model", 1, 0, 1, &model, err))
+      kt_search_opt_whole(o, "greedy", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
+      kt_search_opt_whole(o, "greedy", "adjacent", 1, 0, 1, false, &adjacent, err) ||
+      kt_search_opt_whole(o, "greedy", "model", 1, 0, 1, false, &model, err))
     return -1;
   greedy *g = kt_calloc(1, sizeof *g, err);
   if (!g) return -1;

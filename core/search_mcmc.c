@@ -45,7 +45,7 @@ int kt_search_mcmc_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) 
   double temperature, adjacent;
   if (kt_search_opts_check(o, "mcmc", allowed, err) ||
       kt_search_opt_number(o, "mcmc", "temperature", 0.05, 0, 1e9, &temperature, err) ||
-      kt_search_opt_number(o, "mcmc", "adjacent", 0, 0, 1, &adjacent, err))
+      kt_search_opt_whole(o, "mcmc", "adjacent", 0, 0, 1, false, &adjacent, err))
     return -1;
   mcmc *m = kt_calloc(1, sizeof *m, err);
   if (!m) return -1;

@@ -155,7 +155,7 @@ int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"swarm", "w", "c1", "c2", NULL};
   double size, inertia, c1, c2;
   if (kt_search_opts_check(o, "pso", allowed, err) ||
-      kt_search_opt_number(o, "pso", "swarm", 20, 1, 1e6, &size, err) ||
+      kt_search_opt_whole(o, "pso", "swarm", 20, 1, 1e6, false, &size, err) ||
       kt_search_opt_number(o, "pso", "w", 0.5, 0, 10, &inertia, err) ||
       kt_search_opt_number(o, "pso", "c1", 2, 0, 10, &c1, err) ||
       kt_search_opt_number(o, "pso", "c2", 1, 0, 10, &c2, err))

@@ -238,8 +238,8 @@ int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
   if (kt_search_opts_check(o, "staged", allowed, err) ||
       kt_search_opt_text(o, "staged", "stages", NULL, &stages, err) ||
       kt_search_opt_number(o, "staged", "tolerance", 0, 0, 1e9, &tolerance, err) ||
-      kt_search_opt_number(o, "staged", "keep", tolerance > 0 ? 1e9 : 1, 1, 1e9, &keep, err) ||
-      kt_search_opt_number(o, "staged", "rounds", 0, 0, 1e9, &rounds, err))
+      kt_search_opt_whole(o, "staged", "keep", tolerance > 0 ? 1e9 : 1, 1, 1e9, false, &keep, err) ||
+      kt_search_opt_whole(o, "staged", "rounds", 0, 0, 1e9, false, &rounds, err))
     return -1;
   char *text = stages ? kt_strdup(stages, err) : NULL;
   staged *st = (text || !stages) ? kt_calloc(1, sizeof *st, err) : NULL;

@@ -387,6 +387,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   /* Enough proposals ahead to keep every compile thread busy, also while
   ** the next configuration's compile is one of the slow ones. */
   size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
+  if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
   kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, journal,
                      opts->progress, opts->progress_ud};
   kt_evaluator ev = {device_evaluate, device_prefetch, &tu};

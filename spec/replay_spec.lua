@@ -116,6 +116,27 @@ describe("kt.replay", function()
     assert.equal(first:best().time_ms, again:optimum().time_ms)
   end)
 
+  it("replays ktlua's journals, gzipped or not, as kt.load reads them", function()
+    local tuner = kt.tuner()
+    local journal = tmpname(".jsonl")
+    local k = tuner:kernel{source = "__kernel void small_kernel(__global int *o) { o[0] = X; }",
+                           name = "small_kernel", global = 1, args = {kt.array("int", 1):output()}}
+    k:param("X", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+    tuner:tune(k, {search = "random", seed = 3, stop = {count = 10}, repeats = 1, journal = journal})
+    tuner:close()
+    assert.is_true(os.execute(("gzip -c %s > %s.gz"):format(journal, journal)))
+    for _, path in ipairs({journal, journal .. ".gz"}) do
+      local again = kt.replay(path)
+      assert.equal("ktlua-journal", again.format)
+      assert.equal(10, again:count())
+      assert.equal("small_kernel", again.task)
+      assert.equal(10, #again:tune())
+      assert.equal(10, #kt.load(path))
+    end
+    os.remove(journal)
+    os.remove(journal .. ".gz")
+  end)
+
   it("scores a search: optimum / best found, and its mean over the budget", function()
     local rec = kt.replay(FIXTURE)
     local results = rec:tune{search = "exhaustive", stop = {count = 2}} -- 1.8 ms, then 3.8 ms
@@ -161,7 +182,7 @@ describe("kt.replay", function()
     end)
 
     it("names a file that is neither format", function()
-      assert.same({nil, "FILE: neither a ktlua result file nor a Kernel Tuner cache file"},
+      assert.same({nil, "FILE: neither a ktlua result file or journal nor a Kernel Tuner cache file"},
         {replay_text('{"results": []}')})
     end)
 
@@ -180,7 +201,7 @@ describe("kt.replay", function()
 
     it("rejects unknown tune options", function()
       assert.has_error(function() kt.replay(FIXTURE):tune{repeats = 3} end,
-        "tune options: unknown field 'repeats' (expected one of: search, seed, stop, progress, output)")
+        "tune options: unknown field 'repeats' (expected one of: search, seed, stop, progress, output, lookahead)")
     end)
   end)
 

@@ -58,6 +58,15 @@ describe("built-in searchers", function()
         end
       end)
 
+      it_real("searches alike whatever the lookahead, so on any machine", function()
+        -- one in flight (greedy, annealing, ...) or up to bestfirst's `ahead` (8): below 32
+        local base = indices(real:tune{search = {name, seed = 6}, stop = {count = 150}})
+        for _, lookahead in ipairs{name == "bestfirst" and 8 or 1, 9, 100} do
+          assert.same(base, indices(real:tune{search = {name, seed = 6}, stop = {count = 150},
+                                              lookahead = lookahead}), "lookahead " .. lookahead)
+        end
+      end)
+
       it_real("never proposes a configuration twice", function()
         local seen = {}
         for _, i in ipairs(indices(run(real, {name, seed = 2}, 300))) do
@@ -124,6 +133,16 @@ describe("built-in searchers", function()
     end)
   end)
 
+  describe("bestfirst", function()
+    it_real("keeps up to `ahead` proposals in flight, one searching as with no lookahead", function()
+      local one = indices(real:tune{search = {"bestfirst", seed = 5, ahead = 1}, stop = {count = 150}})
+      assert.same(one, indices(real:tune{search = {"bestfirst", seed = 5}, stop = {count = 150},
+                                         lookahead = 1}))
+      assert.are_not.same(one, indices(real:tune{search = {"bestfirst", seed = 5}, stop = {count = 150}}))
+      assert.has_error(function() real:tune{search = {"bestfirst", ahead = 0}} end)
+    end)
+  end)
+
   describe("genetic", function()
     it_real("takes its population as a fraction of the space and can stop when stagnant", function()
       local results = run(real, {"genetic", seed = 3, population = 0.005, stagnation = 2}, 4092)
@@ -153,7 +172,16 @@ describe("built-in searchers", function()
 
     it("check ranges and types", function()
       assert.has_error(function() run(small, {"mcmc", temperature = -1}, 1) end,
-        "searcher 'mcmc': option temperature must be in [0, 1e+09], got -1")
+        "searcher 'mcmc': option temperature must be in [0, 1000000000], got -1")
+      assert.has_error(function() run(small, {"annealing", alpha = 1}, 1) end,
+        "searcher 'annealing': option alpha must be in [1e-09, 0.999999999], got 1")
+      assert.has_error(function() run(small, {"genetic", elite = 0.5}, 1) end,
+        "searcher 'genetic': option elite must be a whole number, got 0.5")
+      assert.has_error(function() run(small, {"bestfirst", sample = 2.5}, 1) end,
+        "searcher 'bestfirst': option sample must be a whole number (or below 1, a fraction of the space), got 2.5")
+      assert.has_error(function() run(small, {"greedy", adjacent = 0.5}, 1) end,
+        "searcher 'greedy': option adjacent must be a whole number, got 0.5")
+      assert.equal(5, #run(small, {"bestfirst", sample = 0.25}, 5))
       assert.has_error(function() run(small, {"greedy", sample = "many"}, 1) end,
         "searcher 'greedy': option sample must be a number")
       assert.has_error(function() run(small, {"staged", stages = 3}, 1) end,

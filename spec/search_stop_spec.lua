@@ -41,6 +41,9 @@ describe("stop conditions", function()
     results = tune{min_improvement_pct = 16, window = 17}
     assert.equal(22, #results)
     assert.equal("space explored", results.stopped)
+    results = tune{min_improvement_pct = 1, window = 1e18} -- as long as the space: never reached
+    assert.equal(22, #results)
+    assert.equal("space explored", results.stopped)
   end)
 
   it("the first condition reached wins; at a tie, the first in the order listed", function()

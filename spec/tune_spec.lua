@@ -219,6 +219,27 @@ describe("tuning", function()
     assert.are.equal("space explored", r.stopped)
   end)
 
+  it("gives a searcher that needs each result first every result before its next proposal", function()
+    -- X = 6 is fastest by far, then Y = 6: times far apart, so the search is the same every time
+    local o = kt.array("int", 1)
+    local k = tuner:kernel{ name = "la", global = 1, args = { o:output() }, source = [[
+__kernel void la(__global int *o) {
+  int s = 0;
+  for (int i = 0; i < (7 - X) * 200000 + (7 - Y) * 30000; i++) s += i ^ (s >> 3);
+  o[0] = s;
+}]] }
+    k:param("X", { 1, 2, 3, 4, 5, 6 })
+    k:param("Y", { 1, 2, 3, 4, 5, 6 })
+    for _, lookahead in ipairs({ 1, 40 }) do
+      local r = tuner:tune(k, { search = { "staged", stages = "X;Y" }, repeats = 1, stop = { count = 11 },
+                                lookahead = lookahead })
+      local order = {}
+      for i = 1, #r do order[i] = r[i].index end
+      -- X first (Y = 1), then Y on the best X
+      assert.are.same({ 0, 6, 12, 18, 24, 30, 31, 32, 33, 34, 35 }, order)
+    end
+  end)
+
   it("draws a seeded random order without repeats", function()
     local k = counter_kernel()
     local function order(seed)

@@ -51,6 +51,7 @@ function Tabu:init(space)
   self.tabu = {}     -- index -> the step until which it is tabu
   self.step = 0
   self.idle = 0      -- moves since the last proposal
+  self.waiting = 0   -- proposals whose results have not come back
   self.best_ms = math.huge
 end
 
@@ -65,14 +66,17 @@ function Tabu:choose()
   return best
 end
 
--- next(n): up to n configuration indices to evaluate (0-based); nil when
--- the searcher has nothing left (the tuning then ends).
+-- next(n): up to n configuration indices to evaluate (0-based); none while
+-- results are awaited (the tuning asks again after the next one), and nil
+-- when the searcher has nothing left (the tuning then ends).
 function Tabu:next(n)
   while true do
+    if self.waiting > 0 and not (self.queue and #self.queue > 0) then return {} end
     if not self.current then
       self.current = self.space:random_unexplored()
       if not self.current then return nil end -- everything is explored
       self.idle = 0
+      self.waiting = 1
       return {self.current}
     end
     if not self.queue then
@@ -82,6 +86,7 @@ function Tabu:next(n)
       local batch = {}
       while #batch < n and #self.queue > 0 do batch[#batch + 1] = table.remove(self.queue) end
       self.idle = 0
+      self.waiting = self.waiting + #batch
       return batch
     end
     self.step = self.step + 1
@@ -96,6 +101,7 @@ end
 -- result.time_ms is the time) or why it failed; result.config has the
 -- parameter values.
 function Tabu:report(index, result)
+  self.waiting = math.max(0, self.waiting - 1) -- also told of proposals evaluated before
   if result.time_ms and result.time_ms < self.best_ms then self.best_ms = result.time_ms end
 end
 
