@@ -8,10 +8,18 @@
 --   ktlua bench/overhead/overhead.lua [--device=ID] [--n=N] [--size=S]
 --     [--repeats=R] [--only=vadd|gemm] [--inprocess] [--threads=T (compile threads;
 --     0: one per core)] [--lookahead=L (configurations compiled ahead; 0: the default)]
+--     [--fraction=F (0 < F < 1: a budget of that fraction, searched by bestfirst)
+--      [--ahead=A (bestfirst's proposals in flight; 0: its default)]]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
-  repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0 }, "bench/overhead/overhead.lua")
-local lookahead = opt.lookahead > 0 and opt.lookahead or nil
+  repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0, fraction = 0.0, ahead = 0 },
+  "bench/overhead/overhead.lua")
+-- The options of every tuning here: all configurations, or a budget for bestfirst.
+local tune_options = { repeats = opt.repeats, lookahead = opt.lookahead > 0 and opt.lookahead or nil }
+if opt.fraction > 0 then
+  tune_options.stop = { fraction = opt.fraction }
+  tune_options.search = { "bestfirst", seed = 1, ahead = opt.ahead > 0 and opt.ahead or nil }
+end
 
 local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads })
 local cuda = tuner.device.backend == "cuda"
@@ -54,7 +62,7 @@ local function vadd()
   k:param("VEC", { 1, 2, 4, 8 }, { global_x = "div_ceil" })
   k:param("UNROLL", { 1, 2, 4, 8, 16, 32, 64, 128 })
   k:reference(c, function(ref) for i = 0, n - 1 do ref[i] = a[i] + b[i] end end)
-  report("vadd", tuner:tune(k, { repeats = opt.repeats, lookahead = lookahead }))
+  report("vadd", tuner:tune(k, tune_options))
 end
 
 local function gemm()
@@ -84,7 +92,7 @@ local function gemm()
   end)
   k:reference(C, { kernel = naive, config = { TS_M = 16, TS_N = 16, WPT_M = 16, WPT_N = 16, TS_K = 16, PAD = 16 } },
               { method = "relative", tolerance = 1e-3 })
-  report("gemm", tuner:tune(k, { repeats = opt.repeats, lookahead = lookahead }))
+  report("gemm", tuner:tune(k, tune_options))
 end
 
 print(("ktlua overhead benchmark on %s (%s, %s, %d compile threads)"):format(tuner.device.name,
