@@ -137,6 +137,7 @@ static int spawn(kt_bctx *c, kt_error *err) {
   int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
   if (!child) return kt_fail(err, "out of memory starting the device process");
   bool ok = make_pair(&mainp, &mainc) == 0;
+  kt_fork_begin(); /* before c->lock, which compile threads take inside the guard */
   pthread_mutex_lock(&c->lock);
   for (int i = 0; i < n && ok; i++) {
     ok = make_pair(&c->cfds[i], &child[i]) == 0;
@@ -150,6 +151,7 @@ static int spawn(kt_bctx *c, kt_error *err) {
   for (int i = 0; i < n; i++)
     if (ok || child[i] > 0) close(child[i]);
   pthread_mutex_unlock(&c->lock);
+  kt_fork_end();
   free(child);
   if (ok) close(mainc);
   if (!ok || pid < 0) {
@@ -667,3 +669,17 @@ static int drivers_loaded;
 
 bool kt_drivers_in_process(void) { return drivers_loaded != 0; }
 void kt_drivers_in_process_set(void) { drivers_loaded = 1; }
+
+/* ---- forking while other threads work ---- */
+
+/* A child gets a copy of every lock as it was at the fork: one that another
+** thread held (an allocator's, while a compile thread allocates) stays held
+** there forever. So compile threads work inside this, shared, and forks
+** wait, alone, until none is inside; waiting forks go first. Process-wide,
+** like fork itself. (The child keeps it held: it forks no more.) */
+static pthread_rwlock_t fork_guard = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+void kt_fork_guard_enter(void) { pthread_rwlock_rdlock(&fork_guard); }
+void kt_fork_guard_leave(void) { pthread_rwlock_unlock(&fork_guard); }
+void kt_fork_begin(void) { pthread_rwlock_wrlock(&fork_guard); }
+void kt_fork_end(void) { pthread_rwlock_unlock(&fork_guard); }

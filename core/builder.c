@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "remote.h"
+
 typedef enum { QUEUED, RUNNING, DONE } job_state;
 
 struct kt_build_job {
@@ -71,7 +73,9 @@ static void *worker(void *arg) {
     kt_build_job *j = take(b);
     j->state = RUNNING;
     pthread_mutex_unlock(&b->lock);
+    kt_fork_guard_enter();
     compile(b, j);
+    kt_fork_guard_leave();
     pthread_mutex_lock(&b->lock);
     j->state = DONE;
     if (j->cancelled) {

@@ -50,6 +50,7 @@ int kt_nvrtc_compile_apart(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error 
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return kt_fail(err, "cannot start a compile process");
+  kt_fork_begin();
   pid_t pid = fork();
   if (pid == 0) {
     close(sv[0]);
@@ -60,6 +61,7 @@ int kt_nvrtc_compile_apart(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error 
     put_outcome(&m, rc, &cerr, out);
     _exit(kt_wire_send(sv[1], &m) == KT_WIRE_OK ? 0 : 1);
   }
+  kt_fork_end();
   close(sv[1]);
   if (pid < 0) {
     close(sv[0]);

@@ -34,6 +34,15 @@ int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysiz
 bool kt_drivers_in_process(void);
 void kt_drivers_in_process_set(void);
 
+/* The processes above fork between kt_fork_begin and kt_fork_end (the
+** parent's side), which wait until no compile thread is at work
+** (kt_fork_guard_enter/leave around each compile job): a lock that a
+** working thread held at the fork would stay held in the child. */
+void kt_fork_begin(void);
+void kt_fork_end(void);
+void kt_fork_guard_enter(void);
+void kt_fork_guard_leave(void);
+
 /* Opens dev in a new device server with `channels` compile connections,
 ** so that that many compiles run at once. */
 kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err);
