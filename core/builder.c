@@ -32,7 +32,7 @@ struct kt_builder {
   kt_build_job *head, *tail;
   kt_build_job *dead; /* cancelled jobs the workers finished, for the owner to free */
   bool stopping;
-  int nthreads;
+  int nthreads, started;
   pthread_t *threads;
 };
 
@@ -67,6 +67,8 @@ static void compile(kt_builder *b, kt_build_job *j) {
 static void *worker(void *arg) {
   kt_builder *b = arg;
   pthread_mutex_lock(&b->lock);
+  b->started++; /* kt_builder_new waits for this (see there) */
+  pthread_cond_broadcast(&b->done);
   for (;;) {
     while (!b->head && !b->stopping) pthread_cond_wait(&b->work, &b->lock);
     if (b->stopping) break;
@@ -125,6 +127,11 @@ kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_e
     }
     b->nthreads = i + 1;
   }
+  /* A thread that is starting may be inside the allocator: a process
+  ** forked then (a device server) would find it locked for ever. */
+  pthread_mutex_lock(&b->lock);
+  while (b->started < b->nthreads) pthread_cond_wait(&b->done, &b->lock);
+  pthread_mutex_unlock(&b->lock);
   return b;
 }
 
