@@ -68,7 +68,7 @@ static int fill(loop *l, kt_error *err) {
   budget = budget > l->npending ? budget - l->npending : 0;
   size_t want = l->lookahead - l->npending;
   if (want > budget) want = (size_t)budget;
-  if (want == 0 || l->exhausted || l->waiting) return 0;
+  if (want == 0 || l->exhausted) return 0;
   size_t got = 0;
   int64_t t0 = kt_now_ns();
   if (s->ops->next(s, l->batch, want, &got, err))

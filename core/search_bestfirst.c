@@ -48,7 +48,8 @@ typedef struct node {
 
 typedef struct flight {
   uint64_t index;
-  uint64_t origin; /* the entry whose neighbour it is + 1 (its index), or 0: a random draw */
+  size_t node; /* the expansion state + 1 of the entry whose neighbour it is, or 0: a random draw */
+  double cost; /* that entry's */
 } flight;
 
 typedef struct bestfirst {
@@ -136,10 +137,10 @@ static int skip_known(bestfirst *b, size_t i, node *n, bool *joined, kt_error *e
 }
 
 /* The next neighbour to try: of the fastest of the first `width` entries
-** that has one and patience left. *origin gets that entry's index + 1, or
-** 0 when none has (the episode is over, once its results are in). */
-static int expand(bestfirst *b, uint64_t *out, uint64_t *origin, kt_error *err) {
-  *origin = 0;
+** that has one and patience left. *from gets that entry, or NULL when none
+** has (the episode is over, once its results are in). */
+static int expand(bestfirst *b, uint64_t *out, const entry **from, kt_error *err) {
+  *from = NULL;
   for (size_t i = 0; i < b->nfound && i < b->width; i++) {
     node *n = node_of(b, &b->found[i], err);
     bool joined;
@@ -152,7 +153,7 @@ static int expand(bestfirst *b, uint64_t *out, uint64_t *origin, kt_error *err) 
       continue;
     *out = n->moves.items[n->next++];
     n->outstanding++;
-    *origin = b->found[i].index + 1;
+    *from = &b->found[i];
     return 0;
   }
   return 0;
@@ -183,7 +184,7 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
 /* One proposal into *out, or none (*any false) until results come back
 ** or, with nothing in flight, because everything is explored. */
 static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
-  uint64_t origin = 0;
+  const entry *from = NULL;
   *any = false;
   for (;;) {
     if (b->drawn < b->sample) {
@@ -191,12 +192,13 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
       b->drawn++;
       break;
     }
-    if (expand(b, out, &origin, err)) return -1;
-    if (origin) break;
+    if (expand(b, out, &from, err)) return -1;
+    if (from) break;
     if (b->nflights) return 0; /* the episode ends once its results are in */
     new_episode(b);
   }
-  b->flights[b->nflights++] = (flight){*out, origin};
+  /* Nodes stay where they are until the episode ends, after its flights. */
+  b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost} : (flight){*out, 0, 0};
   *any = true;
   return 0;
 }
@@ -213,29 +215,20 @@ static int bf_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
   return 0;
 }
 
-/* The entry that proposed index, and forgets the flight; NULL for a random draw. */
-static entry *landed(bestfirst *b, uint64_t index) {
-  uint64_t origin = 0;
-  for (size_t i = 0; i < b->nflights; i++)
-    if (b->flights[i].index == index) {
-      origin = b->flights[i].origin;
-      b->flights[i] = b->flights[--b->nflights];
-      break;
-    }
-  for (size_t i = 0; origin && i < b->nfound; i++)
-    if (b->found[i].index == origin - 1) return &b->found[i];
-  return NULL;
-}
-
 static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
   bestfirst *b = s->state;
   double cost = kt_result_cost(r);
   if (kt_walker_record(&b->w, index, r, err)) return -1;
-  entry *from = landed(b, index);
-  if (from && from->node) {
-    node *n = &b->nodes[from->node - 1];
-    n->outstanding--;
-    if (!(cost < from->cost)) n->misses++;
+  for (size_t i = 0; i < b->nflights; i++) {
+    if (b->flights[i].index != index) continue;
+    flight f = b->flights[i];
+    b->flights[i] = b->flights[--b->nflights];
+    if (f.node) {
+      node *n = &b->nodes[f.node - 1];
+      n->outstanding--;
+      if (!(cost < f.cost)) n->misses++;
+    }
+    break;
   }
   return isfinite(cost) ? insert(b, index, cost, err) : 0;
 }
