@@ -153,27 +153,84 @@ static int grouped(kt_walker *w, kt_neighborhood nb, kt_indices *out, kt_indices
   return 0;
 }
 
-int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
-                       kt_error *err) {
-  kt_indices all = {NULL, 0, 0}, ends = {NULL, 0, 0}, order = {NULL, 0, 0};
-  int rc = kt_space_config(w->space, index, w->vi, err);
-  if (rc == 0) rc = grouped(w, nb, &all, &ends, err);
-  for (size_t q = 0; q < ends.n && rc == 0; q++) rc = kt_indices_push(&order, q, err);
+/* Appends the groups of all (ends: where each ends) to out, round robin
+** over the groups in a random order. */
+static int interleave(kt_walker *w, const kt_indices *all, const kt_indices *ends,
+                      kt_indices *out, kt_error *err) {
+  kt_indices order = {NULL, 0, 0};
+  int rc = 0;
+  for (size_t q = 0; q < ends->n && rc == 0; q++) rc = kt_indices_push(&order, q, err);
   shuffle(&w->rng, order.items, order.n);
   for (size_t round = 0, taken = 1; rc == 0 && taken; round++) {
     taken = 0;
     for (size_t k = 0; k < order.n && rc == 0; k++) {
-      size_t q = (size_t)order.items[k], at = (q ? (size_t)ends.items[q - 1] : 0) + round;
-      if (at < ends.items[q]) {
-        rc = kt_indices_push(out, all.items[at], err);
+      size_t q = (size_t)order.items[k], at = (q ? (size_t)ends->items[q - 1] : 0) + round;
+      if (at < ends->items[q]) {
+        rc = kt_indices_push(out, all->items[at], err);
         taken++;
       }
     }
   }
-  kt_indices_clear(&all);
-  kt_indices_clear(&ends);
   kt_indices_clear(&order);
   return rc;
+}
+
+typedef struct keyed {
+  double key;
+  uint64_t index;
+} keyed;
+
+static int by_key_descending(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  return (x->key < y->key) - (x->key > y->key);
+}
+
+/* Reorders items[0..n) (neighbours of w->vi, each with one change) by the
+** score of its new value plus Gumbel noise: a random order in which a move
+** scored higher by d comes before another with odds e^d to 1. */
+static int rank_group(kt_walker *w, uint64_t *items, size_t n, const double *score,
+                      const size_t *offset, kt_error *err) {
+  keyed *k = n ? kt_calloc(n, sizeof *k, err) : NULL;
+  if (n && !k) return -1;
+  for (size_t i = 0; i < n; i++) {
+    if (kt_space_config(w->space, items[i], w->vj, err)) {
+      free(k);
+      return -1;
+    }
+    size_t p = 0;
+    while (p + 1 < w->nparams && w->vj[p] == w->vi[p]) p++;
+    double u = kt_rng_double(&w->rng);
+    k[i] = (keyed){score[offset[p] + w->vj[p]] - log(-log(u > 0 ? u : 0x1p-60)), items[i]};
+  }
+  qsort(k, n, sizeof *k, by_key_descending);
+  for (size_t i = 0; i < n; i++) items[i] = k[i].index;
+  free(k);
+  return 0;
+}
+
+static int mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
+                 const size_t *offset, kt_indices *out, kt_error *err) {
+  kt_indices all = {NULL, 0, 0}, ends = {NULL, 0, 0};
+  int rc = kt_space_config(w->space, index, w->vi, err);
+  if (rc == 0) rc = grouped(w, nb, &all, &ends, err);
+  for (size_t q = 0; score && q < ends.n && rc == 0; q++) {
+    size_t from = q ? (size_t)ends.items[q - 1] : 0;
+    rc = rank_group(w, all.items + from, (size_t)ends.items[q] - from, score, offset, err);
+  }
+  if (rc == 0) rc = interleave(w, &all, &ends, out, err);
+  kt_indices_clear(&all);
+  kt_indices_clear(&ends);
+  return rc;
+}
+
+int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
+                       kt_error *err) {
+  return mixed(w, index, nb, NULL, NULL, out, err);
+}
+
+int kt_neighbors_ranked(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
+                        const size_t *offset, kt_indices *out, kt_error *err) {
+  return mixed(w, index, nb, score, offset, out, err);
 }
 
 /* One random change of w->vi into w->vj; false when the drawn parameter

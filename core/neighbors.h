@@ -61,6 +61,12 @@ int kt_neighbors(kt_walker *w, uint64_t index, unsigned k, kt_neighborhood nb,
 ** every parameter is tried early whatever its number of values. */
 int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indices *out,
                        kt_error *err);
+/* The same, but each parameter's new values in a random order that puts
+** the higher scored first: the move of parameter p to value v scores
+** score[offset[p] + v] (pairwise.h), and one scored higher by d comes
+** first with odds e^d to 1. */
+int kt_neighbors_ranked(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
+                        const size_t *offset, kt_indices *out, kt_error *err);
 /* A random neighbour with one change (an unexplored one if asked);
 ** returns 1 when there is none. */
 int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,

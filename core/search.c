@@ -7,7 +7,7 @@
 **   exhaustive    every configuration in index order (the default of tuner:tune)
 **   random        seeded random order without repetition
 **   bestfirst     best-first local search in episodes: RECOMMENDED. Options:
-**                 sample (16), width (8), patience (4), ahead (8)
+**                 sample (16), width (8), patience (4), ahead (8), model (1)
 **   greedy        greedy descent with restarts (adjacent, then Hamming
 **                 neighbourhood): sample (16), adjacent (1), model (1)
 **   annealing     simulated annealing: t0 (0.1), alpha (0.99), t_min (0.001),
@@ -33,7 +33,7 @@
 **
 ** Which to use: bestfirst. On the nine recorded spaces of
 ** ../shared/datasets (bench/searchers, bench/RESULTS.md) it reaches on
-** average 0.93 to 0.997 of the optimum within 2% of the valid
+** average 0.93 to 0.998 of the optimum within 2% of the valid
 ** configurations and beats random search at every budget from 1% to 10%;
 ** greedy is close behind on large spaces and weaker on small ones. It is
 ** the default of a tuning with a budget (kt_search_default); without one a

@@ -16,13 +16,20 @@
 ** Neighbours explored in an earlier episode cost nothing: a faster one
 ** joins the episode as if just found.
 **
+** With `model` on, each parameter's new values are tried in an order that
+** favours the values the explored configurations say go fast with the
+** rest of the configuration (pairwise.h), still at random and still round
+** robin over the parameters: a search that follows a model can be misled
+** by it, and the round robin keeps every parameter in play.
+**
 ** Up to `ahead` proposals are in flight at once (so that a device tuning
 ** compiles them together): the next untried neighbours of the same
 ** entries, each counted against its entry's patience until its result
 ** comes back. A new episode waits for every result of the last one.
 **
 ** Options: sample (16; below 1, a fraction of the valid configurations),
-** width (8), patience (4; 0: no limit), ahead (8).
+** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
+** values in a uniformly random order).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +37,7 @@
 
 #include "indexmap.h"
 #include "neighbors.h"
+#include "pairwise.h"
 #include "result.h"
 #include "search.h"
 
@@ -57,6 +65,9 @@ typedef struct bestfirst {
   uint64_t seed;
   double sample_opt;
   unsigned sample, width, patience, ahead;
+  bool use_model;
+  kt_pairwise model;     /* every result, for the order of new values; no
+                            parameters when off (or the space is too large) */
   uint64_t drawn;        /* random configurations proposed in this episode */
   entry *found;          /* successes of this episode, fastest first */
   size_t nfound, capfound;
@@ -109,12 +120,21 @@ static void new_episode(bestfirst *b) {
 
 /* ---- expansion ---- */
 
+/* The neighbours of index in the order to try them. */
+static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
+  kt_walker *w = &b->w;
+  if (!b->model.nparams) return kt_neighbors_mixed(w, index, KT_HAMMING, moves, err);
+  if (kt_space_config(w->space, index, w->vj, err)) return -1;
+  kt_pairwise_score(&b->model, w->vj);
+  return kt_neighbors_ranked(w, index, KT_HAMMING, b->model.score, b->model.offset, moves, err);
+}
+
 static node *node_of(bestfirst *b, entry *e, kt_error *err) {
   if (e->node) return &b->nodes[e->node - 1];
   if (kt_grow(&b->nodes, &b->capnodes, b->nnodes + 1, sizeof *b->nodes, err)) return NULL;
   node *n = &b->nodes[b->nnodes];
   memset(n, 0, sizeof *n);
-  if (kt_neighbors_mixed(&b->w, e->index, KT_HAMMING, &n->moves, err)) {
+  if (moves_of(b, e->index, &n->moves, err)) {
     kt_indices_clear(&n->moves);
     return NULL;
   }
@@ -174,9 +194,12 @@ static int draw(bestfirst *b, uint64_t *out) {
 static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   bestfirst *b = s->state;
   kt_walker_clear(&b->w);
+  kt_pairwise_clear(&b->model);
   new_episode(b);
   b->nflights = 0;
-  if (kt_walker_init(&b->w, space, b->seed, err)) return -1;
+  if (kt_walker_init(&b->w, space, b->seed, err) ||
+      (b->use_model && kt_pairwise_init(&b->model, space, err) < 0))
+    return -1;
   b->sample = kt_search_size(b->sample_opt, b->w.count);
   return 0;
 }
@@ -218,7 +241,9 @@ static int bf_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
 static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
   bestfirst *b = s->state;
   double cost = kt_result_cost(r);
-  if (kt_walker_record(&b->w, index, r, err)) return -1;
+  if (kt_walker_record(&b->w, index, r, err) ||
+      (b->model.nparams && kt_pairwise_add(&b->model, r->vi, cost, err)))
+    return -1;
   for (size_t i = 0; i < b->nflights; i++) {
     if (b->flights[i].index != index) continue;
     flight f = b->flights[i];
@@ -236,6 +261,7 @@ static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
 static void bf_destroy(void *state) {
   bestfirst *b = state;
   kt_walker_clear(&b->w);
+  kt_pairwise_clear(&b->model);
   new_episode(b);
   free(b->nodes);
   free(b->found);
@@ -247,13 +273,14 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
                                               bf_destroy};
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
-  static const char *const allowed[] = {"sample", "width", "patience", "ahead", NULL};
-  double sample, width, patience, ahead;
+  static const char *const allowed[] = {"sample", "width", "patience", "ahead", "model", NULL};
+  double sample, width, patience, ahead, model;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
       kt_search_opt_whole(o, "bestfirst", "patience", 4, 0, 1e9, false, &patience, err) ||
-      kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err))
+      kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err) ||
+      kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -266,6 +293,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->sample_opt = sample;
   b->width = (unsigned)width;
   b->patience = (unsigned)patience;
+  b->use_model = model != 0;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;

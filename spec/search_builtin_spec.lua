@@ -141,6 +141,38 @@ describe("built-in searchers", function()
       assert.are_not.same(one, indices(real:tune{search = {"bestfirst", seed = 5}, stop = {count = 150}}))
       assert.has_error(function() real:tune{search = {"bestfirst", ahead = 0}} end)
     end)
+
+    it_real("orders each parameter's new values by the pairwise model unless model = 0", function()
+      local on = indices(run(real, {"bestfirst", seed = 5}, 150))
+      assert.same(on, indices(run(real, {"bestfirst", seed = 5, model = 1}, 150)))
+      local off = indices(run(real, {"bestfirst", seed = 5, model = 0}, 150))
+      -- the same 16 random configurations begin both, then the orders differ
+      assert.same({table.unpack(on, 1, 16)}, {table.unpack(off, 1, 16)})
+      assert.are_not.same(on, off)
+      assert.has_error(function() run(real, {"bestfirst", model = 2}, 1) end,
+        "searcher 'bestfirst': option model must be in [0, 1], got 2")
+    end)
+
+    it("searches without the model where its tables would be too large", function()
+      -- two parameters of 1,100 values: 1,210,000 pairs of values, over the
+      -- model's limit (2^20); 60 recorded configurations
+      local values, cache = {}, {}
+      for i = 1, 1100 do values[i] = tostring(i) end
+      for i = 0, 59 do -- a 10 x 6 grid, so that configurations have neighbours
+        local x, y = i % 10 * 7 + 1, i // 10 * 13 + 1
+        cache[#cache + 1] = ('"%d,%d": {"x": %d, "y": %d, "time": %g}'):format(x, y, x, y, 1 + (x * y) % 97 / 10)
+      end
+      local path = os.tmpname()
+      local f = assert(io.open(path, "w"))
+      f:write(('{"tune_params_keys": ["x", "y"], "tune_params": {"x": [%s], "y": [%s]}, "cache": {%s}}')
+        :format(table.concat(values, ","), table.concat(values, ","), table.concat(cache, ",")))
+      f:close()
+      local wide = kt.replay(path)
+      os.remove(path)
+      local on = indices(run(wide, {"bestfirst", seed = 2}, 40))
+      assert.equal(40, #on)
+      assert.same(on, indices(run(wide, {"bestfirst", seed = 2, model = 0}, 40)))
+    end)
   end)
 
   describe("genetic", function()
