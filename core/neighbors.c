@@ -187,16 +187,12 @@ static int by_key_descending(const void *a, const void *b) {
 
 /* Reorders items[0..n) (neighbours of w->vi, each with one change) by the
 ** score of its new value plus Gumbel noise: a random order in which a move
-** scored higher by d comes before another with odds e^d to 1. */
+** scored higher by d comes before another with odds e^d to 1. k: scratch
+** of n. */
 static int rank_group(kt_walker *w, uint64_t *items, size_t n, const double *score,
-                      const size_t *offset, kt_error *err) {
-  keyed *k = n ? kt_calloc(n, sizeof *k, err) : NULL;
-  if (n && !k) return -1;
+                      const size_t *offset, keyed *k, kt_error *err) {
   for (size_t i = 0; i < n; i++) {
-    if (kt_space_config(w->space, items[i], w->vj, err)) {
-      free(k);
-      return -1;
-    }
+    if (kt_space_config(w->space, items[i], w->vj, err)) return -1;
     size_t p = 0;
     while (p + 1 < w->nparams && w->vj[p] == w->vi[p]) p++;
     double u = kt_rng_double(&w->rng);
@@ -204,20 +200,22 @@ static int rank_group(kt_walker *w, uint64_t *items, size_t n, const double *sco
   }
   qsort(k, n, sizeof *k, by_key_descending);
   for (size_t i = 0; i < n; i++) items[i] = k[i].index;
-  free(k);
   return 0;
 }
 
 static int mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
                  const size_t *offset, kt_indices *out, kt_error *err) {
   kt_indices all = {NULL, 0, 0}, ends = {NULL, 0, 0};
+  keyed *k = NULL;
   int rc = kt_space_config(w->space, index, w->vi, err);
   if (rc == 0) rc = grouped(w, nb, &all, &ends, err);
+  if (rc == 0 && score && !(k = kt_calloc(all.n + 1, sizeof *k, err))) rc = -1;
   for (size_t q = 0; score && q < ends.n && rc == 0; q++) {
     size_t from = q ? (size_t)ends.items[q - 1] : 0;
-    rc = rank_group(w, all.items + from, (size_t)ends.items[q] - from, score, offset, err);
+    rc = rank_group(w, all.items + from, (size_t)ends.items[q] - from, score, offset, k, err);
   }
   if (rc == 0) rc = interleave(w, &all, &ends, out, err);
+  free(k);
   kt_indices_clear(&all);
   kt_indices_clear(&ends);
   return rc;

@@ -54,6 +54,8 @@ static void free_struct(kt_type *t) {
 kt_type *kt_type_struct(const char *name, const kt_field_spec *fields,
                         size_t n, kt_error *err) {
   if (n == 0) return kt_fail(err, "struct %s has no fields", name), NULL;
+  if (!kt_is_identifier(name))
+    return kt_fail(err, "struct name '%s' is not a C identifier", name), NULL;
   kt_type *t = kt_calloc(1, sizeof *t, err);
   if (!t) return NULL;
   t->refs = 1;
@@ -63,10 +65,6 @@ kt_type *kt_type_struct(const char *name, const kt_field_spec *fields,
   t->name = kt_strdup(name, err);
   if (!t->fields || !t->name) return free_struct(t), NULL;
   size_t offset = 0;
-  if (!kt_is_identifier(name)) {
-    kt_fail(err, "struct name '%s' is not a C identifier", name);
-    return free_struct(t), NULL;
-  }
   for (size_t i = 0; i < n; i++) {
     const kt_type *ft = kt_type_scalar(fields[i].kind);
     if (!kt_is_identifier(fields[i].name)) {
