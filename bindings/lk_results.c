@@ -77,6 +77,24 @@ static void push_usage(lua_State *L, const char *kernel, const kt_kernel_usage *
   }
 }
 
+/* {{kernel = name, global = {...}, group = {...}, count = n}, ...} */
+static void push_launched(lua_State *L, const kt_results *rs, const kt_result *r) {
+  lua_createtable(L, (int)r->nlaunched, 0);
+  for (size_t i = 0; i < r->nlaunched; i++) {
+    const kt_launch_shape *h = &r->launched[i];
+    kt_sizes s = {h->dims, {h->global[0], h->global[1], h->global[2]},
+                  {h->local[0], h->local[1], h->local[2]}, {0}};
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, h->kernel < rs->nkernels ? rs->kernels[h->kernel] : "?");
+    lua_setfield(L, -2, "kernel");
+    push_kernel_sizes(L, &s);
+    lua_pushinteger(L, (lua_Integer)h->count);
+    lua_setfield(L, -2, "count");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "launched");
+}
+
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_createtable(L, 0, 14);
   lua_pushinteger(L, (lua_Integer)r->index);
@@ -85,7 +103,7 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_setfield(L, -2, "config");
   lua_pushstring(L, kt_status_name(r->status));
   lua_setfield(L, -2, "status");
-  if (r->status == KT_OK && !isnan(r->time_ns)) set_ms(L, "time_ms", r->time_ns);
+  if (!isnan(r->time_ns)) set_ms(L, "time_ms", r->time_ns); /* out_of_bounds keeps its time */
   lua_createtable(L, (int)r->nsamples, 0);
   for (size_t i = 0; i < r->nsamples; i++) {
     lua_pushnumber(L, MS(r->samples_ns[i]));
@@ -114,10 +132,14 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   set_ms(L, "compile_ms", r->compile_ns);
   push_overheads(L, &r->over);
   lua_setfield(L, -2, "overheads_ms");
-  if (r->error) {
-    lua_pushstring(L, r->error);
-    lua_setfield(L, -2, "error");
-  }
+  const char *keys[] = {"error", "build_log", "device_log", "retried"};
+  const char *texts[] = {r->error, r->build_log, r->device_log, r->retried};
+  for (int i = 0; i < 4; i++)
+    if (texts[i]) {
+      lua_pushstring(L, texts[i]);
+      lua_setfield(L, -2, keys[i]);
+    }
+  if (r->nlaunched) push_launched(L, rs, r);
 }
 
 static int results_len(lua_State *L) {
@@ -125,10 +147,32 @@ static int results_len(lua_State *L) {
   return 1;
 }
 
+/* nil and why, when no configuration came out ok. */
+static int no_best(lua_State *L, const kt_results *r) {
+  size_t count[KT_STATUS_COUNT] = {0};
+  for (size_t i = 0; i < r->n; i++) count[r->items[i].status]++;
+  luaL_Buffer b;
+  lua_pushnil(L);
+  if (r->n == 0) {
+    lua_pushliteral(L, "no configuration was evaluated");
+    return 2;
+  }
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "no configuration was valid: ");
+  for (int s = 0, first = 1; s < KT_STATUS_COUNT; s++)
+    if (count[s]) {
+      lua_pushfstring(L, "%s%d %s", first ? "" : ", ", (int)count[s], kt_status_name((kt_status)s));
+      luaL_addvalue(&b);
+      first = 0;
+    }
+  luaL_pushresult(&b);
+  return 2;
+}
+
 static int results_best(lua_State *L) {
   kt_results *r = check_results(L, 1);
   const kt_result *best = kt_results_best(r);
-  if (!best) return 0;
+  if (!best) return no_best(L, r);
   lk_push_result(L, r, best);
   return 1;
 }
@@ -218,6 +262,17 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "space_all");
   lk_push_prune_counts(L, r->pruned);
   lua_setfield(L, -2, "pruned");
+  lua_pushinteger(L, (lua_Integer)r->input_checks);
+  lua_setfield(L, -2, "input_checks");
+  lua_pushinteger(L, (lua_Integer)r->inputs_changed);
+  lua_setfield(L, -2, "inputs_changed");
+  const char *keys[] = {"inputs_log", "device_log"};
+  const char *texts[] = {r->inputs_log, r->device_log};
+  for (int i = 0; i < 2; i++)
+    if (texts[i]) {
+      lua_pushstring(L, texts[i]);
+      lua_setfield(L, -2, keys[i]);
+    }
   return 1;
 }
 

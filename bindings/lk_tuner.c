@@ -167,6 +167,19 @@ static void check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
   lua_pop(L, 1);
 }
 
+/* fail_fast = N (the first N configurations failing alike stop the
+** tuning with their error) or false. */
+static void check_fail_fast(lua_State *L, int opts, kt_tune_opts *o) {
+  int t = lk_get_field(L, opts, "fail_fast");
+  if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) o->fail_fast = -1;
+  else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 2 && lua_tointeger(L, -1) <= 1 << 20)
+    o->fail_fast = (int)lua_tointeger(L, -1);
+  else if (t != LUA_TNIL)
+    luaL_error(L, "tune options.fail_fast: expected a number of configurations (2 or more) or "
+                  "false, got %s", luaL_tolstring(L, -1, NULL));
+  lua_pop(L, 1);
+}
+
 static int hold_gc(lua_State *L) {
   lk_tune_hold *h = lua_touserdata(L, 1);
   kt_searcher_free(h->searcher);
@@ -256,7 +269,8 @@ int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_err
 static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
-                                     "resume",    "time_limit", "lookahead", NULL};
+                                     "resume",    "time_limit", "lookahead", "fail_fast",
+                                     "check_inputs", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -275,6 +289,13 @@ static int tuner_tune(lua_State *L) {
     luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
   check_journal(L, 3, ut->task->name, &o);
   check_time_limit(L, 3, &o);
+  check_fail_fast(L, 3, &o);
+  const char *when = lk_opt_string(L, 3, "tune options", "check_inputs", "auto");
+  if (strcmp(when, "always") == 0) o.check_inputs = KT_CHECK_ALWAYS;
+  else if (strcmp(when, "failures") == 0) o.check_inputs = KT_CHECK_FAILURES;
+  else if (strcmp(when, "auto") != 0)
+    luaL_error(L, "tune options.check_inputs: expected 'auto', 'always' or 'failures', got '%s'",
+               when);
   o.lookahead = lo.lookahead;
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
@@ -294,6 +315,9 @@ static void check_run_config(lua_State *L, int idx, kt_space *space, uint32_t *v
     return;
   }
   if (lua_isnoneornil(L, idx) && kt_space_nparams(space) == 0) return;
+  if (lua_isnoneornil(L, idx))
+    luaL_argerror(L, idx, "no configuration given (a table of values, a result or an index; "
+                          "results:best() gives nil, and why, when no configuration was valid)");
   luaL_checktype(L, idx, LUA_TTABLE);
   if (lua_getfield(L, idx, "config") == LUA_TTABLE) lua_replace(L, idx);
   else lua_pop(L, 1);

@@ -110,8 +110,8 @@ typedef struct kt_backend {
   bool program_per_kernel;
 
   /* Thread-safe: compiles source with options for the kernel called name;
-  ** on a compile error returns NULL with the compiler's log in *log
-  ** (malloc'd, caller frees). */
+  ** *log gets the compiler's messages (malloc'd, caller frees; may be
+  ** NULL): on a compile error with NULL returned, else its warnings. */
   kt_bprog *(*compile)(kt_bctx *ctx, const char *source, const char *options,
                        const char *name, char **log, kt_error *err);
   void (*prog_free)(kt_bctx *ctx, kt_bprog *prog);
@@ -142,6 +142,9 @@ typedef struct kt_backend {
   /* Counts the times the context was recreated: every buffer, program and
   ** kernel made before a change is gone. */
   uint64_t (*generation)(kt_bctx *ctx);
+  /* What the context's process wrote on stderr since the last call
+  ** (malloc'd), or NULL; where it is not the caller's own stderr. */
+  char *(*take_output)(kt_bctx *ctx);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

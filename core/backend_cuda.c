@@ -433,9 +433,11 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
   kt_nvrtc_out out;
   int rc = kt_nvrtc_compile(&job, &out, err);
   kt_bprog *prog = NULL;
-  if (rc > 0) {
+  if (rc >= 0) { /* the errors, or a successful compile's warnings */
     *log = out.log;
     out.log = NULL;
+  }
+  if (rc > 0) {
     kt_fail(err, "NVRTC could not compile the program");
   } else if (rc == 0 && (prog = kt_calloc(1, sizeof *prog, err))) {
     prog->image = out.cubin ? out.cubin : out.ptx;

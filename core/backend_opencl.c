@@ -353,8 +353,8 @@ static kt_bprog *cl_compile(kt_bctx *ctx, const char *source, const char *option
   cl_program p = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &e);
   if (e != CL_SUCCESS) return cl_fail(err, e, "clCreateProgramWithSource"), NULL;
   e = clBuildProgram(p, 1, &ctx->device, options ? options : "", NULL, NULL);
+  *log = build_log(p, ctx->device); /* the errors, or a successful build's warnings */
   if (e != CL_SUCCESS) {
-    *log = build_log(p, ctx->device);
     clReleaseProgram(p);
     cl_fail(err, e, "clBuildProgram");
     return NULL;
@@ -362,6 +362,8 @@ static kt_bprog *cl_compile(kt_bctx *ctx, const char *source, const char *option
   kt_bprog *prog = kt_alloc(sizeof *prog, err);
   if (!prog) {
     clReleaseProgram(p);
+    free(*log);
+    *log = NULL;
     return NULL;
   }
   prog->program = p;

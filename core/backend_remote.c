@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "devout.h"
 #include "remote.h"
 #include "remote_proto.h"
 #include "wire.h"
@@ -42,6 +43,7 @@ struct kt_bctx {
   kt_bevent **events;     /* launched, waiting for their time from a FINISH */
   size_t nevents, capevents;
   kt_msg out, in;
+  kt_devout said;         /* the server's stderr */
 };
 
 struct kt_bbuf { uint64_t gen; uint32_t id; };
@@ -79,6 +81,7 @@ static int stop_server(kt_bctx *c) {
   close(c->fd);
   c->fd = -1;
   waitpid(c->pid, &status, 0);
+  kt_devout_drain(&c->said); /* its last words, an allocator's abort message among them */
   close_channels(c);
   c->alive = false;
   return status;
@@ -92,6 +95,7 @@ static int lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const 
     int status = stop_server(c);
     if (!why) {
       describe_exit(status, buf, sizeof buf);
+      kt_devout_last_line(&c->said, buf, sizeof buf);
       why = buf;
     }
     c->generation++;
@@ -136,6 +140,7 @@ static int open_device(kt_bctx *c, kt_error *err) {
 static int spawn(kt_bctx *c, kt_error *err) {
   int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
   if (!child) return kt_fail(err, "out of memory starting the device process");
+  int said = c->has_device ? kt_devout_pipe(&c->said) : -1;
   bool ok = make_pair(&mainp, &mainc) == 0;
   kt_fork_begin(); /* before c->lock, which compile threads take inside the guard */
   pthread_mutex_lock(&c->lock);
@@ -145,6 +150,7 @@ static int spawn(kt_bctx *c, kt_error *err) {
   }
   pid_t pid = ok ? fork() : -1;
   if (pid == 0) {
+    if (said >= 0) dup2(said, STDERR_FILENO);
     keep_only(mainc, child, n);
     kt_server_main(mainc, child, n, c->staging, c->staging_size);
   }
@@ -153,6 +159,7 @@ static int spawn(kt_bctx *c, kt_error *err) {
   pthread_mutex_unlock(&c->lock);
   kt_fork_end();
   free(child);
+  if (said >= 0) close(said);
   if (ok) close(mainc);
   if (!ok || pid < 0) {
     kt_fail(err, "cannot start the device process: %s", strerror(errno));
@@ -173,6 +180,7 @@ static int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
+  kt_devout_drain(&c->said);
   if (rc == KT_WIRE_TIMEOUT)
     return lose(c, KT_FAULT_TIMEOUT, fault, err,
                 "the configuration ran past its time limit; its device process was stopped");
@@ -220,6 +228,7 @@ static kt_bctx *ctx_new(int channels, kt_error *err) {
   pthread_cond_init(&c->freed, NULL);
   kt_msg_init(&c->out);
   kt_msg_init(&c->in);
+  kt_devout_init(&c->said);
   if (!c->cfds || !c->cbusy || c->staging == MAP_FAILED) {
     if (c->staging == MAP_FAILED) c->staging = NULL;
     kt_fail(err, "cannot set up the device process's connections");
@@ -240,6 +249,7 @@ static void rm_close(kt_bctx *c) {
   pthread_mutex_destroy(&c->lock);
   kt_msg_free(&c->out);
   kt_msg_free(&c->in);
+  kt_devout_free(&c->said);
   kt_device_clear(&c->dev);
   free(c->cfds);
   free(c->cbusy);
@@ -623,6 +633,8 @@ static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns) { c->deadline = dea
 
 static uint64_t rm_generation(kt_bctx *c) { return c->generation; }
 
+static char *rm_take_output(kt_bctx *c) { return kt_devout_take(&c->said); }
+
 static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
                         kt_error *err) {
   (void)list, (void)n, (void)cap, (void)err;
@@ -653,7 +665,8 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .event_ns = rm_event_ns,                  \
   .event_free = rm_event_free,              \
   .set_deadline = rm_set_deadline,          \
-  .generation = rm_generation
+  .generation = rm_generation,              \
+  .take_output = rm_take_output
 
 const kt_backend kt_backend_remote = {REMOTE_OPS, .program_per_kernel = false};
 static const kt_backend remote_per_kernel = {REMOTE_OPS, .program_per_kernel = true};

@@ -5,6 +5,7 @@
 
 #include "builder.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,13 @@ static cached_kernel *find_kernel(kt_build_cache *c, entry *e, const char *name,
   return ck;
 }
 
+/* Compilers log a blank line or two for a clean build. */
+static bool has_text(const char *s) {
+  for (; s && *s; s++)
+    if (!isspace((unsigned char)*s)) return true;
+  return false;
+}
+
 int kt_build_get(kt_build_cache *c, const char *source, const char *options,
                  const char *name, kt_bkernel **out, const char **log, double *compile_ns,
                  kt_error *err) {
@@ -263,5 +271,6 @@ int kt_build_get(kt_build_cache *c, const char *source, const char *options,
     return 1;
   }
   *out = ck->kernel;
+  *log = has_text(e->log) ? e->log : NULL;
   return 0;
 }

@@ -36,6 +36,7 @@ typedef enum kt_status {
   KT_TIMEOUT,
   KT_INVALID_OUTPUT,
   KT_TOO_MANY_THREADS,
+  KT_OUT_OF_BOUNDS,    /* wrote past its buffers or into its inputs */
   KT_STATUS_COUNT
 } kt_status;
 

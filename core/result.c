@@ -47,13 +47,45 @@ void kt_results_retain(kt_results *r) {
   if (r) r->refs++;
 }
 
-void kt_result_clear(kt_result *r) {
-  free(r->vi);
+static void free_outcome(kt_result *r) {
   free(r->samples_ns);
   free(r->sizes);
   free(r->usage);
   free(r->error);
+  free(r->build_log);
+  free(r->device_log);
+  free(r->retried);
+  free(r->launched);
+}
+
+void kt_result_clear(kt_result *r) {
+  free(r->vi);
+  free_outcome(r);
   memset(r, 0, sizeof *r);
+}
+
+void kt_result_reset(kt_result *r) {
+  uint64_t index = r->index;
+  uint32_t *vi = r->vi;
+  free_outcome(r);
+  memset(r, 0, sizeof *r);
+  r->index = index;
+  r->vi = vi;
+  r->time_ns = NAN;
+}
+
+void kt_log_append(char **log, const char *text) {
+  static const char cut[] = "\n[more left out]\n";
+  size_t have = *log ? strlen(*log) : 0, add = text ? strlen(text) : 0;
+  if (!add || (have >= KT_RESULT_LOG_MAX && *log && strstr(*log, cut))) return;
+  bool fits = have + add <= KT_RESULT_LOG_MAX;
+  size_t take = fits ? add : (have < KT_RESULT_LOG_MAX ? KT_RESULT_LOG_MAX - have : 0);
+  char *s = realloc(*log, have + take + sizeof cut);
+  if (!s) return;
+  memcpy(s + have, text, take);
+  s[have + take] = '\0';
+  if (!fits) strcat(s, cut);
+  *log = s;
 }
 
 void kt_results_release(kt_results *r) {
@@ -66,6 +98,8 @@ void kt_results_release(kt_results *r) {
   free(r->task);
   free(r->device);
   free(r->searcher);
+  free(r->device_log);
+  free(r->inputs_log);
   free(r);
 }
 

@@ -23,6 +23,15 @@ typedef struct kt_overheads {
   double total;      /* wall time of the configuration */
 } kt_overheads;
 
+/* The sizes of launches that ran (a launcher may launch a kernel many
+** times with sizes of its own): each distinct shape once, with a count. */
+typedef struct kt_launch_shape {
+  uint32_t kernel;            /* index in the task */
+  int dims;
+  size_t global[3], local[3]; /* as the kernel states them; local[0] 0: none */
+  size_t count;
+} kt_launch_shape;
+
 typedef struct kt_result {
   uint64_t index;     /* in the space, 0-based */
   uint32_t *vi;       /* value index of every parameter */
@@ -37,6 +46,11 @@ typedef struct kt_result {
   kt_overheads over;
   double compile_ns;  /* the compiles' own time (on worker threads: not part of over) */
   char *error;        /* compiler log, fault or mismatch; NULL if none */
+  char *build_log;    /* the compiler's messages for builds that succeeded (warnings) */
+  char *device_log;   /* what the device process wrote on stderr meanwhile */
+  char *retried;      /* run twice: the first verdict, and why it was run again */
+  kt_launch_shape *launched;
+  size_t nlaunched;
 } kt_result;
 
 typedef struct kt_results {
@@ -56,6 +70,10 @@ typedef struct kt_results {
   double setup_ns;    /* uploads and references before the first configuration */
   char *searcher;
   const char *stopped; /* why the tuning ended (static text) */
+  size_t input_checks;   /* device inputs compared with the tuning's host contents */
+  size_t inputs_changed; /* ... found changed by a configuration, and restored */
+  char *inputs_log;      /* who changed them, and what */
+  char *device_log;      /* everything the device process wrote on stderr */
 } kt_results;
 
 /* Results over a space; kernels names what runs per configuration. */
@@ -71,6 +89,13 @@ kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
 /* The fastest ok result, or NULL. */
 const kt_result *kt_results_best(const kt_results *r);
 void kt_result_clear(kt_result *r);
+/* Forgets the outcome of r (status, times, sizes, logs), keeping index and
+** configuration: for running it again. */
+void kt_result_reset(kt_result *r);
+/* Appends text to *log (a malloc'd string, NULL when empty), within
+** KT_RESULT_LOG_MAX bytes (the rest is left out, and the log says so). */
+#define KT_RESULT_LOG_MAX (64 * 1024)
+void kt_log_append(char **log, const char *text);
 int kt_result_set_error(kt_result *r, kt_status status, const char *msg);
 
 /* A kernel's usage as (name, value) pairs, in a fixed order, for writers;

@@ -113,6 +113,21 @@ static void json_usage(FILE *f, const kt_kernel_usage *u) {
   fputc('}', f);
 }
 
+static void json_launched(FILE *f, const kt_result *x) {
+  if (!x->nlaunched) return;
+  fputs(",\"launched\":[", f);
+  for (size_t i = 0; i < x->nlaunched; i++) {
+    const kt_launch_shape *s = &x->launched[i];
+    fprintf(f, "%s{\"kernel\":%u,\"global\":", i ? "," : "", (unsigned)s->kernel);
+    json_sizes(f, s->global, s->dims);
+    fputs(",\"local\":", f);
+    if (s->local[0]) json_sizes(f, s->local, s->dims);
+    else fputs("null", f);
+    fprintf(f, ",\"count\":%zu}", s->count);
+  }
+  fputc(']', f);
+}
+
 void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   fprintf(f, "{\"index\":%llu,\"config\":{", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
@@ -156,6 +171,14 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   }
   fputs("},\"error\":", f);
   kt_json_string(f, x->error);
+  json_launched(f, x);
+  const char *keys[] = {"build_log", "device_log", "retried"};
+  const char *texts[] = {x->build_log, x->device_log, x->retried};
+  for (int i = 0; i < 3; i++)
+    if (texts[i]) {
+      fprintf(f, ",\"%s\":", keys[i]);
+      kt_json_string(f, texts[i]);
+    }
   fputc('}', f);
 }
 
@@ -209,6 +232,11 @@ int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) 
   kt_json_number(f, MS(r->setup_ns));
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
+  fprintf(f, ",\"input_checks\":%zu,\"inputs_changed\":%zu,\"device_log\":", r->input_checks,
+          r->inputs_changed);
+  kt_json_string(f, r->device_log);
+  fputs(",\"inputs_log\":", f);
+  kt_json_string(f, r->inputs_log);
   fputs(",\"best\":", f);
   const kt_result *best = kt_results_best(r);
   if (best) fprintf(f, "%llu", (unsigned long long)best->index);

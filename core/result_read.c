@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "indexmap.h"
 #include "json_read.h"
 #include "result.h"
 
 #define NS(ms) ((ms) * 1e6)
+
+static int copy_text(char **dst, const char *src, kt_error *err) {
+  return src && !(*dst = kt_strdup(src, err)) ? -1 : 0;
+}
 
 int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->status = src->status;
@@ -21,7 +26,15 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->over = src->over;
   dst->compile_ns = src->compile_ns;
   dst->launches = src->launches;
-  if (src->error && !(dst->error = kt_strdup(src->error, err))) return -1;
+  if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
+      copy_text(&dst->device_log, src->device_log, err) ||
+      copy_text(&dst->retried, src->retried, err))
+    return -1;
+  if (src->nlaunched) {
+    if (!(dst->launched = kt_calloc(src->nlaunched, sizeof *dst->launched, err))) return -1;
+    memcpy(dst->launched, src->launched, src->nlaunched * sizeof *src->launched);
+    dst->nlaunched = src->nlaunched;
+  }
   if (src->nsamples) {
     if (!(dst->samples_ns = kt_calloc(src->nsamples, sizeof *dst->samples_ns, err))) return -1;
     memcpy(dst->samples_ns, src->samples_ns, src->nsamples * sizeof *src->samples_ns);
@@ -97,6 +110,28 @@ static int read_kernels(const kt_jvalue *x, kt_result *res, kt_error *err) {
   return 0;
 }
 
+/* "launched": [{"kernel": 0, "global": [..], "local": [..] or null, "count": n}] */
+static int read_launched(const kt_jvalue *x, kt_result *res, kt_error *err) {
+  const kt_jvalue *list = kt_json_get_type(x, "launched", KT_JARRAY);
+  if (!list || !list->n) return 0;
+  if (!(res->launched = kt_calloc(list->n, sizeof *res->launched, err))) return -1;
+  for (size_t i = 0; i < list->n; i++) {
+    const kt_jvalue *l = &list->u.items[i];
+    kt_launch_shape *s = &res->launched[i];
+    const kt_jvalue *local = kt_json_get(l, "local");
+    int ldims;
+    double kernel = number(l, "kernel", -1), count = number(l, "count", 0);
+    if (kernel < 0 || kernel >= (double)res->nkernels || count < 1 ||
+        read_sizes(kt_json_get(l, "global"), s->global, &s->dims) ||
+        (local && local->type == KT_JARRAY && read_sizes(local, s->local, &ldims)))
+      return kt_fail(err, "launched[%zu] is not a kernel's launch", i + 1);
+    s->kernel = (uint32_t)kernel;
+    s->count = (size_t)count;
+    res->nlaunched = i + 1;
+  }
+  return 0;
+}
+
 int kt_result_samples_from_json(kt_result *r, const kt_jvalue *ms, kt_error *err) {
   size_t n = ms && ms->type == KT_JARRAY ? ms->n : 0;
   if (n && !(r->samples_ns = kt_calloc(n, sizeof *r->samples_ns, err))) return -1;
@@ -110,7 +145,7 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   int s = status ? kt_status_from_name(status->u.str) : -1;
   if (s < 0) return kt_fail(err, "no known status");
   res->status = (kt_status)s;
-  res->time_ns = s == KT_OK ? NS(number(x, "time_ms", NAN)) : NAN;
+  res->time_ns = NS(number(x, "time_ms", NAN)); /* kept by some failures too */
   if (s == KT_OK && isnan(res->time_ns)) return kt_fail(err, "ok but no time_ms");
   if (kt_result_samples_from_json(res, kt_json_get_type(x, "samples_ms", KT_JARRAY), err))
     return -1;
@@ -121,9 +156,13 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
                              NS(number(o, "validation", 0)), NS(number(o, "launcher", 0)),
                              NS(number(o, "wait", 0)),       NS(number(o, "searcher", 0)),
                              NS(number(o, "framework", 0)),  NS(number(o, "total", 0))};
-  const kt_jvalue *error = kt_json_get_type(x, "error", KT_JSTRING);
-  if (error && !(res->error = kt_strdup(error->u.str, err))) return -1;
-  return read_kernels(x, res, err);
+  const char *keys[] = {"error", "build_log", "device_log", "retried"};
+  char **texts[] = {&res->error, &res->build_log, &res->device_log, &res->retried};
+  for (int i = 0; i < 4; i++) {
+    const kt_jvalue *t = kt_json_get_type(x, keys[i], KT_JSTRING);
+    if (t && !(*texts[i] = kt_strdup(t->u.str, err))) return -1;
+  }
+  return read_kernels(x, res, err) || read_launched(x, res, err) ? -1 : 0;
 }
 
 /* The value index of every parameter from a result's config. */
@@ -206,7 +245,15 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
       kt_results_release(r);
       r = NULL;
     }
-  if (r) r->wall_ns = NS(number(root, "wall_ms", 0));
+  const kt_jvalue *log = kt_json_get_type(root, "device_log", KT_JSTRING);
+  const kt_jvalue *inputs = kt_json_get_type(root, "inputs_log", KT_JSTRING);
+  if (r && inputs) kt_log_append(&r->inputs_log, inputs->u.str);
+  if (r) {
+    r->wall_ns = NS(number(root, "wall_ms", 0));
+    r->input_checks = (size_t)number(root, "input_checks", 0);
+    r->inputs_changed = (size_t)number(root, "inputs_changed", 0);
+    if (log) kt_log_append(&r->device_log, log->u.str);
+  }
   return r;
 }
 
@@ -216,11 +263,25 @@ static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
+/* A configuration recorded again (found later to have changed the inputs)
+** takes the place of its first record. */
+static int replace_earlier(kt_results *r, kt_indexmap *at, kt_error *err) {
+  kt_result *last = &r->items[r->n - 1];
+  uint64_t pos;
+  if (!kt_indexmap_get(at, last->index, &pos)) return kt_indexmap_put(at, last->index, r->n - 1, err);
+  kt_result_clear(&r->items[pos]);
+  r->items[pos] = *last;
+  r->n--;
+  return 0;
+}
+
 static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
   kt_jdoc *doc;
   const kt_jvalue *h = journal_line(line, nl ? nl : end, &doc, err);
   kt_results *r = h ? from_header(h, err) : NULL;
+  kt_indexmap at;
+  kt_indexmap_init(&at);
   kt_json_free(doc);
   for (size_t n = 2; r && nl && nl + 1 < end; n++) {
     line = nl + 1;
@@ -228,13 +289,14 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     if (!nl) break; /* no newline: cut short by a kill */
     if (nl == line) continue;
     const kt_jvalue *x = journal_line(line, nl, &doc, err);
-    if (!x || kt_result_read_json(x, r, err)) {
+    if (!x || kt_result_read_json(x, r, err) || replace_earlier(r, &at, err)) {
       kt_fail_prefix(err, "line %zu: ", n);
       kt_results_release(r);
       r = NULL;
     }
     kt_json_free(doc);
   }
+  kt_indexmap_clear(&at);
   return r;
 }
 

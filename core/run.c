@@ -77,6 +77,14 @@ static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
   return 0;
 }
 
+/* A composition's log says which kernel each part is from. */
+static void note_build_log(kt_run *run, const char *kernel, const char *log) {
+  char head[160];
+  snprintf(head, sizeof head, "%skernel %s:\n", run->build_log ? "\n" : "", kernel);
+  if (run->task->nkernels > 1) kt_log_append(&run->build_log, head);
+  kt_log_append(&run->build_log, log);
+}
+
 static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   kt_tuner *t = run->tuner;
   const kt_kernel *k = run->task->kernels[ki];
@@ -94,6 +102,7 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   free(source);
   if (rc < 0) return -1;
   if (rc > 0) return config_fails(run, KT_COMPILE_FAILED, log), 1;
+  if (log) note_build_log(run, k->name, log);
   rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki, &rk->sizes)) return 1;
   return prepare_locals(run, ki, err);
@@ -168,6 +177,8 @@ void kt_run_release(kt_run *run) {
   free(run->buffers);
   free(run->scratch);
   free(run->events);
+  free(run->shapes);
+  free(run->build_log);
   free(run->error);
   memset(run, 0, sizeof *run);
 }
@@ -240,6 +251,25 @@ static int assemble(kt_run *run, kt_run_kernel *rk, int queue, kt_error *err) {
   return 0;
 }
 
+/* Counts a launch of kernel ki with sizes s among the execution's shapes. */
+static int record_shape(kt_run *run, size_t ki, const kt_sizes *s, kt_error *err) {
+  for (size_t i = 0; i < run->nshapes; i++) {
+    kt_launch_shape *h = &run->shapes[i];
+    if (h->kernel == ki && h->dims == s->dims && !memcmp(h->global, s->global, sizeof h->global) &&
+        !memcmp(h->local, s->local, sizeof h->local)) {
+      h->count++;
+      return 0;
+    }
+  }
+  if (kt_grow(&run->shapes, &run->capshapes, run->nshapes + 1, sizeof *run->shapes, err))
+    return -1;
+  kt_launch_shape *h = &run->shapes[run->nshapes++];
+  *h = (kt_launch_shape){(uint32_t)ki, s->dims, {0}, {0}, 1};
+  memcpy(h->global, s->global, sizeof h->global);
+  memcpy(h->local, s->local, sizeof h->local);
+  return 0;
+}
+
 int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err) {
   kt_tuner *t = run->tuner;
   static const kt_launch_opts defaults = {NULL, 0};
@@ -270,7 +300,7 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err
   run->fault = KT_FAULT_NONE;
   run->events[run->nevents++] = ev;
   run->launches++;
-  return 0;
+  return record_shape(run, ki, s, err);
 }
 
 static int launch_all(kt_run *run, void *ud, kt_error *err) {
@@ -441,6 +471,13 @@ int kt_run_swap(kt_run *run, size_t ki, const kt_arg *a, const kt_arg *b, kt_err
   kt_arg *tmp = rk->args[i];
   rk->args[i] = rk->args[j];
   rk->args[j] = tmp;
+  /* Each array now sits where the kernel may write the other: both are
+  ** restored after this execution, and neither counts as overwritten. */
+  if (!((a->access | b->access) & KT_WRITE)) return 0;
+  for (int k = 0; k < 2; k++) {
+    const kt_arg *x = k ? b : a;
+    if (x->kind == KT_ARG_VECTOR && !changing(run, x->array, 0, err)) return -1;
+  }
   return 0;
 }
 
@@ -491,6 +528,7 @@ static int collect(kt_run *run, kt_error *err) {
 int kt_run_execute(kt_run *run, kt_error *err) {
   run->kernel_ns = run->launcher_ns = run->wait_ns = 0;
   run->launches = 0;
+  run->nshapes = 0;
   run->fault = KT_FAULT_NONE;
   run->status = KT_OK;
   int64_t t0 = kt_now_ns();

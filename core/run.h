@@ -11,6 +11,7 @@
 #ifndef KT_RUN_H
 #define KT_RUN_H
 
+#include "result.h"
 #include "tuner.h"
 
 typedef struct kt_run_kernel {
@@ -53,6 +54,7 @@ struct kt_run {
   char *error;             /* why, when status is not ok */
   double build_ns;         /* waiting for (or doing) compiles during prepare */
   double compile_ns;       /* the compiles' own time, wherever they ran */
+  char *build_log;         /* the compilers' warnings, kernel by kernel */
   double kernel_ns;        /* device time of the last execution's launches */
   double launcher_ns;      /* host time of the last execution's launcher */
   double data_ns;          /* restoring buffers before the last execution */
@@ -62,6 +64,8 @@ struct kt_run {
   kt_fault fault;          /* of the last failed call */
   kt_bevent **events;
   size_t nevents, capevents;
+  kt_launch_shape *shapes; /* the last execution's launches (result.h) */
+  size_t nshapes, capshapes;
 };
 
 /* Builds the task's kernels for cfg. Returns -1 only on a fatal error;

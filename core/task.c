@@ -214,7 +214,7 @@ void kt_sizes_items(const kt_kernel *k, kt_sizes *s) {
     s->items[d] = s->global[d];
     if (k->notation == KT_NOTATION_CUDA && has_local)
       s->items[d] = s->global[d] * s->local[d];
-    else if (k->round_global && has_local)
-      s->items[d] = (s->global[d] + s->local[d] - 1) / s->local[d] * s->local[d];
+    else if (k->round_global && has_local) /* what runs is what results record */
+      s->global[d] = s->items[d] = (s->global[d] + s->local[d] - 1) / s->local[d] * s->local[d];
   }
 }

@@ -7,25 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "indexmap.h"
 #include "interrupt.h"
-#include "journal.h"
 #include "loop.h"
 #include "prune.h"
 #include "stats.h"
-#include "tuner_int.h"
+#include "tune_int.h"
 #include "validate.h"
-
-typedef struct tuning {
-  kt_tuner *t;
-  kt_task *task;
-  const kt_tune_opts *opts;
-  kt_results *results;
-  kt_array **scratch; /* per reference: where the output is read back */
-  bool set_up;        /* references computed and arrays uploaded */
-  kt_results *prior;  /* a resumed journal's results ... */
-  kt_indexmap known;  /* ... by the index of their configuration in this space */
-} tuning;
 
 /* ---- running one configuration once ---- */
 
@@ -67,6 +54,19 @@ static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
     res->usage[k] = run->kernels[k].usage;
   }
   res->nkernels = n;
+  if (run->build_log && !(res->build_log = kt_strdup(run->build_log, err))) return -1;
+  return 0;
+}
+
+/* The sizes of the launches the last execution made. */
+static int copy_launches(kt_result *res, const kt_run *run, kt_error *err) {
+  free(res->launched);
+  res->launched = NULL;
+  res->nlaunched = 0;
+  if (!run->nshapes) return 0;
+  if (!(res->launched = kt_calloc(run->nshapes, sizeof *res->launched, err))) return -1;
+  memcpy(res->launched, run->shapes, run->nshapes * sizeof *run->shapes);
+  res->nlaunched = run->nshapes;
   return 0;
 }
 
@@ -81,7 +81,7 @@ int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result 
   kt_run run;
   if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, &run, err)) return -1;
   out->index = run.cfg.index;
-  int rc = copy_sizes(out, &run, err);
+  int rc = copy_sizes(out, &run, err) || copy_launches(out, &run, err) ? -1 : 0;
   out->status = run.status;
   out->launches = run.launches;
   out->over.build = run.build_ns;
@@ -209,6 +209,7 @@ static int measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
   account(res, run);
   res->launches = run->launches;
+  if (copy_launches(res, run, err)) return -1;
   if (run->status == KT_OK && run->launches == 0) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
@@ -219,7 +220,7 @@ static int measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
 }
 
 /* The time one execution may wait for the device. */
-static int64_t time_limit(const tuning *tu) {
+int64_t tune_time_limit(const tuning *tu) {
   const kt_tune_opts *o = tu->opts;
   if (!tuner_can_time_out(tu->t)) return 0;
   if (o->time_limit_ns > 0) return (int64_t)o->time_limit_ns;
@@ -230,7 +231,7 @@ static int64_t time_limit(const tuning *tu) {
   return (int64_t)(limit > floor ? limit : floor);
 }
 
-static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
+int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   kt_config cfg = {tu->task->space, res->index, res->vi};
   kt_run run;
@@ -238,7 +239,7 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
   if (tuner_recover(tu->t) && tuner_upload(tu->t, tu->task, NULL, err)) return -1;
   uint64_t gen = tuner_generation(tu->t);
   int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
-  run.time_limit_ns = time_limit(tu);
+  run.time_limit_ns = tune_time_limit(tu);
   res->over.build = run.build_ns;
   res->compile_ns = run.compile_ns;
   if (rc == 0) rc = copy_sizes(res, &run, err);
@@ -277,6 +278,24 @@ static int set_up(tuning *tu, kt_error *err) {
   return 0;
 }
 
+/* A mistake that breaks every configuration (a syntax error, a wrong
+** kernel name, a launch that no configuration survives) shows as the
+** first configurations all failing alike: the tuning stops there, quoting
+** it, rather than spend its budget on it. */
+static int same_failure(tuning *tu, const kt_result *res, kt_error *err) {
+  int limit = tu->opts->fail_fast ? tu->opts->fail_fast : KT_FAIL_FAST_DEFAULT;
+  const kt_result *first = &tu->results->items[0];
+  if (limit < 0 || tu->same_failures == SIZE_MAX) return 0;
+  bool alike = (res->status == KT_COMPILE_FAILED || res->status == KT_LAUNCH_FAILED ||
+                res->status == KT_RUNTIME_FAILED) && res->error &&
+               first->status == res->status && first->error && !strcmp(first->error, res->error);
+  tu->same_failures = alike ? tu->same_failures + 1 : SIZE_MAX;
+  if (!alike || tu->same_failures < (size_t)limit) return 0;
+  return kt_fail(err, "task %s: the first %d configurations all failed the same way (%s), so "
+                 "every one may (fail_fast = false tunes on regardless): %s", tu->task->name,
+                 limit, kt_status_name(res->status), res->error);
+}
+
 /* The references and uploads wait for the first evaluation, so that the
 ** first proposals compile meanwhile. */
 static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
@@ -285,7 +304,8 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   if (kt_indexmap_get(&tu->known, res->index, &at))
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
   if (!tu->set_up && set_up(tu, err)) return -1;
-  return evaluate(tu, res, err);
+  if (tune_guarded_evaluate(tu, res, err)) return -1;
+  return same_failure(tu, res, err);
 }
 
 /* ---- resuming ---- */
@@ -340,6 +360,7 @@ static void tuning_clear(tuning *tu) {
   free(tu->scratch);
   kt_results_release(tu->prior);
   kt_indexmap_clear(&tu->known);
+  tune_guard_clear(&tu->guard);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
@@ -366,7 +387,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
       kt_space_generate(task->space, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
-  tuning tu = {t, task, opts, NULL, NULL, false, NULL, {0}};
+  tuning tu = {.t = t, .task = task, .opts = opts};
   kt_indexmap_init(&tu.known);
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
@@ -377,10 +398,9 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
       tuning_clear(&tu);
       return -1;
     }
-  kt_journal *journal = NULL;
   int fresh = opts->journal && opts->resume ? read_prior(&tu, opts->journal, err) : 1;
-  if (fresh < 0 ||
-      (opts->journal && !(journal = kt_journal_open(opts->journal, tu.results, !fresh, err)))) {
+  if (fresh < 0 || (opts->journal &&
+                    !(tu.journal = kt_journal_open(opts->journal, tu.results, !fresh, err)))) {
     tuning_clear(&tu);
     return -1;
   }
@@ -388,7 +408,7 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   ** the next configuration's compile is one of the slow ones. */
   size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
   if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
-  kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, journal,
+  kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, tu.journal,
                      opts->progress, opts->progress_ud};
   kt_evaluator ev = {device_evaluate, device_prefetch, &tu};
   kt_interrupt_guard guard;
@@ -396,7 +416,8 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   int rc = kt_search_loop(task->space, &lo, &ev, tu.results, err);
   kt_interrupt_disarm(&guard);
   kt_build_cache_cancel_pending(t->cache);
-  if (kt_journal_close(journal, rc ? NULL : err)) rc = -1;
+  if (rc == 0 && tu.set_up) rc = tune_guard_finish(&tu, err);
+  if (kt_journal_close(tu.journal, rc ? NULL : err)) rc = -1;
   tu.results->wall_ns = (double)(kt_now_ns() - t0);
   tuning_clear(&tu);
   return rc;

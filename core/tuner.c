@@ -54,8 +54,22 @@ static void forget_arrays(kt_tuner *t) {
   t->narrays = 0;
 }
 
+static void keep_output(kt_tuner *t) {
+  char *said = t->ctx && t->be->take_output ? t->be->take_output(t->ctx) : NULL;
+  if (said) kt_log_append(&t->output, said);
+  free(said);
+}
+
+char *tuner_take_output(kt_tuner *t) {
+  keep_output(t);
+  char *s = t->output;
+  t->output = NULL;
+  return s;
+}
+
 /* Frees every object of the context, then the context. */
 static void close_context(kt_tuner *t) {
+  keep_output(t);
   forget_arrays(t);
   kt_build_cache_free(t->cache);
   t->cache = NULL;
@@ -91,6 +105,7 @@ void kt_tuner_free(kt_tuner *t) {
   tuner_drop_hosts(t);
   free(t->hosts);
   close_context(t);
+  free(t->output);
   free(t->arrays);
   kt_device_clear(&t->device);
   free(t);
@@ -99,6 +114,7 @@ void kt_tuner_free(kt_tuner *t) {
 /* A sticky fault broke the context: every object goes with it, and a new
 ** context takes its place (a new device process, when isolated). */
 int tuner_reopen(kt_tuner *t, kt_error *err) {
+  t->reopens += tuner_generation(t) + 1; /* the new context counts its own from 1 */
   close_context(t);
   return tuner_ensure_open(t, err);
 }
@@ -119,6 +135,8 @@ int tuner_ensure_open(kt_tuner *t, kt_error *err) {
   t->generation = tuner_generation(t);
   return 0;
 }
+
+uint64_t tuner_losses(const kt_tuner *t) { return t->reopens + tuner_generation(t); }
 
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
@@ -190,7 +208,7 @@ typedef struct bind_ctx {
   kt_error *err;
 } bind_ctx;
 
-static hostcopy *hostcopy_of(kt_tuner *t, const kt_array *a) {
+hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a) {
   for (size_t i = 0; i < t->nhosts; i++)
     if (t->hosts[i].array == a) return &t->hosts[i];
   return NULL;
@@ -201,7 +219,7 @@ static int keep_host(kt_array *a, kt_access access, kt_placement place, void *ud
   bind_ctx *b = ud;
   kt_tuner *t = b->t;
   size_t bytes = kt_array_bytes(a);
-  if (hostcopy_of(t, a)) return 0;
+  if (tuner_hostcopy(t, a)) return 0;
   if (kt_grow(&t->hosts, &t->caphosts, t->nhosts + 1, sizeof *t->hosts, b->err)) return -1;
   void *data = kt_alloc(bytes ? bytes : 1, b->err);
   if (!data) return -1;
@@ -237,12 +255,13 @@ void tuner_drop_hosts(kt_tuner *t) {
 /* ---- device copies ---- */
 
 /* From the contents a tuning found, when it keeps them. */
-static int upload(kt_tuner *t, devarray *d, kt_error *err) {
+int tuner_upload_array(kt_tuner *t, devarray *d, kt_error *err) {
   size_t bytes = kt_array_bytes(d->array);
   kt_bbuf *first = d->pristine ? d->pristine : d->buf;
-  const hostcopy *h = hostcopy_of(t, d->array);
+  const hostcopy *h = tuner_hostcopy(t, d->array);
   d->dirty = false;
-  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, h ? h->data : d->array->data, true, err))
+  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, h ? h->data : d->array->data, true, err) ||
+      tuner_fill_zone(t, d, err))
     return -1;
   if (d->pristine && t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, bytes, err))
     return -1;
@@ -253,7 +272,8 @@ static int make_buffers(kt_tuner *t, devarray *d, kt_error *err) {
   kt_array *a = d->array;
   size_t bytes = kt_array_bytes(a);
   bool writes = d->access & KT_WRITE;
-  if (!(d->buf = t->be->buffer_new(t->ctx, bytes, d->place, d->access, err)) ||
+  d->zone = tuner_zone_bytes(bytes);
+  if (!(d->buf = t->be->buffer_new(t->ctx, bytes + d->zone, d->place, d->access, err)) ||
       (writes && !(d->pristine = t->be->buffer_new(t->ctx, bytes, KT_PLACE_DEVICE,
                                                    KT_READ_WRITE, err))))
     return kt_fail_prefix(err, "device memory for %s[%zu]: ", a->type->name, a->length);
@@ -279,14 +299,18 @@ static int bind(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
   d->access = access;
   d->place = place;
   kt_array_retain(a);
-  return make_buffers(t, d, err) ? -1 : 1;
+  if (make_buffers(t, d, err) == 0) return 1;
+  /* No half-made device copy stays behind (a placement the device lacks). */
+  devarray_clear(t, d);
+  *d = t->arrays[--t->narrays];
+  return -1;
 }
 
 devarray *tuner_bind_array(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
                            kt_error *err) {
   devarray *d;
   int rc = bind(t, a, access, place, &d, err);
-  if (rc < 0 || (rc > 0 && upload(t, d, err))) return NULL;
+  if (rc < 0 || (rc > 0 && tuner_upload_array(t, d, err))) return NULL;
   return d;
 }
 
@@ -304,7 +328,7 @@ int tuner_bind(kt_tuner *t, const kt_task *task, kt_error *err) {
 static int upload_use(kt_array *a, kt_access access, kt_placement place, void *ud) {
   (void)access, (void)place;
   bind_ctx *b = ud;
-  return upload(b->t, tuner_devarray(b->t, a), b->err);
+  return tuner_upload_array(b->t, tuner_devarray(b->t, a), b->err);
 }
 
 static int finish_queue(kt_tuner *t, kt_error *err) {

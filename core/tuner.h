@@ -40,6 +40,12 @@ typedef struct kt_repeat {
 #define KT_TIME_FLOOR_DEFAULT 10e9
 
 
+/* When the inputs are checked after a configuration (guard.c): after every
+** one that did not come out ok, and after ok ones as often as keeps the
+** checks near 2% of the time (auto), after every one (always), or only
+** after failures (and at the end). */
+typedef enum kt_check_inputs { KT_CHECK_AUTO, KT_CHECK_ALWAYS, KT_CHECK_FAILURES } kt_check_inputs;
+
 typedef struct kt_tune_opts {
   kt_searcher *searcher; /* required; the tuning does not free it */
   kt_stop stop;
@@ -55,7 +61,13 @@ typedef struct kt_tune_opts {
   size_t lookahead;
   kt_progress_fn progress;
   void *progress_ud;
+  /* Stop with an error when the first fail_fast configurations all failed
+  ** alike (0: KT_FAIL_FAST_DEFAULT; < 0: never). */
+  int fail_fast;
+  kt_check_inputs check_inputs;
 } kt_tune_opts;
+
+#define KT_FAIL_FAST_DEFAULT 8
 
 /* Tunes the task. *out receives the results even when the tuning stops
 ** with an error (a Lua error in a callback, a broken context): what was

@@ -16,6 +16,8 @@ typedef struct devarray {
   kt_placement place;
   kt_access access;
   kt_bbuf *buf, *pristine;
+  size_t zone; /* bytes of buf past the array: a known pattern that a kernel
+               ** writing past its buffer changes (verify.c) */
   bool dirty;
 } devarray;
 
@@ -36,9 +38,11 @@ struct kt_tuner {
   kt_bctx *ctx;
   uint64_t generation; /* of the context, as the buffers below know it */
   bool reopened;       /* the context was closed and opened again */
+  uint64_t reopens;    /* how often (tuner_losses) */
   kt_build_cache *cache;
   devarray *arrays;
   size_t narrays, caparrays;
+  char *output;    /* what closed contexts' processes said, not yet taken */
   hostcopy *hosts; /* during a tuning */
   size_t nhosts, caphosts;
 };
@@ -54,6 +58,21 @@ int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err);
 /* Copies every array of the task from the host to the device (and to the
 ** pristine copies); counts the time into *ns. */
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
+/* Copies one array from the host (the contents the tuning kept, if it
+** did) to its device buffer and pristine copy. */
+int tuner_upload_array(kt_tuner *t, devarray *d, kt_error *err);
+/* The bytes of the zone that follows an array of `bytes` on the device,
+** and writing its pattern (verify.c). */
+size_t tuner_zone_bytes(size_t bytes);
+int tuner_fill_zone(kt_tuner *t, devarray *d, kt_error *err);
+/* The host contents the tuning kept of a, or NULL. */
+hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a);
+/* Compares the device copies that no run may change (inputs, the pristine
+** copies of written arrays) with the host contents the tuning kept (after
+** waiting for every queue); uploads again what differs. Returns 1 when
+** something differed, with *what (malloc'd) saying what and where, 0 when
+** all matched, -1 on error (verify.c). */
+int tuner_verify(kt_tuner *t, const kt_task *task, char **what, kt_error *err);
 /* Restores every dirty array from its pristine copy, on queue 0 (no wait);
 ** returns how many it restored, or -1. */
 int tuner_restore(kt_tuner *t, kt_error *err);
@@ -73,6 +92,13 @@ void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns);
 bool tuner_can_time_out(const kt_tuner *t);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
+/* What the device process wrote on stderr since the last take (also
+** before a context was closed), malloc'd; NULL when nothing. */
+char *tuner_take_output(kt_tuner *t);
+/* Counts the contexts lost so far (sticky faults, and for isolated tuners
+** the device processes that died or were stopped): a change between two
+** calls says the device state of the arrays is new. */
+uint64_t tuner_losses(const kt_tuner *t);
 /* Closes the context after a sticky fault and opens a new one (every
 ** buffer and program goes with the old one). */
 int tuner_reopen(kt_tuner *t, kt_error *err);

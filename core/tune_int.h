@@ -1,0 +1,56 @@
+/*
+** tune_int.h: one tuning on a device, as tune.c (the evaluation) and
+** guard.c (keeping verdicts trustworthy) share it.
+*/
+#ifndef KT_TUNE_INT_H
+#define KT_TUNE_INT_H
+
+#include "indexmap.h"
+#include "journal.h"
+#include "tuner_int.h"
+
+/* The configurations run since the inputs were last found intact, and
+** what checking them costs against what running one costs. */
+typedef struct kt_guard {
+  size_t *suspects;   /* positions in the results */
+  size_t nsuspects, capsuspects;
+  size_t since;       /* ok configurations since the last check */
+  double check_ns;    /* the last check's cost */
+  double run_ns;      /* the configurations' summed total time ... */
+  size_t runs;        /* ... and their number */
+} kt_guard;
+
+typedef struct tuning {
+  kt_tuner *t;
+  kt_task *task;
+  const kt_tune_opts *opts;
+  kt_results *results;
+  kt_journal *journal;
+  kt_array **scratch; /* per reference: where the output is read back */
+  bool set_up;        /* references computed and arrays uploaded */
+  kt_results *prior;  /* a resumed journal's results ... */
+  kt_indexmap known;  /* ... by the index of their configuration in this space */
+  kt_guard guard;
+  size_t same_failures; /* the first configurations, all failed alike */
+} tuning;
+
+/* The time one execution may wait for the device (tune.c). */
+int64_t tune_time_limit(const tuning *tu);
+/* Runs one configuration (build, warm-up, validation, timed runs) into res,
+** whose index and vi are set. -1 only on a fatal error (tune.c). */
+int tune_evaluate(tuning *tu, kt_result *res, kt_error *err);
+
+/* tune_evaluate, then what keeps the verdict trustworthy (guard.c): the
+** device process's stderr goes into the result; the inputs are checked
+** (after every configuration that did not come out ok, and after ok ones
+** as often as keeps the checks near 2% of the time), and restored when a
+** configuration changed them, which is then recorded out_of_bounds; a
+** configuration found invalid, or whose device process died, runs once
+** more on restored inputs (in a fresh device process after a crash or
+** when the device process reported trouble) before its verdict is kept. */
+int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err);
+/* At the end of a tuning: checks the inputs after the last configurations. */
+int tune_guard_finish(tuning *tu, kt_error *err);
+void tune_guard_clear(kt_guard *g);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+** verify.c: are the device copies that no run may change still as the
+** tuning found them? A kernel may write through a const pointer or past
+** its own buffer, and every later configuration would pay for it. Inputs
+** (arrays that no kernel of the task writes) and the pristine copies that
+** written arrays are restored from are read back and compared with the
+** host contents the tuning kept; what differs is uploaded again and said.
+** Every array's device buffer is followed by a zone of a known pattern,
+** so that a kernel writing past its end is caught whatever lies beyond
+** (another buffer, or the allocator's own records on a CPU device).
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tuner_int.h"
+#include "types.h"
+
+/* ---- zones ---- */
+
+/* A quarter of the array: a tile's overshoot, say (device memory is
+** plentiful while tuning). */
+#define ZONE_MIN 4096
+#define ZONE_MAX (64u << 20)
+
+size_t tuner_zone_bytes(size_t bytes) {
+  size_t z = bytes / 4;
+  return z < ZONE_MIN ? ZONE_MIN : z > ZONE_MAX ? ZONE_MAX : z;
+}
+
+static unsigned char *zone_pattern(size_t n, kt_error *err) {
+  unsigned char *p = kt_alloc(n, err);
+  for (size_t i = 0; p && i < n; i++) p[i] = (unsigned char)(0xA5 ^ (i * 37));
+  return p;
+}
+
+int tuner_fill_zone(kt_tuner *t, devarray *d, kt_error *err) {
+  unsigned char *p = zone_pattern(d->zone, err);
+  if (!p) return -1;
+  int rc = t->be->buffer_write(t->ctx, 0, d->buf, kt_array_bytes(d->array), d->zone, p, true, err);
+  free(p);
+  return rc;
+}
+
+/* ---- what changed ---- */
+
+/* "kernel mm, argument 2": the first place the task uses a. */
+static void place_of(const kt_task *task, const kt_array *a, char *buf, size_t size) {
+  for (size_t ki = 0; ki < task->nkernels; ki++) {
+    const kt_kernel *k = task->kernels[ki];
+    for (size_t i = 0; i < k->nargs; i++)
+      if (k->args[i]->kind == KT_ARG_VECTOR && k->args[i]->array == a) {
+        snprintf(buf, size, "kernel %s, argument %zu", k->name, i + 1);
+        return;
+      }
+  }
+  snprintf(buf, size, "an array of the launcher");
+}
+
+static void format_elem(const kt_type *t, const void *p, char *buf, size_t size) {
+  if (t->kind == KT_STRUCT) {
+    snprintf(buf, size, "a changed %s", t->name);
+    return;
+  }
+  kt_number v = kt_elem_get(t->kind, p);
+  if (v.is_int) snprintf(buf, size, "%" PRId64, v.i);
+  else snprintf(buf, size, "%.9g", v.f);
+}
+
+/* Describes how got differs from want (elements of a's type). */
+static char *describe(const kt_task *task, const kt_array *a, const char *which,
+                      const unsigned char *got, const unsigned char *want) {
+  size_t es = a->type->size, first = SIZE_MAX, n = 0;
+  for (size_t i = 0; i < a->length; i++)
+    if (memcmp(got + i * es, want + i * es, es) != 0) {
+      if (first == SIZE_MAX) first = i;
+      n++;
+    }
+  char place[160], g[64], w[64], *s = malloc(512);
+  if (!s) return NULL;
+  place_of(task, a, place, sizeof place);
+  format_elem(a->type, got + first * es, g, sizeof g);
+  format_elem(a->type, want + first * es, w, sizeof w);
+  snprintf(s, 512, "%s (%s %s[%zu]): %zu of %zu elements changed, the first at element %zu "
+           "(%s instead of %s)", place, which, a->type->name, a->length, n, a->length, first,
+           g, w);
+  return s;
+}
+
+/* Compares buf's contents with want; 1 when they differ (*what says how). */
+static int check_buffer(kt_tuner *t, const kt_task *task, devarray *d, kt_bbuf *buf,
+                        const char *which, const void *want, char **what, kt_error *err) {
+  size_t bytes = kt_array_bytes(d->array);
+  unsigned char *got = kt_alloc(bytes ? bytes : 1, err);
+  if (!got) return -1;
+  int rc = t->be->buffer_read(t->ctx, 0, buf, 0, bytes, got, true, err);
+  if (rc == 0 && memcmp(got, want, bytes) != 0) {
+    char *s = describe(task, d->array, which, got, want);
+    if (*what) kt_log_append(what, "; ");
+    kt_log_append(what, s ? s : which);
+    free(s);
+    rc = 1;
+  }
+  free(got);
+  return rc;
+}
+
+static const char *role(const devarray *d) {
+  return d->access == KT_READ ? "input" : d->access == KT_WRITE ? "output" : "in/out";
+}
+
+/* Whether a kernel wrote into the zone past d's buffer; refills it. */
+static int check_zone(kt_tuner *t, const kt_task *task, devarray *d, char **what,
+                      kt_error *err) {
+  size_t bytes = kt_array_bytes(d->array), n = 0, first = 0;
+  unsigned char *want = zone_pattern(d->zone, err), *got = kt_alloc(d->zone, err);
+  int rc = want && got ? t->be->buffer_read(t->ctx, 0, d->buf, bytes, d->zone, got, true, err) : -1;
+  for (size_t i = 0; rc == 0 && i < d->zone; i++)
+    if (got[i] != want[i] && n++ == 0) first = i;
+  free(want);
+  free(got);
+  if (rc || n == 0) return rc;
+  char place[160], s[512];
+  place_of(task, d->array, place, sizeof place);
+  snprintf(s, sizeof s, "%s (%s %s[%zu]): written past its end: %zu of the %zu bytes after it "
+           "changed, the first at byte %zu past the end", place, role(d), d->array->type->name,
+           d->array->length, n, d->zone, first);
+  if (*what) kt_log_append(what, "; ");
+  kt_log_append(what, s);
+  return tuner_fill_zone(t, d, err) ? -1 : 1;
+}
+
+/* Checks one array's unchangeable copies and its zone; uploads it again
+** if changed. */
+static int check_array(kt_tuner *t, const kt_task *task, devarray *d, char **what,
+                       kt_error *err) {
+  int changed = d->zone ? check_zone(t, task, d, what, err) : 0;
+  const hostcopy *h = tuner_hostcopy(t, d->array);
+  if (changed < 0 || !h) return changed; /* not the task's: nothing says what it should hold */
+  if (d->pristine) {
+    int rc = check_buffer(t, task, d, d->pristine, "kept copy of", h->data, what, err);
+    changed = rc < 0 ? -1 : changed | rc;
+  }
+  if (changed >= 0 && !(d->access & KT_WRITE) && !d->dirty) {
+    int rc = check_buffer(t, task, d, d->buf, "input", h->data, what, err);
+    changed = rc < 0 ? -1 : changed | rc;
+  }
+  if (changed > 0 && tuner_upload_array(t, d, err)) return -1;
+  return changed;
+}
+
+int tuner_verify(kt_tuner *t, const kt_task *task, char **what, kt_error *err) {
+  int changed = 0;
+  *what = NULL;
+  kt_fault fault;
+  /* Runs still in flight may yet write. */
+  if (t->be->finish(t->ctx, -1, &fault, err)) return -1;
+  for (size_t i = 0; i < t->narrays; i++) {
+    int rc = check_array(t, task, &t->arrays[i], what, err);
+    if (rc < 0) {
+      free(*what);
+      *what = NULL;
+      return kt_fail_prefix(err, "verifying the inputs: ");
+    }
+    changed |= rc;
+  }
+  if (changed && t->be->finish(t->ctx, 0, &fault, err)) return -1;
+  return changed;
+}

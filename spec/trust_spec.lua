@@ -1,0 +1,246 @@
+-- Verdicts that can be trusted: inputs protected, sizes as launched, every
+-- failure explained (README "Trustworthy verdicts").
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local statuses = require "spec.support.statuses"
+
+local tuner = kt.tuner()
+
+-- c = a + b; configuration BAD = 1 also writes -1 where it must not, as
+-- WHERE says: into b through its distance from c, past c's end, or
+-- through b's const pointer.
+local function adder(n, where, bad)
+  local src = ([[
+__kernel void add(__global const float *a, __global float *c, __global const float *b) {
+  int i = get_global_id(0);
+  c[i] = a[i] + b[i];
+#if BAD == 1
+  %s
+#endif
+}]]):format(where)
+  local a = kt.array("float", n):fill(function(i) return i end)
+  local b = kt.array("float", n):fill(3)
+  local c = kt.array("float", n)
+  local k = tuner:kernel{ source = src, name = "add", global = n, group = 16,
+                          args = { a:input(), c:output(), b:input() } }
+  k:param("BAD", bad or { 0, 1, 2, 3, 4, 5 })
+  k:reference(c, function(ref) ref:fill(function(i) return i + 3 end) end)
+  return k, b
+end
+
+local INTO_B = "c[(b - (__global const float *)c) + i] = -1.0f;"
+local PAST_C = "c[i + get_global_size(0)] = -1.0f;"
+local CONST_B = "((__global float *)b)[i] = -1.0f;"
+
+describe("a configuration that writes where no kernel may", function()
+  it("is recorded out_of_bounds with what it overwrote, and every later one is ok", function()
+    local k, b = adder(256, INTO_B)
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok", "ok" }, statuses(r))
+    assert.are.equal("it wrote where no kernel may: kernel add, argument 3 (input float[256]): "
+      .. "256 of 256 elements changed, the first at element 0 (-1 instead of 3) (restored)",
+      r[2].error)
+    assert.is_number(r[2].time_ms)
+    assert.are_not.equal(1, r:best().config.BAD)
+    local s = r:summary()
+    assert.are.equal(1, s.inputs_changed)
+    assert.are.equal(1, s.statuses.out_of_bounds)
+    assert.matches("^configuration 1 wrote where no kernel may: kernel add, argument 3", s.inputs_log)
+    assert.is_true(s.input_checks >= 2)
+    assert.are.equal(3, b[0]) -- the host contents are the tuning's own
+  end)
+
+  it("is caught writing past its own output, whatever lies beyond", function()
+    local k = adder(64, PAST_C)
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok", "ok" }, statuses(r))
+    assert.matches("kernel add, argument 2 %(output float%[64%]%): written past its end: %d+ of "
+      .. "the 4096 bytes after it changed, the first at byte 0 past the end", r[2].error)
+  end)
+
+  it("is found among several by running them again when checks only follow failures", function()
+    -- Only failures are followed by checks: the writer (BAD = 1) passes
+    -- unchecked, and BAD = 2 comes out wrong on the inputs it left.
+    local k = adder(128, CONST_B)
+    local r = tuner:tune(k, { search = "exhaustive", check_inputs = "failures" })
+    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok", "ok" }, statuses(r))
+    assert.matches("argument 3 %(input float%[128%]%): 128 of 128 elements changed", r[2].error)
+    assert.matches("^first run: invalid_output %(element 0: got %-1, expected 3 .*%); run again "
+      .. "because the inputs had changed and were restored$", r[3].retried)
+    assert.are.equal(2, r:summary().input_checks) -- after BAD = 2, and at the end
+  end)
+
+  it("found only by the last check is recorded again in the journal", function()
+    local path = os.tmpname()
+    local k = adder(64, CONST_B, { 0, 1 }) -- the writer comes last
+    local r = tuner:tune(k, { search = "exhaustive", check_inputs = "failures", journal = path })
+    assert.are.same({ "ok", "out_of_bounds" }, statuses(r))
+    local lines = 0
+    for _ in io.lines(path) do lines = lines + 1 end
+    assert.are.equal(4, lines) -- the header, two results, the writer again
+    local back = kt.load(path)
+    assert.are.equal(2, #back)
+    assert.are.same({ "ok", "out_of_bounds" }, statuses(back))
+    assert.are.equal(r[2].error, back[2].error)
+    os.remove(path)
+  end)
+
+  it("is not run again, while a wrong output is checked once more", function()
+    local src = [[__kernel void f(__global int *o) { o[get_global_id(0)] = V; }]]
+    local o = kt.array("int", 16)
+    local k = tuner:kernel{ source = src, name = "f", global = 16, args = { o:output() } }
+    k:param("V", { 1, 2 })
+    k:reference(o, function(ref) ref:fill(1) end)
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.same({ "ok", "invalid_output" }, statuses(r))
+    assert.is_nil(r[1].retried)
+    assert.matches("^first run: invalid_output %(element 0: got 2, expected 1", r[2].retried)
+    assert.matches("run again because a wrong output is checked once more$", r[2].retried)
+  end)
+
+  it("rejects a check_inputs that is not one of the three", function()
+    local k = adder(16, CONST_B)
+    assert.has_error(function() tuner:tune(k, { check_inputs = "sometimes" }) end,
+      "tune options.check_inputs: expected 'auto', 'always' or 'failures', got 'sometimes'")
+  end)
+end)
+
+describe("a launcher's swap", function()
+  it("lets the kernel write an array declared as an input, and restores it", function()
+    local x = kt.array("int", 4):fill(1)
+    local y = kt.array("int", 4):fill(10)
+    local src = [[__kernel void addto(__global const int *from, __global int *to) {
+      int i = get_global_id(0); to[i] += from[i]; }]]
+    local k = tuner:kernel{ source = src, name = "addto", global = 4, args = { x:input(), y:inout() } }
+    k:launcher(function(run)
+      run:launch(k)
+      run:swap(k, x, y)
+      run:launch(k)
+    end)
+    k:reference(y, function(ref) ref:fill(11) end)
+    local r = tuner:tune(k, { repeats = 3, check_inputs = "always" })
+    assert.are.equal("ok", r[1].status, r[1].error)
+    assert.are.equal(0, r:summary().inputs_changed)
+  end)
+end)
+
+describe("recorded sizes", function()
+  it("are the rounded global size that ran with round_global", function()
+    local o = kt.array("int", 50)
+    local k = tuner:kernel{ source = [[__kernel void f(__global int *o, int n) {
+        int i = get_global_id(0); if (i < n) o[i] = 1; }]], name = "f", global = 50, group = 8,
+      round_global = true, args = { o:output(), kt.int(50) } }
+    local r = tuner:tune(k)
+    assert.are.same({ 56 }, r[1].global)
+    assert.are.same({ 56 }, r[1].sizes[1].global)
+    assert.are.same({ { kernel = "f", global = { 56 }, group = { 8 }, count = 1 } }, r[1].launched)
+  end)
+
+  it("list every launch of a launcher, per kernel, with how often it ran", function()
+    local o = kt.array("int", 64)
+    local k = tuner:kernel{ source = [[__kernel void f(__global int *o) {
+        o[get_global_id(0)] += 1; }]], name = "f", global = 64, group = 16, args = { o:inout() } }
+    k:param("X", { 1, 2 })
+    k:launcher(function(run)
+      run:launch(k)
+      run:launch(k, { global = 32 })
+      run:launch(k, { global = 32 })
+    end)
+    local r = tuner:tune(k, { search = "exhaustive", repeats = 2 })
+    local path = os.tmpname()
+    r:write(path, "json")
+    for _, res in ipairs({ r[2], kt.load(path)[2] }) do
+      assert.are.same({ { kernel = "f", global = { 64 }, group = { 16 }, count = 1 },
+                        { kernel = "f", global = { 32 }, group = { 16 }, count = 2 } }, res.launched)
+    end
+    os.remove(path)
+  end)
+end)
+
+describe("a mistake that breaks every configuration", function()
+  local broken = [[__kernel void f(__global int *o) { o[get_global_id(0)] = undeclared; }]]
+
+  it("stops the tuning after the first ones, quoting the error", function()
+    local o = kt.array("int", 16)
+    local k = tuner:kernel{ source = broken, name = "f", global = 16, args = { o:output() } }
+    k:param("A", kt.pow2(1, 32))
+    k:param("B", kt.pow2(1, 32))
+    local ok, err = pcall(tuner.tune, tuner, k, { search = "random", seed = 1 })
+    assert.is_false(ok)
+    assert.matches("task f: the first 8 configurations all failed the same way %(compile_failed%)"
+      .. ", so every one may %(fail_fast = false tunes on regardless%): .*undeclared", err)
+  end)
+
+  it("tunes on with fail_fast = false, or after as many as fail_fast says", function()
+    local o = kt.array("int", 16)
+    local k = tuner:kernel{ source = broken, name = "f", global = 16, args = { o:output() } }
+    k:param("A", { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 })
+    local r = tuner:tune(k, { fail_fast = false })
+    assert.are.equal(10, r:summary().statuses.compile_failed)
+    local ok, err = pcall(tuner.tune, tuner, k, { fail_fast = 3 })
+    assert.matches("the first 3 configurations all failed the same way", err)
+    assert.has_error(function() tuner:tune(k, { fail_fast = 1 }) end,
+      "tune options.fail_fast: expected a number of configurations (2 or more) or false, got 1")
+  end)
+
+  it("stops on a kernel name that the source lacks", function()
+    local o = kt.array("int", 16)
+    local k = tuner:kernel{ source = [[__kernel void f(__global int *o) { o[0] = 1; }]],
+                            name = "g", global = 16, args = { o:output() } }
+    k:param("A", { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 })
+    local ok, err = pcall(tuner.tune, tuner, k)
+    assert.matches("the first 8 configurations all failed the same way %(compile_failed%)", err)
+  end)
+
+  it("leaves results:best() nil with why, and tuner:run says what it needs", function()
+    local o = kt.array("int", 16)
+    local k = tuner:kernel{ source = broken, name = "f", global = 16, args = { o:output() } }
+    k:param("A", { 1, 2 })
+    local r = tuner:tune(k)
+    local best, why = r:best()
+    assert.is_nil(best)
+    assert.are.equal("no configuration was valid: 2 compile_failed", why)
+    assert.has_error(function() tuner:run(k, r:best()) end,
+      "bad argument #2 to 'run' (no configuration given (a table of values, a result or an index; "
+      .. "results:best() gives nil, and why, when no configuration was valid))")
+  end)
+end)
+
+describe("what the device says", function()
+  it("keeps the compiler's warnings of a build that succeeded in the result", function()
+    local o = kt.array("int", 16)
+    local k = tuner:kernel{ source = [[__kernel void f(__global int *o) {
+        int i = get_global_id(0), x = 0; if (x = i) o[i] = 1; else o[i] = 1; }]],
+      name = "f", global = 16, args = { o:output() } }
+    local r = tuner:tune(k)
+    assert.are.equal("ok", r[1].status)
+    assert.matches("using the result of an assignment as a condition", r[1].build_log)
+  end)
+
+  it("goes into the results, not onto the tuner's stderr", function()
+    -- PoCL's debug output is written on the device process's stderr (and on
+    -- that of the short-lived process that lists the devices, which makes
+    -- no kernel f).
+    local script = os.tmpname()
+    local f = io.open(script, "w")
+    f:write([[
+local kt = require "ktlua"
+local tuner = kt.tuner("cpu")
+local o = kt.array("int", 16)
+local k = tuner:kernel{ source = "__kernel void f(__global int *o) { o[get_global_id(0)] = 1; }",
+                        name = "f", global = 16, args = { o:output() } }
+local r = tuner:tune(k)
+print("result log: " .. tostring(r[1].device_log ~= nil))
+print("summary log: " .. tostring((r:summary().device_log or ""):find("configuration 0:", 1, true) ~= nil))
+print("kernel: " .. tostring((r[1].device_log or ""):find("Kernel f (", 1, true) ~= nil))
+]])
+    f:close()
+    local out = shell.run("POCL_DEBUG=all " .. shell.ktlua .. " " .. script .. " 2>&1 >/dev/null")
+    local printed = shell.run("POCL_DEBUG=all " .. shell.ktlua .. " " .. script .. " 2>/dev/null")
+    os.remove(script)
+    assert.is_nil(out:find("Kernel f (", 1, true))
+    assert.matches("result log: true", printed)
+    assert.matches("summary log: true", printed)
+    assert.matches("kernel: true", printed)
+  end)
+end)
