@@ -60,8 +60,9 @@ local function ordered(list)
   local sorted = {}
   for i, r in ipairs(list) do sorted[i] = r end
   table.sort(sorted, function(a, b)
-    if (a.time_ms ~= nil) ~= (b.time_ms ~= nil) then return a.time_ms ~= nil end
-    if a.time_ms and a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
+    local fa, fb = a.status == "ok", b.status == "ok"
+    if fa ~= fb then return fa end
+    if fa and a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
     return a.index < b.index
   end)
   return sorted
@@ -93,7 +94,7 @@ end
 local function status_counts(statuses)
   local parts = {}
   for _, name in ipairs({ "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
-                          "invalid_output", "too_many_threads" }) do
+                          "invalid_output", "too_many_threads", "out_of_bounds" }) do
     if (statuses[name] or 0) > 0 then parts[#parts + 1] = ("%d %s"):format(statuses[name], name) end
   end
   return table.concat(parts, ", ")
@@ -125,6 +126,11 @@ function report.print(results, opts)
   out:write(("  %s\n"):format(status_counts(s.statuses)))
   local pruned = pruned_counts(s.pruned)
   if pruned then out:write(("  %s\n"):format(pruned)) end
+  if s.inputs_changed > 0 then
+    out:write(("  inputs found changed and restored %d times:\n"):format(s.inputs_changed))
+    for line in s.inputs_log:gmatch("[^\n]+") do out:write("    ", line, "\n") end
+  end
+  if s.device_log then out:write("  the device process wrote on stderr (summary().device_log)\n") end
   local rows, right = table_rows(results, shown, params)
   out:write(render(rows, right), "\n")
   if #shown < #sorted then out:write(("  ... %d more (results:print{all = true})\n"):format(#sorted - #shown)) end
