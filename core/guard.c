@@ -173,7 +173,11 @@ static int run_and_check(tuning *tu, kt_result *res, outcome *o, kt_error *err) 
   g->suspects[g->nsuspects++] = (size_t)(res - tu->results->items);
   if (res->status == KT_OK && !o->said && (++g->since, !check_due(g, tu->opts->check_inputs)))
     return 0;
+  int64_t t0 = kt_now_ns();
   o->changed = check(tu, res, err);
+  double ns = (double)(kt_now_ns() - t0); /* the check and any runs it took */
+  res->over.validation += ns;
+  res->over.total += ns;
   return o->changed < 0 ? -1 : 0;
 }
 

@@ -129,6 +129,17 @@ for dev in $devices; do
   done
 done
 
+# The trust reproduction (issue 12): overflowing configurations among
+# correct ones, every correct one recorded ok.
+if [ -f bench/trust/matmul_oob.lua ]; then
+  printf '\nTrust (`bench/trust/matmul_oob.lua`):\n\n```\n' >>"$summary"
+  for dev in $devices; do
+    logged "trust on $dev" timeout "$limit" ./ktlua bench/trust/matmul_oob.lua "--device=$dev"
+    tail -n 8 "$out/.last" >>"$summary"
+  done
+  echo '```' >>"$summary"
+fi
+
 # The overhead benchmark (issue 6), when the bundle has it and
 # GPU_CHECK_BENCH is not 0: a vector addition and a tiled GEMM per device.
 if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
