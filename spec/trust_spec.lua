@@ -98,6 +98,23 @@ describe("a configuration that writes where no kernel may", function()
     assert.matches("run again because a wrong output is checked once more$", r[2].retried)
   end)
 
+  it("whose device process dies is run once more in a new one before it is recorded", function()
+    local src = [[__kernel void wild(__global int *o) {
+#if WILD == 1
+      __global int *far = (__global int *)((ulong)o ^ 0x7f0000000000UL);
+      far[get_global_id(0) * 1000003] = 1;
+#endif
+      o[get_global_id(0)] = 7; }]]
+    local o = kt.array("int", 256)
+    local k = tuner:kernel{ source = src, name = "wild", global = 256, group = 64, args = { o:output() } }
+    k:param("WILD", { 0, 1, 2 })
+    k:reference(o, function(ref) ref:fill(7) end)
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.same({ "ok", "runtime_failed", "ok" }, statuses(r))
+    assert.matches("^first run: runtime_failed %(the device process died of signal 11 %(Segmentation "
+      .. "fault%)%); run again because its device process was lost$", r[2].retried)
+  end)
+
   it("rejects a check_inputs that is not one of the three", function()
     local k = adder(16, CONST_B)
     assert.has_error(function() tuner:tune(k, { check_inputs = "sometimes" }) end,
@@ -227,9 +244,12 @@ describe("what the device says", function()
 local kt = require "ktlua"
 local tuner = kt.tuner("cpu")
 local o = kt.array("int", 16)
-local k = tuner:kernel{ source = "__kernel void f(__global int *o) { o[get_global_id(0)] = 1; }",
+local k = tuner:kernel{ source = "__kernel void f(__global int *o) { o[get_global_id(0)] = V; }",
                         name = "f", global = 16, args = { o:output() } }
-local r = tuner:tune(k)
+k:param("V", { 1, 2 })
+k:reference(o, function(ref) ref:fill(1) end)
+local r = tuner:tune(k, { search = "exhaustive" })
+print("retried: " .. tostring(r[2].retried))
 print("result log: " .. tostring(r[1].device_log ~= nil))
 print("summary log: " .. tostring((r:summary().device_log or ""):find("configuration 0:", 1, true) ~= nil))
 print("kernel: " .. tostring((r[1].device_log or ""):find("Kernel f (", 1, true) ~= nil))
@@ -242,5 +262,8 @@ print("kernel: " .. tostring((r[1].device_log or ""):find("Kernel f (", 1, true)
     assert.matches("result log: true", printed)
     assert.matches("summary log: true", printed)
     assert.matches("kernel: true", printed)
+    -- a wrong output after the device process said something: a new one
+    assert.matches("retried: first run: invalid_output %(element 0: got 2, expected 1[^\n]*%); run "
+      .. "again because the device process reported trouble\n", printed)
   end)
 end)
