@@ -29,7 +29,7 @@ CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC))
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
 OPT ?= -O2 -g
-LIBS = -lOpenCL -lz -ldl -lm -lpthread
+LIBS = -lOpenCL -lsqlite3 -lz -ldl -lm -lpthread
 
 CORE_SRC = $(sort $(wildcard core/*.c))
 BIND_SRC = $(sort $(filter-out bindings/main.c,$(wildcard bindings/*.c)))

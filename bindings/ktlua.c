@@ -8,7 +8,6 @@
 
 #include "lk.h"
 
-#define KTLUA_VERSION "0.1.0"
 
 typedef struct lk_embedded {
   const char *name;
@@ -66,6 +65,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_run(L);
   lk_open_cuda(L);
   lk_open_replay(L);
+  lk_open_db(L);
   merge_stdlib(L, "ktlua.values");
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");

@@ -20,6 +20,7 @@
 #include "../core/search.h"
 #include "../core/task.h"
 #include "../core/tuner.h"
+#include "version.h"
 
 #define LK_ARRAY "ktlua.array"
 #define LK_TYPE "ktlua.type"
@@ -29,6 +30,7 @@
 #define LK_SPACE "ktlua.space"
 #define LK_RESULTS "ktlua.results"
 #define LK_REPLAY "ktlua.replay"
+#define LK_DB "ktlua.db"
 
 /* Raises the core's error as a Lua error (with the caller's position). */
 int lk_error(lua_State *L, const kt_error *err);
@@ -130,6 +132,14 @@ void lk_open_run(lua_State *L);     /* k:launcher and the run object */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_replay(lua_State *L);  /* kt.replay */
+void lk_open_db(lua_State *L);      /* kt.db */
+/* The tuner at idx, or NULL. */
+kt_tuner *lk_test_tuner(lua_State *L, int idx);
+/* The tuned-configuration database at idx (lk_db.c), and storing the top
+** configurations of results in it under the size table at size_idx. */
+struct kt_db *lk_check_db(lua_State *L, int idx);
+void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
+                 lua_Integer top);
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);

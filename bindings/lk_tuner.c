@@ -7,12 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/db.h"
 #include "lk.h"
 
 static kt_tuner *check_tuner(lua_State *L, int idx) {
   lk_tuner *ut = luaL_checkudata(L, idx, LK_TUNER);
   if (!ut->t) luaL_argerror(L, idx, "tuner has been closed");
   return ut->t;
+}
+
+kt_tuner *lk_test_tuner(lua_State *L, int idx) {
+  lk_tuner *ut = luaL_testudata(L, idx, LK_TUNER);
+  return ut ? ut->t : NULL;
 }
 
 /* kt.tuner([device][, {build_threads = N, isolate = true}]) */
@@ -180,6 +186,18 @@ static void check_fail_fast(lua_State *L, int opts, kt_tune_opts *o) {
   lua_pop(L, 1);
 }
 
+/* db = kt.db(...) with size = {...}: the tuning's best are stored. */
+static kt_db *check_db_option(lua_State *L, int opts) {
+  int has_db = lk_get_field(L, opts, "db") != LUA_TNIL;
+  kt_db *db = has_db ? lk_check_db(L, lua_gettop(L)) : NULL;
+  int has_size = lk_get_field(L, opts, "size") != LUA_TNIL;
+  lua_pop(L, 2);
+  if (has_db != has_size)
+    luaL_error(L, "tune options: db and size go together (the database keys what it stores by "
+                  "the problem size)");
+  return db;
+}
+
 static int hold_gc(lua_State *L) {
   lk_tune_hold *h = lua_touserdata(L, 1);
   kt_searcher_free(h->searcher);
@@ -270,7 +288,7 @@ static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
-                                     "check_inputs", NULL};
+                                     "check_inputs", "db", "size", NULL};
   kt_tuner *t = check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -297,8 +315,15 @@ static int tuner_tune(lua_State *L) {
     luaL_error(L, "tune options.check_inputs: expected 'auto', 'always' or 'failures', got '%s'",
                when);
   o.lookahead = lo.lookahead;
+  kt_db *db = check_db_option(L, 3);
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
+  bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
+  if (whole && db && kt_results_best(h->results)) {
+    lua_getfield(L, 3, "size");
+    lk_db_store(L, db, h->results, lua_gettop(L), 3);
+    lua_pop(L, 1);
+  }
   return lk_tune_return(L, 3, h, rc, &err);
 }
 

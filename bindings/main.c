@@ -12,10 +12,13 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "version.h"
+
 int luaopen_ktlua(lua_State *L);
 
 static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
+    "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
     "\n"
     "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
     "and in `...`. With no script, starts an interactive prompt where the module is\n"
@@ -29,6 +32,10 @@ static const char *const usage =
     "  --resume       tunings resume from their journals, skipping what they hold\n"
     "  -v, --version  print the version\n"
     "  -h, --help     print this help\n"
+    "\n"
+    "commands:\n"
+    "  db export      the tuned configurations of a database (kt.db) as a C header with a\n"
+    "                 selection function by nearest size, a JSON wisdom file or a Lua table\n"
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
@@ -85,6 +92,27 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
     luaL_checkstack(L, n, "too many arguments");
     for (int i = script + 1; i < argc; i++) lua_pushstring(L, argv[i]);
     status = call(L, n, 0);
+  }
+  return report_status(L, status);
+}
+
+/* `ktlua db ...`: the command of the stdlib module ktlua.db_export. */
+static int run_db_command(lua_State *L, char **argv, int argc, int first) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua");
+  int status = call(L, 1, 0); /* which preloads the stdlib */
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.db_export");
+  if (status == LUA_OK) status = call(L, 1, 1);
+  if (status == LUA_OK) {
+    lua_getfield(L, -1, "main");
+    lua_remove(L, -2);
+    lua_createtable(L, argc - first, 0);
+    for (int i = first; i < argc; i++) {
+      lua_pushstring(L, argv[i]);
+      lua_rawseti(L, -2, i - first + 1);
+    }
+    status = call(L, 1, 0);
   }
   return report_status(L, status);
 }
@@ -147,7 +175,7 @@ static bool read_line(lua_State *L, const char *prompt) {
 static void repl(lua_State *L) {
   if (isatty(0))
     printf("ktlua %s (Lua %s.%s): `kt` is the module; kt.devices(), kt.tuner(), ...\n",
-           "0.1.0", LUA_VERSION_MAJOR, LUA_VERSION_MINOR);
+           KTLUA_VERSION, LUA_VERSION_MAJOR, LUA_VERSION_MINOR);
   while (read_line(L, "ktlua> ")) {
     int base = lua_gettop(L) - 1;
     int status = load_line(L);
@@ -195,7 +223,7 @@ int main(int argc, char **argv) {
       fputs(usage, stdout);
       ran = true;
     } else if (!strcmp(o, "-v") || !strcmp(o, "--version")) {
-      printf("ktlua 0.1.0 (%s)\n", LUA_RELEASE);
+      printf("ktlua %s (%s)\n", KTLUA_VERSION, LUA_RELEASE);
       ran = true;
     } else if (!strcmp(o, "--devices")) {
       status = run_code(L, "local kt = require('ktlua'); require('ktlua.report').devices(kt.devices())", "=ktlua");
@@ -218,7 +246,10 @@ int main(int argc, char **argv) {
       status = LUA_ERRRUN;
     }
   }
-  if (status == LUA_OK && i < argc) {
+  if (status == LUA_OK && i < argc && !strcmp(argv[i], "db")) {
+    status = run_db_command(L, argv, argc, i + 1);
+    ran = true;
+  } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);
     ran = true;
   }

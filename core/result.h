@@ -74,7 +74,18 @@ typedef struct kt_results {
   size_t inputs_changed; /* ... found changed by a configuration, and restored */
   char *inputs_log;      /* who changed them, and what */
   char *device_log;      /* everything the device process wrote on stderr */
+  /* What ran, and on what: for the database (db.h), which keeps a
+  ** configuration with what it belongs to; NULL when unknown (read from a
+  ** file that did not say). */
+  char *backend, *driver;
+  char *source;    /* a hash of the kernels' names and sources */
+  char *options;   /* the kernels' compiler options, joined by "; " */
+  char *objective; /* "kernel" or "kernel+host" */
 } kt_results;
+
+/* Fills the fields above for a tuning of task on a device. */
+int kt_results_identify(kt_results *r, const kt_task *task, const char *backend,
+                        const char *driver, const char *objective, kt_error *err);
 
 /* Results over a space; kernels names what runs per configuration. */
 kt_results *kt_results_new(const char *name, const kt_space *space,

@@ -213,6 +213,13 @@ void kt_results_write_json_header(FILE *f, const kt_results *r, const char *form
   }
   fputs("],", f);
   json_params(f, r);
+  const char *keys[] = {"backend", "driver", "source", "options", "objective"};
+  const char *ids[] = {r->backend, r->driver, r->source, r->options, r->objective};
+  for (int i = 0; i < 5; i++)
+    if (ids[i]) {
+      fprintf(f, ",\"%s\":", keys[i]);
+      kt_json_string(f, ids[i]);
+    }
   fprintf(f, ",\"space\":{\"valid\":%llu,\"all\":", (unsigned long long)r->space_count);
   kt_json_number(f, r->space_all);
   fputs(",\"pruned\":{", f);

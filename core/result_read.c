@@ -223,6 +223,12 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
                         : NULL;
   const kt_jvalue *searcher = kt_json_get_type(h, "searcher", KT_JSTRING);
   if (r && searcher) r->searcher = kt_strdup(searcher->u.str, NULL);
+  const char *keys[] = {"backend", "driver", "source", "options", "objective"};
+  for (int i = 0; r && i < 5; i++) {
+    char **ids[] = {&r->backend, &r->driver, &r->source, &r->options, &r->objective};
+    const kt_jvalue *v = kt_json_get_type(h, keys[i], KT_JSTRING);
+    if (v) *ids[i] = kt_strdup(v->u.str, NULL);
+  }
   if (r) {
     r->space_count = (uint64_t)number(kt_json_get(h, "space"), "valid", 0);
     r->space_all = number(kt_json_get(h, "space"), "all", 0);

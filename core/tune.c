@@ -391,6 +391,12 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   kt_indexmap_init(&tu.known);
   if (!(tu.results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
+  if (kt_results_identify(tu.results, task, t->device.backend->name,
+                          kt_device_string(&t->device, "driver_version"),
+                          opts->include_host ? "kernel+host" : "kernel", err)) {
+    kt_results_release(tu.results);
+    return -1;
+  }
   *out = tu.results;
   if (!tu.results->searcher) tu.results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
   for (int k = 1; k < KT_PRUNE_END; k++)

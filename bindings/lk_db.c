@@ -1,0 +1,406 @@
+/*
+** lk_db.c: the tuned-configuration database as a Lua object (core/db.h).
+**
+**   local db = kt.db(path[, {timeout = 10}])
+**   db:store(results, {size = {n = 4096, m = 512}, top = 3})
+**   db:best{kernel = k | "name", device = tuner | device | "name", size = {...},
+**           backend =, objective = "kernel", stale = false}
+**     -> entry (entry.match is "exact" or "nearest", entry.distance), or
+**        nil and why
+**   db:list{kernel =, device =, backend =, objective =, size =} -> entries
+**   db:export("header" | "json" | "lua") -> text (ktlua.db_export)
+**   db:close()
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/db.h"
+#include "../core/json.h"
+#include "../core/json_read.h"
+#include "lk.h"
+
+typedef struct lk_db { kt_db *db; } lk_db;
+
+static kt_db *check_db(lua_State *L, int idx) {
+  lk_db *u = luaL_checkudata(L, idx, LK_DB);
+  if (!u->db) luaL_argerror(L, idx, "the database has been closed");
+  return u->db;
+}
+
+/* ---- sizes ---- */
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A size table {n = 4096, m = 512} as canonical JSON text ({"m":512,"n":4096}),
+** pushed; what names the table in errors. */
+static const char *push_size(lua_State *L, int idx, const char *what) {
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx))
+    luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got %s", what,
+               luaL_typename(L, idx));
+  size_t n = 0;
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TNUMBER || lua_tonumber(L, -1) <= 0
+        || !isfinite(lua_tonumber(L, -1))) {
+      const char *key = luaL_tolstring(L, -2, NULL), *value = luaL_tolstring(L, -2, NULL);
+      luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}); %s = %s is not one",
+                 what, key, value);
+    }
+    n++;
+  }
+  if (n == 0) luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got {}", what);
+  const char **names = lua_newuserdatauv(L, n * sizeof *names, 0);
+  size_t i = 0;
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) names[i++] = lua_tostring(L, -2);
+  qsort(names, n, sizeof *names, by_name);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (i = 0; i < n; i++) {
+    lua_getfield(L, idx, names[i]);
+    lua_Number v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (v == floor(v) && fabs(v) < 9e15) lua_pushfstring(L, "%s\"%s\":%I", i ? "," : "{", names[i],
+                                                          (lua_Integer)v);
+    else lua_pushfstring(L, "%s\"%s\":%f", i ? "," : "{", names[i], v);
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, '}');
+  luaL_pushresult(&b);
+  lua_remove(L, -2); /* the names */
+  return lua_tostring(L, -1);
+}
+
+/* Pushes JSON text (an object of numbers, strings) as a Lua table. */
+static void push_json(lua_State *L, const char *text) {
+  kt_error err;
+  kt_jdoc *doc = kt_json_parse(text, strlen(text), &err);
+  const kt_jvalue *o = doc ? kt_json_root(doc) : NULL;
+  lua_newtable(L);
+  for (size_t i = 0; o && o->type == KT_JOBJECT && i < o->n; i++) {
+    const kt_jvalue *v = &o->u.members[i].value;
+    if (v->type == KT_JNUMBER && v->integer) lua_pushinteger(L, v->u.num.i);
+    else if (v->type == KT_JNUMBER) lua_pushnumber(L, v->u.num.f);
+    else if (v->type == KT_JSTRING) lua_pushstring(L, v->u.str);
+    else continue;
+    lua_setfield(L, -2, o->u.members[i].key);
+  }
+  kt_json_free(doc);
+}
+
+static void push_row(lua_State *L, const kt_db_row *r) {
+  const char *keys[] = {"kernel", "device", "backend", "objective", "source",
+                        "options", "driver", "version", "date"};
+  const char *values[] = {r->kernel, r->device, r->backend, r->objective, r->source,
+                          r->options, r->driver, r->version, r->date};
+  lua_createtable(L, 0, 14);
+  for (int i = 0; i < 9; i++) {
+    lua_pushstring(L, values[i]);
+    lua_setfield(L, -2, keys[i]);
+  }
+  push_json(L, r->size);
+  lua_setfield(L, -2, "size");
+  push_json(L, r->config);
+  lua_setfield(L, -2, "config");
+  lua_pushinteger(L, (lua_Integer)r->rank);
+  lua_setfield(L, -2, "rank");
+  lua_pushnumber(L, r->time_ms);
+  lua_setfield(L, -2, "time_ms");
+}
+
+/* ---- storing ---- */
+
+/* The configuration of x as JSON text (pushed). */
+static const char *push_config_json(lua_State *L, const kt_results *r, const kt_result *x) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) luaL_error(L, "out of memory");
+  fputc('{', f);
+  for (size_t p = 0; p < r->nparams; p++) {
+    fputs(p ? "," : "", f);
+    kt_json_string(f, r->params[p].name);
+    fputc(':', f);
+    kt_json_value(f, &r->params[p].values[x->vi[p]]);
+  }
+  fputc('}', f);
+  fclose(f);
+  lua_pushlstring(L, text, len);
+  free(text);
+  return lua_tostring(L, -1);
+}
+
+static int by_time(const void *a, const void *b) {
+  const kt_result *x = *(const kt_result *const *)a, *y = *(const kt_result *const *)b;
+  return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+}
+
+/* The ok results, fastest first (a userdata pushed). */
+static const kt_result **push_ranked(lua_State *L, const kt_results *r, size_t *n) {
+  const kt_result **ok = lua_newuserdatauv(L, (r->n ? r->n : 1) * sizeof *ok, 0);
+  *n = 0;
+  for (size_t i = 0; i < r->n; i++)
+    if (r->items[i].status == KT_OK) ok[(*n)++] = &r->items[i];
+  qsort(ok, *n, sizeof *ok, by_time);
+  return ok;
+}
+
+static void today(char *buf, size_t size) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Stores the top configurations of r under the size table at size_idx. */
+void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua_Integer top) {
+  if (!r->source || !r->backend)
+    luaL_error(L, "db:store: the results do not say what kernel code and device they are of "
+                  "(store results of a tuning, or a results file that ktlua wrote since 0.2)");
+  const char *size = push_size(L, size_idx, "db:store: size");
+  size_t n;
+  const kt_result **ranked = push_ranked(L, r, &n);
+  if (n == 0) luaL_error(L, "db:store: no configuration of %s came out ok: nothing to store", r->task);
+  if ((lua_Integer)n > top) n = (size_t)top;
+  kt_db_row *rows = lua_newuserdatauv(L, n * sizeof *rows, 0);
+  char date[32];
+  today(date, sizeof date);
+  for (size_t i = 0; i < n; i++) {
+    rows[i] = (kt_db_row){(char *)r->task,    (char *)r->device, r->backend, (char *)size,
+                          r->objective,       r->source,         r->options, r->driver,
+                          KTLUA_VERSION,      date,              (int64_t)i + 1,
+                          (char *)push_config_json(L, r, ranked[i]), ranked[i]->time_ns / 1e6};
+  }
+  kt_error err;
+  if (kt_db_store(db, rows, n, &err)) lk_error(L, &err);
+}
+
+static int db_store(lua_State *L) {
+  static const char *const keys[] = {"size", "top", NULL};
+  kt_db *db = check_db(L, 1);
+  kt_results *r = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lk_check_keys(L, 3, "db:store options", keys);
+  lua_Integer top = lk_opt_integer(L, 3, "db:store options", "top", 3);
+  if (top < 1) luaL_error(L, "db:store options.top: expected a positive number of configurations");
+  lua_getfield(L, 3, "size");
+  lk_db_store(L, db, r, lua_gettop(L), top);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* ---- finding ---- */
+
+typedef struct query {
+  kt_db_filter f;
+  const char *source, *options; /* of the kernel object given, if one was */
+  int size_idx;                 /* the size table's canonical text, or 0 */
+} query;
+
+/* device = tuner | device table | "name": its name and (not for a name)
+** its backend. */
+static void check_device_field(lua_State *L, int opts, query *q) {
+  int t = lk_get_field(L, opts, "device");
+  kt_tuner *tuner = lk_test_tuner(L, -1);
+  if (tuner) {
+    q->f.device = kt_device_string(kt_tuner_device(tuner), "name");
+    q->f.backend = kt_tuner_device(tuner)->backend->name;
+  } else if (t == LUA_TTABLE) {
+    lua_getfield(L, -1, "name");
+    lua_getfield(L, -2, "backend");
+    if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
+      luaL_error(L, "db options.device: expected a tuner, a device table or a device name");
+    q->f.device = lua_tostring(L, -2);
+    q->f.backend = lua_tostring(L, -1);
+  } else if (t == LUA_TSTRING) {
+    q->f.device = lua_tostring(L, -1);
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "db options.device: expected a tuner, a device table or a device name, got %s",
+               luaL_typename(L, -1));
+  }
+}
+
+/* kernel = a kernel (or composition) object, whose code is compared with
+** the stored one's, or its name. */
+static void check_kernel_field(lua_State *L, int opts, query *q) {
+  int t = lk_get_field(L, opts, "kernel");
+  if (t == LUA_TSTRING) {
+    q->f.kernel = lua_tostring(L, -1);
+  } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, LK_TASK)) {
+    kt_task *task = lk_check_task(L, lua_gettop(L))->task;
+    kt_error err;
+    kt_results *probe = kt_results_for_task(task, "", &err);
+    if (!probe || kt_results_identify(probe, task, "", "", "", &err)) {
+      kt_results_release(probe);
+      lk_error(L, &err);
+    }
+    q->f.kernel = task->name;
+    lua_pushstring(L, probe->source);
+    q->source = lua_tostring(L, -1);
+    lua_pushstring(L, probe->options);
+    q->options = lua_tostring(L, -1);
+    kt_results_release(probe);
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "db options.kernel: expected a kernel or a kernel's name, got %s",
+               luaL_typename(L, -1));
+  }
+}
+
+static void check_query(lua_State *L, int opts, query *q) {
+  static const char *const keys[] = {"kernel", "device", "backend", "objective", "size",
+                                     "stale", NULL};
+  memset(q, 0, sizeof *q);
+  if (lua_isnoneornil(L, opts)) return;
+  luaL_checktype(L, opts, LUA_TTABLE);
+  lk_check_keys(L, opts, "db options", keys);
+  check_kernel_field(L, opts, q);
+  check_device_field(L, opts, q);
+  const char *backend = lk_opt_string(L, opts, "db options", "backend", NULL);
+  if (backend) q->f.backend = backend;
+  q->f.objective = lk_opt_string(L, opts, "db options", "objective", NULL);
+  if (lk_get_field(L, opts, "size") != LUA_TNIL) {
+    push_size(L, -1, "db options.size");
+    q->size_idx = lua_gettop(L);
+  }
+}
+
+static int db_list(lua_State *L) {
+  kt_db *db = check_db(L, 1);
+  query q;
+  check_query(L, 2, &q);
+  if (q.size_idx) q.f.size = lua_tostring(L, q.size_idx);
+  kt_db_row *rows;
+  size_t n;
+  kt_error err;
+  if (kt_db_query(db, &q.f, &rows, &n, &err)) return lk_error(L, &err);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    push_row(L, &rows[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  kt_db_rows_free(rows, n);
+  return 1;
+}
+
+/* Why the row found does not fit the kernel given, or NULL. */
+static const char *stale(lua_State *L, const query *q, const kt_db_row *r) {
+  if (q->source && strcmp(q->source, r->source) != 0)
+    return lua_pushfstring(L, "stale: %s on %s was tuned for another source (%s, now %s)",
+                           r->kernel, r->device, r->source, q->source);
+  if (q->options && strcmp(q->options, r->options) != 0)
+    return lua_pushfstring(L, "stale: %s on %s was tuned with other compiler options ('%s', now "
+                           "'%s')", r->kernel, r->device, r->options, q->options);
+  return NULL;
+}
+
+static int found(lua_State *L, const query *q, const kt_db_row *r, double distance, int accept) {
+  const char *why = stale(L, q, r);
+  if (why && !accept) {
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  push_row(L, r);
+  lua_pushstring(L, distance == 0 ? "exact" : "nearest");
+  lua_setfield(L, -2, "match");
+  lua_pushnumber(L, distance);
+  lua_setfield(L, -2, "distance");
+  lua_pushboolean(L, why != NULL);
+  lua_setfield(L, -2, "stale");
+  return 1;
+}
+
+static int db_best(lua_State *L) {
+  kt_db *db = check_db(L, 1);
+  query q;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  check_query(L, 2, &q);
+  int accept = lk_opt_boolean(L, 2, "db options", "stale", 0);
+  if (!q.f.kernel || !q.f.device || !q.size_idx)
+    luaL_error(L, "db:best: expected kernel, device and size");
+  if (!q.f.objective) q.f.objective = "kernel";
+  q.f.best_only = true;
+  kt_db_row *rows;
+  size_t n;
+  kt_error err;
+  if (kt_db_query(db, &q.f, &rows, &n, &err)) return lk_error(L, &err);
+  double distance = 0;
+  long at = kt_db_nearest(rows, n, lua_tostring(L, q.size_idx), &distance, &err);
+  int results;
+  if (at >= 0) {
+    results = found(L, &q, &rows[at], distance, accept);
+  } else {
+    lua_pushnil(L);
+    lua_pushfstring(L, "no configuration of %s on %s is stored%s", q.f.kernel, q.f.device,
+                    n ? " for a size of these names" : "");
+    results = 2;
+  }
+  kt_db_rows_free(rows, n);
+  return at == -2 ? lk_error(L, &err) : results;
+}
+
+/* db:export(format): ktlua.db_export's writer of that format. */
+static int db_export(lua_State *L) {
+  check_db(L, 1);
+  const char *format = luaL_optstring(L, 2, "header");
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.db_export");
+  lua_call(L, 1, 1);
+  if (strcmp(format, "main") == 0 || lua_getfield(L, -1, format) != LUA_TFUNCTION)
+    return luaL_argerror(L, 2, lua_pushfstring(L, "unknown format '%s' (header, json or lua)",
+                                               format));
+  lua_pushcfunction(L, db_list);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+static int db_close(lua_State *L) {
+  lk_db *u = luaL_checkudata(L, 1, LK_DB);
+  kt_db_close(u->db);
+  u->db = NULL;
+  return 0;
+}
+
+static int db_tostring(lua_State *L) {
+  lk_db *u = luaL_checkudata(L, 1, LK_DB);
+  lua_pushfstring(L, "tuned-configuration database %s", u->db ? kt_db_path(u->db) : "(closed)");
+  return 1;
+}
+
+/* kt.db(path[, {timeout = seconds}]) */
+static int l_db(lua_State *L) {
+  static const char *const keys[] = {"timeout", NULL};
+  const char *path = luaL_checkstring(L, 1);
+  double timeout = 10;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "kt.db options", keys);
+    timeout = lk_opt_number(L, 2, "kt.db options", "timeout", 10);
+    if (!(timeout >= 0 && timeout <= 86400))
+      luaL_error(L, "kt.db options.timeout: expected seconds from 0 to 86400");
+  }
+  lk_db *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->db = NULL;
+  luaL_setmetatable(L, LK_DB);
+  kt_error err;
+  if (!(u->db = kt_db_open(path, (int)(timeout * 1000), &err))) return lk_error(L, &err);
+  return 1;
+}
+
+kt_db *lk_check_db(lua_State *L, int idx) { return check_db(L, idx); }
+
+void lk_open_db(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__gc", db_close}, {"__close", db_close},
+                                  {"__tostring", db_tostring}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"store", db_store}, {"best", db_best}, {"list", db_list},
+                                     {"export", db_export}, {"close", db_close}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"db", l_db}, {NULL, NULL}};
+  lk_new_class(L, LK_DB, meta, methods);
+  luaL_setfuncs(L, fns, 0);
+}

@@ -1,0 +1,248 @@
+/*
+** db.c: the tuned-configuration database (db.h) over SQLite.
+*/
+#include "db.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_read.h"
+
+/* The file format's version, in SQLite's user_version. */
+#define SCHEMA_VERSION 1
+struct kt_db {
+  sqlite3 *h;
+  char *path;
+  int busy_ms;
+};
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS tuned ("
+    " kernel TEXT NOT NULL, device TEXT NOT NULL, backend TEXT NOT NULL, size TEXT NOT NULL,"
+    " objective TEXT NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL,"
+    " options TEXT NOT NULL, driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL,"
+    " config TEXT NOT NULL, time_ms REAL NOT NULL,"
+    " PRIMARY KEY (kernel, device, backend, size, objective, rank));";
+
+static int db_fail(kt_db *db, const char *doing, kt_error *err) {
+  int code = sqlite3_errcode(db->h);
+  const char *why = sqlite3_errmsg(db->h);
+  if (code == SQLITE_NOTADB) return kt_fail(err, "%s is not a SQLite database (%s)", db->path, why);
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+    return kt_fail(err, "%s: %s: the database stayed locked by another process for %g s",
+                   db->path, doing, db->busy_ms / 1000.0);
+  return kt_fail(err, "%s: %s: %s", db->path, doing, why);
+}
+
+static int exec(kt_db *db, const char *sql, const char *doing, kt_error *err) {
+  return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(db, doing, err);
+}
+
+static int user_version(kt_db *db, int *version, kt_error *err) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+    return db_fail(db, "reading its version", err);
+  int rc = sqlite3_step(st);
+  *version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? 0 : db_fail(db, "reading its version", err);
+}
+
+static int set_up(kt_db *db, kt_error *err) {
+  int version;
+  sqlite3_busy_timeout(db->h, db->busy_ms);
+  if (user_version(db, &version, err)) return -1;
+  if (version > SCHEMA_VERSION)
+    return kt_fail(err, "%s was written by a newer ktlua (database version %d; this one reads %d)",
+                   db->path, version, SCHEMA_VERSION);
+  if (version == SCHEMA_VERSION) return 0;
+  /* WAL: readers never wait for a writer; the table and version in one go. */
+  if (exec(db, "PRAGMA journal_mode=WAL", "setting it up", err)) return -1;
+  char sql[sizeof schema + 96];
+  snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;", schema,
+           SCHEMA_VERSION);
+  if (exec(db, sql, "creating its table", err) == 0) return 0;
+  sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return -1;
+}
+
+kt_db *kt_db_open(const char *path, int busy_ms, kt_error *err) {
+  kt_db *db = kt_calloc(1, sizeof *db, err);
+  if (!db || !(db->path = kt_strdup(path, err))) {
+    free(db);
+    return NULL;
+  }
+  db->busy_ms = busy_ms;
+  int rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  if (rc != SQLITE_OK) {
+    kt_fail(err, "cannot open the database %s: %s", path,
+            db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+    kt_db_close(db);
+    return NULL;
+  }
+  if (set_up(db, err)) {
+    kt_db_close(db);
+    return NULL;
+  }
+  return db;
+}
+
+void kt_db_close(kt_db *db) {
+  if (!db) return;
+  sqlite3_close(db->h);
+  free(db->path);
+  free(db);
+}
+
+const char *kt_db_path(const kt_db *db) { return db->path; }
+
+/* ---- storing ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s) {
+  sqlite3_bind_text(st, i, s ? s : "", -1, SQLITE_TRANSIENT);
+}
+
+static int insert(kt_db *db, sqlite3_stmt *st, const kt_db_row *r) {
+  const char *texts[] = {r->kernel, r->device,  r->backend, r->size,    r->objective,
+                         r->source, r->options, r->driver,  r->version, r->date, r->config};
+  sqlite3_reset(st);
+  for (int i = 0; i < 5; i++) bind_text(st, i + 1, texts[i]);
+  sqlite3_bind_int64(st, 6, r->rank);
+  for (int i = 5; i < 11; i++) bind_text(st, i + 2, texts[i]);
+  sqlite3_bind_double(st, 13, r->time_ms);
+  (void)db;
+  return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+static int replace_rows(kt_db *db, const kt_db_row *rows, size_t n, kt_error *err) {
+  sqlite3_stmt *del = NULL, *ins = NULL;
+  int rc = sqlite3_prepare_v2(db->h, "DELETE FROM tuned WHERE kernel = ?1 AND device = ?2 AND "
+                              "backend = ?3 AND size = ?4 AND objective = ?5", -1, &del, NULL) ||
+           sqlite3_prepare_v2(db->h, "INSERT INTO tuned VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                              "?9, ?10, ?11, ?12, ?13)", -1, &ins, NULL);
+  if (rc == SQLITE_OK) {
+    const char *key[] = {rows[0].kernel, rows[0].device, rows[0].backend, rows[0].size,
+                         rows[0].objective};
+    for (int i = 0; i < 5; i++) bind_text(del, i + 1, key[i]);
+    rc = sqlite3_step(del) == SQLITE_DONE ? 0 : -1;
+  }
+  for (size_t i = 0; i < n && rc == 0; i++) rc = insert(db, ins, &rows[i]);
+  if (rc) db_fail(db, "storing", err);
+  sqlite3_finalize(del);
+  sqlite3_finalize(ins);
+  return rc ? -1 : 0;
+}
+
+int kt_db_store(kt_db *db, const kt_db_row *rows, size_t n, kt_error *err) {
+  if (n == 0) return 0;
+  /* IMMEDIATE: the write lock now, so that two writers queue, not deadlock. */
+  if (exec(db, "BEGIN IMMEDIATE", "storing", err)) return -1;
+  if (replace_rows(db, rows, n, err) || exec(db, "COMMIT", "storing", err)) {
+    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- reading ---- */
+
+static char *column_text(sqlite3_stmt *st, int i) {
+  const unsigned char *s = sqlite3_column_text(st, i);
+  return strdup(s ? (const char *)s : "");
+}
+
+static int read_row(sqlite3_stmt *st, kt_db_row *r) {
+  char **texts[] = {&r->kernel, &r->device,  &r->backend, &r->size,    &r->objective,
+                    &r->source, &r->options, &r->driver,  &r->version, &r->date, &r->config};
+  memset(r, 0, sizeof *r);
+  for (int i = 0; i < 5; i++) *texts[i] = column_text(st, i);
+  r->rank = sqlite3_column_int64(st, 5);
+  for (int i = 5; i < 11; i++) *texts[i] = column_text(st, i + 1);
+  r->time_ms = sqlite3_column_double(st, 12);
+  for (int i = 0; i < 11; i++)
+    if (!*texts[i]) return -1;
+  return 0;
+}
+
+static void row_free(kt_db_row *r) {
+  char *texts[] = {r->kernel, r->device,  r->backend, r->size,    r->objective,
+                   r->source, r->options, r->driver,  r->version, r->date, r->config};
+  for (int i = 0; i < 11; i++) free(texts[i]);
+}
+
+void kt_db_rows_free(kt_db_row *rows, size_t n) {
+  for (size_t i = 0; i < n; i++) row_free(&rows[i]);
+  free(rows);
+}
+
+int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, kt_error *err) {
+  static const char sql[] =
+      "SELECT * FROM tuned WHERE (?1 IS NULL OR kernel = ?1) AND (?2 IS NULL OR device = ?2) AND "
+      "(?3 IS NULL OR backend = ?3) AND (?4 IS NULL OR objective = ?4) AND "
+      "(?5 IS NULL OR size = ?5) AND (?6 = 0 OR rank = 1) "
+      "ORDER BY kernel, device, backend, objective, size, rank";
+  const char *given[] = {f->kernel, f->device, f->backend, f->objective, f->size};
+  sqlite3_stmt *st;
+  size_t cap = 0;
+  *rows = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(db, "reading", err);
+  for (int i = 0; i < 5; i++)
+    if (given[i]) bind_text(st, i + 1, given[i]);
+  sqlite3_bind_int(st, 6, f->best_only);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (kt_grow(rows, &cap, *n + 1, sizeof **rows, err)) break;
+    if (read_row(st, &(*rows)[(*n)++])) {
+      kt_fail(err, "out of memory reading %s", db->path);
+      break;
+    }
+  }
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) db_fail(db, "reading", err);
+  sqlite3_finalize(st);
+  if (rc == SQLITE_DONE) return 0;
+  kt_db_rows_free(*rows, *n);
+  *rows = NULL;
+  *n = 0;
+  return -1;
+}
+
+/* ---- the nearest size ---- */
+
+/* log2 distance between two size objects of the same names, or -1 when
+** their names differ. */
+static double distance(const kt_jvalue *a, const kt_jvalue *b) {
+  if (!a || !b || a->type != KT_JOBJECT || b->type != KT_JOBJECT || a->n != b->n) return -1;
+  double sum = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    const kt_jmember *x = &a->u.members[i], *y = &b->u.members[i];
+    if (strcmp(x->key, y->key) != 0 || x->value.type != KT_JNUMBER || y->value.type != KT_JNUMBER ||
+        x->value.u.num.f <= 0 || y->value.u.num.f <= 0)
+      return -1;
+    double d = log2(x->value.u.num.f) - log2(y->value.u.num.f);
+    sum += d * d;
+  }
+  return sqrt(sum);
+}
+
+long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *dist,
+                   kt_error *err) {
+  kt_jdoc *want = kt_json_parse(size, strlen(size), err);
+  if (!want) return kt_fail_prefix(err, "size %s: ", size), -2;
+  long best = -1;
+  for (size_t i = 0; i < n; i++) {
+    if (rows[i].rank != 1) continue;
+    kt_jdoc *have = kt_json_parse(rows[i].size, strlen(rows[i].size), NULL);
+    double d = have ? distance(kt_json_root(want), kt_json_root(have)) : -1;
+    kt_json_free(have);
+    if (d >= 0 && (best < 0 || d < *dist)) {
+      best = (long)i;
+      *dist = d;
+    }
+  }
+  kt_json_free(want);
+  return best;
+}

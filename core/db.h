@@ -1,0 +1,58 @@
+/*
+** db.h: the tuned-configuration database, in SQLite. A row is one of the
+** best configurations (rank 1 the best) that a tuning found for a kernel
+** on a device at one problem size and objective, with what identifies
+** the kernel's code (a hash of its source, its compiler options), so that
+** a later run or a production build takes the stored configuration, and
+** a stale one (the kernel changed since) is known as such. SQLite lets
+** several processes read and write one file at once.
+*/
+#ifndef KT_DB_H
+#define KT_DB_H
+
+#include "kt.h"
+
+typedef struct kt_db kt_db;
+
+/* The key of a stored tuning is (kernel, device, backend, size,
+** objective); size is a JSON object of named positive numbers with its
+** names sorted ({"m":512,"n":4096}), compared as text. */
+typedef struct kt_db_row {
+  char *kernel, *device, *backend, *size, *objective;
+  char *source, *options;   /* what identifies the kernel's code */
+  char *driver, *version, *date;
+  int64_t rank;             /* 1: the best */
+  char *config;             /* JSON object: parameter name -> value */
+  double time_ms;
+} kt_db_row;
+
+/* Opens (creating it when missing) the database at path; a writer waits
+** up to busy_ms for another's transaction. */
+kt_db *kt_db_open(const char *path, int busy_ms, kt_error *err);
+void kt_db_close(kt_db *db);
+const char *kt_db_path(const kt_db *db);
+
+/* Replaces the rows of the key that rows[0] names by rows[0..n), in one
+** transaction: readers see the old rows or the new ones. */
+int kt_db_store(kt_db *db, const kt_db_row *rows, size_t n, kt_error *err);
+
+/* The rows whose fields equal the given ones (NULL: any), ordered by
+** kernel, device, backend, objective, size and rank. */
+typedef struct kt_db_filter {
+  const char *kernel, *device, *backend, *objective, *size;
+  bool best_only; /* rank 1 only */
+} kt_db_filter;
+
+int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, kt_error *err);
+void kt_db_rows_free(kt_db_row *rows, size_t n);
+
+/* Among rows (of one kernel and device), the rank-1 row whose size has
+** the same names as `size` and the least distance to it: the square root
+** of the summed squares of the differences of log2 of each dimension (as
+** Kernel Launcher measures it). Returns its position, or -1 when no row
+** has sizes of the same names (-2 when size is no JSON); *distance is 0
+** for the same size. */
+long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *distance,
+                   kt_error *err);
+
+#endif
