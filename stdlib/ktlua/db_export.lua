@@ -220,7 +220,7 @@ function export.lua(entries)
   local out = { "-- Tuned configurations, exported by ktlua " .. require("ktlua").version .. ".",
                 "return {" }
   local keys = { "kernel", "device", "backend", "objective", "size", "rank", "config", "time_ms",
-                 "source", "options", "driver", "date" }
+                 "source", "options", "driver", "version", "date" }
   for _, e in ipairs(entries) do
     local parts = {}
     for _, k in ipairs(keys) do parts[#parts + 1] = ("%s = %s"):format(k, lua_value(e[k])) end
