@@ -279,6 +279,7 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "searcher") == 0) lua_pushstring(L, r->searcher ? r->searcher : "");
   else if (strcmp(key, "params") == 0) push_params(L, r);
   else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped ? r->stopped : "");
+  else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
   else {
     luaL_getmetafield(L, 1, "methods");
     lua_getfield(L, -1, key);

@@ -133,6 +133,18 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   return ref;
 }
 
+/* resume = true, false, or "force" (also from a journal of another task). */
+static void check_resume(lua_State *L, int opts, kt_tune_opts *o) {
+  const char *env = getenv("KTLUA_RESUME");
+  int t = lk_get_field(L, opts, "resume");
+  if (t == LUA_TNIL) o->resume = env && env[0] && strcmp(env, "0");
+  else if (t == LUA_TBOOLEAN) o->resume = lua_toboolean(L, -1);
+  else if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "force") == 0)
+    o->resume = o->resume_force = true;
+  else luaL_error(L, "tune options.resume: expected true, false or \"force\"");
+  lua_pop(L, 1);
+}
+
 /* journal = "file.jsonl" and resume = true; `ktlua --journal=DIR` gives
 ** tunings without one DIR/<task>.jsonl, and `ktlua --resume` makes resume
 ** the default (through KTLUA_JOURNAL_DIR and KTLUA_RESUME). The path stays
@@ -141,8 +153,7 @@ static void check_journal(lua_State *L, int opts, const char *task, kt_tune_opts
   o->journal = lk_opt_string(L, opts, "tune options", "journal", NULL);
   const char *dir = getenv("KTLUA_JOURNAL_DIR");
   if (!o->journal && dir && dir[0]) o->journal = lua_pushfstring(L, "%s/%s.jsonl", dir, task);
-  const char *env = getenv("KTLUA_RESUME");
-  o->resume = lk_opt_boolean(L, opts, "tune options", "resume", env && env[0] && strcmp(env, "0"));
+  check_resume(L, opts, o);
   if (o->resume && !o->journal)
     luaL_error(L, "tune options.resume: resuming needs a journal (tune options.journal)");
 }
@@ -239,6 +250,7 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
 /* Pushes the results (written to the options' outputs first), or raises
 ** the tuning's error; after Ctrl-C, the best so far and an error. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
+  if (h->results && h->results->notice) fprintf(stderr, "ktlua: %s\n", h->results->notice);
   if (h->results) {
     lk_push_results(L, h->results);
     write_outputs(L, opts, h->results);

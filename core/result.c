@@ -66,6 +66,7 @@ void kt_results_release(kt_results *r) {
   free(r->task);
   free(r->device);
   free(r->searcher);
+  free(r->notice);
   free(r);
 }
 

@@ -56,6 +56,7 @@ typedef struct kt_results {
   double setup_ns;    /* uploads and references before the first configuration */
   char *searcher;
   const char *stopped; /* why the tuning ended (static text) */
+  char *notice;       /* what a person should know of them (a resume forced); NULL: nothing */
 } kt_results;
 
 /* Results over a space; kernels names what runs per configuration. */

@@ -68,6 +68,135 @@ local function indices(r)
   return t
 end
 
+describe("a journal", function()
+  it("resumed after a kill cut its last line drops that line before appending, and resumes again", function()
+    local path = tmp(".jsonl")
+    tuner:tune(kernel(), { repeats = 1, journal = path, search = "exhaustive", stop = { count = 3 } })
+    -- what a kill in the middle of a record leaves
+    spit(path, '{"index":3,"config":{"X":4},"status":"compile_failed","time_ms":null,"error":"' ..
+      ("x"):rep(9000), "ab")
+    local r = tuner:tune(kernel(), { repeats = 1, journal = path, resume = true, search = "exhaustive",
+                                     stop = { count = 5 } })
+    assert.are.equal(5, #r)
+    assert.are.equal(6, #lines(path))
+    r = tuner:tune(kernel(), { repeats = 1, journal = path, resume = true, search = "exhaustive" })
+    assert.are.same({ 0, 1, 2, 3, 4, 5 }, indices(r))
+    assert.are.equal(7, #lines(path))
+    assert.are.same({ 0, 1, 2, 3, 4, 5 }, indices(kt.load(path)))
+    os.remove(path)
+  end)
+
+  it("keeps a record with a long compiler log on one line", function()
+    local path = tmp(".jsonl")
+    local k = kernel(" + undeclared_" .. ("y"):rep(16000))
+    local r = tuner:tune(k, { repeats = 1, journal = path, stop = { count = 2 } })
+    assert.are.equal("compile_failed", r[1].status)
+    assert.is_true(#r[1].error > 16000)
+    local l = lines(path)
+    assert.are.equal(3, #l)
+    assert.are.equal(r[1].error, kt.load(path)[1].error)
+    os.remove(path)
+  end)
+
+  it("that is empty, or cut inside its header, starts afresh when resumed", function()
+    local path = tmp(".jsonl")
+    for _, text in ipairs({ "", '{"format":"ktlua-journal","version":1,"task":"k","dev' }) do
+      spit(path, text)
+      local r = tuner:tune(kernel(), { repeats = 1, journal = path, resume = true, stop = { count = 2 } })
+      assert.are.equal(2, #r)
+      local l = lines(path)
+      assert.are.equal(3, #l)
+      assert.matches('^{"format":"ktlua%-journal","version":1,"task":"k"', l[1])
+    end
+    spit(path, "not a journal")
+    assert.has_error(function() tuner:tune(kernel(), { journal = path, resume = true }) end,
+      "cannot resume from " .. path .. ": it is no ktlua journal")
+    assert.are.equal("not a journal", slurp(path))
+    os.remove(path)
+  end)
+
+  it("is locked: a second tuning on it is refused and leaves it as it is", function()
+    local journal, held, go = tmp(".jsonl"), tmp(".held"), tmp(".go")
+    local child = script([[
+local kt = require "ktlua"
+local t = kt.tuner()
+local o = kt.array("int", 4)
+local k = t:kernel{ source = "__kernel void k(__global int *o) { o[0] = X; }", name = "k", global = 1,
+                    args = { o:output() } }
+k:param("X", { 1, 2, 3, 4, 5, 6 })
+local journal, held, go = ...
+t:tune(k, { repeats = 1, journal = journal, progress = function(res, all)
+  if #all ~= 2 then return end
+  io.open(held, "w"):close()
+  for _ = 1, 600 do -- until the spec says go, at most 30 s
+    local f = io.open(go)
+    if f then f:close() break end
+    os.execute("sleep 0.05")
+  end
+end })
+print("finished")]])
+    local p = io.popen(("%s %s %s %s %s 2>&1"):format(shell.ktlua, child, journal, held, go))
+    assert.is_true(wait_for(held))
+    for _, resume in ipairs({ false, true }) do
+      local ok, err = pcall(tuner.tune, tuner, kernel(), { journal = journal, resume = resume })
+      assert.is_false(ok)
+      assert.matches("the journal " .. journal:gsub("%p", "%%%0") .. " is in use by another tuning$", err)
+    end
+    spit(go, "")
+    local out = p:read("a")
+    p:close()
+    assert.matches("finished", out)
+    assert.are.same({ 0, 1, 2, 3, 4, 5 }, indices(kt.load(journal)))
+    assert.are.equal(7, #lines(journal))
+    -- released at the end: another tuning takes it
+    assert.are.equal(6, #tuner:tune(kernel(), { journal = journal, resume = true }))
+    for _, f in ipairs({ journal, held, go, child }) do os.remove(f) end
+  end)
+end)
+
+describe("resuming", function()
+  local path = tmp(".jsonl")
+
+  before_each(function()
+    tuner:tune(kernel(), { repeats = 1, journal = path, search = "exhaustive", stop = { count = 3 } })
+  end)
+
+  after_each(function() os.remove(path) end)
+
+  it("refuses a journal of another kernel source, task name or device", function()
+    local ok, err = pcall(tuner.tune, tuner, kernel(" + 0"), { journal = path, resume = true })
+    assert.is_false(ok)
+    assert.matches('cannot resume from .-: it was written for another task: source "fnv1a%-%x+" %(now '
+      .. '"fnv1a%-%x+"%); resume = "force" takes its results all the same', err)
+    ok, err = pcall(tuner.tune, tuner, kernel(nil, "k2"), { journal = path, resume = true })
+    assert.matches('another task: task "k" %(now "k2"%), source', err)
+    local text = slurp(path)
+    local device = tuner.device.name:gsub("%p", "%%%0")
+    spit(path, (text:gsub('("identity":{.-"device":)"' .. device .. '"', '%1"another GPU"')))
+    ok, err = pcall(tuner.tune, tuner, kernel(), { journal = path, resume = true })
+    assert.matches('another task: device "another GPU" %(now "' .. device .. '"%);', err)
+    assert.has_error(function() tuner:tune(kernel(), { journal = path, resume = "yes" }) end,
+      'tune options.resume: expected true, false or "force"')
+  end)
+
+  it("refuses a journal that records no identity", function()
+    local text = slurp(path)
+    spit(path, (text:gsub(',"identity":{[^}]*}', "", 1)))
+    local ok, err = pcall(tuner.tune, tuner, kernel(), { journal = path, resume = true })
+    assert.is_false(ok)
+    assert.matches("another task: its header records no identity %(an older ktlua wrote it%)", err)
+  end)
+
+  it("with resume = \"force\" takes the results of another task, and says so", function()
+    local r = tuner:tune(kernel(" + 0"), { repeats = 1, journal = path, resume = "force", search = "exhaustive" })
+    assert.are.same({ 0, 1, 2, 3, 4, 5 }, indices(r))
+    assert.are.equal(7, #lines(path))
+    assert.matches('^resumed from .-, written for another task: source "fnv1a%-%x+" %(now "fnv1a%-%x+"%)$',
+      r.notice)
+    assert.is_nil(tuner:tune(kernel(), { repeats = 1, stop = { count = 1 } }).notice)
+  end)
+end)
+
 describe("a results file", function()
   -- 20,000 results: a rewrite takes long enough to be killed in the middle.
   local function big_journal(path, n)
