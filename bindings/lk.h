@@ -167,7 +167,8 @@ typedef struct lk_tune_hold {
 } lk_tune_hold;
 
 /* The search, seed, stop and progress fields of the tune options at opts
-** into o; pushes the hold that keeps the searcher and the callback.
+** into o, after checking that the files of its output field can be
+** written; pushes the hold that keeps the searcher and the callback.
 ** owner is the kernel or replay a Lua searcher explores. */
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o);
 /* Pushes the tuning's results (if any), writes the files of the output
@@ -178,6 +179,8 @@ void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes owne
 int lk_new_kernel(lua_State *L, int idx);
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what);
 int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format);
+/* "csv" or "json" from a path's extension, or NULL. */
+const char *lk_results_format(const char *path);
 /* An optional kernel of the composition at idx: sets *kernel to its index
 ** (-1 when idx is not a kernel) and returns the next argument's index. */
 int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel);

@@ -148,10 +148,14 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+const char *lk_results_format(const char *path) {
+  return ends_with(path, ".csv") ? "csv" : ends_with(path, ".json") ? "json" : NULL;
+}
+
 /* results:write(path[, format]): format "csv" or "json", else from the
 ** path's extension. */
 int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format) {
-  if (!format) format = ends_with(path, ".csv") ? "csv" : ends_with(path, ".json") ? "json" : NULL;
+  if (!format) format = lk_results_format(path);
   if (!format)
     return luaL_error(L, "cannot tell the format of '%s': name it .csv or .json, or give the "
                          "format", path);

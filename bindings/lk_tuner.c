@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/atomic_file.h"
 #include "lk.h"
 
 static kt_tuner *check_tuner(lua_State *L, int idx) {
@@ -210,6 +211,31 @@ static void write_outputs(lua_State *L, int opts, kt_results *r) {
   lua_pop(L, 1);
 }
 
+static void check_output(lua_State *L, const char *path, const char *what) {
+  kt_error err;
+  if (!lk_results_format(path))
+    luaL_error(L, "%s: cannot tell the format of '%s': name it .csv or .json", what, path);
+  if (kt_atomic_check(path, &err)) luaL_error(L, "%s: %s", what, err.msg);
+}
+
+/* Each file of the output field can be written: found before the first
+** configuration, a bad path loses no results. */
+static void check_outputs(lua_State *L, int opts) {
+  int t = lk_get_field(L, opts, "output");
+  if (t == LUA_TSTRING) check_output(L, lua_tostring(L, -1), "tune options.output");
+  for (lua_Integer i = 1; t == LUA_TTABLE && i <= luaL_len(L, -1); i++) {
+    lua_rawgeti(L, -1, i);
+    const char *path = lua_tostring(L, -1);
+    const char *what = lua_pushfstring(L, "tune options.output[%d]", (int)i);
+    if (!path) luaL_error(L, "%s: expected a file name", what);
+    check_output(L, path, what);
+    lua_pop(L, 2);
+  }
+  if (t != LUA_TNIL && t != LUA_TSTRING && t != LUA_TTABLE)
+    luaL_error(L, "tune options.output: expected a file name or a list of them");
+  lua_pop(L, 1);
+}
+
 /* After Ctrl-C: the best so far, on stderr, before the error that ends
 ** the script. */
 static void report_interrupted(lua_State *L, const kt_results *r) {
@@ -232,6 +258,7 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
 }
 
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) {
+  check_outputs(L, opts);
   lk_check_stop(L, opts, &o->stop);
   lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
   lua_Integer lookahead = lk_opt_integer(L, opts, "tune options", "lookahead", 0);

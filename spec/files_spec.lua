@@ -197,6 +197,31 @@ describe("resuming", function()
   end)
 end)
 
+describe("the output option", function()
+  it("is checked before the first configuration", function()
+    local ran = 0
+    local function tune(output)
+      local ok, err = pcall(tuner.tune, tuner, kernel(), { repeats = 1, output = output,
+                                                          progress = function() ran = ran + 1 end })
+      assert.is_false(ok)
+      return err
+    end
+    assert.matches("tune options.output: cannot write /nonexistent/dir/r.json: No such file or directory$",
+      tune("/nonexistent/dir/r.json"))
+    local good, dir = tmp(".csv"), tmp(".json")
+    os.execute("mkdir " .. dir)
+    assert.matches("tune options.output%[2%]: cannot tell the format of 'r.txt': name it .csv or .json$",
+      tune({ good, "r.txt" }))
+    assert.matches("tune options.output%[2%]: cannot write " .. dir:gsub("%p", "%%%0") .. ": Is a directory$",
+      tune({ good, dir }))
+    assert.matches("tune options.output: expected a file name or a list of them$", tune(true))
+    assert.are.equal(0, ran)
+    assert.is_false(exists(good)) -- the check leaves nothing behind
+    assert.are.equal(good .. ".tmp-*\n", (shell.run("echo " .. good .. ".tmp-*"))) -- no match
+    os.remove(dir)
+  end)
+end)
+
 describe("a results file", function()
   -- 20,000 results: a rewrite takes long enough to be killed in the middle.
   local function big_journal(path, n)
