@@ -107,6 +107,12 @@ lua_State *lk_ref_push(const lk_ref *r);
 int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
                 kt_error *err);
 
+/* Runs body on r's thread in protected mode, with ud (a light userdata)
+** as its only argument: whatever Lua error it meets (a metamethod that
+** fails, memory) goes into err, with a traceback, and never unwinds the
+** core's C frames. Returns 0 or -1. */
+int lk_ref_protect(const lk_ref *r, lua_CFunction body, void *ud, kt_error *err);
+
 /* The callback thread of this Lua state (created on first use). */
 lua_State *lk_callback_thread(lua_State *L);
 

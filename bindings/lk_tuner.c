@@ -107,11 +107,24 @@ static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
   lua_pop(L, 1);
 }
 
+typedef struct progress_args {
+  lk_ref *fn;
+  const kt_results *r;
+  const kt_result *last;
+} progress_args;
+
+static int progress_body(lua_State *T) {
+  progress_args *a = lua_touserdata(T, 1);
+  lk_ref_push(a->fn);
+  lk_push_result(T, a->r, a->last);
+  lk_push_results(T, (kt_results *)a->r);
+  lua_call(T, 2, 0);
+  return 0;
+}
+
 static int progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
-  lua_State *T = lk_ref_push(ud);
-  lk_push_result(T, r, last);
-  lk_push_results(T, (kt_results *)r);
-  return lk_ref_call(ud, 2, 0, true, err);
+  progress_args a = {ud, r, last};
+  return lk_ref_protect(ud, progress_body, &a, err);
 }
 
 /* progress = true (the standard line per configuration) or a function. */

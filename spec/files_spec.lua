@@ -197,6 +197,45 @@ describe("resuming", function()
   end)
 end)
 
+describe("a tuning stopped by a Lua error", function()
+  -- next() proposes a configuration table whose fields raise an error
+  local bad = { next = function()
+    return { setmetatable({}, { __index = function() error("no such field") end }) }
+  end }
+
+  it("releases what it took: its journal and its memory", function()
+    local path = tmp(".jsonl")
+    for _ = 1, 2 do
+      local ok, err = pcall(tuner.tune, tuner, kernel(), { search = bad, journal = path })
+      assert.is_false(ok)
+      assert.matches("^searcher lua: spec/files_spec.lua:%d+: no such field\n", err)
+    end
+    assert.are.equal(6, #tuner:tune(kernel(), { repeats = 1, journal = path }))
+    os.remove(path)
+  end)
+
+  it("gives Ctrl-C back", function()
+    local child = script([[
+local kt = require "ktlua"
+local t = kt.tuner()
+local k = t:kernel{ source = "__kernel void k(__global int *o) { o[0] = X; }", name = "k", global = 1,
+                    args = { kt.array("int", 1):output() } }
+k:param("X", { 1, 2 })
+local bad = { next = function() return { setmetatable({}, { __index = function() error("no") end }) } end }
+print(pcall(t.tune, t, k, { search = bad }))
+-- popen, unlike os.execute, leaves SIGINT as it is while the command runs
+local p = io.popen("kill -INT " .. io.open("/proc/self/stat"):read("n"))
+p:close()
+print("still running")]])
+    local out, status = shell.run(shell.ktlua .. " " .. child)
+    os.remove(child)
+    assert.matches("^false\tsearcher lua: .-: no\n", out)
+    assert.is_nil(out:find("still running", 1, true), out)
+    assert.is_nil(out:find("interrupted", 1, true), out)
+    assert.are.equal(130, status) -- ended by SIGINT
+  end)
+end)
+
 describe("the output option", function()
   it("is checked before the first configuration", function()
     local ran = 0
