@@ -85,6 +85,8 @@ void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi);
 ** what is missing or wrong. */
 void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
 void lk_push_sizes(lua_State *L, const size_t *v, int dims);
+/* A count: an integer, or a float beyond the integers (2^63 and up). */
+void lk_push_count(lua_State *L, uint64_t n);
 
 /* ---- callbacks ---- */
 

@@ -209,6 +209,11 @@ void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi)
   }
 }
 
+void lk_push_count(lua_State *L, uint64_t n) {
+  if (n <= (uint64_t)LUA_MAXINTEGER) lua_pushinteger(L, (lua_Integer)n);
+  else lua_pushnumber(L, (lua_Number)n);
+}
+
 void lk_push_sizes(lua_State *L, const size_t *v, int dims) {
   lua_createtable(L, dims, 0);
   for (int d = 0; d < dims; d++) {

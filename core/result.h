@@ -83,9 +83,9 @@ void kt_usage_fields(const kt_kernel_usage *u, const char *names[KT_USAGE_FIELDS
 /* The outcome of src (all but index and vi) into dst. */
 int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err);
 
-/* Results back from a results file or a journal, gzipped or not
-** (result_read.c). */
-kt_results *kt_results_read(const char *path, kt_error *err);
+/* Results back from a results file or a journal, gzipped or not, of at
+** most max bytes (0: KT_FILE_MAX) (result_read.c). */
+kt_results *kt_results_read(const char *path, size_t max, kt_error *err);
 /* A journal's results from its text; 1 (err untouched) when the text is no
 ** journal (its first line is no journal header). */
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err);

@@ -248,9 +248,9 @@ int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *e
   return !journal ? 1 : *out ? 0 : -1;
 }
 
-kt_results *kt_results_read(const char *path, kt_error *err) {
+kt_results *kt_results_read(const char *path, size_t max, kt_error *err) {
   size_t len;
-  char *text = kt_read_file(path, &len, err);
+  char *text = kt_read_file(path, max, &len, err);
   if (!text) return NULL;
   kt_results *r = NULL;
   if (kt_journal_parse(text, len, &r, err) > 0) {

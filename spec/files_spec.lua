@@ -306,3 +306,24 @@ while true do r:write(select(2, ...)) end]])
     for _, f in ipairs({ journal, out, child }) do os.remove(f) end
   end)
 end)
+
+describe("reading a file", function()
+  it("stops at a stated limit, or at a byte no text holds, before reading more", function()
+    assert.has_error(function() kt.load("/dev/zero") end, "/dev/zero is no text file (it holds a NUL byte)")
+    assert.has_error(function() kt.replay("/dev/zero") end, "/dev/zero is no text file (it holds a NUL byte)")
+    -- 3 MB of spaces, gzipped into a few KB
+    local plain = tmp(".json")
+    spit(plain, (" "):rep(3 << 20))
+    assert.is_true(os.execute(("gzip -c %s > %s.gz"):format(plain, plain)))
+    assert.has_error(function() kt.load(plain .. ".gz", { max_bytes = 1 << 20 }) end,
+      plain .. ".gz expands (gunzipped) to more than 1048576 bytes, the limit")
+    assert.has_error(function() kt.load(plain, { max_bytes = 1 << 20 }) end,
+      plain .. " holds more than 1048576 bytes, the limit")
+    assert.has_error(function() kt.load(plain, { max_bytes = 0 }) end,
+      "bad argument #2 to 'load' (max_bytes must be a positive number of bytes)")
+    assert.has_error(function() kt.load(plain, { limit = 1 }) end,
+      "load options: unknown field 'limit' (expected one of: max_bytes)")
+    os.remove(plain)
+    os.remove(plain .. ".gz")
+  end)
+end)
