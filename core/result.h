@@ -95,6 +95,10 @@ struct kt_jvalue;
 int kt_result_read_json(const struct kt_jvalue *x, kt_results *r, kt_error *err);
 /* Appends to r the samples of a JSON array of times in ms (NULL: none). */
 int kt_result_samples_from_json(kt_result *r, const struct kt_jvalue *ms, kt_error *err);
+/* Whether text is a CSV file of ktlua's results (its header's first
+** column is index), and its results (result_csv.c). */
+bool kt_results_csv_is(const char *text, size_t len);
+kt_results *kt_results_from_csv(const char *text, size_t len, kt_error *err);
 /* The results of a parsed results file (format "ktlua-results"). */
 kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
 

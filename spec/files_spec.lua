@@ -327,3 +327,60 @@ describe("reading a file", function()
     os.remove(plain .. ".gz")
   end)
 end)
+
+describe("kt.load", function()
+  it("reads ktlua's own CSV files back", function()
+    local o = kt.array("int", 4)
+    local k1 = tuner:kernel{ source = "__kernel void k1(__global int *o) { o[get_global_id(0)] = X; }",
+                             name = "k1", global = 4, group = 2, args = { o:output() } }
+    local k2 = tuner:kernel{ source = "__kernel void k2(__global int *o) { o[0] += (S[0] == 'a'); }",
+                             name = "k2", global = 1, args = { o } }
+    local c = tuner:composition{ name = "c", kernels = { k1, k2 } }
+    c:param("X", { 1, 2.5, -3 })
+    c:param("S", { '"a,b"', '"b"' })
+    c:reference(o, function(ref) ref:fill(1); ref[0] = 2 end)
+    local csv = tmp(".csv")
+    local r = tuner:tune(c, { repeats = 2, output = csv })
+    local back = kt.load(csv)
+    assert.are.equal(6, #back)
+    assert.are.same({ { name = "X", values = { -3, 1, 2.5 } }, { name = "S", values = { '"a,b"', '"b"' } } },
+      back.params)
+    for i = 1, #r do
+      assert.are.same({ r[i].index, r[i].config, r[i].status }, { back[i].index, back[i].config, back[i].status })
+      assert.are.same({ { kernel = "k1", global = { 4 }, group = { 2 } }, { kernel = "k2", global = { 1 } } },
+        back[i].sizes)
+      assert.are.same(r[i].time_ms and ("%.6g"):format(r[i].time_ms),
+        back[i].time_ms and ("%.6g"):format(back[i].time_ms))
+      assert.are.equal(r[i].error and r[i].error:match("^[^\n]*"), back[i].error)
+    end
+    assert.are.equal(r[1].overheads_ms.build // 1e-3, back[1].overheads_ms.build // 1e-3)
+    assert.are.equal("ok", back[1].status)
+    os.remove(csv)
+  end)
+
+  it("says what it reads when a file is none of them", function()
+    local path = tmp(".txt")
+    spit(path, "hello")
+    assert.has_error(function() kt.load(path) end,
+      path .. ": neither a ktlua results file (JSON or CSV) nor a journal")
+    spit(path, "index,X\n0,1\n")
+    assert.has_error(function() kt.load(path) end, path .. ": line 1 is no header of ktlua's results")
+    os.remove(path)
+  end)
+
+  it("refuses records with impossible indices", function()
+    local path = tmp(".jsonl")
+    tuner:tune(kernel(), { repeats = 1, journal = path, search = "exhaustive", stop = { count = 2 } })
+    local text = slurp(path)
+    for _, case in ipairs({ { "-5", "index -5 is no configuration index (an integer from 0)" },
+                            { "99999999999", "index 99999999999 is beyond the space's 6 configurations" },
+                            { "1.5", "index 1.5 is no configuration index (an integer from 0)" } }) do
+      spit(path, (text:gsub('\n{"index":1,', '\n{"index":' .. case[1] .. ',')))
+      assert.has_error(function() kt.load(path) end, path .. ": line 3: " .. case[2])
+      local ok, err = pcall(tuner.tune, tuner, kernel(), { journal = path, resume = true })
+      assert.is_false(ok)
+      assert.are.equal(path .. ": line 3: " .. case[2], err)
+    end
+    os.remove(path)
+  end)
+end)
