@@ -2,6 +2,7 @@
 ** atomic_file.c: write a temporary file beside the target, sync it,
 ** rename it over the target.
 */
+#define _DEFAULT_SOURCE /* realpath */
 #include "atomic_file.h"
 
 #include <errno.h>
@@ -48,27 +49,38 @@ static char *create_temp(const char *path, int *fd, kt_error *err) {
 static int open_in_place(kt_atomic_file *af, kt_error *err) {
   if (!(af->f = fopen(af->path, "w"))) {
     kt_fail(err, "cannot write %s: %s", af->path, strerror(errno));
-    free(af->path);
+    kt_atomic_abort(af);
     return -1;
   }
   return 0;
 }
 
+/* A symbolic link is followed: the file it names is replaced, the link
+** stays (*dangling: it names no file yet). */
+static char *resolve(const char *path, bool *dangling, kt_error *err) {
+  struct stat st;
+  bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+  char *real = link ? realpath(path, NULL) : NULL;
+  *dangling = link && !real;
+  return real ? real : kt_strdup(path, err);
+}
+
 int kt_atomic_open(kt_atomic_file *af, const char *path, kt_error *err) {
   *af = (kt_atomic_file){NULL, NULL, NULL, NULL};
+  bool dangling;
+  if (!(af->path = resolve(path, &dangling, err))) return -1;
   mode_t mode;
-  target kind = target_of(path, &mode);
-  if (!(af->path = kt_strdup(path, err))) return -1;
-  if (kind == OTHER) return open_in_place(af, err);
+  target kind = target_of(af->path, &mode);
+  if (kind == OTHER || dangling) return open_in_place(af, err);
   int fd;
-  if (!(af->temp = create_temp(path, &fd, err))) {
-    free(af->path);
+  if (!(af->temp = create_temp(af->path, &fd, err))) {
+    kt_atomic_abort(af);
     return -1;
   }
   /* The new file keeps the old one's permissions. */
   if (kind == REGULAR) (void)fchmod(fd, mode & 07777);
   if (!(af->f = fdopen(fd, "w"))) {
-    kt_fail(err, "cannot write %s: %s", path, strerror(errno));
+    kt_fail(err, "cannot write %s: %s", af->path, strerror(errno));
     close(fd);
     kt_atomic_abort(af);
     return -1;

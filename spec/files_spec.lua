@@ -305,6 +305,18 @@ while true do r:write(select(2, ...)) end]])
     os.execute("rm -f " .. out .. ".tmp-*")
     for _, f in ipairs({ journal, out, child }) do os.remove(f) end
   end)
+
+  it("named through a symbolic link replaces the file the link names, and keeps the link", function()
+    local one, real, link = tmp(".jsonl"), tmp(".json"), tmp(".json")
+    big_journal(one, 3)
+    local r = kt.load(one)
+    assert.is_true(os.execute(("ln -s %s %s"):format(real, link)))
+    r:write(link) -- the link names no file yet
+    r:write(link)
+    assert.are.equal(3, #kt.load(real))
+    assert.are.equal(real .. "\n", (shell.run("readlink " .. link)))
+    for _, f in ipairs({ one, real, link }) do os.remove(f) end
+  end)
 end)
 
 describe("reading a file", function()
