@@ -147,12 +147,15 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   return ref;
 }
 
-/* resume = true, false, or "force" (also from a journal of another task). */
+/* resume = true, false, or "force" (also from a journal of another task);
+** by default, KTLUA_RESUME's ("1", "force"). */
 static void check_resume(lua_State *L, int opts, kt_tune_opts *o) {
   const char *env = getenv("KTLUA_RESUME");
   int t = lk_get_field(L, opts, "resume");
-  if (t == LUA_TNIL) o->resume = env && env[0] && strcmp(env, "0");
-  else if (t == LUA_TBOOLEAN) o->resume = lua_toboolean(L, -1);
+  if (t == LUA_TNIL) {
+    o->resume = env && env[0] && strcmp(env, "0");
+    o->resume_force = env && strcmp(env, "force") == 0;
+  } else if (t == LUA_TBOOLEAN) o->resume = lua_toboolean(L, -1);
   else if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "force") == 0)
     o->resume = o->resume_force = true;
   else luaL_error(L, "tune options.resume: expected true, false or \"force\"");

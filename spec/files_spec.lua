@@ -195,6 +195,31 @@ describe("resuming", function()
       r.notice)
     assert.is_nil(tuner:tune(kernel(), { repeats = 1, stop = { count = 1 } }).notice)
   end)
+
+  it("through `ktlua --journal=DIR --resume=force` too", function()
+    local dir = tmp("")
+    os.execute("mkdir " .. dir)
+    local child = script([[
+local kt = require "ktlua"
+local t = kt.tuner()
+local k = t:kernel{ source = "__kernel void k(__global int *o) { o[0] = X" .. ... .. "; }", name = "k",
+                    global = 1, args = { kt.array("int", 1):output() } }
+k:param("X", { 1, 2, 3 })
+print(#t:tune(k, { repeats = 1 }))]])
+    local function run(option, extra)
+      return shell.run(("%s --journal=%s %s %s '%s'"):format(shell.ktlua, dir, option, child, extra))
+    end
+    assert.are.equal(0, select(2, run("", "")))
+    local out, status = run("--resume", " + 0")
+    assert.are.equal(1, status)
+    assert.matches("it was written for another task: source", out)
+    out, status = run("--resume=force", " + 0")
+    assert.are.equal(0, status, out)
+    assert.matches("^ktlua: resumed from " .. dir:gsub("%p", "%%%0") .. "/k.jsonl, written for another task: "
+      .. "source \"fnv1a%-%x+\" %(now \"fnv1a%-%x+\"%)\n3\n$", out)
+    os.execute("rm -r " .. dir)
+    os.remove(child)
+  end)
 end)
 
 describe("a tuning stopped by a Lua error", function()
