@@ -87,6 +87,8 @@ void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi);
 ** what is missing or wrong. */
 void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
 void lk_push_sizes(lua_State *L, const size_t *v, int dims);
+/* A count: an integer, or a float beyond the integers (2^63 and up). */
+void lk_push_count(lua_State *L, uint64_t n);
 
 /* ---- callbacks ---- */
 
@@ -108,6 +110,12 @@ lua_State *lk_ref_push(const lk_ref *r);
 ** into err, pops, returns -1. */
 int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
                 kt_error *err);
+
+/* Runs body on r's thread in protected mode, with ud (a light userdata)
+** as its only argument: whatever Lua error it meets (a metamethod that
+** fails, memory) goes into err, with a traceback, and never unwinds the
+** core's C frames. Returns 0 or -1. */
+int lk_ref_protect(const lk_ref *r, lua_CFunction body, void *ud, kt_error *err);
 
 /* The callback thread of this Lua state (created on first use). */
 lua_State *lk_callback_thread(lua_State *L);
@@ -177,7 +185,8 @@ typedef struct lk_tune_hold {
 } lk_tune_hold;
 
 /* The search, seed, stop and progress fields of the tune options at opts
-** into o; pushes the hold that keeps the searcher and the callback.
+** into o, after checking that the files of its output field can be
+** written; pushes the hold that keeps the searcher and the callback.
 ** owner is the kernel or replay a Lua searcher explores. */
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o);
 /* Pushes the tuning's results (if any), writes the files of the output
@@ -188,6 +197,8 @@ void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes owne
 int lk_new_kernel(lua_State *L, int idx);
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what);
 int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format);
+/* "csv" or "json" from a path's extension, or NULL. */
+const char *lk_results_format(const char *path);
 /* An optional kernel of the composition at idx: sets *kernel to its index
 ** (-1 when idx is not a kernel) and returns the next argument's index. */
 int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel);

@@ -192,10 +192,14 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+const char *lk_results_format(const char *path) {
+  return ends_with(path, ".csv") ? "csv" : ends_with(path, ".json") ? "json" : NULL;
+}
+
 /* results:write(path[, format]): format "csv" or "json", else from the
 ** path's extension. */
 int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format) {
-  if (!format) format = ends_with(path, ".csv") ? "csv" : ends_with(path, ".json") ? "json" : NULL;
+  if (!format) format = lk_results_format(path);
   if (!format)
     return luaL_error(L, "cannot tell the format of '%s': name it .csv or .json, or give the "
                          "format", path);
@@ -256,7 +260,7 @@ static int results_summary(lua_State *L) {
   set_ms(L, "total_ms", sum.total); /* for a replay, its simulated clock */
   lua_pushstring(L, r->stopped ? r->stopped : "");
   lua_setfield(L, -2, "stopped");
-  lua_pushinteger(L, (lua_Integer)r->space_count);
+  lk_push_count(L, r->space_count);
   lua_setfield(L, -2, "space_valid");
   lua_pushnumber(L, r->space_all);
   lua_setfield(L, -2, "space_all");
@@ -334,6 +338,7 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "searcher") == 0) lua_pushstring(L, r->searcher ? r->searcher : "");
   else if (strcmp(key, "params") == 0) push_params(L, r);
   else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped ? r->stopped : "");
+  else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
   else {
     luaL_getmetafield(L, 1, "methods");
     lua_getfield(L, -1, key);
@@ -341,10 +346,20 @@ static int results_index(lua_State *L) {
   return 1;
 }
 
-/* kt.load(path): results from a results file (.json) or a journal. */
+/* kt.load(path[, {max_bytes = n}]): results from a results file (.json)
+** or a journal, of at most max_bytes (gunzipped). */
 static int l_load(lua_State *L) {
+  static const char *const keys[] = {"max_bytes", NULL};
+  const char *path = luaL_checkstring(L, 1);
+  lua_Integer max = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "load options", keys);
+    max = lk_opt_integer(L, 2, "load options", "max_bytes", 0);
+    if (max <= 0) luaL_argerror(L, 2, "max_bytes must be a positive number of bytes");
+  }
   kt_error err;
-  kt_results *r = kt_results_read(luaL_checkstring(L, 1), &err);
+  kt_results *r = kt_results_read(path, (size_t)max, &err);
   if (!r) return lk_error(L, &err);
   lk_push_results(L, r);
   kt_results_release(r);

@@ -32,7 +32,9 @@ static void ls_destroy(void *state) {
 }
 
 /* Pushes self[method] and self on the callback thread; NULL (and nothing
-** pushed) when the table has no such method. */
+** pushed) when the table has no such method. The methods run in protected
+** bodies (lk_ref_protect): an error in a searcher or a metamethod of what
+** it returns stops the tuning through its cleanup. */
 static lua_State *push_method(lua_searcher *ls, const char *method) {
   lua_State *T = lk_ref_push(ls->self);
   lua_getfield(T, -1, method);
@@ -44,13 +46,43 @@ static lua_State *push_method(lua_searcher *ls, const char *method) {
   return T;
 }
 
+static int init_body(lua_State *T) {
+  lua_searcher *ls = lua_touserdata(T, 1);
+  if (!push_method(ls, "init")) return 0; /* init is optional */
+  lk_ref_push(ls->space);
+  lua_call(T, 2, 0);
+  return 0;
+}
+
 static int ls_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   lua_searcher *ls = s->state;
   ls->kspace = space;
   if (lk_space_view_reset(ls->view, ls->seed, err)) return -1;
-  if (!push_method(ls, "init")) return 0; /* init is optional */
-  lk_ref_push(ls->space);
-  return lk_ref_call(ls->self, 2, 0, true, err);
+  return lk_ref_protect(ls->self, init_body, ls, err);
+}
+
+/* The value indices of a proposed configuration table at the top of T;
+** vi is scratch memory that the collector frees. */
+static int proposal_table(lua_State *T, const kt_space *space, uint64_t *out, kt_error *err) {
+  size_t np = kt_space_nparams(space);
+  uint32_t *vi = lua_newuserdatauv(T, (np ? np : 1) * sizeof *vi, 0);
+  int rc = 0;
+  for (size_t p = 0; p < np && rc == 0; p++) {
+    const kt_param *par = kt_space_param(space, p);
+    kt_value v;
+    lua_getfield(T, -2, par->name);
+    bool ok = lk_to_value(T, -1, &v);
+    size_t k = 0;
+    while (ok && k < par->nvalues && !kt_value_equal(&par->values[k], &v)) k++;
+    lua_pop(T, 1);
+    if (!ok || k == par->nvalues)
+      rc = kt_fail(err, "next() proposed a configuration with no valid value for %s", par->name);
+    vi[p] = (uint32_t)k;
+  }
+  if (rc == 0 && kt_space_index(space, vi, out))
+    rc = kt_fail(err, "next() proposed a configuration that breaks a constraint");
+  lua_pop(T, 1);
+  return rc;
 }
 
 static int proposal(lua_State *T, const kt_space *space, uint64_t *out, kt_error *err) {
@@ -62,75 +94,84 @@ static int proposal(lua_State *T, const kt_space *space, uint64_t *out, kt_error
     *out = (uint64_t)i;
     return 0;
   }
-  if (lua_istable(T, -1)) {
-    size_t np = kt_space_nparams(space);
-    uint32_t *vi = calloc(np ? np : 1, sizeof *vi);
-    if (!vi) return kt_fail(err, "out of memory");
-    for (size_t p = 0; p < np; p++) {
-      const kt_param *par = kt_space_param(space, p);
-      kt_value v;
-      lua_getfield(T, -1, par->name);
-      bool ok = lk_to_value(T, -1, &v);
-      size_t k = 0;
-      while (ok && k < par->nvalues && !kt_value_equal(&par->values[k], &v)) k++;
-      lua_pop(T, 1);
-      if (!ok || k == par->nvalues) {
-        free(vi);
-        return kt_fail(err, "next() proposed a configuration with no valid value for %s", par->name);
-      }
-      vi[p] = (uint32_t)k;
-    }
-    int missing = kt_space_index(space, vi, out);
-    free(vi);
-    return missing ? kt_fail(err, "next() proposed a configuration that breaks a constraint") : 0;
-  }
+  if (lua_istable(T, -1)) return proposal_table(T, space, out, err);
   return kt_fail(err, "next() must return configuration indices or tables, got a %s",
                  luaL_typename(T, -1));
 }
 
+typedef struct next_call {
+  lua_searcher *ls;
+  uint64_t *out;
+  size_t max, got;
+  kt_error *err;
+  int rc; /* a bad proposal, described in err */
+} next_call;
+
+/* next() answers a list (a table without a metatable) or one proposal. */
+static int next_body(lua_State *T) {
+  next_call *c = lua_touserdata(T, 1);
+  if (!push_method(c->ls, "next")) {
+    c->rc = kt_fail(c->err, "the searcher table has no method 'next'");
+    return 0;
+  }
+  lua_pushinteger(T, (lua_Integer)c->max);
+  lua_call(T, 2, 1);
+  int answer = lua_gettop(T);
+  bool list = lua_istable(T, answer) && !lua_getmetatable(T, answer);
+  lua_settop(T, answer);
+  if (!list) {
+    if (!lua_isnil(T, answer)) c->rc = proposal(T, c->ls->kspace, &c->out[0], c->err);
+    c->got = !lua_isnil(T, answer) && c->rc == 0;
+    return 0;
+  }
+  size_t n = lua_rawlen(T, answer);
+  for (size_t i = 0; i < n && i < c->max && c->rc == 0; i++) {
+    lua_rawgeti(T, answer, (lua_Integer)i + 1);
+    c->rc = proposal(T, c->ls->kspace, &c->out[i], c->err);
+    lua_pop(T, 1);
+    if (c->rc == 0) c->got = i + 1;
+  }
+  return 0;
+}
+
 static int ls_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_error *err) {
   lua_searcher *ls = s->state;
-  *got = 0;
-  lua_State *T = push_method(ls, "next");
-  if (!T) return kt_fail(err, "the searcher table has no method 'next'");
-  lua_pushinteger(T, (lua_Integer)max);
-  if (lk_ref_call(ls->self, 2, 1, true, err)) return -1;
-  int rc = 0;
-  if (lua_istable(T, -1) && !lua_getmetatable(T, -1)) {
-    size_t n = lua_rawlen(T, -1);
-    if (n > max) n = max;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-      lua_rawgeti(T, -1, (lua_Integer)i + 1);
-      rc = proposal(T, ls->kspace, &out[i], err);
-      lua_pop(T, 1);
-      if (rc == 0) *got = i + 1;
-    }
-  } else if (!lua_isnil(T, -1)) {
-    rc = proposal(T, ls->kspace, &out[0], err);
-    if (rc == 0) *got = 1;
+  next_call c = {ls, out, max, 0, err, 0};
+  int rc = lk_ref_protect(ls->self, next_body, &c, err);
+  *got = c.got;
+  return rc ? rc : c.rc;
+}
+
+typedef struct report_call {
+  lua_searcher *ls;
+  uint64_t index;
+  const kt_result *r;
+} report_call;
+
+static int report_body(lua_State *T) {
+  report_call *c = lua_touserdata(T, 1);
+  if (!push_method(c->ls, "report")) return 0; /* report is optional */
+  lua_pushinteger(T, (lua_Integer)c->index);
+  lua_createtable(T, 0, 4);
+  lua_pushinteger(T, (lua_Integer)c->index);
+  lua_setfield(T, -2, "index");
+  lua_pushstring(T, kt_status_name(c->r->status));
+  lua_setfield(T, -2, "status");
+  if (c->r->status == KT_OK) {
+    lua_pushnumber(T, c->r->time_ns / 1e6);
+    lua_setfield(T, -2, "time_ms");
   }
-  lua_pop(T, 1);
-  return rc;
+  lk_push_config(T, c->ls->kspace, c->r->vi);
+  lua_setfield(T, -2, "config");
+  lua_call(T, 3, 0);
+  return 0;
 }
 
 static int ls_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
   lua_searcher *ls = s->state;
   if (lk_space_view_record(ls->view, index, r, err)) return -1;
-  lua_State *T = push_method(ls, "report");
-  if (!T) return 0; /* report is optional */
-  lua_pushinteger(T, (lua_Integer)index);
-  lua_createtable(T, 0, 4);
-  lua_pushinteger(T, (lua_Integer)index);
-  lua_setfield(T, -2, "index");
-  lua_pushstring(T, kt_status_name(r->status));
-  lua_setfield(T, -2, "status");
-  if (r->status == KT_OK) {
-    lua_pushnumber(T, r->time_ns / 1e6);
-    lua_setfield(T, -2, "time_ms");
-  }
-  lk_push_config(T, ls->kspace, r->vi);
-  lua_setfield(T, -2, "config");
-  return lk_ref_call(ls->self, 3, 0, true, err);
+  report_call c = {ls, index, r};
+  return lk_ref_protect(ls->self, report_body, &c, err);
 }
 
 static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy};

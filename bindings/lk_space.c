@@ -86,7 +86,7 @@ int lk_space_view_record(lk_space *us, uint64_t index, const kt_result *r, kt_er
 /* ---- counts and configurations ---- */
 
 static int space_count(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)kt_space_count(check_space(L, 1, true)));
+  lk_push_count(L, kt_space_count(check_space(L, 1, true)));
   return 1;
 }
 
@@ -101,7 +101,9 @@ static uint64_t check_config_index(lua_State *L, kt_space *s, int idx) {
   lua_Integer i = luaL_checkinteger(L, idx);
   if (i < 0 || (uint64_t)i >= kt_space_count(s))
     luaL_argerror(L, idx, lua_pushfstring(L, "configuration index out of range (0 to %I)",
-                                          (lua_Integer)kt_space_count(s) - 1));
+                                          (lua_Integer)(kt_space_count(s) - 1 < (uint64_t)LUA_MAXINTEGER
+                                                            ? kt_space_count(s) - 1
+                                                            : (uint64_t)LUA_MAXINTEGER)));
   return (uint64_t)i;
 }
 
@@ -332,6 +334,22 @@ static int space_threads(lua_State *L) {
   return 1;
 }
 
+/* space:max_bytes([n]): the most bytes generation may take for the valid
+** configurations (0: the default); returns the space, or without n the
+** limit. */
+static int space_max_bytes(lua_State *L) {
+  kt_space *s = check_space(L, 1, false);
+  if (lua_isnoneornil(L, 2)) {
+    lua_pushinteger(L, (lua_Integer)kt_space_max_bytes(s));
+    return 1;
+  }
+  lua_Integer n = luaL_checkinteger(L, 2);
+  if (n < 0) luaL_argerror(L, 2, "expected a number of bytes (0: the default)");
+  kt_space_set_max_bytes(s, (size_t)n);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int space_gc(lua_State *L) {
   lk_space *us = luaL_checkudata(L, 1, LK_SPACE);
   if (us->walking) kt_walker_clear(&us->walker);
@@ -357,6 +375,7 @@ void lk_open_space(lua_State *L) {
       {"neighbors", space_neighbors}, {"random_neighbor", space_random_neighbor},
       {"random_unexplored", space_random_unexplored}, {"explored", space_explored},
       {"explored_count", space_explored_count}, {"random", space_random},
-      {"pruned", space_pruned}, {"threads", space_threads}, {NULL, NULL}};
+      {"pruned", space_pruned}, {"threads", space_threads},
+      {"max_bytes", space_max_bytes}, {NULL, NULL}};
   lk_new_class(L, LK_SPACE, meta, methods);
 }

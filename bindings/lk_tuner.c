@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/atomic_file.h"
 #include "../core/db.h"
 #include "lk.h"
 
@@ -112,11 +113,24 @@ static void check_repeat(lua_State *L, int opts, kt_repeat *rp) {
   lua_pop(L, 1);
 }
 
+typedef struct progress_args {
+  lk_ref *fn;
+  const kt_results *r;
+  const kt_result *last;
+} progress_args;
+
+static int progress_body(lua_State *T) {
+  progress_args *a = lua_touserdata(T, 1);
+  lk_ref_push(a->fn);
+  lk_push_result(T, a->r, a->last);
+  lk_push_results(T, (kt_results *)a->r);
+  lua_call(T, 2, 0);
+  return 0;
+}
+
 static int progress_call(const kt_results *r, const kt_result *last, void *ud, kt_error *err) {
-  lua_State *T = lk_ref_push(ud);
-  lk_push_result(T, r, last);
-  lk_push_results(T, (kt_results *)r);
-  return lk_ref_call(ud, 2, 0, true, err);
+  progress_args a = {ud, r, last};
+  return lk_ref_protect(ud, progress_body, &a, err);
 }
 
 /* progress = true (the standard line per configuration) or a function. */
@@ -139,6 +153,21 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   return ref;
 }
 
+/* resume = true, false, or "force" (also from a journal of another task);
+** by default, KTLUA_RESUME's ("1", "force"). */
+static void check_resume(lua_State *L, int opts, kt_tune_opts *o) {
+  const char *env = getenv("KTLUA_RESUME");
+  int t = lk_get_field(L, opts, "resume");
+  if (t == LUA_TNIL) {
+    o->resume = env && env[0] && strcmp(env, "0");
+    o->resume_force = env && strcmp(env, "force") == 0;
+  } else if (t == LUA_TBOOLEAN) o->resume = lua_toboolean(L, -1);
+  else if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "force") == 0)
+    o->resume = o->resume_force = true;
+  else luaL_error(L, "tune options.resume: expected true, false or \"force\"");
+  lua_pop(L, 1);
+}
+
 /* journal = "file.jsonl" and resume = true; `ktlua --journal=DIR` gives
 ** tunings without one DIR/<task>.jsonl, and `ktlua --resume` makes resume
 ** the default (through KTLUA_JOURNAL_DIR and KTLUA_RESUME). The path stays
@@ -147,8 +176,7 @@ static void check_journal(lua_State *L, int opts, const char *task, kt_tune_opts
   o->journal = lk_opt_string(L, opts, "tune options", "journal", NULL);
   const char *dir = getenv("KTLUA_JOURNAL_DIR");
   if (!o->journal && dir && dir[0]) o->journal = lua_pushfstring(L, "%s/%s.jsonl", dir, task);
-  const char *env = getenv("KTLUA_RESUME");
-  o->resume = lk_opt_boolean(L, opts, "tune options", "resume", env && env[0] && strcmp(env, "0"));
+  check_resume(L, opts, o);
   if (o->resume && !o->journal)
     luaL_error(L, "tune options.resume: resuming needs a journal (tune options.journal)");
 }
@@ -230,6 +258,31 @@ static void write_outputs(lua_State *L, int opts, kt_results *r) {
   lua_pop(L, 1);
 }
 
+static void check_output(lua_State *L, const char *path, const char *what) {
+  kt_error err;
+  if (!lk_results_format(path))
+    luaL_error(L, "%s: cannot tell the format of '%s': name it .csv or .json", what, path);
+  if (kt_atomic_check(path, &err)) luaL_error(L, "%s: %s", what, err.msg);
+}
+
+/* Each file of the output field can be written: found before the first
+** configuration, a bad path loses no results. */
+static void check_outputs(lua_State *L, int opts) {
+  int t = lk_get_field(L, opts, "output");
+  if (t == LUA_TSTRING) check_output(L, lua_tostring(L, -1), "tune options.output");
+  for (lua_Integer i = 1; t == LUA_TTABLE && i <= luaL_len(L, -1); i++) {
+    lua_rawgeti(L, -1, i);
+    const char *path = lua_tostring(L, -1);
+    const char *what = lua_pushfstring(L, "tune options.output[%d]", (int)i);
+    if (!path) luaL_error(L, "%s: expected a file name", what);
+    check_output(L, path, what);
+    lua_pop(L, 2);
+  }
+  if (t != LUA_TNIL && t != LUA_TSTRING && t != LUA_TTABLE)
+    luaL_error(L, "tune options.output: expected a file name or a list of them");
+  lua_pop(L, 1);
+}
+
 /* After Ctrl-C: the best so far, on stderr, before the error that ends
 ** the script. */
 static void report_interrupted(lua_State *L, const kt_results *r) {
@@ -252,6 +305,7 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
 }
 
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) {
+  check_outputs(L, opts);
   lk_check_stop(L, opts, &o->stop);
   lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
   lua_Integer lookahead = lk_opt_integer(L, opts, "tune options", "lookahead", 0);
@@ -270,6 +324,7 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
 /* Pushes the results (written to the options' outputs first), or raises
 ** the tuning's error; after Ctrl-C, the best so far and an error. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
+  if (h->results && h->results->notice) fprintf(stderr, "ktlua: %s\n", h->results->notice);
   if (h->results) {
     lk_push_results(L, h->results);
     write_outputs(L, opts, h->results);

@@ -209,6 +209,11 @@ void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi)
   }
 }
 
+void lk_push_count(lua_State *L, uint64_t n) {
+  if (n <= (uint64_t)LUA_MAXINTEGER) lua_pushinteger(L, (lua_Integer)n);
+  else lua_pushnumber(L, (lua_Number)n);
+}
+
 void lk_push_sizes(lua_State *L, const size_t *v, int dims) {
   lua_createtable(L, dims, 0);
   for (int d = 0; d < dims; d++) {
@@ -282,6 +287,19 @@ int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
     return -1;
   }
   return 0;
+}
+
+int lk_ref_protect(const lk_ref *r, lua_CFunction body, void *ud, kt_error *err) {
+  lua_State *T = r->thread;
+  int base = lua_gettop(T);
+  if (!lua_checkstack(T, 8)) return kt_fail(err, "the callback thread's stack is full");
+  lua_pushcfunction(T, traceback);
+  lua_pushcfunction(T, body);
+  lua_pushlightuserdata(T, ud);
+  int rc = lua_pcall(T, 1, 0, base + 1);
+  if (rc != LUA_OK) kt_fail(err, "%s", lua_tostring(T, -1));
+  lua_settop(T, base);
+  return rc == LUA_OK ? 0 : -1;
 }
 
 /* ---- argument lists ---- */

@@ -30,6 +30,7 @@ static const char *const usage =
     "  -i             start the prompt after running the script or -e code\n"
     "  --journal=DIR  tunings without a journal of their own keep one in DIR/<task>.jsonl\n"
     "  --resume       tunings resume from their journals, skipping what they hold\n"
+    "  --resume=force ... also from journals of another task (a changed kernel)\n"
     "  -v, --version  print the version\n"
     "  -h, --help     print this help\n"
     "\n"
@@ -238,6 +239,8 @@ int main(int argc, char **argv) {
       setenv("KTLUA_JOURNAL_DIR", o + 10, 1);
     } else if (!strcmp(o, "--resume")) {
       setenv("KTLUA_RESUME", "1", 1);
+    } else if (!strcmp(o, "--resume=force")) {
+      setenv("KTLUA_RESUME", "force", 1);
     } else if (!strcmp(o, "--")) {
       i++;
       break;

@@ -1,57 +1,205 @@
 /*
-** journal.c: appending results, one flushed line each.
+** journal.c: a locked file of results, one line each, each line written
+** whole.
 */
+#define _DEFAULT_SOURCE /* flock */
 #include "journal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_read.h"
 
 struct kt_journal {
-  FILE *f;
+  int fd;
   char *path;
+  off_t whole; /* after kt_journal_read: the bytes up to the last whole line */
 };
 
 static int write_fails(kt_journal *j, kt_error *err) {
   return kt_fail(err, "cannot write the journal %s: %s", j->path, strerror(errno));
 }
 
-kt_journal *kt_journal_open(const char *path, const kt_results *r, bool append,
-                            kt_error *err) {
+kt_journal *kt_journal_open(const char *path, kt_error *err) {
   kt_journal *j = kt_calloc(1, sizeof *j, err);
   if (!j || !(j->path = kt_strdup(path, err))) {
     free(j);
     return NULL;
   }
-  if (!(j->f = fopen(path, append ? "a" : "w"))) {
-    kt_fail(err, "cannot open the journal %s: %s", path, strerror(errno));
-    free(j->path);
-    free(j);
-    return NULL;
-  }
-  if (!append) {
-    kt_results_write_json_header(j->f, r, "ktlua-journal");
-    fputs("}\n", j->f);
-    if (fflush(j->f) != 0) {
-      write_fails(j, err);
-      kt_journal_close(j, NULL);
-      return NULL;
-    }
-  }
-  return j;
-}
-
-/* One line, flushed, so that only the configuration in flight can be lost. */
-int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt_error *err) {
-  kt_result_write_json(j->f, r, x);
-  fputc('\n', j->f);
-  return fflush(j->f) == 0 && !ferror(j->f) ? 0 : write_fails(j, err);
+  /* Not truncated here: a journal another tuning holds stays as it is. */
+  j->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (j->fd < 0) kt_fail(err, "cannot open the journal %s: %s", path, strerror(errno));
+  else if (flock(j->fd, LOCK_EX | LOCK_NB) == 0) return j;
+  else if (errno == EWOULDBLOCK) kt_fail(err, "the journal %s is in use by another tuning", path);
+  else kt_fail(err, "cannot lock the journal %s: %s", path, strerror(errno));
+  if (j->fd >= 0) close(j->fd);
+  free(j->path);
+  free(j);
+  return NULL;
 }
 
 int kt_journal_close(kt_journal *j, kt_error *err) {
   if (!j) return 0;
-  int rc = fclose(j->f) == 0 ? 0 : write_fails(j, err);
+  int rc = close(j->fd) == 0 ? 0 : write_fails(j, err); /* closing unlocks */
   free(j->path);
   free(j);
+  return rc;
+}
+
+/* ---- writing ---- */
+
+/* A line formatted in memory by the FILE writers, then written in one
+** write(): a kill leaves it whole, or cut at its end only. */
+typedef struct line {
+  char *text;
+  size_t len;
+  FILE *f;
+} line;
+
+static FILE *line_begin(line *l) {
+  *l = (line){NULL, 0, NULL};
+  return l->f = open_memstream(&l->text, &l->len);
+}
+
+static int write_whole(kt_journal *j, const char *p, size_t n, kt_error *err) {
+  while (n > 0) {
+    ssize_t done = write(j->fd, p, n);
+    if (done < 0 && errno == EINTR) continue;
+    if (done <= 0) return write_fails(j, err);
+    p += done;
+    n -= (size_t)done;
+  }
+  return 0;
+}
+
+static int line_end(kt_journal *j, line *l, kt_error *err) {
+  fputc('\n', l->f);
+  int rc = fclose(l->f) == 0 && l->text
+               ? write_whole(j, l->text, l->len, err)
+               : kt_fail(err, "out of memory writing the journal %s", j->path);
+  free(l->text);
+  return rc;
+}
+
+static int out_of_memory(kt_journal *j, kt_error *err) {
+  return kt_fail(err, "out of memory writing the journal %s", j->path);
+}
+
+int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt_error *err) {
+  line l;
+  if (!line_begin(&l)) return out_of_memory(j, err);
+  kt_result_write_json(l.f, r, x);
+  return line_end(j, &l, err);
+}
+
+int kt_journal_start(kt_journal *j, const kt_results *r, const kt_journal_id *id, bool fresh,
+                     kt_error *err) {
+  if (!fresh) /* a line cut by a kill would join the next one */
+    return ftruncate(j->fd, j->whole) == 0 ? 0 : write_fails(j, err);
+  if (ftruncate(j->fd, 0) != 0) return write_fails(j, err);
+  line l;
+  if (!line_begin(&l)) return out_of_memory(j, err);
+  kt_results_write_json_header(l.f, r, "ktlua-journal");
+  fputc(',', l.f);
+  kt_journal_id_write(l.f, id);
+  fputc('}', l.f);
+  return line_end(j, &l, err);
+}
+
+/* ---- reading ---- */
+
+static char *read_all(kt_journal *j, size_t *len, kt_error *err) {
+  struct stat st;
+  if (fstat(j->fd, &st) != 0)
+    return kt_fail(err, "cannot read the journal %s: %s", j->path, strerror(errno)), NULL;
+  if ((uint64_t)st.st_size > KT_FILE_MAX)
+    return kt_fail(err, "the journal %s is larger than %llu bytes", j->path,
+                   (unsigned long long)KT_FILE_MAX), NULL;
+  char *text = kt_alloc((size_t)st.st_size + 1, err);
+  size_t n = 0;
+  while (text && n < (size_t)st.st_size) {
+    ssize_t got = pread(j->fd, text + n, (size_t)st.st_size - n, (off_t)n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    n += (size_t)got;
+  }
+  if (text) text[n] = '\0';
+  *len = n;
+  return text;
+}
+
+static bool same_parameters(const kt_results *a, const kt_space *s) {
+  if (a->nparams != kt_space_nparams(s)) return false;
+  for (size_t p = 0; p < a->nparams; p++) {
+    const kt_param *q = kt_space_param(s, p);
+    if (strcmp(a->params[p].name, q->name) != 0 || a->params[p].nvalues != q->nvalues) return false;
+    for (size_t v = 0; v < q->nvalues; v++)
+      if (!kt_value_equal(&a->params[p].values[v], &q->values[v])) return false;
+  }
+  return true;
+}
+
+/* How the header's task differs from id's: refused, or with force
+** described in *changed. */
+static int check_identity(kt_journal *j, const char *text, size_t len, const kt_journal_id *id,
+                          bool force, char **changed, kt_error *err) {
+  const char *nl = memchr(text, '\n', len);
+  kt_jdoc *doc = kt_json_parse(text, nl ? (size_t)(nl - text) : len, NULL);
+  char why[1024];
+  int differ = doc ? kt_journal_id_compare(id, kt_json_root(doc), why, sizeof why) : 0;
+  kt_json_free(doc);
+  if (!differ) return 0;
+  if (!force)
+    return kt_fail(err, "cannot resume from %s: it was written for another task: %s; resume = "
+                   "\"force\" takes its results all the same", j->path, why);
+  size_t size = strlen(j->path) + strlen(why) + 64;
+  if (!(*changed = kt_alloc(size, err))) return -1;
+  snprintf(*changed, size, "resumed from %s, written for another task: %s", j->path, why);
+  return 0;
+}
+
+/* Nothing recorded: an empty file, or one cut inside its header. */
+static bool holds_nothing(const char *text, size_t len) {
+  static const char start[] = "{\"format\":\"ktlua-journal\"";
+  if (memchr(text, '\n', len)) return false;
+  size_t n = len < sizeof start - 1 ? len : sizeof start - 1;
+  return memcmp(text, start, n) == 0;
+}
+
+static int parse(kt_journal *j, const char *text, size_t len, const kt_space *space,
+                 const kt_journal_id *id, bool force, kt_results **prior, char **changed,
+                 kt_error *err) {
+  if (holds_nothing(text, len)) return 1;
+  int rc = kt_journal_parse(text, len, prior, err);
+  if (rc > 0) return kt_fail(err, "cannot resume from %s: it is no ktlua journal", j->path);
+  if (rc < 0) return kt_fail_prefix(err, "%s: ", j->path);
+  if (!same_parameters(*prior, space))
+    return kt_fail(err, "cannot resume from %s: its parameters and values differ from task %s's",
+                   j->path, id->values[KT_ID_TASK]);
+  if (check_identity(j, text, len, id, force, changed, err)) return -1;
+  const char *end = text + len;
+  while (end > text && end[-1] != '\n') end--;
+  j->whole = (off_t)(end - text);
+  return 0;
+}
+
+int kt_journal_read(kt_journal *j, const kt_space *space, const kt_journal_id *id, bool force,
+                    kt_results **prior, char **changed, kt_error *err) {
+  size_t len;
+  *prior = NULL;
+  *changed = NULL;
+  char *text = read_all(j, &len, err);
+  if (!text) return -1;
+  int rc = parse(j, text, len, space, id, force, prior, changed, err);
+  free(text);
+  if (rc != 0) {
+    kt_results_release(*prior);
+    *prior = NULL;
+  }
   return rc;
 }

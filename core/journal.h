@@ -1,23 +1,40 @@
 /*
 ** journal.h: a tuning's results appended to a file as they are produced,
-** one JSON object per line, flushed line by line, so that a tuning that is
-** killed loses at most the configuration in flight and can be resumed.
-** The first line is the header (format "ktlua-journal": task, device,
-** parameters, space); every other line is one result, as in a results
-** file.
+** one JSON object per line, so that a tuning that is killed loses at most
+** the configuration in flight and can be resumed. The first line is the
+** header (format "ktlua-journal": task, device, parameters, space and the
+** task's identity, journal_id.h); every other line is one result, as in a
+** results file.
+**
+** A journal is locked (an advisory lock, flock) while a tuning holds it:
+** a second tuning on it is refused. Each line is written in one write(),
+** so a kill leaves at most the last line cut short; a resumed journal's
+** cut line is removed before anything is appended.
 */
 #ifndef KT_JOURNAL_H
 #define KT_JOURNAL_H
 
+#include "journal_id.h"
 #include "result.h"
 
 typedef struct kt_journal kt_journal;
 
-/* Starts a journal (truncating the file), or with append, continues one
-** whose header matches (the caller checked it) without rewriting it. */
-kt_journal *kt_journal_open(const char *path, const kt_results *r, bool append,
-                            kt_error *err);
+/* Opens (creating) and locks the file, leaving its contents as they are;
+** fails when another tuning holds it. */
+kt_journal *kt_journal_open(const char *path, kt_error *err);
+/* The results a journal holds, checking that they are of the same
+** parameters (space's) and the same task (id): a journal of another task
+** is refused unless force, and then *changed (malloc'd) says how it
+** differs. Returns 1 when the journal holds nothing (it is empty, or was
+** cut before its header was whole), -1 on error. */
+int kt_journal_read(kt_journal *j, const kt_space *space, const kt_journal_id *id, bool force,
+                    kt_results **prior, char **changed, kt_error *err);
+/* Before the first append: fresh, empties the file and writes the header;
+** else (after kt_journal_read) removes a line a kill cut short. */
+int kt_journal_start(kt_journal *j, const kt_results *r, const kt_journal_id *id, bool fresh,
+                     kt_error *err);
 int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt_error *err);
+/* Unlocks and closes (NULL is fine). */
 int kt_journal_close(kt_journal *j, kt_error *err);
 
 #endif

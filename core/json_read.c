@@ -356,39 +356,64 @@ kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
 
 /* ---- files ---- */
 
+/* Room for `need` bytes, doubling but never past cap_max. */
+static int grow_to(char **data, size_t *cap, size_t need, size_t cap_max, kt_error *err) {
+  if (need <= *cap) return 0;
+  size_t cap2 = *cap ? *cap * 2 : BLOCK_SIZE + 1;
+  if (cap2 < need) cap2 = need;
+  if (cap2 > cap_max) cap2 = cap_max;
+  char *grown = realloc(*data, cap2);
+  if (!grown) return kt_fail(err, "out of memory reading a file of %zu bytes", need);
+  *data = grown;
+  *cap = cap2;
+  return 0;
+}
+
+/* The next block of f after the n bytes read: what makes it no text file
+** or one beyond max is an error, before any more is read. */
+static int read_block(gzFile f, const char *path, char *at, size_t n, size_t max, int *got,
+                      kt_error *err) {
+  int code;
+  *got = gzread(f, at, BLOCK_SIZE);
+  if (*got < 0) return kt_fail(err, "cannot read %s: %s", path, gzerror(f, &code));
+  if (memchr(at, '\0', (size_t)*got))
+    return kt_fail(err, "%s is no text file (it holds a NUL byte)", path);
+  if (n + (size_t)*got > max)
+    return kt_fail(err, "%s %s more than %zu bytes, the limit", path,
+                   gzdirect(f) ? "holds" : "expands (gunzipped) to", max);
+  return 0;
+}
+
 /* gzread passes plain files through unchanged. */
-char *kt_read_file(const char *path, size_t *len, kt_error *err) {
+char *kt_read_file(const char *path, size_t max, size_t *len, kt_error *err) {
   gzFile f = gzopen(path, "rb");
   if (!f) {
     kt_fail(err, "cannot read %s: %s", path, errno ? strerror(errno) : "out of memory");
     return NULL;
   }
+  if (max == 0) max = KT_FILE_MAX;
   char *data = NULL;
   size_t n = 0, cap = 0;
-  for (;;) {
-    if (kt_grow(&data, &cap, n + BLOCK_SIZE + 1, 1, err)) break;
-    int got = gzread(f, data + n, BLOCK_SIZE);
-    if (got < 0) {
-      int code;
-      kt_fail(err, "cannot read %s: %s", path, gzerror(f, &code));
+  int got = 1;
+  while (got > 0) {
+    if (grow_to(&data, &cap, n + BLOCK_SIZE + 1, max + BLOCK_SIZE + 1, err) ||
+        read_block(f, path, data + n, n, max, &got, err))
       break;
-    }
     n += (size_t)got;
-    if (got == 0) {
-      gzclose(f);
-      data[n] = '\0';
-      *len = n;
-      return data;
-    }
+  }
+  gzclose(f);
+  if (got == 0) {
+    data[n] = '\0';
+    *len = n;
+    return data;
   }
   free(data);
-  gzclose(f);
   return NULL;
 }
 
 kt_jdoc *kt_json_read_file(const char *path, kt_error *err) {
   size_t len;
-  char *text = kt_read_file(path, &len, err);
+  char *text = kt_read_file(path, 0, &len, err);
   if (!text) return NULL;
   kt_jdoc *d = kt_json_parse(text, len, err);
   free(text);

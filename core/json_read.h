@@ -42,9 +42,14 @@ typedef struct kt_jdoc kt_jdoc;
 
 /* Parses len bytes of text; errors give the line and column. */
 kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err);
-/* A file's bytes (NUL-terminated; *len without it), gunzipped when it is
-** gzip-compressed; malloc'd. */
-char *kt_read_file(const char *path, size_t *len, kt_error *err);
+/* The most bytes a file read whole may hold (gunzipped): a stated bound
+** on what reading a file takes. */
+#define KT_FILE_MAX ((size_t)1 << 30)
+
+/* A text file's bytes (NUL-terminated; *len without it), gunzipped when
+** it is gzip-compressed; malloc'd. More than max bytes (0: KT_FILE_MAX),
+** or a NUL byte, is an error found before more is read. */
+char *kt_read_file(const char *path, size_t max, size_t *len, kt_error *err);
 /* Reads and parses a file, gzip-compressed or not. */
 kt_jdoc *kt_json_read_file(const char *path, kt_error *err);
 void kt_json_free(kt_jdoc *d);

@@ -235,7 +235,7 @@ static int build(builder *b, const char *text, size_t len, kt_jdoc **doc, kt_rec
 int kt_recording_read(const char *path, kt_recording *out, kt_error *err) {
   memset(out, 0, sizeof *out);
   size_t len;
-  char *text = kt_read_file(path, &len, err);
+  char *text = kt_read_file(path, 0, &len, err);
   if (!text) return -1;
   kt_jdoc *doc = NULL;
   builder b = {kt_space_new(err), 0, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, err};

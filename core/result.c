@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "journal_id.h"
+
 kt_results *kt_results_new(const char *name, const kt_space *space,
                            const char *const *kernels, size_t nkernels, const char *device,
                            kt_error *err) {
@@ -103,6 +105,7 @@ void kt_results_release(kt_results *r) {
   free(r->inputs_log);
   char *ids[] = {r->backend, r->driver, r->source, r->options, r->objective};
   for (int i = 0; i < 5; i++) free(ids[i]);
+  free(r->notice);
   free(r);
 }
 
@@ -149,31 +152,12 @@ void kt_usage_fields(const kt_kernel_usage *u, const char *names[KT_USAGE_FIELDS
   }
 }
 
-/* 64-bit FNV-1a: a changed source changes it; there is no secret to keep. */
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (const unsigned char *p = (const unsigned char *)s;; p++) {
-    h = (h ^ *p) * 0x100000001b3ULL;
-    if (!*p) return h; /* the NUL too: "ab"+"c" is not "a"+"bc" */
-  }
-}
-
 int kt_results_identify(kt_results *r, const kt_task *task, const char *backend,
                         const char *driver, const char *objective, kt_error *err) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  size_t len = 1;
-  for (size_t k = 0; k < task->nkernels; k++) {
-    h = fnv1a(fnv1a(h, task->kernels[k]->name), task->kernels[k]->source);
-    len += strlen(task->kernels[k]->options ? task->kernels[k]->options : "") + 2;
-  }
-  char hash[32];
-  snprintf(hash, sizeof hash, "fnv1a-%016llx", (unsigned long long)h);
   if (!(r->backend = kt_strdup(backend, err)) || !(r->driver = kt_strdup(driver, err)) ||
-      !(r->source = kt_strdup(hash, err)) || !(r->objective = kt_strdup(objective, err)) ||
-      !(r->options = kt_calloc(len, 1, err)))
-    return -1;
-  for (size_t k = 0; k < task->nkernels; k++) {
-    if (k) strcat(r->options, "; ");
-    strcat(r->options, task->kernels[k]->options ? task->kernels[k]->options : "");
-  }
+      !(r->objective = kt_strdup(objective, err)) ||
+      !(r->source = kt_journal_id_text(task, KT_ID_SOURCE)) ||
+      !(r->options = kt_journal_id_text(task, KT_ID_OPTIONS)))
+    return kt_fail(err, "out of memory describing task %s", task->name);
   return 0;
 }

@@ -81,6 +81,7 @@ typedef struct kt_results {
   char *source;    /* a hash of the kernels' names and sources */
   char *options;   /* the kernels' compiler options, joined by "; " */
   char *objective; /* "kernel" or "kernel+host" */
+  char *notice;       /* what a person should know of them (a resume forced); NULL: nothing */
 } kt_results;
 
 /* Fills the fields above for a tuning of task on a device. */
@@ -118,9 +119,9 @@ void kt_usage_fields(const kt_kernel_usage *u, const char *names[KT_USAGE_FIELDS
 /* The outcome of src (all but index and vi) into dst. */
 int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err);
 
-/* Results back from a results file or a journal, gzipped or not
-** (result_read.c). */
-kt_results *kt_results_read(const char *path, kt_error *err);
+/* Results back from a results file or a journal, gzipped or not, of at
+** most max bytes (0: KT_FILE_MAX) (result_read.c). */
+kt_results *kt_results_read(const char *path, size_t max, kt_error *err);
 /* A journal's results from its text; 1 (err untouched) when the text is no
 ** journal (its first line is no journal header). */
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err);
@@ -130,6 +131,10 @@ struct kt_jvalue;
 int kt_result_read_json(const struct kt_jvalue *x, kt_results *r, kt_error *err);
 /* Appends to r the samples of a JSON array of times in ms (NULL: none). */
 int kt_result_samples_from_json(kt_result *r, const struct kt_jvalue *ms, kt_error *err);
+/* Whether text is a CSV file of ktlua's results (its header's first
+** column is index), and its results (result_csv.c). */
+bool kt_results_csv_is(const char *text, size_t len);
+kt_results *kt_results_from_csv(const char *text, size_t len, kt_error *err);
 /* The results of a parsed results file (format "ktlua-results"). */
 kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
 

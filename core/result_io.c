@@ -1,28 +1,17 @@
 /*
 ** result_io.c: result files. CSV for spreadsheets and plotting, JSON with
-** every sample and overhead for tools.
+** every sample and overhead for tools. Each replaces its file whole
+** (atomic_file.h): a kill while writing leaves the previous file.
 */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "json.h"
 #include "result.h"
 
 #define MS(ns) ((ns) / 1e6)
-
-static FILE *open_out(const char *path, kt_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f) kt_fail(err, "cannot write %s: %s", path, strerror(errno));
-  return f;
-}
-
-static int close_out(FILE *f, const char *path, kt_error *err) {
-  bool bad = ferror(f);
-  if (fclose(f) != 0 || bad) return kt_fail(err, "error writing %s", path);
-  return 0;
-}
 
 /* ---- CSV ---- */
 
@@ -84,11 +73,11 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x) {
 }
 
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err) {
-  FILE *f = open_out(path, err);
-  if (!f) return -1;
-  csv_header(f, r);
-  for (size_t i = 0; i < r->n; i++) csv_row(f, r, &r->items[i]);
-  return close_out(f, path, err);
+  kt_atomic_file out;
+  if (kt_atomic_open(&out, path, err)) return -1;
+  csv_header(out.f, r);
+  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i]);
+  return kt_atomic_commit(&out, err);
 }
 
 /* ---- JSON ---- */
@@ -229,9 +218,7 @@ void kt_results_write_json_header(FILE *f, const kt_results *r, const char *form
   fputs("}}", f);
 }
 
-int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) {
-  FILE *f = open_out(path, err);
-  if (!f) return -1;
+static void json_file(FILE *f, const kt_results *r) {
   kt_results_write_json_header(f, r, "ktlua-results");
   fputs(",\"wall_ms\":", f);
   kt_json_number(f, MS(r->wall_ns));
@@ -254,5 +241,11 @@ int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) 
     fputs(i + 1 < r->n ? ",\n" : "\n", f);
   }
   fputs("]}\n", f);
-  return close_out(f, path, err);
+}
+
+int kt_results_write_json(const kt_results *r, const char *path, kt_error *err) {
+  kt_atomic_file out;
+  if (kt_atomic_open(&out, path, err)) return -1;
+  json_file(out.f, r);
+  return kt_atomic_commit(&out, err);
 }

@@ -1,8 +1,8 @@
 /*
 ** result_read.c: results back from the files ktlua writes: a results file
-** (JSON, format "ktlua-results") or a journal (a header line, format
-** "ktlua-journal", then one result per line). A journal's last line may
-** have been cut short by a kill: it is left out.
+** (JSON, format "ktlua-results"; or CSV, result_csv.c) or a journal (a
+** header line, format "ktlua-journal", then one result per line). A
+** journal's last line may have been cut short by a kill: it is left out.
 */
 #include <errno.h>
 #include <math.h>
@@ -183,11 +183,29 @@ static int read_config(const kt_jvalue *x, const kt_param *params, size_t np, ui
   return 0;
 }
 
+/* A configuration index: an integer from 0, below the space's count when
+** the header gives it. */
+static int read_index(const kt_jvalue *x, const kt_results *r, uint64_t *index, kt_error *err) {
+  const kt_jvalue *v = kt_json_get(x, "index");
+  if (!v || v->type != KT_JNUMBER || !v->integer || v->u.num.i < 0) {
+    char text[64] = "none";
+    if (v && v->type == KT_JNUMBER) snprintf(text, sizeof text, "%.17g", v->u.num.f);
+    return kt_fail(err, "index %s is no configuration index (an integer from 0)", text);
+  }
+  *index = (uint64_t)v->u.num.i;
+  if (r->space_count && *index >= r->space_count)
+    return kt_fail(err, "index %llu is beyond the space's %llu configurations",
+                   (unsigned long long)*index, (unsigned long long)r->space_count);
+  return 0;
+}
+
 int kt_result_read_json(const kt_jvalue *x, kt_results *r, kt_error *err) {
+  uint64_t index = 0;
   uint32_t *vi = kt_calloc(r->nparams + 1, sizeof *vi, err);
   if (!vi) return -1;
   int rc = read_config(x, r->params, r->nparams, vi, err);
-  kt_result *res = rc == 0 ? kt_results_add(r, (uint64_t)number(x, "index", 0), vi, err) : NULL;
+  if (rc == 0) rc = read_index(x, r, &index, err);
+  kt_result *res = rc == 0 ? kt_results_add(r, index, vi, err) : NULL;
   free(vi);
   if (!res) return -1;
   return read_outcome(x, res, err);
@@ -316,21 +334,30 @@ int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *e
   return !journal ? 1 : *out ? 0 : -1;
 }
 
-kt_results *kt_results_read(const char *path, kt_error *err) {
+/* A JSON results file, a CSV one, or neither. */
+static kt_results *read_results_file(const char *text, size_t len, kt_error *err) {
+  if (kt_results_csv_is(text, len)) return kt_results_from_csv(text, len, err);
+  size_t at = strspn(text, " \t\r\n");
+  if (at == len || text[at] != '{')
+    return kt_fail(err, "neither a ktlua results file (JSON or CSV) nor a journal"), NULL;
+  kt_results *r = NULL;
+  kt_jdoc *doc = kt_json_parse(text, len, err);
+  const kt_jvalue *root = doc ? kt_json_root(doc) : NULL;
+  const kt_jvalue *fmt = root ? kt_json_get_type(root, "format", KT_JSTRING) : NULL;
+  if (root && (!fmt || strcmp(fmt->u.str, "ktlua-results") != 0))
+    kt_fail(err, "neither a ktlua results file (JSON or CSV) nor a journal");
+  else if (root)
+    r = kt_results_from_json(root, err);
+  kt_json_free(doc);
+  return r;
+}
+
+kt_results *kt_results_read(const char *path, size_t max, kt_error *err) {
   size_t len;
-  char *text = kt_read_file(path, &len, err);
+  char *text = kt_read_file(path, max, &len, err);
   if (!text) return NULL;
   kt_results *r = NULL;
-  if (kt_journal_parse(text, len, &r, err) > 0) {
-    kt_jdoc *doc = kt_json_parse(text, len, err);
-    const kt_jvalue *root = doc ? kt_json_root(doc) : NULL;
-    const kt_jvalue *fmt = root ? kt_json_get_type(root, "format", KT_JSTRING) : NULL;
-    if (root && (!fmt || strcmp(fmt->u.str, "ktlua-results") != 0))
-      kt_fail(err, "neither a ktlua results file nor a journal");
-    else if (root)
-      r = kt_results_from_json(root, err);
-    kt_json_free(doc);
-  }
+  if (kt_journal_parse(text, len, &r, err) > 0) r = read_results_file(text, len, err);
   free(text);
   if (!r) kt_fail_prefix(err, "%s: ", path);
   return r;

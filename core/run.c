@@ -545,6 +545,10 @@ int kt_run_execute(kt_run *run, kt_error *err) {
     if (run->fault == KT_FAULT_FATAL && !run->task->launcher) return kt_fail(err, "%s", lerr.msg);
     config_fails(run, fault_status(run->fault), lerr.msg);
   }
+  /* A launcher stopped at the limit in its host code (lk_run.c) left the
+  ** device well: what it queued gets a limit of its own. */
+  if (rc && run->fault == KT_FAULT_TIMEOUT && run->time_limit_ns > 0)
+    tuner_set_deadline(run->tuner, kt_now_ns() + run->time_limit_ns);
   rc = collect(run, err);
   tuner_set_deadline(run->tuner, 0);
   if (rc == 0 && run->fault == KT_FAULT_STICKY) rc = reopen(run, err);

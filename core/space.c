@@ -230,6 +230,10 @@ size_t kt_space_nconstraints(const kt_space *s) { return s->ncons; }
 bool kt_space_generated(const kt_space *s) { return s->generated; }
 uint64_t kt_space_count(const kt_space *s) { return s->count; }
 void kt_space_set_threads(kt_space *s, unsigned n) { s->threads = n; }
+void kt_space_set_max_bytes(kt_space *s, size_t bytes) { s->max_bytes = bytes; }
+size_t kt_space_max_bytes(const kt_space *s) {
+  return s->max_bytes ? s->max_bytes : KT_SPACE_MAX_BYTES;
+}
 
 int kt_space_find(const kt_space *s, const char *name) {
   for (size_t i = 0; i < s->nparams; i++)
@@ -251,13 +255,14 @@ static unsigned threads_of(const kt_space *s) {
   return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 }
 
-static int fill_group(const kt_space *s, group *g, bool store, kt_error *err) {
+/* left: the bytes the space's limit leaves for this group and the next. */
+static int fill_group(const kt_space *s, group *g, bool store, size_t *left, kt_error *err) {
   if (group_is_free(g)) {
     g->count = s->params[g->params[0]].nvalues;
     return 0;
   }
   tuples t;
-  if (walk_group(s, g, threads_of(s), store, &t, err)) return -1;
+  if (walk_group(s, g, threads_of(s), store, *left, &t, err)) return -1;
   g->count = t.n;
   if (!store) return 0;
   uint32_t *nvalues = kt_calloc(g->n, sizeof *nvalues, err);
@@ -268,6 +273,8 @@ static int fill_group(const kt_space *s, group *g, bool store, kt_error *err) {
   for (size_t j = 0; j < g->n; j++) nvalues[j] = (uint32_t)s->params[g->params[j]].nvalues;
   int rc = kt_trie_build(&g->trie, t.rows, t.width, g->n, t.n, nvalues, err);
   free(nvalues);
+  size_t kept = kt_trie_bytes(&g->trie);
+  *left = kept < *left ? *left - kept : 0;
   return rc;
 }
 
@@ -277,8 +284,9 @@ static int generate(const kt_space *s, unsigned max_tag, bool store, group **gro
                     size_t *ngroups, uint64_t *count, kt_error *err) {
   if (plan_groups(s, max_tag, groups, ngroups, err)) return -1;
   *count = 1;
+  size_t left = kt_space_max_bytes(s);
   for (size_t g = 0; g < *ngroups; g++) {
-    if (fill_group(s, &(*groups)[g], store, err)) return -1;
+    if (fill_group(s, &(*groups)[g], store, &left, err)) return -1;
     if (__builtin_mul_overflow(*count, (*groups)[g].count, count))
       return kt_fail(err, "the space has more than 2^64 valid configurations");
   }

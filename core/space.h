@@ -98,6 +98,13 @@ int kt_space_removed(kt_space *s, unsigned tag, uint64_t *removed, kt_error *err
 void kt_space_set_threads(kt_space *s, unsigned n);
 /* Bytes that the valid configurations take, after generation. */
 size_t kt_space_bytes(const kt_space *s);
+/* The most bytes generation may take for the valid configurations of the
+** space (the tuples its walks store; sorting them into trees takes up to
+** as much again for a while); past it, generation fails saying so. 0:
+** KT_SPACE_MAX_BYTES. */
+#define KT_SPACE_MAX_BYTES ((size_t)1 << 30)
+void kt_space_set_max_bytes(kt_space *s, size_t bytes);
+size_t kt_space_max_bytes(const kt_space *s);
 
 size_t kt_space_nparams(const kt_space *s);
 const kt_param *kt_space_param(const kt_space *s, size_t i);

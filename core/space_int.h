@@ -55,6 +55,7 @@ struct kt_space {
   constraint *cons;
   size_t ncons, capcons;
   unsigned threads;
+  size_t max_bytes; /* 0: KT_SPACE_MAX_BYTES */
   bool generated;
   group *groups;
   size_t ngroups;
@@ -79,8 +80,9 @@ typedef struct tuples {
 } tuples;
 
 /* Walks the group; stores its tuples in out when out->rows is wanted
-** (store), else only counts them into out->n. */
-int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, tuples *out,
-               kt_error *err);
+** (store), else only counts them into out->n. The tuples it stores may
+** take at most budget bytes. */
+int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, size_t budget,
+               tuples *out, kt_error *err);
 
 #endif

@@ -46,14 +46,17 @@ typedef struct walker {
   unsigned width;        /* bytes per stored value index */
   rowbuf out;
   rowbuf *parts;         /* per plan: the tuples of a part, 4 bytes per value */
+  atomic_size_t *used;   /* bytes the walk's buffers take, on every thread ... */
+  size_t budget;         /* ... and the most they may */
   kt_error *err;
 } walker;
 
-static int walker_init(walker *w, const kt_space *s, const group *g, kt_error *err) {
+static int walker_init(walker *w, const kt_space *s, const group *g, atomic_size_t *used,
+                       size_t budget, kt_error *err) {
   size_t maxargs = 1;
   for (size_t c = 0; c < s->ncons; c++)
     if (s->cons[c].n > maxargs) maxargs = s->cons[c].n;
-  *w = (walker){.s = s, .g = g, .end = g->n, .err = err};
+  *w = (walker){.s = s, .g = g, .end = g->n, .used = used, .budget = budget, .err = err};
   w->vi = kt_calloc(s->nparams + 1, sizeof *w->vi, err);
   w->args = kt_calloc(maxargs, sizeof *w->args, err);
   w->parts = kt_calloc(g->nplans + 1, sizeof *w->parts, err);
@@ -99,10 +102,22 @@ static int check(walker *w, const constraint *c) {
   return rc;
 }
 
-/* Room for one more row of rowbytes at the end of b. */
+static void over_budget(walker *w) {
+  char names[256] = "";
+  size_t used = 0;
+  for (size_t j = 0; j < w->g->n && used < sizeof names; j++)
+    used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", j ? ", " : "",
+                             w->s->params[w->g->params[j]].name);
+  kt_fail(w->err, "the valid configurations of %s take more than %zu bytes, the space's limit "
+          "(k:space():max_bytes(n) raises it)", names, kt_space_max_bytes(w->s));
+}
+
+/* Room for one more row of rowbytes at the end of b, within the budget. */
 static char *next_row(walker *w, rowbuf *b, size_t rowbytes) {
   if (b->n == b->cap) {
     uint64_t cap = b->cap ? b->cap * 2 : 1024;
+    size_t more = (size_t)(cap - b->cap) * rowbytes;
+    if (atomic_fetch_add(w->used, more) + more > w->budget) return over_budget(w), NULL;
     char *grown = realloc(b->data, (size_t)cap * rowbytes);
     if (!grown)
       return kt_fail(w->err, "out of memory: over %llu valid tuples in one group",
@@ -191,6 +206,8 @@ typedef struct task_out {
 typedef struct pool {
   const kt_space *s;
   const group *g;
+  atomic_size_t *used;
+  size_t budget;
   bool store;
   unsigned width;
   size_t depth;             /* of the prefixes */
@@ -211,7 +228,7 @@ typedef struct worker {
 static void run_tasks(worker *wk) {
   pool *pl = wk->pl;
   walker w;
-  if (walker_init(&w, pl->s, pl->g, &wk->err)) {
+  if (walker_init(&w, pl->s, pl->g, pl->used, pl->budget, &wk->err)) {
     wk->failed_task = 0;
     atomic_store(&pl->failed, true);
     return;
@@ -288,16 +305,16 @@ static size_t split_depth(const kt_space *s, const group *g, unsigned threads) {
 }
 
 static int walk_parallel(const kt_space *s, const group *g, unsigned threads, bool store,
-                         tuples *out, kt_error *err) {
+                         atomic_size_t *used, size_t budget, tuples *out, kt_error *err) {
   walker pw;
-  if (walker_init(&pw, s, g, err)) return -1;
+  if (walker_init(&pw, s, g, used, budget, err)) return -1;
   pw.end = split_depth(s, g, threads);
   pw.store = pw.prefix = true;
   pw.width = sizeof(uint32_t);
   uint64_t ntasks = 0;
   int rc = walk_seq(&pw, &g->plan, 0, true, &ntasks);
   walker_clear(&pw);
-  pool pl = {s, g, store, out->width, pw.end, (const uint32_t *)pw.out.data, ntasks,
+  pool pl = {s, g, used, budget, store, out->width, pw.end, (const uint32_t *)pw.out.data, ntasks,
              NULL, 0, false};
   if (rc == 0 && pl.ntasks > 0) {
     pl.outs = kt_calloc(pl.ntasks, sizeof *pl.outs, err);
@@ -316,16 +333,17 @@ static double product(const kt_space *s, const group *g) {
   return n;
 }
 
-int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, tuples *out,
-               kt_error *err) {
+int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, size_t budget,
+               tuples *out, kt_error *err) {
   size_t most = 0;
+  atomic_size_t used = 0;
   for (size_t j = 0; j < g->n; j++)
     if (s->params[g->params[j]].nvalues > most) most = s->params[g->params[j]].nvalues;
   *out = (tuples){NULL, kt_index_width(most), 0};
   if (threads > 1 && g->pure && g->n >= 2 && product(s, g) >= PARALLEL_PRODUCT)
-    return walk_parallel(s, g, threads, store, out, err);
+    return walk_parallel(s, g, threads, store, &used, budget, out, err);
   walker w;
-  if (walker_init(&w, s, g, err)) return -1;
+  if (walker_init(&w, s, g, &used, budget, err)) return -1;
   w.store = store;
   w.width = out->width;
   int rc = walk_seq(&w, &g->plan, 0, true, &out->n);

@@ -270,6 +270,7 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
 
 static int set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
+  tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
   if (tuner_keep_hosts(tu->t, tu->task, err) || prepare_references(tu, err) ||
       tuner_upload(tu->t, tu->task, NULL, err))
     return -1;
@@ -310,33 +311,33 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
 
 /* ---- resuming ---- */
 
-static bool same_parameters(const kt_results *a, const kt_space *s) {
-  if (a->nparams != kt_space_nparams(s)) return false;
-  for (size_t p = 0; p < a->nparams; p++) {
-    const kt_param *q = kt_space_param(s, p);
-    if (strcmp(a->params[p].name, q->name) != 0 || a->params[p].nvalues != q->nvalues) return false;
-    for (size_t v = 0; v < q->nvalues; v++)
-      if (!kt_value_equal(&a->params[p].values[v], &q->values[v])) return false;
-  }
-  return true;
-}
-
 /* Reads the journal's results, if it has any, and finds each one's index
-** in this space. Returns 1 when there is no journal yet. */
-static int read_prior(tuning *tu, const char *path, kt_error *err) {
-  if (access(path, F_OK) != 0) return 1;
-  if (!(tu->prior = kt_results_read(path, err))) return -1;
-  if (!same_parameters(tu->prior, tu->task->space))
-    return kt_fail(err, "cannot resume from %s: its parameters and values differ from task %s's",
-                   path, tu->task->name);
-  for (size_t i = 0; i < tu->prior->n; i++) {
+** in this space. Returns 1 when it holds none. */
+static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_error *err) {
+  int rc = kt_journal_read(j, tu->task->space, id, tu->opts->resume_force, &tu->prior,
+                           &tu->results->notice, err);
+  for (size_t i = 0; rc == 0 && i < tu->prior->n; i++) {
     uint64_t index;
     if (kt_space_index(tu->task->space, tu->prior->items[i].vi, &index))
       return kt_fail(err, "cannot resume from %s: its result %zu breaks a constraint of task %s",
-                     path, i + 1, tu->task->name);
+                     tu->opts->journal, i + 1, tu->task->name);
     if (kt_indexmap_put(&tu->known, index, i, err)) return -1;
   }
-  return 0;
+  return rc;
+}
+
+/* Locks the journal, takes what it holds when resuming, and starts it. */
+static kt_journal *open_journal(tuning *tu, kt_error *err) {
+  kt_journal_id id;
+  if (kt_journal_id_init(&id, tu->task, &tu->t->device, err)) return NULL;
+  kt_journal *j = kt_journal_open(tu->opts->journal, err);
+  int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, err) : 1;
+  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh, err)) {
+    kt_journal_close(j, NULL);
+    j = NULL;
+  }
+  kt_journal_id_clear(&id);
+  return j;
 }
 
 /* Starts compiling the kernels of a configuration that comes soon. */
@@ -404,9 +405,8 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
       tuning_clear(&tu);
       return -1;
     }
-  int fresh = opts->journal && opts->resume ? read_prior(&tu, opts->journal, err) : 1;
-  if (fresh < 0 || (opts->journal &&
-                    !(tu.journal = kt_journal_open(opts->journal, tu.results, !fresh, err)))) {
+  tu.journal = opts->journal ? open_journal(&tu, err) : NULL;
+  if (opts->journal && !tu.journal) {
     tuning_clear(&tu);
     return -1;
   }

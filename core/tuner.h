@@ -53,6 +53,7 @@ typedef struct kt_tune_opts {
   bool include_host;     /* a sample is kernel time plus the launcher's host time */
   const char *journal;   /* append each result to this file (NULL: none) */
   bool resume;           /* take the results already in the journal instead of running them */
+  bool resume_force;     /* ... also when the journal is of another task (journal_id.h) */
   /* How long one execution may wait for the device (isolated tuners):
   ** time_limit_ns when set, else time_factor times the best time so far,
   ** but never less than time_floor_ns. */

@@ -290,6 +290,24 @@ describe("a faulty launcher", function()
     assert.are.same({ "ok", "ok", "launch_failed" }, statuses(r))
   end)
 
+  it("stuck in its Lua code is stopped by the time limit: timeout, and tuning goes on", function()
+    k:launcher(function(run, cfg)
+      run:launch(k)
+      if cfg.MUL == 2 then while true do end end
+    end)
+    local r = tuner:tune(k, { repeats = 1, time_limit = 0.5 })
+    assert.are.same({ "ok", "timeout", "ok" }, statuses(r))
+    assert.matches("^spec/launcher_spec.lua:%d+: the launcher ran past its time limit %(0.5 s%) in its Lua "
+      .. "code\nstack traceback:", r[2].error)
+    -- one that catches the error is stopped all the same
+    k:launcher(function(run, cfg)
+      run:launch(k)
+      while cfg.MUL == 3 do pcall(function() for _ = 1, 100 do end end) end
+    end)
+    r = tuner:tune(k, { repeats = 1, time_limit = 0.5 })
+    assert.are.same({ "ok", "ok", "timeout" }, statuses(r))
+  end)
+
   it("cannot keep its run object", function()
     local kept
     k:launcher(function(run) kept = run; run:launch(k) end)

@@ -225,3 +225,57 @@ describe("generation on several threads", function()
     assert.has_error(function() kernel():space():threads(-1) end)
   end)
 end)
+
+describe("the memory a space takes", function()
+  -- Four 1,000-value parameters that one constraint links: 10^12
+  -- configurations, every one valid.
+  local function huge()
+    local k = tuner:kernel{ source = "__kernel void k(__global int *o) { }", name = "k", global = 1,
+                            args = { kt.array("int", 1):output() } }
+    for _, p in ipairs { "A", "B", "C", "D" } do k:param(p, range(1, 1000)) end
+    k:constraint("A + B + C + D >= 0")
+    return k
+  end
+
+  it("has a stated limit, past which generation fails before any configuration runs", function()
+    local k = huge()
+    assert.are.equal(1 << 30, k:space():max_bytes())
+    k:space():max_bytes(1 << 20)
+    local ran = 0
+    for _, threads in ipairs { 1, 4 } do
+      k:space():threads(threads)
+      local ok, err = pcall(tuner.tune, tuner, k, { stop = { count = 3 }, progress = function() ran = ran + 1 end })
+      assert.is_false(ok)
+      assert.are.equal("the valid configurations of A, B, C, D take more than 1048576 bytes, the space's "
+        .. "limit (k:space():max_bytes(n) raises it)", err)
+    end
+    assert.are.equal(0, ran)
+    assert.has_error(function() k:space():max_bytes(-1) end,
+      "bad argument #1 to 'max_bytes' (expected a number of bytes (0: the default))")
+  end)
+
+  it("counts the limit over the whole space, and a larger one lets it generate", function()
+    local function pairs_of(groups)
+      local k = kernel()
+      for _, p in ipairs { "A", "B", "C", "D" } do k:param(p, range(1, 30)) end
+      k:constraint("A >= B")
+      if groups == 2 then k:constraint("C >= D") end
+      return k:space():max_bytes(2500) -- a walk's first buffer (2 KiB) and one group's tree fit
+    end
+    assert.are.equal(465 * 900, pairs_of(1):count())
+    assert.has_error(function() pairs_of(2):count() end, "the valid configurations of C, D take more "
+      .. "than 2500 bytes, the space's limit (k:space():max_bytes(n) raises it)")
+    assert.are.equal(465 * 465, pairs_of(2):max_bytes(0):count())
+  end)
+
+  it("counts past the largest integer as a float", function()
+    local k = kernel()
+    for i = 1, 63 do k:param("P" .. i, { 0, 1 }) end
+    local s = k:space()
+    assert.are.equal(2 ^ 63, s:count())
+    assert.are.equal("float", math.type(s:count()))
+    assert.are.same(s:config(math.maxinteger), s:config(s:index(s:config(math.maxinteger))))
+    k:param("P64", { 0, 1 })
+    assert.has_error(function() s:count() end, "the space has more than 2^64 valid configurations")
+  end)
+end)

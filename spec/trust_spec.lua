@@ -116,6 +116,19 @@ describe("a configuration that writes where no kernel may", function()
       .. "again because its device process was lost$", r[2].retried)
   end)
 
+  it("leaves the next tuning a device process to work with when the last one timed out", function()
+    local flag, out = kt.array("int", 1), kt.array("int", 64)
+    local k = tuner:kernel{ name = "h", global = 64, args = { flag:input(), out:output() }, source = [[
+      __kernel void h(__global volatile int *flag, __global int *o) {
+      #if MODE == 1
+        while (flag[0] == 0) { }
+      #endif
+        o[get_global_id(0)] = 7; }]] }
+    k:param("MODE", { 0, 1 })
+    assert.are.same({ "ok", "timeout" }, statuses(tuner:tune(k, { repeats = 1, time_limit = 0.5 })))
+    assert.are.same({ "ok", "timeout" }, statuses(tuner:tune(k, { repeats = 1, time_limit = 0.5 })))
+  end)
+
   it("rejects a check_inputs that is not one of the three", function()
     local k = adder(16, CONST_B)
     assert.has_error(function() tuner:tune(k, { check_inputs = "sometimes" }) end,
