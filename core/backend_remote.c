@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct kt_bctx {
   size_t nevents, capevents;
   kt_msg out, in;
   kt_devout said;         /* the server's stderr */
+  atomic_uint_fast64_t gone; /* the generation whose server a compile found dead, or 0 */
 };
 
 struct kt_bbuf { uint64_t gen; uint32_t id; };
@@ -476,6 +478,7 @@ static kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options,
   kt_msg_put_str(&out, name);
   bool ok = kt_wire_send(c->cfds[ch], &out) == KT_WIRE_OK &&
             kt_wire_recv(c->cfds[ch], &in, 0) == KT_WIRE_OK;
+  if (!ok) atomic_store(&c->gone, p->gen); /* the owning thread ends it (rm_generation) */
   give_channel(c, ch);
   uint32_t compiled = 0;
   if (ok) {
@@ -631,7 +634,13 @@ static void rm_event_free(kt_bctx *c, kt_bevent *e) {
 
 static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns) { c->deadline = deadline_ns; }
 
-static uint64_t rm_generation(kt_bctx *c) { return c->generation; }
+/* A server that died during a compile is lost here, on the owning thread,
+** so that the configuration whose compile it was learns of it. */
+static uint64_t rm_generation(kt_bctx *c) {
+  uint64_t gone = atomic_exchange(&c->gone, 0);
+  if (gone == c->generation && c->alive) lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
+  return c->generation;
+}
 
 static char *rm_take_output(kt_bctx *c) { return kt_devout_take(&c->said); }
 

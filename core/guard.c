@@ -186,7 +186,11 @@ static const char *rerun_reason(const kt_result *res, const outcome *o) {
     return o->changed ? "the inputs had changed and were restored"
            : o->said  ? "the device process reported trouble"
                       : "a wrong output is checked once more";
-  if (res->status == KT_RUNTIME_FAILED && o->lost) return "its device process was lost";
+  /* A compile or run cut short from outside (a killed device process),
+  ** or a crash that earlier damage may have caused; not a timeout, which
+  ** is the configuration's own. */
+  if (o->lost && res->status != KT_OK && res->status != KT_TIMEOUT)
+    return "its device process was lost";
   if (res->status == KT_TIMEOUT && o->said) return "the device process reported trouble";
   return NULL;
 }

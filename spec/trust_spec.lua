@@ -116,6 +116,31 @@ describe("a configuration that writes where no kernel may", function()
       .. "again because its device process was lost$", r[2].retried)
   end)
 
+  it("killed from outside while it runs is run again in a new device process", function()
+    local stat = io.open("/proc/self/stat")
+    local pid = stat:read("n")
+    stat:close()
+    local o = kt.array("int", 64)
+    local k = tuner:kernel{ source = "__kernel void f(__global int *o) { o[get_global_id(0)] = 7; }",
+                            name = "f", global = 64, args = { o:output() } }
+    k:param("X", { 1, 2, 3 })
+    local killed = false
+    k:launcher(function(run, cfg)
+      run:launch(k)
+      if cfg.X == 2 and not killed then -- the device processes are this process's ktlua children
+        killed = true
+        os.execute("pkill -KILL -x ktlua -P " .. pid)
+      end
+      run:sync()
+    end)
+    k:reference(o, function(ref) ref:fill(7) end)
+    local r = tuner:tune(k, { search = "exhaustive", repeats = 1 })
+    assert.is_true(killed)
+    assert.are.same({ "ok", "ok", "ok" }, statuses(r))
+    assert.matches("^first run: runtime_failed %(.*the device process died of signal 9 %(Killed%).*%); "
+      .. "run again because its device process was lost$", r[2].retried)
+  end)
+
   it("leaves the next tuning a device process to work with when the last one timed out", function()
     local flag, out = kt.array("int", 1), kt.array("int", 64)
     local k = tuner:kernel{ name = "h", global = 64, args = { flag:input(), out:output() }, source = [[
