@@ -26,7 +26,7 @@ typedef struct proposal {
   unsigned again; /* proposed again while pending: reported that many more times */
 } proposal;
 
-typedef struct loop {
+struct kt_loop {
   const kt_space *space;
   const kt_loop_opts *o;
   const kt_evaluator *ev;
@@ -41,7 +41,12 @@ typedef struct loop {
   bool waiting;        /* it proposed fewer than asked: it waits for a result */
   size_t repeats;
   kt_stop_state st;
-} loop;
+  proposal current;    /* the one whose result is being made */
+  bool started;
+  int64_t t0;
+};
+
+typedef struct kt_loop loop;
 
 #define PENDING UINT64_MAX
 
@@ -99,20 +104,23 @@ static int fill(loop *l, kt_error *err) {
   return 0;
 }
 
-static int evaluate_next(loop *l, kt_error *err) {
-  proposal p = l->pending[l->head];
+/* The next pending proposal gets its (empty) result. */
+static int take_next(loop *l, kt_result **res, kt_error *err) {
+  l->current = l->pending[l->head];
   l->head = (l->head + 1) % l->lookahead;
   l->npending--;
-  if (kt_space_config(l->space, p.index, l->vi, err)) return -1;
-  kt_result *res = kt_results_add(l->results, p.index, l->vi, err);
-  if (!res) return -1;
+  if (kt_space_config(l->space, l->current.index, l->vi, err)) return -1;
+  if (!(*res = kt_results_add(l->results, l->current.index, l->vi, err))) return -1;
+  return kt_indexmap_put(&l->seen, l->current.index, l->results->n - 1, err);
+}
+
+int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
+  proposal p = l->current;
   uint64_t at = l->results->n - 1;
-  int rc = kt_indexmap_put(&l->seen, p.index, at, err) ? -1 : l->ev->evaluate(l->ev->ud, res, err);
-  if (rc < 0) return -1;
+  kt_result *res = &l->results->items[at];
   res->over.searcher += p.searcher_ns;
   l->clock_ns += res->over.total;
   kt_stop_state_record(&l->st, res);
-  bool recorded = rc > 0; /* taken from an earlier journal: already in it */
   if (l->o->journal && !recorded && kt_journal_append(l->o->journal, l->results, res, err))
     return -1;
   if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
@@ -135,48 +143,85 @@ static const char *stop_reason(loop *l, int64_t t0) {
   return why;
 }
 
-static int run(loop *l, kt_error *err) {
+/* The seeds, before the searcher's first proposals. */
+static int start(loop *l, kt_error *err) {
   kt_searcher *s = l->o->searcher;
-  int64_t t0 = kt_now_ns();
+  l->t0 = kt_now_ns();
+  l->started = true;
   if (s->ops->start(s, l->space, err)) return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
-  for (;;) {
-    const char *why = stop_reason(l, t0);
-    while (!why && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
-      size_t before = l->npending;
-      if (fill(l, err)) return -1;
-      if (l->repeats >= MAX_REPEATS) why = "searcher repeats itself";
-      if (l->npending == before && l->npending > 0) break; /* go on with what is pending */
-      if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending) break;
-    }
-    if (!why && l->npending == 0) why = "searcher finished";
-    if (why) {
-      l->results->stopped = why;
-      return 0;
-    }
-    if (evaluate_next(l, err)) return -1;
+  for (size_t i = 0; i < l->o->nseeds && l->npending < l->lookahead; i++) {
+    uint64_t index = l->o->seeds[i], at;
+    if (index >= l->st.space) return kt_fail(err, "seed %zu is beyond the space", i + 1);
+    if (!kt_indexmap_get(&l->seen, index, &at) && enqueue(l, index, 0, err)) return -1;
   }
+  return 0;
+}
+
+int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
+  if (!l->started && start(l, err)) return -1;
+  const char *why = stop_reason(l, l->t0);
+  while (!why && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
+    size_t before = l->npending;
+    if (fill(l, err)) return -1;
+    if (l->repeats >= MAX_REPEATS) why = "searcher repeats itself";
+    if (l->npending == before && l->npending > 0) break; /* go on with what is pending */
+    if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending) break;
+  }
+  if (!why && l->npending == 0) why = "searcher finished";
+  if (why) {
+    l->results->stopped = why;
+    return 0;
+  }
+  return take_next(l, res, err) ? -1 : 1;
+}
+
+kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_evaluator *ev,
+                     kt_results *results, kt_error *err) {
+  if (!o->searcher) return kt_fail(err, "no searcher given"), NULL;
+  if (!kt_space_generated(space)) return kt_fail(err, "the space has not been generated"), NULL;
+  kt_loop *l = kt_calloc(1, sizeof *l, err);
+  if (!l) return NULL;
+  *l = (loop){.space = space, .o = o, .ev = ev, .results = results,
+              .lookahead = o->lookahead ? o->lookahead : KT_LOOKAHEAD_MIN};
+  kt_indexmap_init(&l->seen);
+  if (kt_stop_state_init(&l->st, &o->stop, kt_space_count(space), err)) {
+    free(l);
+    return NULL;
+  }
+  l->vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l->vi, err);
+  l->pending = kt_calloc(l->lookahead, sizeof *l->pending, err);
+  l->batch = kt_calloc(l->lookahead, sizeof *l->batch, err);
+  if (!l->vi || !l->pending || !l->batch) {
+    kt_loop_free(l);
+    return NULL;
+  }
+  if (!results->searcher) results->searcher = kt_strdup(o->searcher->ops->name, NULL);
+  return l;
+}
+
+void kt_loop_free(kt_loop *l) {
+  if (!l) return;
+  kt_stop_state_clear(&l->st);
+  free(l->vi);
+  free(l->pending);
+  free(l->batch);
+  kt_indexmap_clear(&l->seen);
+  free(l);
 }
 
 int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evaluator *ev,
                    kt_results *results, kt_error *err) {
-  if (!o->searcher) return kt_fail(err, "no searcher given");
-  if (!kt_space_generated(space)) return kt_fail(err, "the space has not been generated");
-  size_t lookahead = o->lookahead ? o->lookahead : KT_LOOKAHEAD_MIN;
-  loop l = {space, o, ev, results, {0}, NULL, 0, NULL, 0, 0, lookahead, NULL, false, false, 0, {0}};
-  kt_indexmap_init(&l.seen);
-  if (kt_stop_state_init(&l.st, &o->stop, kt_space_count(space), err)) return -1;
-  l.vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l.vi, err);
-  l.pending = kt_calloc(lookahead, sizeof *l.pending, err);
-  l.batch = kt_calloc(lookahead, sizeof *l.batch, err);
-  int rc = -1;
-  if (l.vi && l.pending && l.batch) {
-    if (!results->searcher) results->searcher = kt_strdup(o->searcher->ops->name, NULL);
-    rc = run(&l, err);
+  kt_loop *l = kt_loop_new(space, o, ev, results, err);
+  if (!l) return -1;
+  kt_result *res;
+  int rc;
+  while ((rc = kt_loop_next(l, &res, err)) > 0) {
+    int done = ev->evaluate(ev->ud, res, err);
+    if (done < 0 || kt_loop_record(l, done > 0, err)) {
+      rc = -1;
+      break;
+    }
   }
-  kt_stop_state_clear(&l.st);
-  free(l.vi);
-  free(l.pending);
-  free(l.batch);
-  kt_indexmap_clear(&l.seen);
-  return rc;
+  kt_loop_free(l);
+  return rc < 0 ? -1 : 0;
 }

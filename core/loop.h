@@ -42,7 +42,22 @@ typedef struct kt_loop_opts {
   struct kt_journal *journal; /* each new result is appended (may be NULL) */
   kt_progress_fn progress;
   void *progress_ud;
+  const uint64_t *seeds; /* evaluated first, in order (may be NULL) */
+  size_t nseeds;
 } kt_loop_opts;
+
+/* The loop one step at a time, for drivers that evaluate in their own
+** time (online tuning): kt_loop_next gives the next configuration's
+** result to fill (its index and vi set; valid until the next call), or 0
+** when the search is over (results->stopped says why); kt_loop_record
+** then takes it in (recorded: it came from the journal being resumed).
+** o and ev (only its prefetch) must outlive the loop. */
+typedef struct kt_loop kt_loop;
+kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_evaluator *ev,
+                     kt_results *results, kt_error *err);
+int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err);
+int kt_loop_record(kt_loop *l, bool recorded, kt_error *err);
+void kt_loop_free(kt_loop *l);
 
 /* Runs the search over a generated space, appending to results (whose
 ** stopped field says why it ended). */

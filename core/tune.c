@@ -414,8 +414,10 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   ** the next configuration's compile is one of the slow ones. */
   size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
   if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
-  kt_loop_opts lo = {opts->searcher, opts->stop, KT_CLOCK_WALL, lookahead, tu.journal,
-                     opts->progress, opts->progress_ud};
+  kt_loop_opts lo = {.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
+                     .lookahead = lookahead, .journal = tu.journal, .progress = opts->progress,
+                     .progress_ud = opts->progress_ud, .seeds = opts->seeds,
+                     .nseeds = opts->nseeds};
   kt_evaluator ev = {device_evaluate, device_prefetch, &tu};
   kt_interrupt_guard guard;
   kt_interrupt_arm(&guard);

@@ -66,6 +66,8 @@ typedef struct kt_tune_opts {
   ** alike (0: KT_FAIL_FAST_DEFAULT; < 0: never). */
   int fail_fast;
   kt_check_inputs check_inputs;
+  const uint64_t *seeds; /* configurations evaluated first (see kt_loop_opts) */
+  size_t nseeds;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8
