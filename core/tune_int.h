@@ -32,7 +32,22 @@ typedef struct tuning {
   kt_indexmap known;  /* ... by the index of their configuration in this space */
   kt_guard guard;
   size_t same_failures; /* the first configurations, all failed alike */
+  kt_loop_opts lo;      /* for the loop, with ... */
+  kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
+  int64_t t0;
 } tuning;
+
+/* Starts a tuning of task on t (tuning.c): the device's pruning, the space,
+** the results (in *out, which outlive the tuning), the journal (and what a
+** resumed one holds), the loop's options. */
+int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
+               kt_results **out, kt_error *err);
+/* Ends it: compiles nobody asked for dropped, the journal closed (its
+** error into err when rc is 0), the arrays' host contents as the tuning
+** found them. Returns rc, or -1. */
+int tune_end(tuning *tu, int rc, kt_error *err);
+/* The evaluator's prefetch: starts compiling a configuration's kernels. */
+int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
 
 /* The time one execution may wait for the device (tune.c). */
 int64_t tune_time_limit(const tuning *tu);

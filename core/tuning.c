@@ -1,0 +1,132 @@
+/*
+** tuning.c: a tuning's life around its loop (tune_int.h): the device's
+** pruning, the space, the results and what identifies them, the journal
+** (and what a resumed one holds), compiles started ahead, and the end.
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "journal_id.h"
+#include "prune.h"
+#include "tune_int.h"
+
+/* ---- resuming ---- */
+
+/* Reads the journal's results, if it has any, and finds each one's index
+** in this space. Returns 1 when it holds none. */
+static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_error *err) {
+  int rc = kt_journal_read(j, tu->task->space, id, tu->opts->resume_force, &tu->prior,
+                           &tu->results->notice, err);
+  for (size_t i = 0; rc == 0 && i < tu->prior->n; i++) {
+    uint64_t index;
+    if (kt_space_index(tu->task->space, tu->prior->items[i].vi, &index))
+      return kt_fail(err, "cannot resume from %s: its result %zu breaks a constraint of task %s",
+                     tu->opts->journal, i + 1, tu->task->name);
+    if (kt_indexmap_put(&tu->known, index, i, err)) return -1;
+  }
+  return rc;
+}
+
+/* Locks the journal, takes what it holds when resuming, and starts it. */
+static kt_journal *open_journal(tuning *tu, kt_error *err) {
+  kt_journal_id id;
+  if (kt_journal_id_init(&id, tu->task, &tu->t->device, err)) return NULL;
+  kt_journal *j = kt_journal_open(tu->opts->journal, err);
+  int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, err) : 1;
+  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh, err)) {
+    kt_journal_close(j, NULL);
+    j = NULL;
+  }
+  kt_journal_id_clear(&id);
+  return j;
+}
+
+/* Starts compiling the kernels of a configuration that comes soon. */
+int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
+  tuning *tu = ud;
+  kt_config cfg = {tu->task->space, index, vi};
+  for (size_t ki = 0; ki < tu->task->nkernels; ki++) {
+    const kt_kernel *k = tu->task->kernels[ki];
+    char *source = kt_build_source(tu->task, k, &cfg, err);
+    int rc = source ? kt_build_prefetch(tu->t->cache, source, k->options, k->name, err) : -1;
+    free(source);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+static void tuning_clear(tuning *tu) {
+  tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
+  if (tu->scratch)
+    for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
+  free(tu->scratch);
+  kt_results_release(tu->prior);
+  kt_indexmap_clear(&tu->known);
+  tune_guard_clear(&tu->guard);
+}
+
+/* Says whether the constraints or the device's limits left nothing. */
+static int no_configuration(kt_task *task, const kt_device_info *dev, kt_error *err) {
+  char why[256] = "";
+  size_t n = 0;
+  for (int k = 1; k < KT_PRUNE_END; k++) {
+    uint64_t removed = 0;
+    if (kt_task_pruned(task, k, &removed, err)) return -1;
+    if (removed && n < sizeof why)
+      n += (size_t)snprintf(why + n, sizeof why - n, "%s%s %" PRIu64, n ? ", " : "",
+                            kt_prune_name(k), removed);
+  }
+  if (!n) return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
+  return kt_fail(err, "task %s: the limits of %s removed every configuration (%s); k:prune{...} "
+                 "switches a check off", task->name, dev->id, why);
+}
+
+int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
+               kt_results **out, kt_error *err) {
+  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns()};
+  kt_indexmap_init(&tu->known);
+  *out = NULL;
+  if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
+      kt_space_generate(task->space, err))
+    return -1;
+  if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
+  if (!(tu->results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
+    return -1;
+  if (kt_results_identify(tu->results, task, t->device.backend->name,
+                          kt_device_string(&t->device, "driver_version"),
+                          opts->include_host ? "kernel+host" : "kernel", err)) {
+    kt_results_release(tu->results);
+    return -1;
+  }
+  *out = tu->results;
+  if (!tu->results->searcher) tu->results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
+  int rc = 0;
+  for (int k = 1; k < KT_PRUNE_END && rc == 0; k++)
+    rc = kt_task_pruned(task, k, &tu->results->pruned[k - 1], err);
+  tu->journal = rc == 0 && opts->journal ? open_journal(tu, err) : NULL;
+  if (rc || (opts->journal && !tu->journal)) {
+    tuning_clear(tu);
+    return -1;
+  }
+  /* Enough proposals ahead to keep every compile thread busy, also while
+  ** the next configuration's compile is one of the slow ones. */
+  size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
+  if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
+  tu->lo = (kt_loop_opts){.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
+                          .lookahead = lookahead, .journal = tu->journal,
+                          .progress = opts->progress, .progress_ud = opts->progress_ud,
+                          .seeds = opts->seeds, .nseeds = opts->nseeds};
+  tu->ev = (kt_evaluator){NULL, tune_prefetch, tu};
+  return 0;
+}
+
+int tune_end(tuning *tu, int rc, kt_error *err) {
+  kt_build_cache_cancel_pending(tu->t->cache);
+  if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
+  tu->journal = NULL;
+  tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
+  tuning_clear(tu);
+  return rc;
+}
