@@ -141,8 +141,17 @@ void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
-/* The tuner at idx, or NULL. */
+void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
+/* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);
+kt_tuner *lk_check_tuner(lua_State *L, int idx);
+/* Tune options shared by tuner:tune and tuner:online (lk_tuner.c): journal
+** and resume, time_limit, and db with size (the database, or NULL). */
+void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o);
+void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
+struct kt_db *lk_check_db_option(lua_State *L, int opts);
+/* tuner:online(kernel[, options]) (lk_online.c). */
+int lk_tuner_online(lua_State *L);
 /* The tuned-configuration database at idx (lk_db.c), and storing the top
 ** configurations of results in it under the size table at size_idx. */
 struct kt_db *lk_check_db(lua_State *L, int idx);

@@ -11,7 +11,7 @@
 #include "../core/db.h"
 #include "lk.h"
 
-static kt_tuner *check_tuner(lua_State *L, int idx) {
+kt_tuner *lk_check_tuner(lua_State *L, int idx) {
   lk_tuner *ut = luaL_checkudata(L, idx, LK_TUNER);
   if (!ut->t) luaL_argerror(L, idx, "tuner has been closed");
   return ut->t;
@@ -57,7 +57,7 @@ static int tuner_gc(lua_State *L) {
 }
 
 static int tuner_kernel(lua_State *L) {
-  check_tuner(L, 1);
+  lk_check_tuner(L, 1);
   return lk_new_kernel(L, 2);
 }
 
@@ -65,7 +65,7 @@ static int tuner_kernel(lua_State *L) {
 ** share one parameter space and are run together. */
 static int tuner_composition(lua_State *L) {
   static const char *const keys[] = {"name", "kernels", NULL};
-  check_tuner(L, 1);
+  lk_check_tuner(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   lk_check_keys(L, 2, "composition", keys);
   const char *name = lk_opt_string(L, 2, "composition", "name", "composition");
@@ -172,7 +172,7 @@ static void check_resume(lua_State *L, int opts, kt_tune_opts *o) {
 ** tunings without one DIR/<task>.jsonl, and `ktlua --resume` makes resume
 ** the default (through KTLUA_JOURNAL_DIR and KTLUA_RESUME). The path stays
 ** on the Lua stack until the tuning ends. */
-static void check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o) {
+void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o) {
   o->journal = lk_opt_string(L, opts, "tune options", "journal", NULL);
   const char *dir = getenv("KTLUA_JOURNAL_DIR");
   if (!o->journal && dir && dir[0]) o->journal = lua_pushfstring(L, "%s/%s.jsonl", dir, task);
@@ -182,7 +182,7 @@ static void check_journal(lua_State *L, int opts, const char *task, kt_tune_opts
 }
 
 /* time_limit = seconds, or {factor = 50, floor = 10} (seconds). */
-static void check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
+void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
   static const char *const keys[] = {"factor", "floor", NULL};
   int t = lk_get_field(L, opts, "time_limit");
   if (t == LUA_TNUMBER) {
@@ -215,7 +215,7 @@ static void check_fail_fast(lua_State *L, int opts, kt_tune_opts *o) {
 }
 
 /* db = kt.db(...) with size = {...}: the tuning's best are stored. */
-static kt_db *check_db_option(lua_State *L, int opts) {
+kt_db *lk_check_db_option(lua_State *L, int opts) {
   int has_db = lk_get_field(L, opts, "db") != LUA_TNIL;
   kt_db *db = has_db ? lk_check_db(L, lua_gettop(L)) : NULL;
   int has_size = lk_get_field(L, opts, "size") != LUA_TNIL;
@@ -344,7 +344,7 @@ static int tuner_tune(lua_State *L) {
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
                                      "check_inputs", "db", "size", NULL};
-  kt_tuner *t = check_tuner(L, 1);
+  kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -360,8 +360,8 @@ static int tuner_tune(lua_State *L) {
   if (strcmp(objective, "kernel+host") == 0) o.include_host = true;
   else if (strcmp(objective, "kernel") != 0)
     luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
-  check_journal(L, 3, ut->task->name, &o);
-  check_time_limit(L, 3, &o);
+  lk_check_journal(L, 3, ut->task->name, &o);
+  lk_check_time_limit(L, 3, &o);
   check_fail_fast(L, 3, &o);
   const char *when = lk_opt_string(L, 3, "tune options", "check_inputs", "auto");
   if (strcmp(when, "always") == 0) o.check_inputs = KT_CHECK_ALWAYS;
@@ -370,7 +370,7 @@ static int tuner_tune(lua_State *L) {
     luaL_error(L, "tune options.check_inputs: expected 'auto', 'always' or 'failures', got '%s'",
                when);
   o.lookahead = lo.lookahead;
-  kt_db *db = check_db_option(L, 3);
+  kt_db *db = lk_check_db_option(L, 3);
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
@@ -406,7 +406,7 @@ static void check_run_config(lua_State *L, int idx, kt_space *space, uint32_t *v
 
 /* tuner:run(kernel, config) -> result; outputs are read back into arrays. */
 static int tuner_run(lua_State *L) {
-  kt_tuner *t = check_tuner(L, 1);
+  kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   lua_settop(L, 3);
   size_t np = kt_space_nparams(ut->task->space);
@@ -417,13 +417,13 @@ static int tuner_run(lua_State *L) {
   if (!(h->results = kt_results_for_task(ut->task, kt_device_string(kt_tuner_device(t), "name"), &err)))
     return lk_error(L, &err);
   kt_result *res = kt_results_add(h->results, 0, vi, &err);
-  if (!res || kt_tuner_run_once(t, ut->task, vi, res, &err)) return lk_error(L, &err);
+  if (!res || kt_tuner_run_once(t, ut->task, vi, 0, res, &err)) return lk_error(L, &err);
   lk_push_result(L, h->results, res);
   return 1;
 }
 
 static int tuner_cache(lua_State *L) {
-  kt_tuner *t = check_tuner(L, 1);
+  kt_tuner *t = lk_check_tuner(L, 1);
   kt_build_stats s = kt_tuner_build_stats(t);
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, kt_tuner_build_threads(t));
@@ -447,7 +447,7 @@ static int tuner_index(lua_State *L) {
     return 1;
   }
   if (strcmp(key, "isolated") == 0) {
-    lua_pushboolean(L, kt_tuner_isolated(check_tuner(L, 1)));
+    lua_pushboolean(L, kt_tuner_isolated(lk_check_tuner(L, 1)));
     return 1;
   }
   luaL_getmetafield(L, 1, "methods");
@@ -472,6 +472,7 @@ void lk_open_tuner(lua_State *L) {
                                   {"__tostring", tuner_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"kernel", tuner_kernel}, {"composition", tuner_composition},
                                      {"tune", tuner_tune}, {"run", tuner_run},
+                                     {"online", lk_tuner_online},
                                      {"cache", tuner_cache}, {"close", tuner_gc}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"tuner", l_tuner}, {NULL, NULL}};
   lk_new_class(L, LK_TUNER, meta, methods);

@@ -24,21 +24,25 @@ static int config_of(const kt_task *task, const uint32_t *vi, kt_config *cfg,
   return 0;
 }
 
-/* Uploads the task's arrays as they are on the host and runs vi once. */
-static int run_fresh(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_run *run,
-                     kt_error *err) {
+/* Uploads the task's arrays as they are on the host and runs vi once. A
+** device process lost meanwhile (a crash, the time limit) fails vi only. */
+static int run_fresh(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
+                     kt_run *run, kt_error *err) {
   kt_config cfg;
   tuner_recover(t);
   if (config_of(task, vi, &cfg, err) || tuner_upload(t, task, NULL, err)) return -1;
-  if (kt_run_prepare(run, t, task, &cfg, err)) {
-    kt_run_release(run);
-    return -1;
+  uint64_t losses = tuner_losses(t);
+  int rc = kt_run_prepare(run, t, task, &cfg, err);
+  run->time_limit_ns = limit_ns;
+  if (rc == 0 && run->status == KT_OK) rc = kt_run_execute(run, err);
+  if (rc && tuner_losses(t) != losses) {
+    if (run->status == KT_OK) run->status = KT_RUNTIME_FAILED;
+    free(run->error);
+    run->error = strdup(err->msg);
+    rc = 0;
   }
-  if (run->status == KT_OK && kt_run_execute(run, err)) {
-    kt_run_release(run);
-    return -1;
-  }
-  return 0;
+  if (rc) kt_run_release(run);
+  return rc;
 }
 
 static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
@@ -73,10 +77,10 @@ static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud
   return access & KT_WRITE ? tuner_read(t, a, a, NULL) : 0;
 }
 
-int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
-                      kt_error *err) {
+int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
+                      kt_result *out, kt_error *err) {
   kt_run run;
-  if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, &run, err)) return -1;
+  if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, limit_ns, &run, err)) return -1;
   out->index = run.cfg.index;
   int rc = copy_sizes(out, &run, err) || copy_launches(out, &run, err) ? -1 : 0;
   out->status = run.status;
@@ -102,7 +106,7 @@ static int check_shape(const kt_array *got, const kt_array *want, kt_error *err)
 
 static int reference_from_task(kt_tuner *t, kt_reference *r, kt_error *err) {
   kt_run run;
-  if (run_fresh(t, r->task, r->task_vi, &run, err)) return -1;
+  if (run_fresh(t, r->task, r->task_vi, 0, &run, err)) return -1;
   int rc = 0;
   if (run.status != KT_OK)
     rc = kt_fail(err, "the reference kernel failed (%s): %s", kt_status_name(run.status),

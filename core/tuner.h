@@ -79,10 +79,12 @@ typedef struct kt_tune_opts {
 int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
             kt_error *err);
 
-/* Runs one configuration once with the arrays' current host contents and
-** copies every array the task writes back into its host array. out is a
-** fresh record (from kt_results_add) whose run fields are filled in. */
-int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
-                      kt_error *err);
+/* Runs one configuration once with the arrays' current host contents and,
+** when it ran correctly, copies every array the task writes back into its
+** host array. out is a fresh record (from kt_results_add) whose run fields
+** are filled in. limit_ns (0: none) bounds the wait for the device; a
+** device process lost meanwhile fails the configuration, not the call. */
+int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
+                      kt_result *out, kt_error *err);
 
 #endif

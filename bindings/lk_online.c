@@ -1,0 +1,241 @@
+/*
+** lk_online.c: online tuning (core/online.h) as a Lua object.
+**
+**   local on = tuner:online(k, {search =, stop =, seed =, journal =, resume =, time_limit =,
+**                               lookahead =, fallback = config, db =, size =})
+**   local step = on:step()  -- the task run once on the arrays as they are; outputs read back
+**   on:best(), on:results(), on:done(), on:stop()
+**
+** With db and size, the configuration stored for that size (if any, and
+** not stale) is tried first and is the fallback; the search's best are
+** stored when it ends.
+*/
+#include <string.h>
+
+#include "../core/db.h"
+#include "../core/online.h"
+#include "lk.h"
+
+#define LK_ONLINE "ktlua.online"
+
+typedef struct lk_online {
+  kt_online *on;
+  struct kt_db *db;
+} lk_online;
+
+/* The uservalue keeps what the online tuning uses alive: the tuner, the
+** kernel, the searcher's hold, the database and the size table. */
+enum { KEEP_TUNER = 1, KEEP_TASK, KEEP_HOLD, KEEP_DB, KEEP_SIZE };
+
+static lk_online *check_online(lua_State *L, int idx) {
+  lk_online *u = luaL_checkudata(L, idx, LK_ONLINE);
+  if (!u->on) luaL_argerror(L, idx, "the online tuning has been released");
+  return u;
+}
+
+/* Stores the search's best once it has ended. */
+static void store_if_ended(lua_State *L, int idx, lk_online *u) {
+  if (!u->db || kt_online_searching(u->on) || !kt_results_best(kt_online_results(u->on))) return;
+  lua_getiuservalue(L, idx, 1);
+  lua_rawgeti(L, -1, KEEP_SIZE);
+  lk_db_store(L, u->db, kt_online_results(u->on), lua_gettop(L), 3);
+  lua_pop(L, 2);
+  u->db = NULL; /* once */
+}
+
+static void push_config(lua_State *L, const kt_results *r, const uint32_t *vi) {
+  lua_createtable(L, 0, (int)r->nparams);
+  for (size_t p = 0; p < r->nparams; p++) {
+    lk_push_value(L, &r->params[p].values[vi[p]]);
+    lua_setfield(L, -2, r->params[p].name);
+  }
+}
+
+/* on:step() -> {config =, time_ms =, status =, searching =, tried =, ran =,
+** fell_back =, error =, done =} */
+static int online_step(lua_State *L) {
+  lk_online *u = check_online(L, 1);
+  kt_online_outcome s;
+  kt_error err;
+  if (kt_online_step(u->on, &s, &err)) return lk_error(L, &err);
+  const kt_results *r = kt_online_results(u->on);
+  lua_createtable(L, 0, 9);
+  push_config(L, r, s.ran_vi);
+  lua_setfield(L, -2, "config");
+  lua_pushnumber(L, s.time_ns / 1e6);
+  lua_setfield(L, -2, "time_ms");
+  lua_pushstring(L, kt_status_name(s.status));
+  lua_setfield(L, -2, "status");
+  lua_pushboolean(L, s.searching);
+  lua_setfield(L, -2, "searching");
+  if (s.searching) {
+    lua_pushinteger(L, (lua_Integer)s.tried);
+    lua_setfield(L, -2, "tried");
+  }
+  lua_pushinteger(L, (lua_Integer)s.ran);
+  lua_setfield(L, -2, "ran");
+  lua_pushboolean(L, s.fell_back);
+  lua_setfield(L, -2, "fell_back");
+  if (s.error) {
+    lua_pushstring(L, s.error);
+    lua_setfield(L, -2, "error");
+  }
+  lua_pushboolean(L, !kt_online_searching(u->on));
+  lua_setfield(L, -2, "done");
+  int step = lua_gettop(L);
+  store_if_ended(L, 1, u);
+  lua_settop(L, step);
+  return 1;
+}
+
+static int online_results(lua_State *L) {
+  lk_push_results(L, kt_online_results(check_online(L, 1)->on));
+  return 1;
+}
+
+/* on:best(): results:best() of the search so far. */
+static int online_best(lua_State *L) {
+  lk_push_results(L, kt_online_results(check_online(L, 1)->on));
+  lua_getfield(L, -1, "best");
+  lua_insert(L, -2);
+  lua_call(L, 1, 2);
+  return 2;
+}
+
+static int online_done(lua_State *L) {
+  lua_pushboolean(L, !kt_online_searching(check_online(L, 1)->on));
+  return 1;
+}
+
+static int online_stop(lua_State *L) {
+  lk_online *u = check_online(L, 1);
+  kt_error err;
+  err.msg[0] = '\0';
+  kt_online_stop(u->on, &err);
+  if (err.msg[0]) return lk_error(L, &err);
+  store_if_ended(L, 1, u);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int online_gc(lua_State *L) {
+  lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
+  kt_online_free(u->on);
+  u->on = NULL;
+  return 0;
+}
+
+static int online_tostring(lua_State *L) {
+  lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
+  if (!u->on) lua_pushliteral(L, "online tuning (released)");
+  else lua_pushfstring(L, "online tuning of %s: %d configurations tried%s",
+                       kt_online_results(u->on)->task, (int)kt_online_results(u->on)->n,
+                       kt_online_searching(u->on) ? "" : ", search ended");
+  return 1;
+}
+
+/* ---- tuner:online ---- */
+
+/* fallback = a configuration (table of values or a result) -> vi in the
+** userdata pushed, or NULL. */
+static uint32_t *check_fallback(lua_State *L, int opts, kt_space *space) {
+  if (lk_get_field(L, opts, "fallback") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  int idx = lua_gettop(L);
+  if (lua_istable(L, idx) && lua_getfield(L, idx, "config") == LUA_TTABLE) lua_replace(L, idx);
+  else if (lua_istable(L, idx)) lua_pop(L, 1);
+  if (!lua_istable(L, idx)) luaL_error(L, "online options.fallback: expected a configuration");
+  size_t np = kt_space_nparams(space);
+  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
+  lk_check_config(L, idx, space, vi);
+  return vi;
+}
+
+/* With db and size: the stored configuration of this key, as a seed (and
+** the fallback when none is given); pushes nothing it returns. */
+static bool stored_best(lua_State *L, int opts, kt_space *space, uint32_t *vi) {
+  if (lk_get_field(L, opts, "db") == LUA_TNIL) return lua_pop(L, 1), false;
+  lua_getfield(L, -1, "best");
+  lua_insert(L, -2);
+  lua_createtable(L, 0, 3);
+  lua_pushvalue(L, 2);
+  lua_setfield(L, -2, "kernel");
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "device");
+  lua_getfield(L, opts, "size");
+  lua_setfield(L, -2, "size");
+  lua_call(L, 2, 1);
+  bool found = lua_istable(L, -1);
+  if (found) {
+    lua_getfield(L, -1, "match");
+    found = strcmp(lua_tostring(L, -1), "exact") == 0;
+    lua_pop(L, 1);
+  }
+  if (found) {
+    lua_getfield(L, -1, "config");
+    lk_check_config(L, lua_gettop(L), space, vi);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return found;
+}
+
+int lk_tuner_online(lua_State *L) {
+  static const char *const keys[] = {"search", "seed", "stop", "journal", "resume", "time_limit",
+                                     "lookahead", "fallback", "db", "size", NULL};
+  kt_tuner *t = lk_check_tuner(L, 1);
+  lk_task *ut = lk_check_task(L, 2);
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lk_check_keys(L, 3, "online options", keys);
+  }
+  lua_settop(L, 3);
+  kt_loop_opts lo = {0};
+  lk_tune_hold *h = lk_check_tune(L, 3, 2, &lo);
+  int hold = lua_gettop(L);
+  kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
+                    .lookahead = lo.lookahead};
+  lk_check_journal(L, 3, ut->task->name, &o);
+  lk_check_time_limit(L, 3, &o);
+  struct kt_db *db = lk_check_db_option(L, 3);
+  kt_error err;
+  if (kt_space_generate(ut->task->space, &err)) return lk_error(L, &err);
+  uint32_t *fallback = check_fallback(L, 3, ut->task->space);
+  size_t np = kt_space_nparams(ut->task->space);
+  uint32_t *stored = lua_newuserdatauv(L, (np ? np : 1) * sizeof *stored, 0);
+  uint64_t seed;
+  if (db && stored_best(L, 3, ut->task->space, stored) &&
+      kt_space_index(ut->task->space, stored, &seed) == 0) {
+    o.seeds = &seed;
+    o.nseeds = 1;
+    if (!fallback) fallback = stored;
+  }
+  lk_online *u = lua_newuserdatauv(L, sizeof *u, 1);
+  *u = (lk_online){NULL, db};
+  luaL_setmetatable(L, LK_ONLINE);
+  lua_createtable(L, 5, 0);
+  int keep[] = {1, 2, hold};
+  for (int i = 0; i < 3; i++) {
+    lua_pushvalue(L, keep[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_getfield(L, 3, "db");
+  lua_rawseti(L, -2, KEEP_DB);
+  lua_getfield(L, 3, "size");
+  lua_rawseti(L, -2, KEEP_SIZE);
+  lua_setiuservalue(L, -2, 1);
+  if (!(u->on = kt_online_new(t, ut->task, &o, fallback, &err))) return lk_error(L, &err);
+  (void)h;
+  return 1;
+}
+
+void lk_open_online(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__gc", online_gc}, {"__close", online_gc},
+                                  {"__tostring", online_tostring}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"step", online_step},   {"best", online_best},
+                                     {"results", online_results}, {"done", online_done},
+                                     {"stop", online_stop},   {NULL, NULL}};
+  lk_new_class(L, LK_ONLINE, meta, methods);
+}

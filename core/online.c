@@ -1,0 +1,164 @@
+/*
+** online.c: tuning inside a running application (online.h).
+*/
+#include "online.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune_int.h"
+
+struct kt_online {
+  kt_tune_opts opts;   /* a copy, with the journal's path and the seeds */
+  char *journal;
+  uint64_t *seeds;
+  tuning tu;
+  kt_results *results; /* the search's, kept after it ended */
+  kt_loop *loop;       /* NULL once the search ended */
+  uint32_t *fallback;  /* NULL: none */
+  uint32_t *ran_vi;    /* what the last step ran */
+  kt_result scratch;   /* a step that is no search's */
+  char *error;
+};
+
+/* Ends the search: its journal closed, later steps run the best. */
+static int end_search(kt_online *on, kt_error *err) {
+  if (!on->loop) return 0;
+  kt_loop_free(on->loop);
+  on->loop = NULL;
+  return tune_end(&on->tu, 0, err);
+}
+
+kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
+                         const uint32_t *fallback, kt_error *err) {
+  kt_online *on = kt_calloc(1, sizeof *on, err);
+  if (!on) return NULL;
+  on->opts = *opts;
+  bool copied = (!opts->journal || (on->opts.journal = on->journal = kt_strdup(opts->journal, err))) &&
+                (!opts->nseeds || (on->opts.seeds = on->seeds =
+                                       kt_calloc(opts->nseeds, sizeof *on->seeds, err)));
+  if (copied && opts->nseeds) memcpy(on->seeds, opts->seeds, opts->nseeds * sizeof *on->seeds);
+  if (!copied || tune_begin(&on->tu, t, task, &on->opts, &on->results, err)) {
+    kt_results_release(on->results);
+    on->results = NULL;
+    kt_online_free(on);
+    return NULL;
+  }
+  size_t np = kt_space_nparams(task->space) + 1;
+  on->ran_vi = kt_calloc(np, sizeof *on->ran_vi, err);
+  if (on->ran_vi && fallback && (on->fallback = kt_calloc(np, sizeof *on->fallback, err)))
+    memcpy(on->fallback, fallback, (np - 1) * sizeof *fallback);
+  if (on->ran_vi && (!fallback || on->fallback))
+    on->loop = kt_loop_new(task->space, &on->tu.lo, &on->tu.ev, on->results, err);
+  if (!on->loop) {
+    tune_end(&on->tu, -1, NULL);
+    kt_online_free(on);
+    return NULL;
+  }
+  return on;
+}
+
+/* How long a step may wait for the device: as a tuning's executions. */
+static int64_t limit_ns(const kt_online *on) {
+  return tuner_can_time_out(on->tu.t) ? tune_time_limit(&on->tu) : 0;
+}
+
+/* Runs vi once on the application's data into res. */
+static int run(kt_online *on, const uint32_t *vi, kt_result *res, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  if (kt_tuner_run_once(on->tu.t, on->tu.task, vi, limit_ns(on), res, err)) return -1;
+  res->over.total = (double)(kt_now_ns() - t0);
+  if (res->status != KT_OK) return 0;
+  if (!(res->samples_ns = kt_calloc(1, sizeof *res->samples_ns, err))) return -1;
+  res->samples_ns[res->nsamples++] = res->time_ns;
+  return 0;
+}
+
+/* The search's next configuration, run; 0 when the search is over. What a
+** resumed journal holds is taken from it, not run again. */
+static int search_step(kt_online *on, kt_result **out, kt_error *err) {
+  for (;;) {
+    kt_result *res;
+    uint64_t at;
+    int rc = kt_loop_next(on->loop, &res, err);
+    if (rc <= 0) return rc < 0 ? -1 : end_search(on, err);
+    bool known = kt_indexmap_get(&on->tu.known, res->index, &at);
+    if (known ? kt_result_copy(res, &on->tu.prior->items[at], err) : run(on, res->vi, res, err))
+      return -1;
+    if (kt_loop_record(on->loop, known, err)) return -1;
+    if (!known) {
+      *out = &on->results->items[on->results->n - 1];
+      return 1;
+    }
+  }
+}
+
+static void ran(kt_online *on, kt_online_outcome *out, const kt_result *r, const uint32_t *vi) {
+  memcpy(on->ran_vi, vi, kt_space_nparams(on->tu.task->space) * sizeof *vi);
+  out->ran = r->index;
+  out->ran_vi = on->ran_vi;
+  out->time_ns = r->time_ns;
+}
+
+/* The best configuration known (or the fallback) runs the step. */
+static int exploit(kt_online *on, kt_online_outcome *out, kt_error *err) {
+  const kt_result *best = kt_results_best(on->results);
+  const uint32_t *vi = best ? best->vi : on->fallback;
+  if (!vi)
+    return kt_fail(err, "task %s: no configuration has run correctly yet and no fallback was "
+                   "given, so this step has no outputs%s%s", on->tu.task->name,
+                   on->error ? ": " : "", on->error ? on->error : "");
+  kt_result_clear(&on->scratch);
+  if (run(on, vi, &on->scratch, err)) return -1;
+  if (on->scratch.status != KT_OK)
+    return kt_fail(err, "task %s: the %s configuration failed in this step (%s): %s",
+                   on->tu.task->name, best ? "best" : "fallback",
+                   kt_status_name(on->scratch.status), on->scratch.error ? on->scratch.error : "");
+  if (!out->searching) out->status = KT_OK;
+  ran(on, out, &on->scratch, vi);
+  return 0;
+}
+
+int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
+  free(on->error);
+  on->error = NULL;
+  memset(out, 0, sizeof *out);
+  kt_result *tried = NULL;
+  int rc = on->loop ? search_step(on, &tried, err) : 0;
+  if (rc < 0) return -1;
+  if (tried) {
+    out->searching = true;
+    out->tried = tried->index;
+    out->status = tried->status;
+    if (tried->status == KT_OK) {
+      ran(on, out, tried, tried->vi);
+      return 0;
+    }
+    on->error = strdup(tried->error ? tried->error : kt_status_name(tried->status));
+    out->error = on->error;
+    out->fell_back = true;
+  }
+  return exploit(on, out, err);
+}
+
+kt_results *kt_online_results(const kt_online *on) { return on->results; }
+
+bool kt_online_searching(const kt_online *on) { return on->loop != NULL; }
+
+void kt_online_stop(kt_online *on, kt_error *err) {
+  if (on->loop && !on->results->stopped) on->results->stopped = "stopped by the application";
+  end_search(on, err);
+}
+
+void kt_online_free(kt_online *on) {
+  if (!on) return;
+  if (on->loop) kt_online_stop(on, NULL);
+  free(on->journal);
+  free(on->seeds);
+  kt_results_release(on->results);
+  kt_result_clear(&on->scratch);
+  free(on->fallback);
+  free(on->ran_vi);
+  free(on->error);
+  free(on);
+}
