@@ -51,6 +51,12 @@ static void merge_stdlib(lua_State *L, const char *name) {
   lua_pop(L, 1);
 }
 
+/* kt.clock(): seconds of a monotonic clock, for scripts that time things. */
+static int l_clock(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)kt_now_ns() / 1e9);
+  return 1;
+}
+
 int luaopen_ktlua(lua_State *L) {
   luaL_checkversion(L);
   preload_stdlib(L);
@@ -70,6 +76,8 @@ int luaopen_ktlua(lua_State *L) {
   merge_stdlib(L, "ktlua.values");
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
+  lua_pushcfunction(L, l_clock);
+  lua_setfield(L, -2, "clock");
   lua_createtable(L, KT_STATUS_COUNT, 0);
   for (int s = 0; s < KT_STATUS_COUNT; s++) {
     lua_pushstring(L, kt_status_name((kt_status)s));

@@ -1,0 +1,149 @@
+-- Online tuning: tuner:online and on:step().
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+
+local tuner = kt.tuner()
+
+-- y = x + 1 on the application's data; BAD = 1 does not compile, HANG = 1
+-- never ends.
+local function plus_one(n)
+  local x = kt.array("float", n):fill(1)
+  local y = kt.array("float", n)
+  local k = tuner:kernel{ name = "plus", global = n, group = 1, args = { x:input(), y:output() },
+    source = [[
+__kernel void plus(__global const float *x, __global float *y) {
+  int i = get_global_id(0);
+#if BAD
+  syntax error
+#endif
+#if HANG
+  while (x[0] > 0.0f) { }
+#endif
+  y[i] = x[i] + 1.0f;
+}]] }
+  k:param("WG", { 1, 2, 4, 8 }, { group_x = "mul" })
+  return k, x, y
+end
+
+describe("an online tuning", function()
+  it("gives the application its outputs at every step, trying the search's configurations", function()
+    local k, x, y = plus_one(64)
+    local on = tuner:online(k, { search = "exhaustive" })
+    local seen = {}
+    for s = 1, 6 do
+      local step = on:step()
+      assert.are.equal(s + 1, y[63]) -- each step ran on the data the step before left
+      x:copy_from(y)
+      seen[s] = step
+    end
+    for s = 1, 4 do
+      assert.is_true(seen[s].searching)
+      assert.are.equal(s - 1, seen[s].tried)
+      assert.are.equal(seen[s].tried, seen[s].ran)
+      assert.are.equal("ok", seen[s].status)
+    end
+    assert.is_false(seen[5].searching) -- the space is explored: the best from now on
+    assert.is_true(seen[5].done)
+    assert.are.same(on:best().config, seen[6].config)
+    assert.are.equal(on:best().index, seen[6].ran)
+    assert.is_true(on:done())
+    assert.are.equal(4, #on:results())
+    assert.are.equal("space explored", on:results().stopped)
+  end)
+
+  it("runs a step whose configuration failed again with the best known, or the fallback", function()
+    local k, x, y = plus_one(32)
+    k:param("BAD", { 1, 0 })
+    local on = tuner:online(k, { search = "exhaustive", fallback = { WG = 8, BAD = 0 } })
+    local first = on:step() -- WG=1 BAD=1: does not compile
+    assert.are.same({ true, "compile_failed", true }, { first.searching, first.status, first.fell_back })
+    assert.matches("undeclared identifier 'syntax'", first.error)
+    assert.are.same({ WG = 8, BAD = 0 }, first.config)
+    assert.are.equal(2, y[0])
+    local second = on:step() -- WG=1 BAD=0 works
+    assert.are.same({ "ok", false }, { second.status, second.fell_back })
+    x:copy_from(y)
+    local third = on:step() -- WG=2 BAD=1 fails: the best known runs
+    assert.is_true(third.fell_back)
+    assert.are.same({ WG = 1, BAD = 0 }, third.config)
+    assert.are.equal(3, y[0])
+  end)
+
+  it("says why a step has no outputs when nothing has worked and no fallback was given", function()
+    local k, x, y = plus_one(16)
+    k:param("BAD", { 1 })
+    local on = tuner:online(k, { search = "exhaustive" })
+    y:fill(-1)
+    local ok, err = pcall(on.step, on)
+    assert.is_false(ok)
+    assert.matches("task plus: no configuration has run correctly yet and no fallback was given, so "
+      .. "this step has no outputs: .*undeclared identifier 'syntax'", err)
+    assert.are.equal(-1, y[0]) -- untouched
+  end)
+
+  it("survives a configuration that hangs: the step falls back and the search goes on", function()
+    local k, x, y = plus_one(16)
+    k:param("HANG", { 0, 1 })
+    local on = tuner:online(k, { search = "exhaustive", time_limit = 0.5 })
+    assert.are.equal("ok", on:step().status)
+    local step = on:step()
+    assert.are.same({ "timeout", true }, { step.status, step.fell_back })
+    assert.are.equal(2, y[0])
+    assert.are.equal("ok", on:step().status)
+  end)
+
+  it("continues from its journal when the application starts again", function()
+    local path = os.tmpname()
+    os.remove(path)
+    local k = plus_one(16)
+    local on = tuner:online(k, { search = "random", seed = 5, journal = path })
+    local before = {}
+    for s = 1, 2 do before[s] = on:step().tried end
+    on = nil
+    collectgarbage()
+    local again = tuner:online(k, { search = "random", seed = 5, journal = path, resume = true })
+    local after = again:step()
+    assert.are.equal(3, #again:results()) -- two from the journal, one run now
+    assert.are_not.equal(before[1], after.tried) -- nothing the journal holds runs again
+    assert.are_not.equal(before[2], after.tried)
+    os.remove(path)
+  end)
+
+  it("stores its best in the database when its search ends, and starts from it next time", function()
+    local path = os.tmpname()
+    os.remove(path)
+    local db = kt.db(path)
+    local k = plus_one(16)
+    local on = tuner:online(k, { search = "exhaustive", db = db, size = { n = 16 } })
+    repeat local step = on:step() until step.done
+    local stored = db:best{ kernel = k, device = tuner, size = { n = 16 } }
+    assert.are.same(on:best().config, stored.config)
+    local next_run = tuner:online(k, { search = "random", seed = 9, db = db, size = { n = 16 } })
+    local first = next_run:step()
+    assert.are.same(stored.config, first.config) -- the stored best is tried first
+    db:close()
+    os.remove(path)
+  end)
+
+  it("rejects options it does not know and configurations that are not in its space", function()
+    local k = plus_one(16)
+    assert.has_error(function() tuner:online(k, { repeats = 3 }) end,
+      "online options: unknown field 'repeats' (expected one of: search, seed, stop, journal, "
+      .. "resume, time_limit, lookahead, fallback, db, size)")
+    assert.has_error(function() tuner:online(k, { fallback = { WG = 3 } }) end)
+    assert.has_error(function() tuner:online(k, { db = kt.db(os.tmpname()) }) end,
+      "tune options: db and size go together (the database keys what it stores by the problem size)")
+  end)
+end)
+
+describe("examples/online_heat.lua", function()
+  it("tunes its stencil while the simulation runs, and the plate cools as it should", function()
+    local out, code = shell.run(shell.ktlua .. " examples/online_heat.lua --n=32 --steps=40 --budget=12")
+    assert.are.equal(0, code, out)
+    assert.matches("heat 32x32, 40 steps on .-: 12 configurations tried online", out)
+    assert.matches("largest error against the discrete solution: [%d.e%-]+ %(peak 0%.%d+%)", out)
+    out, code = shell.run(shell.ktlua .. " examples/online_heat.lua --n=32 --steps=40 --budget=12 --offline")
+    assert.are.equal(0, code, out)
+    assert.matches("12 configurations tried before the steps", out)
+  end)
+end)
