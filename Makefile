@@ -142,6 +142,7 @@ ARCH_LIB = /usr/lib/$(shell $(CC) -dumpmachine)
 LUA_SHARE ?= /usr/share/lua/5.4
 LUA_CLIB ?= $(ARCH_LIB)/lua/5.4
 OPENCL_LOADER ?= $(ARCH_LIB)/libOpenCL.so.1
+SQLITE_LIB ?= $(ARCH_LIB)/libsqlite3.so.0
 BUSTED ?= /usr/bin/busted
 BUSTED_LUA = busted busted.lua cliargs cliargs.lua dkjson.lua luassert mediator.lua pl say system term
 BUSTED_C = lfs.so system/core.so term/core.so
@@ -152,7 +153,7 @@ bundle: $(B)/ktlua
 	@mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib/lua/system $(BUNDLE)/lib/lua/term $(BUNDLE)/share/lua
 	cp $(B)/ktlua $(BUNDLE)/bin/ktlua
 	cp -L $(BUSTED) $(BUNDLE)/bin/busted
-	cp -L $(OPENCL_LOADER) $(BUNDLE)/lib/
+	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(BUNDLE)/lib/
 	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done
 	for m in $(BUSTED_LUA); do cp -RL $(LUA_SHARE)/$$m $(BUNDLE)/share/lua/ || exit 1; done
 	cp -R stdlib examples spec bench $(BUNDLE)/
