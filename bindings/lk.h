@@ -150,6 +150,9 @@ kt_tuner *lk_check_tuner(lua_State *L, int idx);
 void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o);
 void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
+/* seeds = {config, ...}: value indices, one list after another, in a
+** userdata left on the stack. */
+const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *n);
 /* tuner:online(kernel[, options]) (lk_online.c). */
 int lk_tuner_online(lua_State *L);
 /* The tuned-configuration database at idx (lk_db.c), and storing the top

@@ -205,10 +205,8 @@ int lk_tuner_online(lua_State *L) {
   uint32_t *fallback = check_fallback(L, 3, ut->task->space);
   size_t np = kt_space_nparams(ut->task->space);
   uint32_t *stored = lua_newuserdatauv(L, (np ? np : 1) * sizeof *stored, 0);
-  uint64_t seed;
-  if (db && stored_best(L, 3, ut->task->space, stored) &&
-      kt_space_index(ut->task->space, stored, &seed) == 0) {
-    o.seeds = &seed;
+  if (db && stored_best(L, 3, ut->task->space, stored)) {
+    o.seeds = stored;
     o.nseeds = 1;
     if (!fallback) fallback = stored;
   }

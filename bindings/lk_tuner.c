@@ -214,6 +214,42 @@ static void check_fail_fast(lua_State *L, int opts, kt_tune_opts *o) {
   lua_pop(L, 1);
 }
 
+/* seeds = {config, ...} (tables of values, results, 0-based indices): the
+** configurations evaluated first, as indices in a userdata pushed. */
+const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *n) {
+  *n = 0;
+  if (lk_get_field(L, opts, "seeds") == LUA_TNIL) return lua_pop(L, 1), NULL;
+  int list = lua_gettop(L);
+  if (!lua_istable(L, list)) luaL_error(L, "tune options.seeds: expected a list of configurations");
+  kt_error err;
+  if (kt_space_generate(space, &err)) lk_error(L, &err);
+  size_t count = (size_t)luaL_len(L, list), np = kt_space_nparams(space);
+  size_t nvi = count * np;
+  uint32_t *seeds = lua_newuserdatauv(L, (nvi ? nvi : 1) * sizeof *seeds, 0);
+  for (size_t i = 0; i < count; i++) {
+    uint32_t *vi = seeds + i * np;
+    uint64_t index;
+    lua_rawgeti(L, list, (lua_Integer)i + 1);
+    if (lua_isinteger(L, -1)) {
+      lua_Integer x = lua_tointeger(L, -1);
+      if (x < 0 || (uint64_t)x >= kt_space_count(space) ||
+          kt_space_config(space, (uint64_t)x, vi, &err))
+        luaL_error(L, "tune options.seeds[%d]: configuration index out of range", (int)i + 1);
+    } else if (lua_istable(L, -1)) {
+      if (lua_getfield(L, -1, "config") == LUA_TTABLE) lua_replace(L, -2); /* a result */
+      else lua_pop(L, 1);
+      lk_check_config(L, -1, space, vi);
+      if (kt_space_index(space, vi, &index))
+        luaL_error(L, "tune options.seeds[%d]: the configuration breaks a constraint", (int)i + 1);
+    } else {
+      luaL_error(L, "tune options.seeds[%d]: expected a configuration", (int)i + 1);
+    }
+    lua_pop(L, 1);
+  }
+  *n = count;
+  return seeds;
+}
+
 /* db = kt.db(...) with size = {...}: the tuning's best are stored. */
 kt_db *lk_check_db_option(lua_State *L, int opts) {
   int has_db = lk_get_field(L, opts, "db") != LUA_TNIL;
@@ -343,7 +379,7 @@ static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
-                                     "check_inputs", "db", "size", NULL};
+                                     "check_inputs", "db", "size", "seeds", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -371,6 +407,7 @@ static int tuner_tune(lua_State *L) {
                when);
   o.lookahead = lo.lookahead;
   kt_db *db = lk_check_db_option(L, 3);
+  o.seeds = lk_check_seeds(L, 3, ut->task->space, &o.nseeds);
   kt_error err;
   int rc = kt_tune(t, ut->task, &o, &h->results, &err);
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
@@ -419,6 +456,20 @@ static int tuner_run(lua_State *L) {
   kt_result *res = kt_results_add(h->results, 0, vi, &err);
   if (!res || kt_tuner_run_once(t, ut->task, vi, 0, res, &err)) return lk_error(L, &err);
   lk_push_result(L, h->results, res);
+  return 1;
+}
+
+/* tuner:tune_sizes(make, sizes[, options]) lives in Lua: ktlua.sizes. */
+static int tuner_tune_sizes(lua_State *L) {
+  lk_check_tuner(L, 1);
+  lua_settop(L, 4);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.sizes");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "tune");
+  lua_insert(L, 1);
+  lua_pop(L, 1);
+  lua_call(L, 4, 1);
   return 1;
 }
 
@@ -472,7 +523,7 @@ void lk_open_tuner(lua_State *L) {
                                   {"__tostring", tuner_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"kernel", tuner_kernel}, {"composition", tuner_composition},
                                      {"tune", tuner_tune}, {"run", tuner_run},
-                                     {"online", lk_tuner_online},
+                                     {"online", lk_tuner_online}, {"tune_sizes", tuner_tune_sizes},
                                      {"cache", tuner_cache}, {"close", tuner_gc}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"tuner", l_tuner}, {NULL, NULL}};
   lk_new_class(L, LK_TUNER, meta, methods);

@@ -24,6 +24,7 @@ typedef struct proposal {
   uint64_t index;
   double searcher_ns;
   unsigned again; /* proposed again while pending: reported that many more times */
+  bool seed;      /* not the searcher's own: see start() */
 } proposal;
 
 struct kt_loop {
@@ -42,6 +43,7 @@ struct kt_loop {
   size_t repeats;
   kt_stop_state st;
   proposal current;    /* the one whose result is being made */
+  size_t seeds;        /* seeds not yet evaluated */
   bool started;
   int64_t t0;
 };
@@ -61,7 +63,7 @@ static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
   if (kt_indexmap_put(&l->seen, index, PENDING, err) ||
       kt_space_config(l->space, index, l->vi, err))
     return -1;
-  l->pending[(l->head + l->npending++) % l->lookahead] = (proposal){index, searcher_ns, 0};
+  l->pending[(l->head + l->npending++) % l->lookahead] = (proposal){index, searcher_ns, 0, false};
   return l->ev->prefetch ? l->ev->prefetch(l->ev->ud, index, l->vi, err) : 0;
 }
 
@@ -117,6 +119,7 @@ static int take_next(loop *l, kt_result **res, kt_error *err) {
 int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   proposal p = l->current;
   uint64_t at = l->results->n - 1;
+  if (p.seed) l->seeds--;
   kt_result *res = &l->results->items[at];
   res->over.searcher += p.searcher_ns;
   l->clock_ns += res->over.total;
@@ -143,7 +146,11 @@ static const char *stop_reason(loop *l, int64_t t0) {
   return why;
 }
 
-/* The seeds, before the searcher's first proposals. */
+/* The seeds, before the searcher's first proposals. The searcher hears of
+** their results (as of any configuration evaluated before it proposed
+** it), and is asked for nothing until they are all in, so that a
+** searcher that waits for the result of its own proposal never gets a
+** seed's instead. */
 static int start(loop *l, kt_error *err) {
   kt_searcher *s = l->o->searcher;
   l->t0 = kt_now_ns();
@@ -152,7 +159,10 @@ static int start(loop *l, kt_error *err) {
   for (size_t i = 0; i < l->o->nseeds && l->npending < l->lookahead; i++) {
     uint64_t index = l->o->seeds[i], at;
     if (index >= l->st.space) return kt_fail(err, "seed %zu is beyond the space", i + 1);
-    if (!kt_indexmap_get(&l->seen, index, &at) && enqueue(l, index, 0, err)) return -1;
+    if (kt_indexmap_get(&l->seen, index, &at)) continue;
+    if (enqueue(l, index, 0, err)) return -1;
+    l->pending[(l->head + l->npending - 1) % l->lookahead].seed = true;
+    l->seeds++;
   }
   return 0;
 }
@@ -160,7 +170,7 @@ static int start(loop *l, kt_error *err) {
 int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
   if (!l->started && start(l, err)) return -1;
   const char *why = stop_reason(l, l->t0);
-  while (!why && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
+  while (!why && !l->seeds && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
     size_t before = l->npending;
     if (fill(l, err)) return -1;
     if (l->repeats >= MAX_REPEATS) why = "searcher repeats itself";

@@ -11,7 +11,7 @@
 struct kt_online {
   kt_tune_opts opts;   /* a copy, with the journal's path and the seeds */
   char *journal;
-  uint64_t *seeds;
+  uint32_t *seeds;
   tuning tu;
   kt_results *results; /* the search's, kept after it ended */
   kt_loop *loop;       /* NULL once the search ended */
@@ -34,10 +34,10 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   kt_online *on = kt_calloc(1, sizeof *on, err);
   if (!on) return NULL;
   on->opts = *opts;
+  size_t nvi = opts->nseeds * kt_space_nparams(task->space);
   bool copied = (!opts->journal || (on->opts.journal = on->journal = kt_strdup(opts->journal, err))) &&
-                (!opts->nseeds || (on->opts.seeds = on->seeds =
-                                       kt_calloc(opts->nseeds, sizeof *on->seeds, err)));
-  if (copied && opts->nseeds) memcpy(on->seeds, opts->seeds, opts->nseeds * sizeof *on->seeds);
+                (!nvi || (on->opts.seeds = on->seeds = kt_calloc(nvi, sizeof *on->seeds, err)));
+  if (copied && nvi) memcpy(on->seeds, opts->seeds, nvi * sizeof *on->seeds);
   if (!copied || tune_begin(&on->tu, t, task, &on->opts, &on->results, err)) {
     kt_results_release(on->results);
     on->results = NULL;

@@ -32,6 +32,7 @@ typedef struct tuning {
   kt_indexmap known;  /* ... by the index of their configuration in this space */
   kt_guard guard;
   size_t same_failures; /* the first configurations, all failed alike */
+  uint64_t *seeds;      /* opts->seeds as indices in the pruned space */
   kt_loop_opts lo;      /* for the loop, with ... */
   kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
   int64_t t0;

@@ -66,7 +66,9 @@ typedef struct kt_tune_opts {
   ** alike (0: KT_FAIL_FAST_DEFAULT; < 0: never). */
   int fail_fast;
   kt_check_inputs check_inputs;
-  const uint64_t *seeds; /* configurations evaluated first (see kt_loop_opts) */
+  /* Configurations evaluated first (kt_loop_opts.seeds): nseeds value-index
+  ** lists, one after the other; those the device's limits prune are left out. */
+  const uint32_t *seeds;
   size_t nseeds;
 } kt_tune_opts;
 

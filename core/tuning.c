@@ -63,6 +63,7 @@ static void tuning_clear(tuning *tu) {
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
   kt_results_release(tu->prior);
+  free(tu->seeds);
   kt_indexmap_clear(&tu->known);
   tune_guard_clear(&tu->guard);
 }
@@ -81,6 +82,17 @@ static int no_configuration(kt_task *task, const kt_device_info *dev, kt_error *
   if (!n) return kt_fail(err, "task %s: no configuration satisfies the constraints", task->name);
   return kt_fail(err, "task %s: the limits of %s removed every configuration (%s); k:prune{...} "
                  "switches a check off", task->name, dev->id, why);
+}
+
+/* The seeds' indices in the space as the device's limits left it. */
+static int seed_indices(tuning *tu, size_t *n, kt_error *err) {
+  const kt_tune_opts *o = tu->opts;
+  size_t np = kt_space_nparams(tu->task->space);
+  if (!o->nseeds) return 0;
+  if (!(tu->seeds = kt_calloc(o->nseeds, sizeof *tu->seeds, err))) return -1;
+  for (size_t i = 0; i < o->nseeds; i++)
+    if (kt_space_index(tu->task->space, o->seeds + i * np, &tu->seeds[*n]) == 0) (*n)++;
+  return 0;
 }
 
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
@@ -114,10 +126,15 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   ** the next configuration's compile is one of the slow ones. */
   size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
   if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
+  size_t nseeds = 0;
+  if (seed_indices(tu, &nseeds, err)) {
+    tuning_clear(tu);
+    return -1;
+  }
   tu->lo = (kt_loop_opts){.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
                           .lookahead = lookahead, .journal = tu->journal,
                           .progress = opts->progress, .progress_ud = opts->progress_ud,
-                          .seeds = opts->seeds, .nseeds = opts->nseeds};
+                          .seeds = tu->seeds, .nseeds = nseeds};
   tu->ev = (kt_evaluator){NULL, tune_prefetch, tu};
   return 0;
 }

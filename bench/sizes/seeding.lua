@@ -1,0 +1,127 @@
+-- Problem-size-aware tuning (tuner:tune_sizes): how many evaluations a
+-- search needs to come within 5% of a size's optimum, with and without
+-- being seeded by the best configurations of the size tuned before it.
+-- Each size is first tuned exhaustively (its optimum); then, for each
+-- seed of the searcher, a bestfirst search of the budget runs unseeded and
+-- seeded with the previous size's three best (what tune_sizes does).
+--
+--   ktlua bench/sizes/seeding.lua [--device=ID] [--budget=N] [--runs=N] [--only=heat|matmul]
+local kt = require "ktlua"
+local o = require("ktlua.cli").options(arg, { device = "default", budget = 30, runs = 5, only = "" },
+  "bench/sizes/seeding.lua: evaluations to 95% of the optimum, seeded or not")
+local tuner = kt.tuner(o.device)
+local backend = tuner.device.backend
+
+local kernels = {}
+
+kernels.heat = { sizes = { 64, 128, 256, 512 }, make = function(n)
+  local u, v = kt.array("float", n * n):random(1), kt.array("float", n * n)
+  local k = tuner:kernel{ name = "heat", global = { n, n }, group = { 1, 1 }, round_global = true,
+    args = { u:input(), v:output(), kt.int(n), kt.float(0.2) }, source = backend == "cuda" and [[
+extern "C" __global__ void heat(const float *u, float *v, int n, float r) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x, j0 = (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
+  for (int k = 0; k < ROWS; k++) {
+    int j = j0 + k, c = j * n + i;
+    if (i >= n || j >= n) return;
+    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) v[c] = 0.0f;
+    else v[c] = u[c] + r * (u[c - 1] + u[c + 1] + u[c - n] + u[c + n] - 4.0f * u[c]);
+  }
+}]] or [[
+__kernel void heat(__global const float *u, __global float *v, int n, float r) {
+  int i = get_global_id(0), j0 = get_global_id(1) * ROWS;
+  for (int k = 0; k < ROWS; k++) {
+    int j = j0 + k, c = j * n + i;
+    if (i >= n || j >= n) return;
+    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) v[c] = 0.0f;
+    else v[c] = u[c] + r * (u[c - 1] + u[c + 1] + u[c - n] + u[c + n] - 4.0f * u[c]);
+  }
+}]] }
+  k:param("BX", { 1, 2, 4, 8, 16, 32, 64 }, { group_x = "mul" })
+  k:param("BY", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
+  k:param("ROWS", { 1, 2, 4, 8 }, { global_y = "div_ceil" })
+  k:constraint("BX * BY <= 256")
+  return k
+end }
+
+kernels.matmul = { sizes = { 64, 128, 256 }, make = function(n)
+  local A, B = kt.array("float", n * n):random(1), kt.array("float", n * n):random(2)
+  local C = kt.array("float", n * n)
+  local body = [[
+  for (int j = 0; j < TY; j++)
+    for (int i = 0; i < TX; i++) {
+      int row = row0 + j * BY, col = col0 + i * BX;
+      float sum = 0.0f;
+      for (int k = 0; k < n; k++) sum += A[row * n + k] * B[k * n + col];
+      C[row * n + col] = sum;
+    }
+}]]
+  local k = tuner:kernel{ name = "matmul", global = { n, n }, group = { 1, 1 },
+    args = { C:output(), A:input(), B:input(), kt.int(n) }, source = (backend == "cuda" and [[
+extern "C" __global__ void matmul(float *C, const float *A, const float *B, int n) {
+  int col0 = blockIdx.x * BX * TX + threadIdx.x, row0 = blockIdx.y * BY * TY + threadIdx.y;
+]] or [[
+__kernel void matmul(__global float *C, __global const float *A, __global const float *B, int n) {
+  int col0 = get_group_id(0) * BX * TX + get_local_id(0);
+  int row0 = get_group_id(1) * BY * TY + get_local_id(1);
+]]) .. body }
+  k:param("BX", { 4, 8, 16, 32, 64 }, { group_x = "mul" })
+  k:param("BY", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
+  k:param("TX", { 1, 2, 4, 8 }, { global_x = "div" })
+  k:param("TY", { 1, 2, 4, 8 }, { global_y = "div" })
+  k:constraint(("%d %% (BX * TX) == 0 and %d %% (BY * TY) == 0 and BX * BY <= 256"):format(n, n))
+  return k
+end }
+
+-- Evaluations until the best so far is within 5% of the optimum, or nil.
+local function to_95(results, optimum)
+  local best = math.huge
+  for i = 1, #results do
+    local r = results[i]
+    if r.status == "ok" and r.time_ms < best then best = r.time_ms end
+    if best <= optimum * 1.05 then return i end
+  end
+end
+
+local function top(results, n)
+  local ok = {}
+  for _, r in ipairs(results:list()) do if r.status == "ok" then ok[#ok + 1] = r end end
+  table.sort(ok, function(a, b) return a.time_ms < b.time_ms end)
+  local configs = {}
+  for i = 1, math.min(n, #ok) do configs[i] = ok[i].config end
+  return configs
+end
+
+local function mean(list)
+  local sum, n, missed = 0, 0, 0
+  for _, v in ipairs(list) do
+    if v then sum, n = sum + v, n + 1 else missed = missed + 1 end
+  end
+  return n > 0 and sum / n or math.huge, missed
+end
+
+print("| kernel | size | space | unseeded: evaluations to 95% | seeded | runs | budget |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for _, name in ipairs({ "heat", "matmul" }) do
+  if o.only == "" or o.only == name then
+    local previous
+    for _, n in ipairs(kernels[name].sizes) do
+      local all = tuner:tune(kernels[name].make(n), { search = "exhaustive", repeats = 5 })
+      local optimum = all:best().time_ms
+      if previous then
+        local seeds = top(previous, 3)
+        local plain, seeded = {}, {}
+        for run = 1, o.runs do
+          local opts = { search = "bestfirst", seed = run, stop = { count = o.budget }, repeats = 5 }
+          plain[run] = to_95(tuner:tune(kernels[name].make(n), opts), optimum)
+          opts.seeds = seeds
+          seeded[run] = to_95(tuner:tune(kernels[name].make(n), opts), optimum)
+        end
+        local p, pm = mean(plain)
+        local s, sm = mean(seeded)
+        print(("| %s | %d | %d | %.1f (%d of %d never) | %.1f (%d never) | %d | %d |"):format(name, n,
+          #all, p, pm, o.runs, s, sm, o.runs, o.budget))
+      end
+      previous = all
+    end
+  end
+end
