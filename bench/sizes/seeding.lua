@@ -91,10 +91,11 @@ local function top(results, n)
   return configs
 end
 
-local function mean(list)
+-- The mean of the runs that got there (runs is the count: nil holes).
+local function mean(list, runs)
   local sum, n, missed = 0, 0, 0
-  for _, v in ipairs(list) do
-    if v then sum, n = sum + v, n + 1 else missed = missed + 1 end
+  for i = 1, runs do
+    if list[i] then sum, n = sum + list[i], n + 1 else missed = missed + 1 end
   end
   return n > 0 and sum / n or math.huge, missed
 end
@@ -116,8 +117,8 @@ for _, name in ipairs({ "heat", "matmul" }) do
           opts.seeds = seeds
           seeded[run] = to_95(tuner:tune(kernels[name].make(n), opts), optimum)
         end
-        local p, pm = mean(plain)
-        local s, sm = mean(seeded)
+        local p, pm = mean(plain, o.runs)
+        local s, sm = mean(seeded, o.runs)
         print(("| %s | %d | %d | %.1f (%d of %d never) | %.1f (%d never) | %d | %d |"):format(name, n,
           #all, p, pm, o.runs, s, sm, o.runs, o.budget))
       end
