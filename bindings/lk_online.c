@@ -2,7 +2,7 @@
 ** lk_online.c: online tuning (core/online.h) as a Lua object.
 **
 **   local on = tuner:online(k, {search =, stop =, seed =, journal =, resume =, time_limit =,
-**                               lookahead =, fallback = config, db =, size =})
+**                               lookahead =, fallback = config, db =, size =, validate =})
 **   local step = on:step()  -- the task run once on the arrays as they are; outputs read back
 **   on:best(), on:results(), on:done(), on:stop()
 **
@@ -184,7 +184,7 @@ static bool stored_best(lua_State *L, int opts, kt_space *space, uint32_t *vi) {
 
 int lk_tuner_online(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "journal", "resume", "time_limit",
-                                     "lookahead", "fallback", "db", "size", NULL};
+                                     "lookahead", "fallback", "db", "size", "validate", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -224,7 +224,10 @@ int lk_tuner_online(lua_State *L) {
   lua_getfield(L, 3, "size");
   lua_rawseti(L, -2, KEEP_SIZE);
   lua_setiuservalue(L, -2, 1);
-  if (!(u->on = kt_online_new(t, ut->task, &o, fallback, &err))) return lk_error(L, &err);
+  bool validate = lk_opt_boolean(L, 3, "online options", "validate", 0);
+  if (validate && !ut->task->nrefs)
+    luaL_error(L, "online options.validate: the kernel has no reference (k:reference)");
+  if (!(u->on = kt_online_new(t, ut->task, &o, fallback, validate, &err))) return lk_error(L, &err);
   (void)h;
   return 1;
 }

@@ -19,6 +19,7 @@ struct kt_online {
   uint32_t *ran_vi;    /* what the last step ran */
   kt_result scratch;   /* a step that is no search's */
   char *error;
+  bool validate;       /* the search's steps are checked against the references */
 };
 
 /* Ends the search: its journal closed, later steps run the best. */
@@ -30,9 +31,10 @@ static int end_search(kt_online *on, kt_error *err) {
 }
 
 kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
-                         const uint32_t *fallback, kt_error *err) {
+                         const uint32_t *fallback, bool validate, kt_error *err) {
   kt_online *on = kt_calloc(1, sizeof *on, err);
   if (!on) return NULL;
+  on->validate = validate;
   on->opts = *opts;
   size_t nvi = opts->nseeds * kt_space_nparams(task->space);
   bool copied = (!opts->journal || (on->opts.journal = on->journal = kt_strdup(opts->journal, err))) &&
@@ -63,10 +65,13 @@ static int64_t limit_ns(const kt_online *on) {
   return tuner_can_time_out(on->tu.t) ? tune_time_limit(&on->tu) : 0;
 }
 
-/* Runs vi once on the application's data into res. */
-static int run(kt_online *on, const uint32_t *vi, kt_result *res, kt_error *err) {
+/* Runs vi once on the application's data into res (checked against the
+** references computed from that data, when asked). */
+static int run(kt_online *on, const uint32_t *vi, bool check, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
-  if (kt_tuner_run_once(on->tu.t, on->tu.task, vi, limit_ns(on), res, err)) return -1;
+  tuning *checked = check && on->validate && on->tu.task->nrefs ? &on->tu : NULL;
+  if (checked && tune_references(checked, err)) return -1;
+  if (tune_run_once(on->tu.t, on->tu.task, vi, limit_ns(on), checked, res, err)) return -1;
   res->over.total = (double)(kt_now_ns() - t0);
   if (res->status != KT_OK) return 0;
   if (!(res->samples_ns = kt_calloc(1, sizeof *res->samples_ns, err))) return -1;
@@ -83,7 +88,8 @@ static int search_step(kt_online *on, kt_result **out, kt_error *err) {
     int rc = kt_loop_next(on->loop, &res, err);
     if (rc <= 0) return rc < 0 ? -1 : end_search(on, err);
     bool known = kt_indexmap_get(&on->tu.known, res->index, &at);
-    if (known ? kt_result_copy(res, &on->tu.prior->items[at], err) : run(on, res->vi, res, err))
+    if (known ? kt_result_copy(res, &on->tu.prior->items[at], err)
+              : run(on, res->vi, true, res, err))
       return -1;
     if (kt_loop_record(on->loop, known, err)) return -1;
     if (!known) {
@@ -109,7 +115,7 @@ static int exploit(kt_online *on, kt_online_outcome *out, kt_error *err) {
                    "given, so this step has no outputs%s%s", on->tu.task->name,
                    on->error ? ": " : "", on->error ? on->error : "");
   kt_result_clear(&on->scratch);
-  if (run(on, vi, &on->scratch, err)) return -1;
+  if (run(on, vi, false, &on->scratch, err)) return -1;
   if (on->scratch.status != KT_OK)
     return kt_fail(err, "task %s: the %s configuration failed in this step (%s): %s",
                    on->tu.task->name, best ? "best" : "fallback",

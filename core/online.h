@@ -31,9 +31,12 @@ typedef struct kt_online_outcome {
 
 /* opts as for kt_tune (searcher, stop, journal and resume, time limits,
 ** seeds; repeats and progress are not used); fallback (value indices, or
-** NULL) runs a step whose configuration failed before any has worked. */
+** NULL) runs a step whose configuration failed before any has worked.
+** validate: the outputs of the search's steps are compared with the
+** task's references, computed from the step's data, before they are read
+** back (a wrong one is invalid_output, and the step falls back). */
 kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
-                         const uint32_t *fallback, kt_error *err);
+                         const uint32_t *fallback, bool validate, kt_error *err);
 /* One step of the application. -1 when no configuration could produce the
 ** outputs (the one tried failed and nothing has worked yet), or on a
 ** fatal error; the arrays then hold their contents before the step. */

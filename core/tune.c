@@ -77,12 +77,15 @@ static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud
   return access & KT_WRITE ? tuner_read(t, a, a, NULL) : 0;
 }
 
-int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
-                      kt_result *out, kt_error *err) {
+static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
+
+int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
+                  tuning *checked, kt_result *out, kt_error *err) {
   kt_run run;
   if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, limit_ns, &run, err)) return -1;
   out->index = run.cfg.index;
-  int rc = copy_sizes(out, &run, err) || copy_launches(out, &run, err) ? -1 : 0;
+  int rc = checked && run.status == KT_OK ? validate(checked, &run, out, err) : 0;
+  if (rc == 0) rc = copy_sizes(out, &run, err) || copy_launches(out, &run, err) ? -1 : 0;
   out->status = run.status;
   out->launches = run.launches;
   out->over.build = run.build_ns;
@@ -94,6 +97,11 @@ int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t li
   }
   kt_run_release(&run);
   return rc;
+}
+
+int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
+                      kt_result *out, kt_error *err) {
+  return tune_run_once(t, task, vi, limit_ns, NULL, out, err);
 }
 
 /* ---- references ---- */
@@ -133,14 +141,14 @@ static int compute_reference(kt_tuner *t, kt_reference *r, kt_error *err) {
   return reference_from_task(t, r, err);
 }
 
-static int prepare_references(tuning *tu, kt_error *err) {
+int tune_references(tuning *tu, kt_error *err) {
   kt_task *task = tu->task;
-  if (!(tu->scratch = kt_calloc(task->nrefs, sizeof *tu->scratch, err))) return -1;
+  if (!tu->scratch && !(tu->scratch = kt_calloc(task->nrefs, sizeof *tu->scratch, err))) return -1;
   for (size_t i = 0; i < task->nrefs; i++) {
     kt_reference *r = &task->refs_list[i];
     if (compute_reference(tu->t, r, err))
       return kt_fail_prefix(err, "reference for output %zu of task %s: ", i + 1, task->name);
-    if (!(tu->scratch[i] = kt_array_clone(r->target, err))) return -1;
+    if (!tu->scratch[i] && !(tu->scratch[i] = kt_array_clone(r->target, err))) return -1;
   }
   return 0;
 }
@@ -272,7 +280,7 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
 static int set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
-  if (tuner_keep_hosts(tu->t, tu->task, err) || prepare_references(tu, err) ||
+  if (tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ||
       tuner_upload(tu->t, tu->task, NULL, err))
     return -1;
   tu->results->setup_ns = (double)(kt_now_ns() - t0);

@@ -50,6 +50,14 @@ int tune_end(tuning *tu, int rc, kt_error *err);
 /* The evaluator's prefetch: starts compiling a configuration's kernels. */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
 
+/* Computes every reference's expected output from the arrays' current
+** host contents (tune.c). */
+int tune_references(tuning *tu, kt_error *err);
+/* kt_tuner_run_once, and with `checked` (whose references are computed)
+** its outputs compared with them before they are read back: wrong ones
+** are invalid_output, and the arrays keep their contents. */
+int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
+                  tuning *checked, kt_result *out, kt_error *err);
 /* The time one execution may wait for the device (tune.c). */
 int64_t tune_time_limit(const tuning *tu);
 /* Runs one configuration (build, warm-up, validation, timed runs) into res,

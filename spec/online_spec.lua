@@ -69,6 +69,24 @@ describe("an online tuning", function()
     assert.are.equal(3, y[0])
   end)
 
+  it("with validate, checks the search's steps against the reference on the step's data", function()
+    local x = kt.array("int", 32):fill(10)
+    local k = tuner:kernel{ name = "inc", global = 32, args = { x:inout() },
+      source = "__kernel void inc(__global int *x) { int i = get_global_id(0); x[i] = x[i] + V; }" }
+    k:param("V", { 1, 2 })
+    k:reference(x, function(ref) for i = 0, 31 do ref[i] = x[i] + 1 end end)
+    local on = tuner:online(k, { search = "exhaustive", validate = true })
+    assert.are.equal("ok", on:step().status)
+    assert.are.equal(11, x[0])
+    local step = on:step() -- V = 2 is wrong: nothing of it is read back, V = 1 runs the step
+    assert.are.same({ "invalid_output", true, 1 }, { step.status, step.fell_back, step.config.V })
+    assert.matches("^element 0: got 13, expected 12", step.error)
+    assert.are.equal(12, x[0])
+    assert.has_error(function() tuner:online(tuner:kernel{ name = "inc", global = 32,
+      args = { x:inout() }, source = "__kernel void inc(__global int *x) { }" }, { validate = true }) end,
+      "online options.validate: the kernel has no reference (k:reference)")
+  end)
+
   it("says why a step has no outputs when nothing has worked and no fallback was given", function()
     local k, x, y = plus_one(16)
     k:param("BAD", { 1 })
@@ -129,7 +147,7 @@ describe("an online tuning", function()
     local k = plus_one(16)
     assert.has_error(function() tuner:online(k, { repeats = 3 }) end,
       "online options: unknown field 'repeats' (expected one of: search, seed, stop, journal, "
-      .. "resume, time_limit, lookahead, fallback, db, size)")
+      .. "resume, time_limit, lookahead, fallback, db, size, validate)")
     assert.has_error(function() tuner:online(k, { fallback = { WG = 3 } }) end)
     assert.has_error(function() tuner:online(k, { db = kt.db(os.tmpname()) }) end,
       "tune options: db and size go together (the database keys what it stores by the problem size)")
