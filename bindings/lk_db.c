@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "../core/db.h"
+#include "../core/journal_id.h"
 #include "../core/json.h"
 #include "../core/json_read.h"
 #include "lk.h"
@@ -232,18 +233,15 @@ static void check_kernel_field(lua_State *L, int opts, query *q) {
     q->f.kernel = lua_tostring(L, -1);
   } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, LK_TASK)) {
     kt_task *task = lk_check_task(L, lua_gettop(L))->task;
-    kt_error err;
-    kt_results *probe = kt_results_for_task(task, "", &err);
-    if (!probe || kt_results_identify(probe, task, "", "", "", &err)) {
-      kt_results_release(probe);
-      lk_error(L, &err);
-    }
+    const char **ids[] = {&q->source, &q->options};
+    int fields[] = {KT_ID_SOURCE, KT_ID_OPTIONS};
     q->f.kernel = task->name;
-    lua_pushstring(L, probe->source);
-    q->source = lua_tostring(L, -1);
-    lua_pushstring(L, probe->options);
-    q->options = lua_tostring(L, -1);
-    kt_results_release(probe);
+    for (int i = 0; i < 2; i++) {
+      char *text = kt_journal_id_text(task, fields[i]);
+      if (!text) luaL_error(L, "out of memory");
+      *ids[i] = lua_pushstring(L, text);
+      free(text);
+    }
   } else if (t != LUA_TNIL) {
     luaL_error(L, "db options.kernel: expected a kernel or a kernel's name, got %s",
                luaL_typename(L, -1));
