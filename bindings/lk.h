@@ -59,6 +59,9 @@ void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
 ** memory across calls that may raise a Lua error. */
 void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc);
 
+/* Pushes require(module)[field]: what the stdlib writes in Lua; returns its type. */
+int lk_push_stdlib(lua_State *L, const char *module, const char *field);
+
 /* ---- option tables ---- */
 
 /* Raises an error naming the first key of the table at idx that is not

@@ -345,10 +345,7 @@ static int db_best(lua_State *L) {
 static int db_export(lua_State *L) {
   check_db(L, 1);
   const char *format = luaL_optstring(L, 2, "header");
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "ktlua.db_export");
-  lua_call(L, 1, 1);
-  if (strcmp(format, "main") == 0 || lua_getfield(L, -1, format) != LUA_TFUNCTION)
+  if (strcmp(format, "main") == 0 || lk_push_stdlib(L, "ktlua.db_export", format) != LUA_TFUNCTION)
     return luaL_argerror(L, 2, lua_pushfstring(L, "unknown format '%s' (header, json or lua)",
                                                format));
   lua_pushcfunction(L, db_list);

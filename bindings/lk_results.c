@@ -284,10 +284,7 @@ static int results_summary(lua_State *L) {
 static int results_print(lua_State *L) {
   check_results(L, 1);
   lua_settop(L, 2);
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "ktlua.report");
-  lua_call(L, 1, 1);
-  lua_getfield(L, -1, "print");
+  lk_push_stdlib(L, "ktlua.report", "print");
   lua_pushvalue(L, 1);
   lua_pushvalue(L, 2);
   lua_call(L, 2, 0);

@@ -463,12 +463,8 @@ static int tuner_run(lua_State *L) {
 static int tuner_tune_sizes(lua_State *L) {
   lk_check_tuner(L, 1);
   lua_settop(L, 4);
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "ktlua.sizes");
-  lua_call(L, 1, 1);
-  lua_getfield(L, -1, "tune");
+  lk_push_stdlib(L, "ktlua.sizes", "tune");
   lua_insert(L, 1);
-  lua_pop(L, 1);
   lua_call(L, 4, 1);
   return 1;
 }

@@ -9,6 +9,15 @@
 
 int lk_error(lua_State *L, const kt_error *err) { return luaL_error(L, "%s", err->msg); }
 
+int lk_push_stdlib(lua_State *L, const char *module, const char *field) {
+  lua_getglobal(L, "require");
+  lua_pushstring(L, module);
+  lua_call(L, 1, 1);
+  int type = lua_getfield(L, -1, field);
+  lua_remove(L, -2);
+  return type;
+}
+
 void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                   const luaL_Reg *methods) {
   luaL_newmetatable(L, name);
