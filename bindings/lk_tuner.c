@@ -10,9 +10,7 @@
 #include "lk.h"
 
 static kt_tuner *check_tuner(lua_State *L, int idx) {
-  lk_tuner *ut = luaL_checkudata(L, idx, LK_TUNER);
-  if (!ut->t) luaL_argerror(L, idx, "tuner has been closed");
-  return ut->t;
+  return ((lk_tuner *)lk_check_object(L, idx, LK_TUNER))->t;
 }
 
 /* kt.tuner([device][, {build_threads = N, isolate = true}]) */
@@ -44,6 +42,8 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
+  if (ut->t && kt_tuner_busy(ut->t))
+    luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
   kt_tuner_free(ut->t);
   ut->t = NULL;
   return 0;
@@ -69,7 +69,9 @@ static int tuner_composition(lua_State *L) {
   kt_kernel **kernels = lua_newuserdatauv(L, n * sizeof *kernels, 0);
   for (size_t i = 0; i < n; i++) {
     lua_rawgeti(L, -2, (lua_Integer)i + 1);
-    lk_task *k = luaL_testudata(L, -1, LK_TASK);
+    const char *dead = lk_released(L, -1);
+    if (dead) luaL_error(L, "composition.kernels[%d]: %s", (int)i + 1, dead);
+    lk_task *k = lk_test_object(L, -1, LK_TASK);
     if (!k || !k->kernel) luaL_error(L, "composition.kernels[%d]: expected a kernel", (int)i + 1);
     kernels[i] = k->kernel;
     lua_pop(L, 1);
@@ -172,6 +174,8 @@ static int hold_gc(lua_State *L) {
   kt_searcher_free(h->searcher);
   lk_ref_free(h->progress);
   kt_results_release(h->results);
+  kt_task_release(h->task);
+  kt_replay_release(h->replay);
   memset(h, 0, sizeof *h);
   return 0;
 }
@@ -228,6 +232,9 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
     luaL_error(L, "tune options.lookahead: expected a positive number of configurations");
   o->lookahead = (size_t)lookahead;
   lk_tune_hold *h = new_hold(L);
+  lk_task *ut = lk_test_object(L, owner, LK_TASK);
+  if (ut) kt_task_retain(h->task = ut->task);
+  else kt_replay_retain(h->replay = lk_test_replay(L, owner));
   h->progress = check_progress(L, opts);
   h->searcher = lk_check_searcher(L, opts, owner, seed, &o->stop);
   o->searcher = h->searcher;
@@ -352,12 +359,8 @@ static int tuner_index(lua_State *L) {
 }
 
 static int tuner_tostring(lua_State *L) {
-  lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  if (!ut->t) {
-    lua_pushliteral(L, "tuner (closed)");
-    return 1;
-  }
-  kt_tuner *t = ut->t;
+  if (lk_push_released(L, LK_TUNER)) return 1;
+  kt_tuner *t = check_tuner(L, 1);
   const kt_device_info *d = kt_tuner_device(t);
   lua_pushfstring(L, "tuner on %s (%s)", d->id, kt_device_string(d, "name"));
   return 1;

@@ -69,8 +69,16 @@ static int copy_values(kt_param *p, const kt_value *values, size_t n, kt_error *
   return 0;
 }
 
+static int being_generated(kt_error *err) {
+  return kt_fail(err, "the space is being generated: its constraints cannot change or "
+                      "generate it");
+}
+
+bool kt_space_generating(const kt_space *s) { return s->generating; }
+
 int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
                        size_t n, kt_error *err) {
+  if (s->generating) return being_generated(err);
   if (!kt_is_identifier(name))
     return kt_fail(err, "parameter name '%s' is not a valid identifier (letters, digits, '_')", name);
   if (kt_space_find(s, name) >= 0)
@@ -100,6 +108,10 @@ int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
 
 int kt_space_add_constraint_def(kt_space *s, const kt_constraint_def *d, kt_error *err) {
   constraint c = {NULL, d->n, d->fn, d->vi_fn, d->ud, d->ud_free, NULL, d->tag, d->pure};
+  if (s->generating) {
+    being_generated(err);
+    goto fail;
+  }
   if (d->n == 0) {
     kt_fail(err, "a constraint needs at least one parameter");
     goto fail;
@@ -287,8 +299,12 @@ static int generate(const kt_space *s, unsigned max_tag, bool store, group **gro
 
 int kt_space_generate(kt_space *s, kt_error *err) {
   if (s->generated) return 0;
+  if (s->generating) return being_generated(err);
   invalidate(s);
-  if (generate(s, KT_SPACE_TAGS, true, &s->groups, &s->ngroups, &s->count, err)) {
+  s->generating = true;
+  int rc = generate(s, KT_SPACE_TAGS, true, &s->groups, &s->ngroups, &s->count, err);
+  s->generating = false;
+  if (rc) {
     invalidate(s);
     return -1;
   }
@@ -328,9 +344,16 @@ int kt_space_removed(kt_space *s, unsigned tag, uint64_t *removed, kt_error *err
   if (tag == 0 || tag >= KT_SPACE_TAGS)
     return kt_fail(err, "constraint tag %u is out of range (1 to %d)", tag, KT_SPACE_TAGS - 1);
   if (kt_space_generate(s, err)) return -1;
-  if (!s->removed_known && count_removed(s, err)) return -1;
-  *removed = s->removed[tag];
-  return 0;
+  if (s->removed_known) {
+    *removed = s->removed[tag];
+    return 0;
+  }
+  if (s->generating) return being_generated(err);
+  s->generating = true;
+  int rc = count_removed(s, err);
+  s->generating = false;
+  *removed = rc ? 0 : s->removed[tag];
+  return rc;
 }
 
 size_t kt_space_bytes(const kt_space *s) {
@@ -460,6 +483,7 @@ static int recorded_group(kt_space *s, group *gr, const uint32_t *vi, uint64_t n
 }
 
 int kt_space_set_configs(kt_space *s, const uint32_t *vi, uint64_t n, kt_error *err) {
+  if (s->generating) return being_generated(err);
   if (s->ncons) return kt_fail(err, "a space with constraints cannot take a recorded set");
   if (s->nparams == 0) return kt_fail(err, "a recorded space needs at least one parameter");
   invalidate(s);

@@ -56,6 +56,7 @@ struct kt_space {
   size_t ncons, capcons;
   unsigned threads;
   bool generated;
+  bool generating; /* its constraints are running: it must not change */
   group *groups;
   size_t ngroups;
   uint64_t count;

@@ -76,8 +76,14 @@ static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud
   return access & KT_WRITE ? tuner_read(t, a, a, NULL) : 0;
 }
 
-int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
-                      kt_error *err) {
+/* Tunings and runs pin their tuner and task (kt_task_pin): the callbacks
+** they call may try to use them again. */
+static int tuner_busy_error(kt_error *err) {
+  return kt_fail(err, "the tuner is in use: a tuning or a run is in progress on it");
+}
+
+static int run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
+                    kt_error *err) {
   kt_run run;
   if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, &run, err)) return -1;
   out->index = run.cfg.index;
@@ -92,6 +98,18 @@ int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result 
       rc = kt_fail_prefix(err, "reading outputs back: ");
   }
   kt_run_release(&run);
+  return rc;
+}
+
+int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, kt_result *out,
+                      kt_error *err) {
+  if (t->busy) return tuner_busy_error(err);
+  if (kt_task_busy(task)) return kt_task_busy_error(task, err);
+  kt_task_pin(task);
+  t->busy = true;
+  int rc = run_once(t, task, vi, out, err);
+  t->busy = false;
+  kt_task_unpin(task);
   return rc;
 }
 
@@ -358,10 +376,9 @@ static int no_configuration(kt_task *task, const kt_device_info *dev, kt_error *
                  "switches a check off", task->name, dev->id, why);
 }
 
-int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
-            kt_error *err) {
+static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+                kt_error *err) {
   int64_t t0 = kt_now_ns();
-  *out = NULL;
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
       kt_space_generate(task->space, err))
     return -1;
@@ -399,5 +416,18 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   if (kt_journal_close(journal, rc ? NULL : err)) rc = -1;
   tu.results->wall_ns = (double)(kt_now_ns() - t0);
   tuning_clear(&tu);
+  return rc;
+}
+
+int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+            kt_error *err) {
+  *out = NULL;
+  if (t->busy) return tuner_busy_error(err);
+  if (kt_task_busy(task)) return kt_task_busy_error(task, err);
+  kt_task_pin(task);
+  t->busy = true;
+  int rc = tune(t, task, opts, out, err);
+  t->busy = false;
+  kt_task_unpin(task);
   return rc;
 }

@@ -123,6 +123,7 @@ int tuner_ensure_open(kt_tuner *t, kt_error *err) {
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }
+bool kt_tuner_busy(const kt_tuner *t) { return t->busy; }
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   return t->cache ? kt_build_cache_stats(t->cache) : (kt_build_stats){0, 0, 0};

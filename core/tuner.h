@@ -22,6 +22,9 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
                        kt_error *err);
 bool kt_tuner_isolated(const kt_tuner *t);
 void kt_tuner_free(kt_tuner *t);
+/* Whether a tuning or a run is in progress on it: then it cannot tune,
+** run or be freed (a Lua callback of that tuning might try). */
+bool kt_tuner_busy(const kt_tuner *t);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
 int kt_tuner_build_threads(const kt_tuner *t);

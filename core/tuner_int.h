@@ -41,6 +41,7 @@ struct kt_tuner {
   size_t narrays, caparrays;
   hostcopy *hosts; /* during a tuning */
   size_t nhosts, caphosts;
+  bool busy;       /* tuning or running: its callbacks may not use it */
 };
 
 /* Makes sure every array of the task has its device buffers. */
