@@ -201,7 +201,8 @@ int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *const
   kt_expr *e = kt_expr_parse(text, err);
   if (!e || kt_expr_bind(e, consts, nconsts, err) || check_condition(s, e, err)) {
     kt_expr_free(e);
-    return kt_fail_prefix(err, "constraint '%s': ", text);
+    /* a long text is cut: the error's position says where to look */
+    return kt_fail_prefix(err, "constraint '%.80s%s': ", text, strlen(text) > 80 ? "..." : "");
   }
   size_t n = kt_expr_nvars(e);
   const char **names = kt_calloc(n, sizeof *names, err);
