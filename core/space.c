@@ -4,6 +4,7 @@
 */
 #include "space.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,36 @@ static int copy_values(kt_param *p, const kt_value *values, size_t n, kt_error *
   return 0;
 }
 
+/* Orders values so that those kt_value_equal calls equal are neighbours:
+** strings after numbers; numbers by value as doubles (NaN last), then an
+** integer before a float, integers exactly. */
+static int value_order(const void *pa, const void *pb) {
+  const kt_value *a = *(const kt_value *const *)pa, *b = *(const kt_value *const *)pb;
+  bool sa = a->type == KT_VSTRING, sb = b->type == KT_VSTRING;
+  if (sa || sb) return sa && sb ? strcmp(a->u.s, b->u.s) : (int)sa - (int)sb;
+  double x, y;
+  kt_value_number(a, &x);
+  kt_value_number(b, &y);
+  if (isnan(x) || isnan(y)) return !!isnan(x) - !!isnan(y);
+  if (x != y) return x < y ? -1 : 1;
+  if (a->type != b->type) return a->type == KT_VINT ? -1 : 1;
+  return a->type == KT_VINT ? (a->u.i > b->u.i) - (a->u.i < b->u.i) : 0;
+}
+
+/* A value listed twice, found in n log n (a parameter may have a million). */
+static int check_distinct(const char *name, const kt_value *values, size_t n, kt_error *err) {
+  const kt_value **sorted = kt_calloc(n, sizeof *sorted, err);
+  if (!sorted) return -1;
+  for (size_t i = 0; i < n; i++) sorted[i] = &values[i];
+  qsort(sorted, n, sizeof *sorted, value_order);
+  size_t i = 1;
+  while (i < n && !kt_value_equal(sorted[i - 1], sorted[i])) i++;
+  char buf[128];
+  if (i < n) kt_value_format(sorted[i], buf, sizeof buf);
+  free(sorted);
+  return i < n ? kt_fail(err, "parameter '%s' lists the value %s twice", name, buf) : 0;
+}
+
 static int being_generated(kt_error *err) {
   return kt_fail(err, "the space is being generated: its constraints cannot change or "
                       "generate it");
@@ -85,13 +116,7 @@ int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
     return kt_fail(err, "parameter '%s' is already defined", name);
   if (n == 0) return kt_fail(err, "parameter '%s' needs at least one value", name);
   if (n > UINT32_MAX) return kt_fail(err, "parameter '%s' has too many values", name);
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < i; j++)
-      if (kt_value_equal(&values[i], &values[j])) {
-        char buf[128];
-        kt_value_format(&values[i], buf, sizeof buf);
-        return kt_fail(err, "parameter '%s' lists the value %s twice", name, buf);
-      }
+  if (check_distinct(name, values, n, err)) return -1;
   if (kt_grow(&s->params, &s->cap, s->nparams + 1, sizeof *s->params, err)) return -1;
   kt_param *p = &s->params[s->nparams];
   memset(p, 0, sizeof *p);
