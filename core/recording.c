@@ -104,6 +104,7 @@ static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, kt_result
   if (time && time->type == KT_JNUMBER) {
     r->status = KT_OK;
     r->time_ns = NS(time->u.num.f);
+    if (isinf(r->time_ns)) return kt_fail(b->err, "cache entry '%s' has a time out of range", key);
     r->launches = 1;
   } else if (time && time->type == KT_JSTRING) {
     r->status = kt_error_status(time->u.str);
