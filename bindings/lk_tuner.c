@@ -13,16 +13,20 @@ static kt_tuner *check_tuner(lua_State *L, int idx) {
   return ((lk_tuner *)lk_check_object(L, idx, LK_TUNER))->t;
 }
 
-/* kt.tuner([device][, {build_threads = N, isolate = true}]) */
+/* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB}]) */
 static int l_tuner(lua_State *L) {
-  static const char *const keys[] = {"build_threads", "isolate", NULL};
+  static const char *const keys[] = {"build_threads", "isolate", "device_growth", NULL};
   int threads = 0, isolate = 1;
+  lua_Number growth = (lua_Number)(KT_DEVICE_GROWTH_DEFAULT >> 20); /* MiB */
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lk_check_keys(L, 2, "tuner options", keys);
     threads = (int)lk_opt_integer(L, 2, "tuner options", "build_threads", 0);
     if (threads < 0) luaL_error(L, "tuner options.build_threads must not be negative");
     isolate = lk_opt_boolean(L, 2, "tuner options", "isolate", 1);
+    growth = lk_opt_number(L, 2, "tuner options", "device_growth", growth);
+    if (!(growth >= 0 && growth <= 1 << 30))
+      luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
   }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
@@ -33,6 +37,7 @@ static int l_tuner(lua_State *L) {
   ut->t = kt_tuner_new(&dev, threads, isolate, &err);
   kt_device_clear(&dev);
   if (!ut->t) return lk_error(L, &err);
+  kt_tuner_set_device_growth(ut->t, (size_t)(growth * (1 << 20)));
   lk_push_device(L, kt_tuner_device(ut->t));
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -351,6 +356,10 @@ static int tuner_index(lua_State *L) {
   }
   if (strcmp(key, "isolated") == 0) {
     lua_pushboolean(L, kt_tuner_isolated(check_tuner(L, 1)));
+    return 1;
+  }
+  if (strcmp(key, "renewals") == 0) {
+    lua_pushinteger(L, kt_tuner_renewals(check_tuner(L, 1)));
     return 1;
   }
   luaL_getmetafield(L, 1, "methods");

@@ -142,6 +142,12 @@ typedef struct kt_backend {
   /* Counts the times the context was recreated: every buffer, program and
   ** kernel made before a change is gone. */
   uint64_t (*generation)(kt_bctx *ctx);
+  /* Bytes resident in the process that holds the context, apart from the
+  ** tuner's (0: unknown, or none now). */
+  size_t (*resident)(kt_bctx *ctx);
+  /* Ends that process as a crash would (the generation counts up); the
+  ** next call starts a fresh one. */
+  void (*renew)(kt_bctx *ctx);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

@@ -252,7 +252,9 @@ static int evaluate(tuning *tu, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   kt_config cfg = {tu->task->space, res->index, res->vi};
   kt_run run;
-  /* A lost context (a timeout or crash before) comes back with the data. */
+  /* A lost context (a timeout or crash before, or a device process grown
+  ** too large, replaced now) comes back with the data. */
+  tuner_bound_device(tu->t);
   if (tuner_recover(tu->t) && tuner_upload(tu->t, tu->task, NULL, err)) return -1;
   uint64_t gen = tuner_generation(tu->t);
   int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
