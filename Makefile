@@ -82,7 +82,8 @@ $(B)/ktlua.so: $(OBJ)
 	@echo "  LD      $@"
 	@$(CC) -shared -o $@ $^ $(LIBS)
 
-# The same code under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The same code under AddressSanitizer and UndefinedBehaviorSanitizer (with
+# float-to-integer casts out of range, which files read can ask for).
 asan: $(ASAN)/ktlua
 
 $(ASAN)/obj/%.o: %.c $(HEADERS)

@@ -189,8 +189,9 @@ typedef struct lk_tune_hold {
   kt_searcher *searcher;
   lk_ref *progress;
   kt_results *results;
-  kt_task *task;     /* what is tuned, held in case a callback */
-  kt_replay *replay; /* releases its Lua object */
+  /* What is tuned, held here too: a callback may release its Lua object. */
+  kt_task *task;
+  kt_replay *replay;
 } lk_tune_hold;
 
 /* The search, seed, stop and progress fields of the tune options at opts
