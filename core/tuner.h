@@ -28,9 +28,11 @@ bool kt_tuner_busy(const kt_tuner *t);
 /* A device process that has grown by more than `bytes` since its first
 ** configuration is replaced between configurations, as after a crash (0:
 ** never; the default is KT_DEVICE_GROWTH_DEFAULT). Drivers keep some of
-** what a tuning builds: PoCL, every kernel it compiled. Isolated tuners
-** only. kt_tuner_renewals counts the replacements. */
-#define KT_DEVICE_GROWTH_DEFAULT ((size_t)256 << 20)
+** what a tuning builds: PoCL keeps every kernel it compiled loaded, about
+** 23 KB and 4 memory mappings each, and a process may have 65,530
+** mappings (Linux's vm.max_map_count): 128 MiB is some 5,700 kernels.
+** Isolated tuners only. kt_tuner_renewals counts the replacements. */
+#define KT_DEVICE_GROWTH_DEFAULT ((size_t)128 << 20)
 void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes);
 unsigned kt_tuner_renewals(const kt_tuner *t);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);

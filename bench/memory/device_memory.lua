@@ -3,7 +3,7 @@
 -- #define): VmRSS of the tuner's process and of its device process(es),
 -- from /proc, every `sample` configurations.
 --   ktlua bench/memory/device_memory.lua [--configs=3125] [--sample=250] [--device=cpu]
---                                        [--rounds=1] [--growth=256]
+--                                        [--rounds=1] [--growth=128]
 -- rounds > 1 tunes the same sources again with the same tuner (from its
 -- program cache where they are still in it, else compiled again); growth
 -- is the tuner's device_growth (MiB; 0: the device process is never
@@ -11,7 +11,7 @@
 local kt = require "ktlua"
 local lfs = require "lfs"
 local o = require("ktlua.cli").options(arg, { configs = 3125, sample = 250, device = "default",
-                                              rounds = 1, growth = 256 })
+                                              rounds = 1, growth = 128 })
 
 local function read(path)
   local f = io.open(path)
