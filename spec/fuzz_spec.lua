@@ -17,6 +17,11 @@ local sanitized = os.getenv("KTLUA_SANITIZED") == "1"
 local settings = fuzz.settings(sanitized and 150 or 300)
 local api_cases = sanitized and 25 or 50
 
+-- The cases' folder goes when it was made here and no case failed.
+teardown(function()
+  if settings.made and not settings.failed then os.execute("rm -rf '" .. settings.dir .. "'") end
+end)
+
 -- An error of ours: a string that names the file.
 local function refused(err, path)
   return type(err) == "string" and err:find(path, 1, true) ~= nil
@@ -114,6 +119,7 @@ local function run_cases(first, last, case)
   for n = first, last do
     local ok, err = pcall(case, n)
     if not ok then
+      settings.failed = true
       error(("case %d (KTLUA_FUZZ_SEED=%d KTLUA_FUZZ_CASE=%d, its files in %s): %s")
         :format(n, settings.seed, n, settings.dir, tostring(err)), 0)
     end

@@ -48,9 +48,9 @@ function fuzz.settings(default_cases)
     return v and v ~= "" and math.tointeger(tonumber(v)) or dflt
   end
   local only = env_int("KTLUA_FUZZ_CASE", nil)
-  local dir = os.getenv("KTLUA_FUZZ_DIR")
+  local dir, made = os.getenv("KTLUA_FUZZ_DIR"), false
   if not dir or dir == "" then
-    dir = os.tmpname()
+    dir, made = os.tmpname(), true
     os.remove(dir)
   end
   os.execute("mkdir -p '" .. dir .. "'")
@@ -61,6 +61,7 @@ function fuzz.settings(default_cases)
     last = only or cases or default_cases,
     only = only, cases = cases, -- as the environment gave them
     dir = dir,
+    made = made, -- dir is ours to remove once every case has passed
   }
 end
 

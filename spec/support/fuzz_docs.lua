@@ -1,7 +1,8 @@
 -- Documents for the parser fuzzer: ktlua journals and results files and
 -- Kernel Tuner caches, built from their schema with some fields made
 -- wrong (a wrong type, a value out of range, a field left out), as text.
--- fuzz.mutate then damages some of the texts byte by byte.
+-- fuzz.mutate then damages some of the texts byte by byte. A new reader
+-- (T1, T4, KTT JSON) gets a generator here and a place in docs.kinds.
 local fuzz = require "spec.support.fuzz"
 local docs = {}
 
