@@ -3,6 +3,7 @@
 #   make              build build/ktlua (executable) and build/ktlua.so (module)
 #   make demo         install what is missing, build, tune an example on the default device
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
+#   make fuzz         the fuzzers of spec/fuzz_spec.lua for long (FUZZ_SEED, FUZZ_CASES)
 #   make install      install into $(PREFIX) (default /usr/local)
 #   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
 #   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
@@ -40,10 +41,10 @@ B = build
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC) $(BIND_SRC)) $(B)/obj/stdlib_embed.o
 
 ASAN = $(B)/asan
-ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_FLAGS = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test asan install bundle clean bench-searchers bench-space FORCE
+.PHONY: all deps demo check test fuzz asan install bundle clean bench-searchers bench-space FORCE
 all: $(B)/ktlua $(B)/ktlua.so
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -81,7 +82,8 @@ $(B)/ktlua.so: $(OBJ)
 	@echo "  LD      $@"
 	@$(CC) -shared -o $@ $^ $(LIBS)
 
-# The same code under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The same code under AddressSanitizer and UndefinedBehaviorSanitizer (with
+# float-to-integer casts out of range, which files read can ask for).
 asan: $(ASAN)/ktlua
 
 $(ASAN)/obj/%.o: %.c $(HEADERS)
@@ -111,6 +113,12 @@ check: deps
 # The suite once, without the sanitizer run (quicker while developing).
 test: all
 	@scripts/check.sh --quick
+
+# The fuzzers of the suite (spec/fuzz_spec.lua), sanitized, with many more
+# cases: FUZZ_CASES per fuzzer (5000) from FUZZ_SEED (the time); a failing
+# case is left in build/fuzz.
+fuzz: all asan
+	@scripts/fuzz.sh
 
 # Benchmarks: figures for bench/RESULTS.md, from the recorded spaces beside
 # the repository. bench-searchers: every searcher, 50 seeded runs per

@@ -35,7 +35,10 @@
 /* Raises the core's error as a Lua error (with the caller's position). */
 int lk_error(lua_State *L, const kt_error *err);
 
-/* Userdata payloads. */
+/* Userdata payloads. Each starts with a pointer to what the object holds,
+** which its __gc releases and sets to NULL: __gc also runs by hand
+** (getmetatable(a).__gc(a)) and on lua_close, so every access goes
+** through lk_check_object or lk_test_object, which refuse a released one. */
 typedef struct lk_array { kt_array *a; } lk_array;
 typedef struct lk_type { kt_type *t; } lk_type;
 typedef struct lk_arg { kt_arg *a; } lk_arg;
@@ -43,10 +46,32 @@ typedef struct lk_tuner { kt_tuner *t; } lk_tuner;
 typedef struct lk_task { kt_task *task; kt_kernel *kernel; /* NULL for a composition */ } lk_task;
 typedef struct lk_results { kt_results *r; } lk_results;
 
+/* The payload of the object of class cls (LK_ARRAY, ...) at idx; raises
+** an argument error when it is not one or when it has been released
+** ("array has been released"). lk_test_object gives NULL when idx holds
+** no object of the class, and raises the same error on a released one. */
+void *lk_check_object(lua_State *L, int idx, const char *cls);
+void *lk_test_object(lua_State *L, int idx, const char *cls);
+/* When idx holds a released ktlua object, pushes and returns what to say
+** ("array has been released"); else NULL, pushing nothing. For values
+** found in tables, whose errors name where they were found. */
+const char *lk_released(lua_State *L, int idx);
+/* For a custom __index: pushes the method named by the key at 2, if there
+** is one, without looking at the object, so that a released object's
+** methods are found and say so themselves ("calling 'fill' on bad self
+** (array has been released)"). */
+bool lk_push_method(lua_State *L);
+/* For __tostring: pushes "array (released)" and returns true when the
+** object at 1 has been released. */
+bool lk_push_released(lua_State *L, const char *cls);
+
 kt_array *lk_check_array(lua_State *L, int idx);
 kt_array *lk_test_array(lua_State *L, int idx);
 void lk_push_array(lua_State *L, kt_array *a); /* takes a reference of its own */
 lk_task *lk_check_task(lua_State *L, int idx);
+/* The same, for what changes the task: raises while it is busy (tuned,
+** run, or generating its space: kt_task_busy). */
+lk_task *lk_check_idle_task(lua_State *L, int idx);
 /* An element type from a name ("float") or a struct type. */
 const kt_type *lk_check_type(lua_State *L, int idx);
 
@@ -197,6 +222,9 @@ typedef struct lk_tune_hold {
   kt_searcher *searcher;
   lk_ref *progress;
   kt_results *results;
+  /* What is tuned, held here too: a callback may release its Lua object. */
+  kt_task *task;
+  kt_replay *replay;
 } lk_tune_hold;
 
 /* The search, seed, stop and progress fields of the tune options at opts

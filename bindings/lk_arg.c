@@ -120,7 +120,7 @@ static int l_localmem(lua_State *L) {
 static int l_symbol(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   kt_array *array = lk_test_array(L, 2);
-  lk_arg *scalar = luaL_testudata(L, 2, LK_ARG);
+  lk_arg *scalar = lk_test_object(L, 2, LK_ARG);
   if (!array && (!scalar || scalar->a->kind != KT_ARG_SCALAR))
     luaL_typeerror(L, 2, "array or scalar (kt.float(...), ...)");
   kt_error err;
@@ -132,7 +132,9 @@ static int l_symbol(lua_State *L) {
 
 /* An argument from an argument object, or an array (read and written). */
 kt_arg *lk_to_arg(lua_State *L, int idx, const char *what) {
-  lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
+  const char *dead = lk_released(L, idx);
+  if (dead) luaL_error(L, "%s: %s", what, dead);
+  lk_arg *ua = lk_test_object(L, idx, LK_ARG);
   if (ua) {
     kt_arg_retain(ua->a);
     return ua->a;
@@ -159,7 +161,7 @@ static bool holds_scalar(const kt_arg *a) {
 
 /* scalar:set(value): a new value for the next launches. */
 static int arg_set(lua_State *L) {
-  lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
+  lk_arg *ua = lk_check_object(L, 1, LK_ARG);
   if (!holds_scalar(ua->a)) luaL_argerror(L, 1, "only a scalar argument has a value to set");
   luaL_checkany(L, 2);
   kt_arg *fresh = make_scalar(L, ua->a->type, 2);
@@ -170,7 +172,7 @@ static int arg_set(lua_State *L) {
 }
 
 static int arg_value(lua_State *L) {
-  lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
+  lk_arg *ua = lk_check_object(L, 1, LK_ARG);
   if (!holds_scalar(ua->a) || ua->a->type->kind == KT_STRUCT) return 0;
   kt_number v = kt_elem_get(ua->a->type->kind, ua->a->bytes);
   if (v.is_int) lua_pushinteger(L, v.i);
@@ -186,15 +188,20 @@ static int arg_gc(lua_State *L) {
 }
 
 static int arg_tostring(lua_State *L) {
-  lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
+  if (lk_push_released(L, LK_ARG)) return 1;
+  lk_arg *ua = lk_check_object(L, 1, LK_ARG);
   char buf[128];
   lua_pushfstring(L, "argument: %s", kt_arg_describe(ua->a, buf, sizeof buf));
   return 1;
 }
 
 static int arg_index(lua_State *L) {
-  lk_arg *ua = luaL_checkudata(L, 1, LK_ARG);
   const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "set") == 0) {
+    lua_pushcfunction(L, arg_set);
+    return 1;
+  }
+  lk_arg *ua = lk_check_object(L, 1, LK_ARG);
   static const char *const kinds[] = {"vector", "scalar", "local", "symbol"};
   if (strcmp(key, "kind") == 0) lua_pushstring(L, kinds[ua->a->kind]);
   else if (strcmp(key, "symbol") == 0 && ua->a->symbol) lua_pushstring(L, ua->a->symbol);
@@ -202,7 +209,6 @@ static int arg_index(lua_State *L) {
   else if (strcmp(key, "access") == 0 && ua->a->kind == KT_ARG_VECTOR) lua_pushstring(L, kt_access_name(ua->a->access));
   else if (strcmp(key, "placement") == 0 && ua->a->kind == KT_ARG_VECTOR) lua_pushstring(L, kt_placement_name(ua->a->placement));
   else if (strcmp(key, "value") == 0) return arg_value(L);
-  else if (strcmp(key, "set") == 0) lua_pushcfunction(L, arg_set);
   else lua_pushnil(L);
   return 1;
 }

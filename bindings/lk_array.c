@@ -19,7 +19,7 @@ const kt_type *lk_check_type(lua_State *L, int idx) {
                                                "half, float, double or a kt.struct)", name));
     return t;
   }
-  lk_type *ut = luaL_testudata(L, idx, LK_TYPE);
+  lk_type *ut = lk_test_object(L, idx, LK_TYPE);
   if (!ut) luaL_typeerror(L, idx, "element type name or kt.struct");
   return ut->t;
 }
@@ -70,7 +70,7 @@ static int type_gc(lua_State *L) {
 
 /* The OpenCL C / CUDA declaration with the same layout. */
 static int type_declaration(lua_State *L) {
-  const kt_type *t = ((lk_type *)luaL_checkudata(L, 1, LK_TYPE))->t;
+  const kt_type *t = ((lk_type *)lk_check_object(L, 1, LK_TYPE))->t;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   lua_pushfstring(L, "typedef struct %s {\n", t->name);
@@ -88,11 +88,14 @@ static int type_declaration(lua_State *L) {
 }
 
 static int type_index(lua_State *L) {
-  const kt_type *t = ((lk_type *)luaL_checkudata(L, 1, LK_TYPE))->t;
   const char *key = luaL_checkstring(L, 2);
+  if (strcmp(key, "declaration") == 0) {
+    lua_pushcfunction(L, type_declaration);
+    return 1;
+  }
+  const kt_type *t = ((lk_type *)lk_check_object(L, 1, LK_TYPE))->t;
   if (strcmp(key, "name") == 0) lua_pushstring(L, t->name);
   else if (strcmp(key, "size") == 0) lua_pushinteger(L, (lua_Integer)t->size);
-  else if (strcmp(key, "declaration") == 0) lua_pushcfunction(L, type_declaration);
   else if (strcmp(key, "fields") == 0) {
     lua_createtable(L, (int)t->nfields, 0);
     for (size_t i = 0; i < t->nfields; i++) {
@@ -112,7 +115,8 @@ static int type_index(lua_State *L) {
 }
 
 static int type_tostring(lua_State *L) {
-  const kt_type *t = ((lk_type *)luaL_checkudata(L, 1, LK_TYPE))->t;
+  if (lk_push_released(L, LK_TYPE)) return 1;
+  const kt_type *t = ((lk_type *)lk_check_object(L, 1, LK_TYPE))->t;
   lua_pushfstring(L, "struct %s (%d bytes)", t->name, (int)t->size);
   return 1;
 }
@@ -120,12 +124,12 @@ static int type_tostring(lua_State *L) {
 /* ---- arrays ---- */
 
 kt_array *lk_test_array(lua_State *L, int idx) {
-  lk_array *ua = luaL_testudata(L, idx, LK_ARRAY);
+  lk_array *ua = lk_test_object(L, idx, LK_ARRAY);
   return ua ? ua->a : NULL;
 }
 
 kt_array *lk_check_array(lua_State *L, int idx) {
-  return ((lk_array *)luaL_checkudata(L, idx, LK_ARRAY))->a;
+  return ((lk_array *)lk_check_object(L, idx, LK_ARRAY))->a;
 }
 
 void lk_push_array(lua_State *L, kt_array *a) {
@@ -248,6 +252,7 @@ static int array_len(lua_State *L) {
 }
 
 static int array_tostring(lua_State *L) {
+  if (lk_push_released(L, LK_ARRAY)) return 1;
   kt_array *a = lk_check_array(L, 1);
   lua_pushfstring(L, "%s[%I]", a->type->name, (lua_Integer)a->length);
   return 1;
@@ -380,6 +385,7 @@ static int array_set(lua_State *L) {
 }
 
 static int array_index(lua_State *L) {
+  if (lk_push_method(L)) return 1;
   kt_array *a = lk_check_array(L, 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {
     push_element(L, a, check_index(L, a, 2));
@@ -393,8 +399,7 @@ static int array_index(lua_State *L) {
   } else if (strcmp(key, "bytes") == 0) {
     lua_pushinteger(L, (lua_Integer)kt_array_bytes(a));
   } else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, key);
+    lua_pushnil(L);
   }
   return 1;
 }

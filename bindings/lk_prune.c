@@ -32,7 +32,7 @@ const kt_named_value *lk_check_constants(lua_State *L, int idx, size_t *n) {
 ** 4"); configurations that need more than the device has are pruned. In
 ** a composition, kernel picks the kernel (default: every kernel). */
 int lk_task_local_memory(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   int kernel, arg = lk_opt_kernel(L, ut, 2, &kernel);
   const char *expr = luaL_checkstring(L, arg);
   size_t n;
@@ -54,7 +54,7 @@ static void set_pruning(lua_State *L, kt_task *t, kt_prune_kind k, bool on) {
 int lk_task_prune(lua_State *L) {
   static const char *const keys[] = {"group_dims", "group_size", "local_memory", "divisible",
                                      NULL};
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   if (lua_isboolean(L, 2)) {
     for (int k = 1; k < KT_PRUNE_END; k++) set_pruning(L, ut->task, k, lua_toboolean(L, 2));
   } else {

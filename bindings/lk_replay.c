@@ -18,14 +18,12 @@ typedef struct lk_replay {
 } lk_replay;
 
 kt_replay *lk_test_replay(lua_State *L, int idx) {
-  lk_replay *u = luaL_testudata(L, idx, LK_REPLAY);
+  lk_replay *u = lk_test_object(L, idx, LK_REPLAY);
   return u ? u->r : NULL;
 }
 
 static kt_replay *check_replay(lua_State *L, int idx) {
-  lk_replay *u = luaL_checkudata(L, idx, LK_REPLAY);
-  if (!u->r) luaL_argerror(L, idx, "replay has been released");
-  return u->r;
+  return ((lk_replay *)lk_check_object(L, idx, LK_REPLAY))->r;
 }
 
 /* kt.replay(path) */
@@ -79,7 +77,7 @@ static int replay_records(lua_State *L) {
 /* rec:score(results[, budget]) -> reached, score */
 static int replay_score(lua_State *L) {
   kt_replay *r = check_replay(L, 1);
-  const kt_results *res = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
+  const kt_results *res = ((lk_results *)lk_check_object(L, 2, LK_RESULTS))->r;
   lua_Integer budget = luaL_optinteger(L, 3, 0);
   const kt_space *space = kt_replay_space(r);
   if (res->space_count != kt_space_count(space) || res->nparams != kt_space_nparams(space))
@@ -98,15 +96,13 @@ static int replay_count(lua_State *L) {
 }
 
 static int replay_index(lua_State *L) {
+  if (lk_push_method(L)) return 1;
   kt_replay *r = check_replay(L, 1);
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "task") == 0) lua_pushstring(L, kt_replay_records(r)->task);
   else if (strcmp(key, "device") == 0) lua_pushstring(L, kt_replay_records(r)->device);
   else if (strcmp(key, "format") == 0) lua_pushstring(L, kt_replay_format(r));
-  else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, key);
-  }
+  else lua_pushnil(L);
   return 1;
 }
 
@@ -118,6 +114,7 @@ static int replay_gc(lua_State *L) {
 }
 
 static int replay_tostring(lua_State *L) {
+  if (lk_push_released(L, LK_REPLAY)) return 1;
   kt_replay *r = check_replay(L, 1);
   const kt_results *rec = kt_replay_records(r);
   lua_pushfstring(L, "replay of %s on %s: %I configurations (%s)", rec->task, rec->device,

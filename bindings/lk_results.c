@@ -17,7 +17,7 @@
 #define MS(ns) ((ns) / 1e6)
 
 static kt_results *check_results(lua_State *L, int idx) {
-  return ((lk_results *)luaL_checkudata(L, idx, LK_RESULTS))->r;
+  return ((lk_results *)lk_check_object(L, idx, LK_RESULTS))->r;
 }
 
 void lk_push_results(lua_State *L, kt_results *r) {
@@ -300,6 +300,7 @@ static int results_gc(lua_State *L) {
 }
 
 static int results_tostring(lua_State *L) {
+  if (lk_push_released(L, LK_RESULTS)) return 1;
   kt_results *r = check_results(L, 1);
   lua_pushfstring(L, "results of %s: %d configurations", r->task, (int)r->n);
   return 1;
@@ -322,6 +323,7 @@ static void push_params(lua_State *L, const kt_results *r) {
 }
 
 static int results_index(lua_State *L) {
+  if (lk_push_method(L)) return 1;
   kt_results *r = check_results(L, 1);
   if (lua_type(L, 2) == LUA_TNUMBER) {
     lua_Integer i = luaL_checkinteger(L, 2);
@@ -336,10 +338,7 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "params") == 0) push_params(L, r);
   else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped ? r->stopped : "");
   else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
-  else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, key);
-  }
+  else lua_pushnil(L);
   return 1;
 }
 

@@ -38,7 +38,7 @@ static int run_error(lua_State *L, const kt_error *err) { return lk_error(L, err
 
 /* The index of a kernel object in the running task. */
 static size_t check_kernel(lua_State *L, kt_run *run, int idx) {
-  lk_task *k = luaL_testudata(L, idx, LK_TASK);
+  lk_task *k = lk_test_object(L, idx, LK_TASK);
   int ki = k && k->kernel ? kt_task_kernel_index(run->task, k->kernel) : -1;
   if (ki < 0) luaL_argerror(L, idx, "expected a kernel of the task being tuned");
   return (size_t)ki;
@@ -46,7 +46,7 @@ static size_t check_kernel(lua_State *L, kt_run *run, int idx) {
 
 static kt_array *check_buffer(lua_State *L, int idx) {
   kt_array *a = lk_test_array(L, idx);
-  lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
+  lk_arg *ua = lk_test_object(L, idx, LK_ARG);
   if (!a && ua && ua->a->kind == KT_ARG_VECTOR) a = ua->a->array;
   if (!a) luaL_typeerror(L, idx, "array or vector argument");
   return a;
@@ -200,7 +200,7 @@ static int run_length(lua_State *L) {
 }
 
 static kt_arg *check_arg(lua_State *L, int idx, kt_arg_kind kind, const char *what) {
-  lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
+  lk_arg *ua = lk_test_object(L, idx, LK_ARG);
   if (!ua || ua->a->kind != kind) luaL_typeerror(L, idx, what);
   return ua->a;
 }
@@ -229,7 +229,7 @@ static int run_localmem(lua_State *L) {
 /* An argument of kernel ki given as an argument object, or as the array of
 ** a vector argument in its current list. */
 static const kt_arg *find_arg(lua_State *L, kt_run *run, size_t ki, int idx) {
-  lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
+  lk_arg *ua = lk_test_object(L, idx, LK_ARG);
   if (ua) return ua->a;
   kt_array *a = lk_test_array(L, idx);
   if (!a) luaL_typeerror(L, idx, "argument or array");
@@ -346,7 +346,7 @@ static int launcher_in_lua(kt_run *run, void *ud, kt_error *err) {
 
 /* k:launcher(function(run, cfg) ... end), or k:launcher(nil) for the default. */
 static int task_launcher(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   if (lua_isnil(L, 2)) {
     kt_task_set_launcher(ut->task, NULL, (kt_callback){NULL, NULL});
   } else {

@@ -29,9 +29,7 @@ static void release_task(void *t) { kt_task_release(t); }
 static void release_replay(void *r) { kt_replay_release(r); }
 
 static lk_space *check_view(lua_State *L, int idx) {
-  lk_space *us = luaL_checkudata(L, idx, LK_SPACE);
-  if (!us->space) luaL_argerror(L, idx, "space view has been released");
-  return us;
+  return lk_check_object(L, idx, LK_SPACE);
 }
 
 static kt_space *check_space(lua_State *L, int idx, bool generate) {
@@ -44,7 +42,7 @@ static kt_space *check_space(lua_State *L, int idx, bool generate) {
 }
 
 lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed) {
-  lk_task *ut = luaL_testudata(L, owner_idx, LK_TASK);
+  lk_task *ut = lk_test_object(L, owner_idx, LK_TASK);
   kt_replay *rep = ut ? NULL : lk_test_replay(L, owner_idx);
   if (!ut && !rep) luaL_argerror(L, owner_idx, "expected a kernel, a composition or a replay");
   lk_space *us = lua_newuserdatauv(L, sizeof *us, 0);
@@ -73,6 +71,7 @@ static kt_walker *view_walker(lua_State *L, lk_space *us) {
 }
 
 int lk_space_view_reset(lk_space *us, uint64_t seed, kt_error *err) {
+  if (!us->space) return kt_fail(err, "the space view has been released");
   if (us->walking) kt_walker_clear(&us->walker);
   us->seed = seed;
   us->walking = kt_walker_init(&us->walker, us->space, seed, err) == 0;
@@ -359,6 +358,7 @@ static int space_gc(lua_State *L) {
 }
 
 static int space_tostring(lua_State *L) {
+  if (lk_push_released(L, LK_SPACE)) return 1;
   kt_space *s = check_space(L, 1, false);
   lua_pushfstring(L, "space: %d parameters, %d constraints", (int)kt_space_nparams(s),
                   (int)kt_space_nconstraints(s));

@@ -13,8 +13,15 @@
 #include "lk.h"
 
 lk_task *lk_check_task(lua_State *L, int idx) {
-  lk_task *ut = luaL_checkudata(L, idx, LK_TASK);
-  if (!ut->task) luaL_argerror(L, idx, "kernel has been released");
+  return lk_check_object(L, idx, LK_TASK);
+}
+
+lk_task *lk_check_idle_task(lua_State *L, int idx) {
+  lk_task *ut = lk_check_task(L, idx);
+  if (kt_task_busy(ut->task))
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s %s is in use: it cannot change while it is "
+                                             "tuned or run, or while its space is generated",
+                                          ut->kernel ? "kernel" : "composition", ut->task->name));
   return ut;
 }
 
@@ -200,7 +207,7 @@ static void parse_target(lua_State *L, const char *target, kt_modifier *m);
 /* k:param(name, values[, modifiers]) where modifiers maps a target such as
 ** "global_x" or "group_y" to "add", "sub", "mul", "div" or "div_ceil". */
 static int task_param(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   lua_settop(L, 4);
   const char *name = luaL_checkstring(L, 2);
   kt_value *values;
@@ -261,7 +268,7 @@ static int constraint_expr(lua_State *L, lk_task *ut) {
 
 /* k:constraint({"A", "B"}, function(a, b) return ... end), or an expression */
 static int task_constraint(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING) return constraint_expr(L, ut);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TFUNCTION);
@@ -322,7 +329,7 @@ static int modifier_in_lua(const kt_config *cfg, int64_t in, int64_t *out, void 
 ** "div" or "div_ceil" and operand a parameter name or an integer; or
 ** k:modifier([kernel,] target, function(size, cfg) return new_size end). */
 int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel) {
-  lk_task *target_kernel = luaL_testudata(L, idx, LK_TASK);
+  lk_task *target_kernel = lk_test_object(L, idx, LK_TASK);
   *kernel = -1;
   if (!target_kernel) return idx;
   *kernel = target_kernel->kernel ? kt_task_kernel_index(ut->task, target_kernel->kernel) : -1;
@@ -331,7 +338,7 @@ int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel) {
 }
 
 static int task_modifier(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   lua_settop(L, 5);
   int kernel, arg = lk_opt_kernel(L, ut, 2, &kernel);
   const char *target = luaL_checkstring(L, arg);
@@ -382,7 +389,7 @@ static int compare_in_lua(const kt_array *got, const kt_array *expected, void *u
 
 static kt_array *check_target(lua_State *L, int idx) {
   kt_array *a = lk_test_array(L, idx);
-  lk_arg *ua = luaL_testudata(L, idx, LK_ARG);
+  lk_arg *ua = lk_test_object(L, idx, LK_ARG);
   if (!a && ua && ua->a->kind == KT_ARG_VECTOR) a = ua->a->array;
   if (!a) luaL_typeerror(L, idx, "the output array (or its argument)");
   return a;
@@ -422,8 +429,10 @@ static lk_task *reference_kernel(lua_State *L, int idx, uint32_t **vi) {
   static const char *const keys[] = {"kernel", "config", NULL};
   lk_check_keys(L, idx, "reference", keys);
   lua_getfield(L, idx, "kernel");
-  lk_task *ref = luaL_testudata(L, -1, LK_TASK);
-  if (!ref || !ref->task) luaL_error(L, "reference.kernel: expected a kernel");
+  const char *dead = lk_released(L, -1);
+  if (dead) luaL_error(L, "reference.kernel: %s", dead);
+  lk_task *ref = lk_test_object(L, -1, LK_TASK);
+  if (!ref) luaL_error(L, "reference.kernel: expected a kernel");
   lua_pop(L, 1); /* the definition table keeps it alive */
   size_t np = kt_space_nparams(ref->task->space);
   *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof **vi, 0);
@@ -439,7 +448,7 @@ static lk_task *reference_kernel(lua_State *L, int idx, uint32_t **vi) {
 /* k:reference(output, source[, options]) where source is a function that
 ** fills a copy of the output, an array, or {kernel = k2, config = {...}}. */
 static int task_reference(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   lua_settop(L, 4);
   kt_reference r = {0};
   r.target = check_target(L, 2);
@@ -490,6 +499,7 @@ static int task_reference(lua_State *L) {
 static int task_space(lua_State *L) {
   lk_task *ut = lk_check_task(L, 1);
   if (!lua_isnoneornil(L, 2)) {
+    lk_check_idle_task(L, 1); /* pruning changes the space */
     kt_device_info dev;
     lk_check_device(L, 2, &dev);
     kt_error err;
@@ -507,17 +517,19 @@ static int task_gc(lua_State *L) {
   lk_task *ut = luaL_checkudata(L, 1, LK_TASK);
   kt_task_release(ut->task);
   ut->task = NULL;
+  ut->kernel = NULL;
   return 0;
 }
 
 static int task_tostring(lua_State *L) {
+  if (lk_push_released(L, LK_TASK)) return 1;
   lk_task *ut = lk_check_task(L, 1);
   lua_pushfstring(L, "%s %s", ut->kernel ? "kernel" : "composition", ut->task->name);
   return 1;
 }
 
 static int task_set_args(lua_State *L) {
-  lk_task *ut = lk_check_task(L, 1);
+  lk_task *ut = lk_check_idle_task(L, 1);
   if (!ut->kernel) luaL_argerror(L, 1, "set the arguments of each kernel of a composition");
   set_args(L, ut->kernel, 2);
   lua_settop(L, 1);
@@ -525,14 +537,11 @@ static int task_set_args(lua_State *L) {
 }
 
 static int task_index(lua_State *L) {
+  if (lk_push_method(L)) return 1;
   lk_task *ut = lk_check_task(L, 1);
   const char *key = luaL_checkstring(L, 2);
-  if (strcmp(key, "name") == 0) {
-    lua_pushstring(L, ut->task->name);
-    return 1;
-  }
-  luaL_getmetafield(L, 1, "methods");
-  lua_getfield(L, -1, key);
+  if (strcmp(key, "name") == 0) lua_pushstring(L, ut->task->name);
+  else lua_pushnil(L);
   return 1;
 }
 

@@ -12,9 +12,7 @@
 #include "lk.h"
 
 kt_tuner *lk_check_tuner(lua_State *L, int idx) {
-  lk_tuner *ut = luaL_checkudata(L, idx, LK_TUNER);
-  if (!ut->t) luaL_argerror(L, idx, "tuner has been closed");
-  return ut->t;
+  return ((lk_tuner *)lk_check_object(L, idx, LK_TUNER))->t;
 }
 
 kt_tuner *lk_test_tuner(lua_State *L, int idx) {
@@ -22,16 +20,20 @@ kt_tuner *lk_test_tuner(lua_State *L, int idx) {
   return ut ? ut->t : NULL;
 }
 
-/* kt.tuner([device][, {build_threads = N, isolate = true}]) */
+/* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB}]) */
 static int l_tuner(lua_State *L) {
-  static const char *const keys[] = {"build_threads", "isolate", NULL};
+  static const char *const keys[] = {"build_threads", "isolate", "device_growth", NULL};
   int threads = 0, isolate = 1;
+  lua_Number growth = (lua_Number)(KT_DEVICE_GROWTH_DEFAULT >> 20); /* MiB */
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lk_check_keys(L, 2, "tuner options", keys);
     threads = (int)lk_opt_integer(L, 2, "tuner options", "build_threads", 0);
     if (threads < 0) luaL_error(L, "tuner options.build_threads must not be negative");
     isolate = lk_opt_boolean(L, 2, "tuner options", "isolate", 1);
+    growth = lk_opt_number(L, 2, "tuner options", "device_growth", growth);
+    if (!(growth >= 0 && growth <= 1 << 30))
+      luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
   }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
@@ -42,6 +44,7 @@ static int l_tuner(lua_State *L) {
   ut->t = kt_tuner_new(&dev, threads, isolate, &err);
   kt_device_clear(&dev);
   if (!ut->t) return lk_error(L, &err);
+  kt_tuner_set_device_growth(ut->t, (size_t)(growth * (1 << 20)));
   lk_push_device(L, kt_tuner_device(ut->t));
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -51,6 +54,8 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
+  if (ut->t && kt_tuner_busy(ut->t))
+    luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
   kt_tuner_free(ut->t);
   ut->t = NULL;
   return 0;
@@ -76,7 +81,9 @@ static int tuner_composition(lua_State *L) {
   kt_kernel **kernels = lua_newuserdatauv(L, n * sizeof *kernels, 0);
   for (size_t i = 0; i < n; i++) {
     lua_rawgeti(L, -2, (lua_Integer)i + 1);
-    lk_task *k = luaL_testudata(L, -1, LK_TASK);
+    const char *dead = lk_released(L, -1);
+    if (dead) luaL_error(L, "composition.kernels[%d]: %s", (int)i + 1, dead);
+    lk_task *k = lk_test_object(L, -1, LK_TASK);
     if (!k || !k->kernel) luaL_error(L, "composition.kernels[%d]: expected a kernel", (int)i + 1);
     kernels[i] = k->kernel;
     lua_pop(L, 1);
@@ -267,6 +274,8 @@ static int hold_gc(lua_State *L) {
   kt_searcher_free(h->searcher);
   lk_ref_free(h->progress);
   kt_results_release(h->results);
+  kt_task_release(h->task);
+  kt_replay_release(h->replay);
   memset(h, 0, sizeof *h);
   return 0;
 }
@@ -349,6 +358,9 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
     luaL_error(L, "tune options.lookahead: expected a positive number of configurations");
   o->lookahead = (size_t)lookahead;
   lk_tune_hold *h = new_hold(L);
+  lk_task *ut = lk_test_object(L, owner, LK_TASK);
+  if (ut) kt_task_retain(h->task = ut->task);
+  else kt_replay_retain(h->replay = lk_test_replay(L, owner));
   h->progress = check_progress(L, opts);
   h->searcher = lk_check_searcher(L, opts, owner, seed, &o->stop);
   o->searcher = h->searcher;
@@ -497,18 +509,18 @@ static int tuner_index(lua_State *L) {
     lua_pushboolean(L, kt_tuner_isolated(lk_check_tuner(L, 1)));
     return 1;
   }
+  if (strcmp(key, "renewals") == 0) {
+    lua_pushinteger(L, kt_tuner_renewals(lk_check_tuner(L, 1)));
+    return 1;
+  }
   luaL_getmetafield(L, 1, "methods");
   lua_getfield(L, -1, key);
   return 1;
 }
 
 static int tuner_tostring(lua_State *L) {
-  lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  if (!ut->t) {
-    lua_pushliteral(L, "tuner (closed)");
-    return 1;
-  }
-  kt_tuner *t = ut->t;
+  if (lk_push_released(L, LK_TUNER)) return 1;
+  kt_tuner *t = lk_check_tuner(L, 1);
   const kt_device_info *d = kt_tuner_device(t);
   lua_pushfstring(L, "tuner on %s (%s)", d->id, kt_device_string(d, "name"));
   return 1;

@@ -46,6 +46,67 @@ void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc) {
   return p;
 }
 
+/* ---- objects ---- */
+
+/* How a released object of each class is named: "array has been released",
+** "tuner has been closed", "array (released)". */
+typedef struct kind { const char *cls, *noun, *verb, *state; } kind;
+
+static const kind *kind_of(const char *cls) {
+  static const kind kinds[] = {
+      {LK_ARRAY, "array", "has", "released"},     {LK_TYPE, "struct type", "has", "released"},
+      {LK_ARG, "argument", "has", "released"},    {LK_TASK, "kernel", "has", "released"},
+      {LK_SPACE, "space view", "has", "released"}, {LK_RESULTS, "results", "have", "released"},
+      {LK_REPLAY, "replay", "has", "released"},   {LK_TUNER, "tuner", "has", "closed"}};
+  for (size_t k = 0; cls && k < sizeof kinds / sizeof kinds[0]; k++)
+    if (strcmp(kinds[k].cls, cls) == 0) return &kinds[k];
+  return NULL;
+}
+
+const char *lk_released(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || !luaL_getmetafield(L, idx, "__name")) return NULL;
+  const kind *k = kind_of(lua_tostring(L, -1));
+  lua_pop(L, 1);
+  if (!k || *(void **)lua_touserdata(L, idx)) return NULL;
+  return lua_pushfstring(L, "%s %s been %s", k->noun, k->verb, k->state);
+}
+
+/* A released object is an argument error when it is an argument, a plain
+** error when it comes from a table (whose callers name it first). */
+static void *live(lua_State *L, int idx, void *ud) {
+  const char *dead = ud ? lk_released(L, idx) : NULL;
+  if (dead && idx > 0) luaL_argerror(L, idx, dead);
+  if (dead) luaL_error(L, "%s", dead);
+  return ud;
+}
+
+void *lk_check_object(lua_State *L, int idx, const char *cls) {
+  return live(L, idx, luaL_checkudata(L, idx, cls));
+}
+
+void *lk_test_object(lua_State *L, int idx, const char *cls) {
+  return live(L, idx, luaL_testudata(L, idx, cls));
+}
+
+bool lk_push_method(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING || luaL_getmetafield(L, 1, "methods") == LUA_TNIL)
+    return false;
+  if (lua_getfield(L, -1, lua_tostring(L, 2)) == LUA_TNIL) {
+    lua_pop(L, 2);
+    return false;
+  }
+  lua_remove(L, -2);
+  return true;
+}
+
+bool lk_push_released(lua_State *L, const char *cls) {
+  void **ud = luaL_checkudata(L, 1, cls);
+  if (*ud) return false;
+  const kind *k = kind_of(cls);
+  lua_pushfstring(L, "%s (%s)", k ? k->noun : cls, k ? k->state : "released");
+  return true;
+}
+
 /* ---- option tables ---- */
 
 void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed) {

@@ -145,6 +145,12 @@ typedef struct kt_backend {
   /* What the context's process wrote on stderr since the last call
   ** (malloc'd), or NULL; where it is not the caller's own stderr. */
   char *(*take_output)(kt_bctx *ctx);
+  /* Bytes resident in the process that holds the context, apart from the
+  ** tuner's (0: unknown, or none now). */
+  size_t (*resident)(kt_bctx *ctx);
+  /* Ends that process as a crash would (the generation counts up); the
+  ** next call starts a fresh one. */
+  void (*renew)(kt_bctx *ctx);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

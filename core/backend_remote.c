@@ -644,6 +644,22 @@ static uint64_t rm_generation(kt_bctx *c) {
 
 static char *rm_take_output(kt_bctx *c) { return kt_devout_take(&c->said); }
 
+/* From /proc (Linux); elsewhere unknown. */
+static size_t rm_resident(kt_bctx *c) {
+  char path[64];
+  unsigned long size = 0, pages = 0;
+  if (!c->alive) return 0;
+  snprintf(path, sizeof path, "/proc/%d/statm", (int)c->pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  int got = fscanf(f, "%lu %lu", &size, &pages);
+  fclose(f);
+  long page = sysconf(_SC_PAGESIZE);
+  return got == 2 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+static void rm_renew(kt_bctx *c) { lose(c, KT_FAULT_NONE, NULL, NULL, "renewed"); }
+
 static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
                         kt_error *err) {
   (void)list, (void)n, (void)cap, (void)err;
@@ -675,7 +691,9 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .event_free = rm_event_free,              \
   .set_deadline = rm_set_deadline,          \
   .generation = rm_generation,              \
-  .take_output = rm_take_output
+  .take_output = rm_take_output,            \
+  .resident = rm_resident,                  \
+  .renew = rm_renew
 
 const kt_backend kt_backend_remote = {REMOTE_OPS, .program_per_kernel = false};
 static const kt_backend remote_per_kernel = {REMOTE_OPS, .program_per_kernel = true};
@@ -683,25 +701,3 @@ static const kt_backend remote_per_kernel = {REMOTE_OPS, .program_per_kernel = t
 const kt_backend *kt_remote_backend(const kt_device_info *dev) {
   return dev->backend->program_per_kernel ? &remote_per_kernel : &kt_backend_remote;
 }
-
-/* ---- the process-wide rule about drivers ---- */
-
-/* Process-wide by nature: it is a fact about this process's memory. */
-static int drivers_loaded;
-
-bool kt_drivers_in_process(void) { return drivers_loaded != 0; }
-void kt_drivers_in_process_set(void) { drivers_loaded = 1; }
-
-/* ---- forking while other threads work ---- */
-
-/* A child gets a copy of every lock as it was at the fork: one that another
-** thread held (an allocator's, while a compile thread allocates) stays held
-** there forever. So compile threads work inside this, shared, and forks
-** wait, alone, until none is inside; waiting forks go first. Process-wide,
-** like fork itself. (The child keeps it held: it forks no more.) */
-static pthread_rwlock_t fork_guard = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-
-void kt_fork_guard_enter(void) { pthread_rwlock_rdlock(&fork_guard); }
-void kt_fork_guard_leave(void) { pthread_rwlock_unlock(&fork_guard); }
-void kt_fork_begin(void) { pthread_rwlock_wrlock(&fork_guard); }
-void kt_fork_end(void) { pthread_rwlock_unlock(&fork_guard); }

@@ -237,7 +237,9 @@ int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err) {
 
 /* ---- the machine for integers alone ---- */
 
-bool kt_expr_integer(const kt_expr *e) {
+bool kt_expr_integer(const kt_expr *e) { return e->root != NULL; }
+
+bool expr_keeps_to_ints(const kt_expr *e) {
   for (size_t i = 0; i < e->nconsts; i++)
     if (e->consts[i].type != KT_VINT) return false;
   for (size_t pc = 0; pc < e->ncode; pc++) {

@@ -62,9 +62,9 @@ int kt_expr_eval(const kt_expr *e, const kt_value *const *vals, kt_value *out,
 int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err);
 
 /* Whether the expression keeps to integers when its names are integers
-** (no /, sqrt or pow, no float or string constant): then kt_expr_test_ints
-** may evaluate it on integers alone, several times faster, with the same
-** results. */
+** (no /, sqrt or pow, no float or string constant) and is not deeper than
+** the integer machine goes: then kt_expr_test_ints may evaluate it on
+** integers alone, several times faster, with the same results. */
 bool kt_expr_integer(const kt_expr *e);
 int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err);
 

@@ -13,6 +13,13 @@
 
 /* The deepest stack an expression may need (nesting beyond is refused). */
 #define EXPR_STACK 64
+/* The deepest nesting of parentheses, calls and unary operators, which the
+** parser follows by recursion on the C stack ("((((A))))" and "- - -A"
+** need no stack of values). */
+#define EXPR_NESTING 100
+/* The deepest tree the integer machine walks by recursion; a deeper one
+** (a long chain such as A+B+...+Z) runs on the bytecode machine instead. */
+#define EXPR_TREE_DEPTH 1000
 
 typedef enum expr_op {
   OP_CONST, OP_VAR, OP_NEG, OP_NOT,
@@ -53,7 +60,10 @@ struct kt_expr {
 int expr_add_const(kt_expr *e, const kt_value *v, uint32_t *index, kt_error *err);
 /* The error of an integer // or % by zero at character pos. */
 int expr_by_zero(kt_error *err, int op, unsigned pos);
-/* (Re)builds or frees the tree that kt_expr_test_ints walks. */
+/* No float constant, no /, sqrt or pow: integers in, integers out. */
+bool expr_keeps_to_ints(const kt_expr *e);
+/* (Re)builds or frees the tree that kt_expr_test_ints walks: none when the
+** expression does not keep to integers or is deeper than EXPR_TREE_DEPTH. */
 int expr_build_tree(kt_expr *e, kt_error *err);
 void expr_free_tree(kt_expr *e);
 

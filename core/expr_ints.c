@@ -32,6 +32,7 @@ struct inode {
   expr_fn fn;
   int op;
   unsigned pos;
+  unsigned depth; /* of the subtree: nodes on its longest path */
 };
 
 static inline int64_t val(const inode *x, ictx *c) {
@@ -83,6 +84,17 @@ static int64_t (*const evals[])(const inode *, ictx *) = {
 
 /* ---- from bytecode to tree ---- */
 
+/* Once its operands are known. */
+static unsigned depth_of(const inode *n) {
+  unsigned d = 0;
+  const inode *ab[2] = {n->a, n->b};
+  for (int k = 0; k < 2; k++)
+    if (ab[k] && ab[k]->depth > d) d = ab[k]->depth;
+  for (int k = 0; k < n->nargs; k++)
+    if (n->args[k]->depth > d) d = n->args[k]->depth;
+  return d + 1;
+}
+
 /* && and || wait for their right side: the jump target says where it ends. */
 typedef struct pending {
   inode *node;
@@ -93,6 +105,7 @@ static void join_pending(inode **st, int *sp, pending *pd, int *np, size_t pc) {
   while (*np > 0 && pd[*np - 1].end == pc) {
     inode *n = pd[--*np].node;
     n->b = st[(*sp)--];
+    n->depth = depth_of(n);
     st[++*sp] = n;
   }
 }
@@ -116,6 +129,7 @@ static int make_node(const kt_expr *e, const expr_ins *in, inode *n, inode **st,
     n->b = st[(*sp)--];
     n->a = st[(*sp)--];
   }
+  n->depth = depth_of(n);
   st[++*sp] = n;
   return 0;
 }
@@ -130,7 +144,7 @@ void expr_free_tree(kt_expr *e) {
 
 int expr_build_tree(kt_expr *e, kt_error *err) {
   expr_free_tree(e);
-  if (!kt_expr_integer(e)) return 0;
+  if (!expr_keeps_to_ints(e)) return 0;
   if (!(e->tree = kt_calloc(e->ncode, sizeof *e->tree, err))) return -1;
   inode *st[EXPR_STACK] = {NULL};
   pending pd[EXPR_STACK];
@@ -148,7 +162,7 @@ int expr_build_tree(kt_expr *e, kt_error *err) {
   }
   join_pending(st, &sp, pd, &np, e->ncode);
   e->root = st[0];
-  if (rc) expr_free_tree(e);
+  if (rc || e->root->depth > EXPR_TREE_DEPTH) expr_free_tree(e);
   return rc;
 }
 

@@ -41,6 +41,7 @@ typedef struct parser {
   size_t at; /* next character to read */
   token tok;
   int depth; /* stack depth after the code emitted so far */
+  int nesting; /* parentheses, calls and unary operators open */
   kt_error *err;
 } parser;
 
@@ -232,6 +233,14 @@ static int need_comparable(parser *p, const operand *a, const operand *b) {
 
 static int parse_or(parser *p, operand *o);
 
+/* Each level of nesting is a recursion of the parser, bounded so that no
+** text overflows the C stack. */
+static int nest(parser *p, size_t pos) {
+  if (++p->nesting <= EXPR_NESTING) return 0;
+  return fail_at(p, pos, "the expression nests more than %d levels deep (parentheses, calls "
+                         "and unary operators)", EXPR_NESTING);
+}
+
 static int expect_close(parser *p, size_t open) {
   if (p->tok.kind == TK_RPAREN) return next(p);
   return fail_at(p, p->tok.pos, "expected ')' to close the '(' at character %zu", open + 1);
@@ -251,7 +260,7 @@ static int parse_call(parser *p, operand *o, const token *name) {
                                  "ceil, sqrt or pow)", (int)name->len, p->src + name->pos);
   size_t open = p->tok.pos;
   int nargs = 0;
-  if (next(p)) return -1;
+  if (nest(p, open) || next(p)) return -1;
   while (p->tok.kind != TK_RPAREN) {
     operand a;
     if (nargs > 0 && (p->tok.kind != TK_COMMA ? expect_close(p, open) : next(p))) return -1;
@@ -262,6 +271,7 @@ static int parse_call(parser *p, operand *o, const token *name) {
     return fail_at(p, name->pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
                    fns[f].min == 1 ? "" : "s");
   *o = (operand){T_NUM, name->pos, 0, 0};
+  p->nesting--;
   return emit(p, OP_CALL, (uint32_t)fns[f].fn, (uint8_t)nargs, name->pos) || next(p);
 }
 
@@ -304,7 +314,8 @@ static int parse_primary(parser *p, operand *o) {
       return parse_name(p, o);
     case TK_LPAREN: {
       size_t open = t->pos;
-      if (next(p) || parse_or(p, o)) return -1;
+      if (nest(p, open) || next(p) || parse_or(p, o)) return -1;
+      p->nesting--;
       o->pos = open;
       return expect_close(p, open);
     }
@@ -318,7 +329,8 @@ static int parse_primary(parser *p, operand *o) {
 static int parse_unary(parser *p, operand *o) {
   token t = p->tok;
   if (t.kind != TK_MINUS && t.kind != TK_NOT) return parse_primary(p, o);
-  if (next(p) || parse_unary(p, o)) return -1;
+  if (nest(p, t.pos) || next(p) || parse_unary(p, o)) return -1;
+  p->nesting--;
   if (t.kind == TK_MINUS ? need_number(p, o, "'-'") : need_condition(p, o, "'!'")) return -1;
   o->pos = t.pos;
   o->type = t.kind == TK_MINUS ? T_NUM : T_BOOL;
@@ -405,7 +417,7 @@ static int parse_or(parser *p, operand *o) { return parse_logic(p, o, true); }
 kt_expr *kt_expr_parse(const char *text, kt_error *err) {
   kt_expr *e = kt_calloc(1, sizeof *e, err);
   if (!e) return NULL;
-  parser p = {e, text, 0, {0}, 0, err};
+  parser p = {e, text, 0, {0}, 0, 0, err};
   operand o;
   int rc = (e->text = kt_strdup(text, err)) ? 0 : -1;
   if (rc == 0) rc = next(&p) || parse_or(&p, &o);

@@ -157,6 +157,11 @@ static bool ran_kernels(kt_status s) {
 static int run_and_check(tuning *tu, kt_result *res, outcome *o, kt_error *err) {
   kt_guard *g = &tu->guard;
   uint64_t losses = tuner_losses(tu->t);
+  /* A device process grown too large is replaced now, as after a crash:
+  ** fresh copies, nothing left to check. */
+  tuner_bound_device(tu->t);
+  if (tuner_losses(tu->t) != losses) g->nsuspects = g->since = 0;
+  losses = tuner_losses(tu->t);
   *o = (outcome){false, false, 0};
   if (tune_evaluate(tu, res, err)) return -1;
   o->lost = tuner_losses(tu->t) != losses;

@@ -9,6 +9,7 @@
 #include "json_read.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -244,6 +245,7 @@ static int parse_number(parser *ps, kt_jvalue *v) {
   buf[n] = '\0';
   v->type = KT_JNUMBER;
   v->u.num.f = strtod(buf, NULL);
+  if (!isfinite(v->u.num.f)) return fail_at(ps, "number out of range"); /* 1e999 */
   if (integer) {
     errno = 0;
     long long i = strtoll(buf, NULL, 10);

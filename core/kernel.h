@@ -23,6 +23,7 @@ typedef struct kt_kernel {
   bool round_global; /* round the global size up to a multiple of local */
   kt_arg **args;
   size_t nargs;
+  unsigned pins; /* tunings and runs of tasks holding it (kt_task_pin) */
 } kt_kernel;
 
 kt_kernel *kt_kernel_new(const char *name, const char *source, const char *origin,

@@ -107,7 +107,8 @@ static int check_local_memory(const kt_task *t, const char *text, const kt_named
     rc = kt_fail(err, "the expression is a condition; it should give the bytes of local "
                       "memory a work-group uses");
   kt_expr_free(e);
-  return rc ? kt_fail_prefix(err, "local memory '%s': ", text) : 0;
+  return rc ? kt_fail_prefix(err, "local memory '%.80s%s': ", text, strlen(text) > 80 ? "..." : "")
+            : 0;
 }
 
 int kt_task_set_local_memory(kt_task *t, int kernel, const char *expr,

@@ -75,6 +75,8 @@ static int value_index(builder *b, size_t p, const kt_jvalue *j, const char *wha
 
 /* Appends a record; *vi receives its row of value indices. */
 static kt_result *new_record(builder *b, uint32_t **vi) {
+  if (b->np == 0) /* records need value indices to lay them out by */
+    return kt_fail(b->err, "a recorded space needs at least one parameter"), NULL;
   if (kt_grow(&b->rows, &b->caprows, (b->n + 1) * b->np, sizeof *b->rows, b->err) ||
       kt_grow(&b->recs, &b->caprecs, b->n + 1, sizeof *b->recs, b->err))
     return NULL;
@@ -102,6 +104,7 @@ static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, kt_result
   if (time && time->type == KT_JNUMBER) {
     r->status = KT_OK;
     r->time_ns = NS(time->u.num.f);
+    if (isinf(r->time_ns)) return kt_fail(b->err, "cache entry '%s' has a time out of range", key);
     r->launches = 1;
   } else if (time && time->type == KT_JSTRING) {
     r->status = kt_error_status(time->u.str);

@@ -15,12 +15,16 @@
 
 /* ---- CSV ---- */
 
-static void csv_text(FILE *f, const char *s) {
-  fputc('"', f);
+static void csv_chars(FILE *f, const char *s) {
   for (; s && *s; s++) {
     if (*s == '"') fputc('"', f);
     fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
   }
+}
+
+static void csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  csv_chars(f, s);
   fputc('"', f);
 }
 
@@ -34,7 +38,12 @@ static void csv_header(FILE *f, const kt_results *r) {
   fputs(",status,time_ms,samples", f);
   for (size_t k = 0; k < r->nkernels; k++) {
     if (r->nkernels == 1) fputs(",global,local", f);
-    else fprintf(f, ",%s_global,%s_local", r->kernels[k], r->kernels[k]);
+    else
+      for (int local = 0; local < 2; local++) { /* kernel names from files may hold anything */
+        fputs(",\"", f);
+        csv_chars(f, r->kernels[k]);
+        fputs(local ? "_local\"" : "_global\"", f);
+      }
   }
   fputs(",build_ms,data_ms,validation_ms,launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error\n", f);
 }

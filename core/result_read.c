@@ -59,6 +59,34 @@ static double number(const kt_jvalue *obj, const char *key, double dflt) {
   return v ? v->u.num.f : dflt;
 }
 
+/* A whole number from 0 to max (at most INT64_MAX), as files write
+** indices, counts and sizes; -1 for anything else, which a cast would make
+** undefined. */
+static int whole(const kt_jvalue *v, uint64_t max, uint64_t *out) {
+  if (!v || v->type != KT_JNUMBER) return -1;
+  if (v->integer) {
+    if (v->u.num.i < 0 || (uint64_t)v->u.num.i > max) return -1;
+    *out = (uint64_t)v->u.num.i;
+    return 0;
+  }
+  double f = v->u.num.f;
+  if (!(f >= 0 && f <= (double)max && f == floor(f))) return -1;
+  *out = (uint64_t)f;
+  return 0;
+}
+
+/* An optional count: dflt when absent or not a whole number. */
+static uint64_t count(const kt_jvalue *obj, const char *key, uint64_t dflt) {
+  uint64_t n;
+  return whole(kt_json_get(obj, key), INT64_MAX, &n) ? dflt : n;
+}
+
+/* What the compiler reported, or -1 (unknown). */
+static int64_t usage(const kt_jvalue *obj, const char *key) {
+  uint64_t n;
+  return whole(kt_json_get(obj, key), INT64_MAX, &n) ? -1 : (int64_t)n;
+}
+
 static int to_value(const kt_jvalue *j, kt_value *v) {
   if (j && j->type == KT_JNUMBER) {
     if (j->integer) *v = (kt_value){KT_VINT, {.i = j->u.num.i}};
@@ -75,8 +103,11 @@ static int to_value(const kt_jvalue *j, kt_value *v) {
 static int read_sizes(const kt_jvalue *list, size_t out[3], int *dims) {
   if (!list || list->type != KT_JARRAY || list->n < 1 || list->n > 3) return -1;
   for (size_t d = 0; d < 3; d++) {
-    if (d < list->n && list->u.items[d].type != KT_JNUMBER) return -1;
-    out[d] = d < list->n ? (size_t)list->u.items[d].u.num.f : 1;
+    uint64_t n = 1;
+    if (d < list->n && (whole(&list->u.items[d], SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX, &n) ||
+                        n == 0))
+      return -1;
+    out[d] = (size_t)n;
   }
   *dims = (int)list->n;
   return 0;
@@ -102,10 +133,9 @@ static int read_kernels(const kt_jvalue *x, kt_result *res, kt_error *err) {
       return kt_fail(err, "sizes[%zu] has a bad local size", k + 1);
     if (!res->usage) continue;
     const kt_jvalue *u = &used->u.items[k];
-    res->usage[k] = (kt_kernel_usage){
-        (int64_t)number(u, "registers", -1), (int64_t)number(u, "shared_bytes", -1),
-        (int64_t)number(u, "local_bytes", -1), (int64_t)number(u, "constant_bytes", -1),
-        (int64_t)number(u, "max_threads", -1)};
+    res->usage[k] = (kt_kernel_usage){usage(u, "registers"), usage(u, "shared_bytes"),
+                                      usage(u, "local_bytes"), usage(u, "constant_bytes"),
+                                      usage(u, "max_threads")};
   }
   return 0;
 }
@@ -147,9 +177,10 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   res->status = (kt_status)s;
   res->time_ns = NS(number(x, "time_ms", NAN)); /* kept by some failures too */
   if (s == KT_OK && isnan(res->time_ns)) return kt_fail(err, "ok but no time_ms");
+  if (isinf(res->time_ns)) return kt_fail(err, "time_ms is out of range");
   if (kt_result_samples_from_json(res, kt_json_get_type(x, "samples_ms", KT_JARRAY), err))
     return -1;
-  res->launches = (size_t)number(x, "launches", 0);
+  res->launches = (size_t)count(x, "launches", 0);
   res->compile_ns = NS(number(x, "compile_ms", 0));
   const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);
   res->over = (kt_overheads){NS(number(o, "build", 0)),     NS(number(o, "data", 0)),
@@ -248,11 +279,11 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
     if (v) *ids[i] = kt_strdup(v->u.str, NULL);
   }
   if (r) {
-    r->space_count = (uint64_t)number(kt_json_get(h, "space"), "valid", 0);
+    r->space_count = count(kt_json_get(h, "space"), "valid", 0);
     r->space_all = number(kt_json_get(h, "space"), "all", 0);
     const kt_jvalue *pruned = kt_json_get(kt_json_get(h, "space"), "pruned");
     for (int k = 1; k < KT_PRUNE_END; k++)
-      r->pruned[k - 1] = (uint64_t)number(pruned, kt_prune_name(k), 0);
+      r->pruned[k - 1] = count(pruned, kt_prune_name(k), 0);
   }
   free(names);
   kt_space_free(space);

@@ -19,10 +19,18 @@
 #include "remote_proto.h"
 #include "wire.h"
 
-/* Handles by the number the tuner gave them. */
+/* Handles by the number the tuner gave them. Numbers only grow (one per
+** buffer, program, kernel and event ever made), so they are hashed into
+** slots as many as the handles alive need, not as the largest number:
+** open addressing, linear probing; p == NULL marks a free slot. */
+typedef struct slot {
+  uint32_t id;
+  void *p;
+} slot;
+
 typedef struct table {
-  void **items;
-  size_t cap;
+  slot *slots;
+  size_t cap, n; /* cap: 0 or a power of two */
 } table;
 
 typedef struct pending_event {
@@ -54,21 +62,56 @@ typedef struct compile_thread {
   int fd;
 } compile_thread;
 
+static size_t home(const table *t, uint32_t id) {
+  return (size_t)(id * 2654435761u) & (t->cap - 1); /* Knuth's multiplicative hash */
+}
+
+static size_t find(const table *t, uint32_t id) {
+  size_t i = home(t, id);
+  while (t->slots[i].p && t->slots[i].id != id) i = (i + 1) & (t->cap - 1);
+  return i;
+}
+
+static void place(table *t, uint32_t id, void *p) {
+  size_t i = find(t, id);
+  if (!t->slots[i].p) t->n++;
+  t->slots[i] = (slot){id, p};
+}
+
 static int table_put(table *t, uint32_t id, void *p) {
-  size_t old = t->cap;
-  if (kt_grow(&t->items, &t->cap, (size_t)id + 1, sizeof *t->items, NULL)) return -1;
-  memset(t->items + old, 0, (t->cap - old) * sizeof *t->items);
-  t->items[id] = p;
+  if ((t->n + 1) * 2 > t->cap) { /* at most half full */
+    table old = *t;
+    size_t cap = old.cap ? old.cap * 2 : 64;
+    slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    *t = (table){slots, cap, 0};
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.slots[i].p) place(t, old.slots[i].id, old.slots[i].p);
+    free(old.slots);
+  }
+  place(t, id, p);
   return 0;
 }
 
 static void *table_get(const table *t, uint32_t id) {
-  return id < t->cap ? t->items[id] : NULL;
+  return t->cap ? t->slots[find(t, id)].p : NULL;
 }
 
+/* Takes the handle out; the slots after it in its run move back where a
+** search will find them. */
 static void *table_take(table *t, uint32_t id) {
-  void *p = table_get(t, id);
-  if (p) t->items[id] = NULL;
+  if (!t->cap) return NULL;
+  size_t i = find(t, id);
+  void *p = t->slots[i].p;
+  if (!p) return NULL;
+  t->slots[i].p = NULL;
+  t->n--;
+  for (size_t j = (i + 1) & (t->cap - 1); t->slots[j].p; j = (j + 1) & (t->cap - 1)) {
+    slot moved = t->slots[j];
+    t->slots[j].p = NULL;
+    t->n--;
+    place(t, moved.id, moved.p);
+  }
   return p;
 }
 

@@ -4,6 +4,7 @@
 */
 #include "space.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,21 +70,53 @@ static int copy_values(kt_param *p, const kt_value *values, size_t n, kt_error *
   return 0;
 }
 
+/* Orders values so that those kt_value_equal calls equal are neighbours:
+** strings after numbers; numbers by value as doubles (NaN last), then an
+** integer before a float, integers exactly. */
+static int value_order(const void *pa, const void *pb) {
+  const kt_value *a = *(const kt_value *const *)pa, *b = *(const kt_value *const *)pb;
+  bool sa = a->type == KT_VSTRING, sb = b->type == KT_VSTRING;
+  if (sa || sb) return sa && sb ? strcmp(a->u.s, b->u.s) : (int)sa - (int)sb;
+  double x, y;
+  kt_value_number(a, &x);
+  kt_value_number(b, &y);
+  if (isnan(x) || isnan(y)) return !!isnan(x) - !!isnan(y);
+  if (x != y) return x < y ? -1 : 1;
+  if (a->type != b->type) return a->type == KT_VINT ? -1 : 1;
+  return a->type == KT_VINT ? (a->u.i > b->u.i) - (a->u.i < b->u.i) : 0;
+}
+
+/* A value listed twice, found in n log n (a parameter may have a million). */
+static int check_distinct(const char *name, const kt_value *values, size_t n, kt_error *err) {
+  const kt_value **sorted = kt_calloc(n, sizeof *sorted, err);
+  if (!sorted) return -1;
+  for (size_t i = 0; i < n; i++) sorted[i] = &values[i];
+  qsort(sorted, n, sizeof *sorted, value_order);
+  size_t i = 1;
+  while (i < n && !kt_value_equal(sorted[i - 1], sorted[i])) i++;
+  char buf[128];
+  if (i < n) kt_value_format(sorted[i], buf, sizeof buf);
+  free(sorted);
+  return i < n ? kt_fail(err, "parameter '%s' lists the value %s twice", name, buf) : 0;
+}
+
+static int being_generated(kt_error *err) {
+  return kt_fail(err, "the space is being generated: its constraints cannot change or "
+                      "generate it");
+}
+
+bool kt_space_generating(const kt_space *s) { return s->generating; }
+
 int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
                        size_t n, kt_error *err) {
+  if (s->generating) return being_generated(err);
   if (!kt_is_identifier(name))
     return kt_fail(err, "parameter name '%s' is not a valid identifier (letters, digits, '_')", name);
   if (kt_space_find(s, name) >= 0)
     return kt_fail(err, "parameter '%s' is already defined", name);
   if (n == 0) return kt_fail(err, "parameter '%s' needs at least one value", name);
   if (n > UINT32_MAX) return kt_fail(err, "parameter '%s' has too many values", name);
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < i; j++)
-      if (kt_value_equal(&values[i], &values[j])) {
-        char buf[128];
-        kt_value_format(&values[i], buf, sizeof buf);
-        return kt_fail(err, "parameter '%s' lists the value %s twice", name, buf);
-      }
+  if (check_distinct(name, values, n, err)) return -1;
   if (kt_grow(&s->params, &s->cap, s->nparams + 1, sizeof *s->params, err)) return -1;
   kt_param *p = &s->params[s->nparams];
   memset(p, 0, sizeof *p);
@@ -100,6 +133,10 @@ int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
 
 int kt_space_add_constraint_def(kt_space *s, const kt_constraint_def *d, kt_error *err) {
   constraint c = {NULL, d->n, d->fn, d->vi_fn, d->ud, d->ud_free, NULL, d->tag, d->pure};
+  if (s->generating) {
+    being_generated(err);
+    goto fail;
+  }
   if (d->n == 0) {
     kt_fail(err, "a constraint needs at least one parameter");
     goto fail;
@@ -189,7 +226,8 @@ int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *const
   kt_expr *e = kt_expr_parse(text, err);
   if (!e || kt_expr_bind(e, consts, nconsts, err) || check_condition(s, e, err)) {
     kt_expr_free(e);
-    return kt_fail_prefix(err, "constraint '%s': ", text);
+    /* a long text is cut: the error's position says where to look */
+    return kt_fail_prefix(err, "constraint '%.80s%s': ", text, strlen(text) > 80 ? "..." : "");
   }
   size_t n = kt_expr_nvars(e);
   const char **names = kt_calloc(n, sizeof *names, err);
@@ -295,8 +333,12 @@ static int generate(const kt_space *s, unsigned max_tag, bool store, group **gro
 
 int kt_space_generate(kt_space *s, kt_error *err) {
   if (s->generated) return 0;
+  if (s->generating) return being_generated(err);
   invalidate(s);
-  if (generate(s, KT_SPACE_TAGS, true, &s->groups, &s->ngroups, &s->count, err)) {
+  s->generating = true;
+  int rc = generate(s, KT_SPACE_TAGS, true, &s->groups, &s->ngroups, &s->count, err);
+  s->generating = false;
+  if (rc) {
     invalidate(s);
     return -1;
   }
@@ -336,9 +378,16 @@ int kt_space_removed(kt_space *s, unsigned tag, uint64_t *removed, kt_error *err
   if (tag == 0 || tag >= KT_SPACE_TAGS)
     return kt_fail(err, "constraint tag %u is out of range (1 to %d)", tag, KT_SPACE_TAGS - 1);
   if (kt_space_generate(s, err)) return -1;
-  if (!s->removed_known && count_removed(s, err)) return -1;
-  *removed = s->removed[tag];
-  return 0;
+  if (s->removed_known) {
+    *removed = s->removed[tag];
+    return 0;
+  }
+  if (s->generating) return being_generated(err);
+  s->generating = true;
+  int rc = count_removed(s, err);
+  s->generating = false;
+  *removed = rc ? 0 : s->removed[tag];
+  return rc;
 }
 
 size_t kt_space_bytes(const kt_space *s) {
@@ -468,6 +517,7 @@ static int recorded_group(kt_space *s, group *gr, const uint32_t *vi, uint64_t n
 }
 
 int kt_space_set_configs(kt_space *s, const uint32_t *vi, uint64_t n, kt_error *err) {
+  if (s->generating) return being_generated(err);
   if (s->ncons) return kt_fail(err, "a space with constraints cannot take a recorded set");
   if (s->nparams == 0) return kt_fail(err, "a recorded space needs at least one parameter");
   invalidate(s);

@@ -117,6 +117,10 @@ double kt_space_count_all(const kt_space *s);
 int kt_space_generate(kt_space *s, kt_error *err);
 uint64_t kt_space_count(const kt_space *s); /* after kt_space_generate */
 bool kt_space_generated(const kt_space *s);
+/* Whether its constraints are running now (generating or counting): a
+** constraint written in Lua could otherwise change or generate the space
+** it is part of. Changes and generation then fail. */
+bool kt_space_generating(const kt_space *s);
 
 /* Makes the valid set exactly the n configurations in vi (n tuples of
 ** nparams value indices; repeats count once) instead of generating it: a

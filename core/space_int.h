@@ -57,6 +57,7 @@ struct kt_space {
   unsigned threads;
   size_t max_bytes; /* 0: KT_SPACE_MAX_BYTES */
   bool generated;
+  bool generating; /* its constraints are running: it must not change */
   group *groups;
   size_t ngroups;
   uint64_t count;

@@ -71,6 +71,27 @@ void kt_task_release(kt_task *t) {
   free(t);
 }
 
+void kt_task_pin(kt_task *t) {
+  t->pins++;
+  for (size_t i = 0; i < t->nkernels; i++) t->kernels[i]->pins++;
+}
+
+void kt_task_unpin(kt_task *t) {
+  t->pins--;
+  for (size_t i = 0; i < t->nkernels; i++) t->kernels[i]->pins--;
+}
+
+bool kt_task_busy(const kt_task *t) {
+  bool busy = t->pins > 0 || kt_space_generating(t->space);
+  for (size_t i = 0; i < t->nkernels && !busy; i++) busy = t->kernels[i]->pins > 0;
+  return busy;
+}
+
+int kt_task_busy_error(const kt_task *t, kt_error *err) {
+  return kt_fail(err, "task %s is in use: it is being tuned or run, or its space generated, "
+                      "and cannot change or be tuned or run until that ends", t->name);
+}
+
 int kt_task_check_modifier(const kt_task *t, const kt_modifier *m, kt_error *err) {
   if (m->dim < 0 || m->dim > 2) return kt_fail(err, "modifier dimension must be x, y or z");
   int dims = 0; /* of the kernels it applies to */

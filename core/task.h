@@ -83,6 +83,7 @@ struct kt_task {
   kt_launcher_fn launcher; /* NULL: launch each kernel once, in order */
   kt_callback launcher_cb;
   struct kt_prune *prune;  /* device pruning settings (prune.h); NULL: defaults */
+  unsigned pins;           /* tunings and runs in progress */
 };
 
 kt_task *kt_task_new(const char *name, kt_kernel *const *kernels, size_t n,
@@ -98,6 +99,17 @@ int kt_task_add_modifier(kt_task *t, const kt_modifier *m, kt_error *err);
 int kt_task_add_reference(kt_task *t, kt_reference *r, kt_error *err);
 void kt_task_set_launcher(kt_task *t, kt_launcher_fn fn, kt_callback cb);
 int kt_task_kernel_index(const kt_task *t, const kt_kernel *k);
+
+/* A task is pinned while it is tuned or run: the tuning holds pointers
+** into it, its kernels and its space, and its callbacks (written in Lua)
+** could reach them. A busy task (pinned, holding a kernel that another
+** pinned task holds, or generating its space) must not change, nor be
+** tuned or run again until it is done. */
+void kt_task_pin(kt_task *t);
+void kt_task_unpin(kt_task *t);
+bool kt_task_busy(const kt_task *t);
+/* The error for a busy task. */
+int kt_task_busy_error(const kt_task *t, kt_error *err);
 
 /* The sizes of kernel ki under a configuration, after the modifiers, in
 ** the kernel's own notation, and the same in work-items for a launch. */

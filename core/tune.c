@@ -77,6 +77,12 @@ static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud
   return access & KT_WRITE ? tuner_read(t, a, a, NULL) : 0;
 }
 
+/* Tunings and runs pin their tuner and task (kt_task_pin): the callbacks
+** they call may try to use them again. */
+int tune_busy_error(kt_error *err) {
+  return kt_fail(err, "the tuner is in use: a tuning or a run is in progress on it");
+}
+
 static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
 
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
@@ -101,7 +107,14 @@ int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_
 
 int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                       kt_result *out, kt_error *err) {
-  return tune_run_once(t, task, vi, limit_ns, NULL, out, err);
+  if (t->busy) return tune_busy_error(err);
+  if (kt_task_busy(task)) return kt_task_busy_error(task, err);
+  kt_task_pin(task);
+  t->busy = true;
+  int rc = tune_run_once(t, task, vi, limit_ns, NULL, out, err);
+  t->busy = false;
+  kt_task_unpin(task);
+  return rc;
 }
 
 /* ---- references ---- */
@@ -244,7 +257,8 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   kt_config cfg = {tu->task->space, res->index, res->vi};
   kt_run run;
-  /* A lost context (a timeout or crash before) comes back with the data. */
+  /* A lost context (a timeout or crash before, or a device process grown
+  ** too large, replaced by the guard) comes back with the data. */
   if (tuner_recover(tu->t) && tuner_upload(tu->t, tu->task, NULL, err)) return -1;
   uint64_t gen = tuner_generation(tu->t);
   int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
@@ -318,8 +332,8 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   return same_failure(tu, res, err);
 }
 
-int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
-            kt_error *err) {
+static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+                kt_error *err) {
   tuning tu;
   if (tune_begin(&tu, t, task, opts, out, err)) return -1;
   tu.ev.evaluate = device_evaluate;
@@ -329,4 +343,17 @@ int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **o
   kt_interrupt_disarm(&guard);
   if (rc == 0 && tu.set_up) rc = tune_guard_finish(&tu, err);
   return tune_end(&tu, rc, err);
+}
+
+int kt_tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+            kt_error *err) {
+  *out = NULL;
+  if (t->busy) return tune_busy_error(err);
+  if (kt_task_busy(task)) return kt_task_busy_error(task, err);
+  kt_task_pin(task);
+  t->busy = true;
+  int rc = tune(t, task, opts, out, err);
+  t->busy = false;
+  kt_task_unpin(task);
+  return rc;
 }

@@ -90,6 +90,7 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
     build_threads = n > 0 ? (int)n : 1;
   }
   t->build_threads = build_threads;
+  t->growth = KT_DEVICE_GROWTH_DEFAULT;
   t->isolate = isolate;
   t->be = isolate ? kt_remote_backend(dev) : dev->backend;
   if (open_context(t, err)) {
@@ -141,6 +142,26 @@ uint64_t tuner_losses(const kt_tuner *t) { return t->reopens + tuner_generation(
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }
+bool kt_tuner_busy(const kt_tuner *t) { return t->busy; }
+void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes) { t->growth = bytes; }
+unsigned kt_tuner_renewals(const kt_tuner *t) { return t->renewals; }
+
+/* The size after the first configuration is the base: the first compile
+** and launch load the compiler and the kernel library. */
+void tuner_bound_device(kt_tuner *t) {
+  if (!t->growth || !t->ctx || !t->be->resident || !t->be->renew) return;
+  size_t now = t->be->resident(t->ctx);
+  if (!now) return;
+  uint64_t g = tuner_generation(t);
+  if (g != t->watched) {
+    t->watched = g;
+    t->checks = 0;
+  }
+  if (++t->checks == 2) t->base = now;
+  if (t->checks <= 2 || now <= t->base + t->growth) return;
+  t->be->renew(t->ctx);
+  t->renewals++;
+}
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   return t->cache ? kt_build_cache_stats(t->cache) : (kt_build_stats){0, 0, 0};

@@ -22,6 +22,19 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
                        kt_error *err);
 bool kt_tuner_isolated(const kt_tuner *t);
 void kt_tuner_free(kt_tuner *t);
+/* Whether a tuning or a run is in progress on it: then it cannot tune,
+** run or be freed (a Lua callback of that tuning might try). */
+bool kt_tuner_busy(const kt_tuner *t);
+/* A device process that has grown by more than `bytes` since its first
+** configuration is replaced between configurations, as after a crash (0:
+** never; the default is KT_DEVICE_GROWTH_DEFAULT). Drivers keep some of
+** what a tuning builds: PoCL keeps every kernel it compiled loaded, about
+** 23 KB and 4 memory mappings each, and a process may have 65,530
+** mappings (Linux's vm.max_map_count): 128 MiB is some 5,700 kernels.
+** Isolated tuners only. kt_tuner_renewals counts the replacements. */
+#define KT_DEVICE_GROWTH_DEFAULT ((size_t)128 << 20)
+void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes);
+unsigned kt_tuner_renewals(const kt_tuner *t);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
 int kt_tuner_build_threads(const kt_tuner *t);

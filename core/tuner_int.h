@@ -45,8 +45,17 @@ struct kt_tuner {
   char *output;    /* what closed contexts' processes said, not yet taken */
   hostcopy *hosts; /* during a tuning */
   size_t nhosts, caphosts;
+  bool busy;       /* tuning or running: its callbacks may not use it */
+  size_t growth;   /* what the device process may grow by (0: any) ... */
+  uint64_t watched; /* ... in this generation of the context, */
+  unsigned checks;  /* checked this many times, */
+  size_t base;      /* from this size after its first configuration */
+  unsigned renewals;
 };
 
+/* Between configurations: replaces a device process that has grown past
+** its allowance (kt_tuner_set_device_growth). */
+void tuner_bound_device(kt_tuner *t);
 /* Makes sure every array of the task has its device buffers. */
 int tuner_bind(kt_tuner *t, const kt_task *task, kt_error *err);
 /* The device copy of an array, made (and uploaded) if it has none. */

@@ -35,14 +35,8 @@ echo "== specs (build/ktlua)"
 run_suite "specs" build/ktlua
 if [ "${1:-}" != "--quick" ]; then
   echo "== specs under AddressSanitizer and UndefinedBehaviorSanitizer (build/asan/ktlua)"
-  # PoCL and LLVM keep memory until exit; our own leaks are still reported.
-  # use_tls=0: with glibc 2.36, LeakSanitizer reads a bogus dynamic-TLS range
-  # of PoCL's worker threads and crashes its tracer; ktlua keeps nothing in
-  # thread-local storage, and glibc's own thread-specific blocks are suppressed.
-  export LSAN_OPTIONS="use_tls=0:suppressions=$(pwd)/spec/support/lsan.supp:print_suppressions=0"
-  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
-  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  KTLUA_SANITIZED=1 run_suite "sanitized specs" build/asan/ktlua
+  . scripts/sanitizers.sh
+  run_suite "sanitized specs" build/asan/ktlua
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -390,3 +390,29 @@ describe("a closed tuner", function()
     assert.has_error(function() t:tune(k) end, "calling 'tune' on bad self (tuner has been closed)")
   end)
 end)
+
+describe("a device process that grows", function()
+  -- The output does not depend on X; every configuration compiles anew.
+  local function tuning(options)
+    local t = kt.tuner(nil, options)
+    local a = kt.array("int", 64)
+    local k = t:kernel{ source = "__kernel void k(__global int *a) { int i = get_global_id(0); "
+                          .. "a[i] = 2 * i + X - X; }", name = "k", global = 64, args = { a:output() } }
+    local xs = {}
+    for i = 1, 12 do xs[i] = 1000 + i end
+    k:param("X", xs)
+    k:reference(a, function(ref) for i = 0, 63 do ref[i] = 2 * i end end)
+    return t, t:tune(k, { repeats = 1 })
+  end
+
+  it("is replaced between configurations past its allowance, and tuning goes on", function()
+    local t, r = tuning{ device_growth = 1 / 1024 } -- 1 KiB past its first configuration
+    assert.are.equal(12, #r)
+    for i = 1, #r do assert.are.equal("ok", r[i].status) end
+    assert.is_true(t.renewals >= 1)
+    t, r = tuning{ device_growth = 0 } -- never
+    assert.are.equal(0, t.renewals)
+    assert.has_error(function() kt.tuner(nil, { device_growth = -1 }) end,
+      "tuner options.device_growth: expected 0 (never) to 2^30 MiB")
+  end)
+end)

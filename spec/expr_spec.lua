@@ -134,6 +134,29 @@ describe("an expression constraint", function()
       constraint_error(""))
   end)
 
+  it("bounds its nesting, which the parser follows on the C stack", function()
+    local nests = "the expression nests more than 100 levels deep %(parentheses, calls and " ..
+      "unary operators%)"
+    local deep = ("("):rep(20000) .. "A" .. (")"):rep(20000)
+    assert.are.equal("constraint '" .. ("("):rep(80) .. "...': at character 101: " ..
+      nests:gsub("%%", ""), (constraint_error(deep):gsub("^[^:]*:%d+: ", "")))
+    assert.matches("at character 101: " .. nests, constraint_error(("-"):rep(20000) .. "A > 0"))
+    assert.matches("at character 401: " .. nests,
+      constraint_error(("not "):rep(20000) .. "A > 0"))
+    assert.matches("at character 404: " .. nests, -- the 101st call's '('
+      constraint_error(("abs("):rep(20000) .. "A" .. (")"):rep(20000) .. " > 0"))
+    -- 100 levels are allowed
+    assert.are.same({ 2 }, kept({ 1, 2 }, ("("):rep(100) .. "A" .. (")"):rep(100) .. " > 1"))
+    assert.are.same({ 2 }, kept({ 1, 2 }, ("- "):rep(100) .. "A > 1"))
+  end)
+
+  it("evaluates long chains, too deep for the integer machine's tree, all the same", function()
+    -- 100,001 terms: A * 100001 > 200001 keeps A >= 2
+    assert.are.same({ 2, 3 }, kept({ 1, 2, 3 }, ("A + "):rep(100000) .. "A > 200001"))
+    assert.are.same({ 1, 3 }, kept({ 1, 2, 3 }, ("A != 2 && "):rep(50000) .. "A > 0"))
+    assert.are.same({ 3 }, kept({ 1, 2, 3 }, ("A - "):rep(5000) .. "A < -14000"))
+  end)
+
   it("checks types when parsing", function()
     assert.matches("at character 1: '&&' joins conditions, and 'A' is a parameter: compare it " ..
       "%(A != 0%?%)", constraint_error("A && B > 1"))

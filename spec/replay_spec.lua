@@ -186,6 +186,18 @@ describe("kt.replay", function()
         {replay_text('{"results": []}')})
     end)
 
+    it("refuses records of a space without parameters, in every format", function()
+      local journal = "spec/fixtures/fuzz/journal_no_parameters.jsonl" -- once memcpy(NULL, ...)
+      assert.has_error(function() kt.replay(journal) end,
+        journal .. ": a recorded space needs at least one parameter")
+      assert.same({nil, "FILE: a recorded space needs at least one parameter"},
+        {replay_text('{"tune_params": {}, "tune_params_keys": [], "cache": {"x": {"time": 1.0}}}')})
+      assert.same({nil, "FILE: a recorded space needs at least one parameter"},
+        {replay_text('{"format": "ktlua-results", "task": "t", "parameters": [], ' ..
+          '"results": [{"index": 0, "config": {}, "status": "ok", "time_ms": 1}]}')})
+      assert.equal(1, #kt.load(journal)) -- results need no space to be read
+    end)
+
     it("names a record whose value is not one of the parameter's", function()
       assert.same({nil, "FILE: cache entry '3': its value of a is not one of the parameter's values"},
         {replay_text('{"tune_params": {"a": [1, 2]}, "cache": {"3": {"a": 3, "time": 1.0}}}')})

@@ -1,0 +1,236 @@
+-- Seeded fuzzing, part of the suite: the readers (journals, results files,
+-- Kernel Tuner caches; what they accept is written as JSON and CSV and
+-- read again), expression constraints, and the API (spec/support/
+-- fuzz_api.lua). Each fuzzer runs a bounded number of cases here and many
+-- more under `make fuzz` (KTLUA_FUZZ_SEED, KTLUA_FUZZ_CASES: see
+-- spec/support/fuzz.lua). A document that once broke a reader is kept in
+-- spec/fixtures/fuzz/ and read here every time; what the API fuzzer found
+-- is in spec/release_spec.lua.
+local kt = require "ktlua"
+local fuzz = require "spec.support.fuzz"
+local docs = require "spec.support.fuzz_docs"
+local api = require "spec.support.fuzz_api"
+
+local sanitized = os.getenv("KTLUA_SANITIZED") == "1"
+-- Cases per fuzzer here: the plain and the sanitized run of the suite
+-- together stay within about a minute.
+local settings = fuzz.settings(sanitized and 150 or 300)
+local api_cases = sanitized and 25 or 50
+
+-- The cases' folder goes when it was made here and no case failed.
+teardown(function()
+  if settings.made and not settings.failed then os.execute("rm -rf '" .. settings.dir .. "'") end
+end)
+
+-- An error of ours: a string that names the file.
+local function refused(err, path)
+  return type(err) == "string" and err:find(path, 1, true) ~= nil
+end
+
+-- The fields of each record of a CSV text (quoted fields may hold commas
+-- and doubled quotes).
+local function csv_records(text)
+  local records, fields, i = {}, {}, 1
+  while i <= #text do
+    local c = text:sub(i, i)
+    if c == '"' then
+      local j = i + 1
+      while true do
+        local q = assert(text:find('"', j, true), "an unterminated quoted field")
+        if text:sub(q + 1, q + 1) == '"' then j = q + 2 else i = q + 1 break end
+      end
+      c = text:sub(i, i)
+    else
+      local j = text:find("[,\n]", i) or #text + 1
+      i = j
+      c = text:sub(i, i)
+    end
+    fields[#fields + 1] = true
+    if c == "\n" or c == "" then
+      records[#records + 1] = #fields
+      fields = {}
+    elseif c ~= "," then
+      error("a quoted field followed by " .. c)
+    end
+    i = i + 1
+  end
+  return records
+end
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+-- What kt.load accepts reads back the same from the JSON it writes, and
+-- its CSV has a row per result with the header's fields.
+local function check_load(path)
+  local ok, r = pcall(kt.load, path)
+  if not ok then
+    assert(refused(r, path), "kt.load raised " .. tostring(r))
+    return
+  end
+  local n = #r
+  for i = 1, n do assert(r[i].status) end
+  r:best()
+  r:summary()
+  r:list()
+  local out = settings.dir .. "/out"
+  r:write(out .. ".json")
+  local again = kt.load(out .. ".json")
+  assert.are.equal(n, #again)
+  for i = 1, n do
+    assert.are.same({ r[i].index, r[i].status, r[i].config, r[i].error },
+      { again[i].index, again[i].status, again[i].config, again[i].error })
+  end
+  r:write(out .. ".csv")
+  local rows = csv_records(read(out .. ".csv"))
+  assert.are.equal(n + 1, #rows)
+  for i = 2, #rows do assert.are.equal(rows[1], rows[i], "fields of CSV row " .. i) end
+end
+
+-- What kt.replay accepts can be explored and tuned.
+local function check_replay(rng, path)
+  local ok, rec = pcall(kt.replay, path)
+  if not ok then
+    assert(refused(rec, path), "kt.replay raised " .. tostring(rec))
+    return
+  end
+  local n = rec:count()
+  rec:optimum()
+  assert.are.equal(n, #rec:records())
+  local s = rec:space()
+  assert.are.equal(n, s:count())
+  for _ = 1, 3 do
+    local i = rng:int(0, n - 1)
+    assert.are.equal(i, s:index(s:config(i)))
+  end
+  local search = rng:pick({ "random", "exhaustive", "bestfirst", "greedy", "annealing", "mcmc",
+                            "genetic", "differential", "pso" })
+  local r = rec:tune{ search = search, seed = rng:int(0, 99), stop = { count = rng:int(1, 8) } }
+  assert.is_true(#r >= 1)
+  rec:score(r)
+end
+
+-- Runs case(n) for n from first to last; a failure names its case.
+local function run_cases(first, last, case)
+  for n = first, last do
+    local ok, err = pcall(case, n)
+    if not ok then
+      settings.failed = true
+      error(("case %d (KTLUA_FUZZ_SEED=%d KTLUA_FUZZ_CASE=%d, its files in %s): %s")
+        :format(n, settings.seed, n, settings.dir, tostring(err)), 0)
+    end
+  end
+end
+
+local function parse_case(n)
+  local rng = fuzz.rng(settings.seed, n)
+  local kind, text = docs.generate(rng)
+  text = fuzz.mutate(rng, text)
+  local path = settings.dir .. "/parse" .. (kind == "journal" and ".jsonl" or ".json")
+  fuzz.note(settings, "parse", n, "-- " .. kind .. ": " .. path)
+  fuzz.write(path, text)
+  check_load(path)
+  check_replay(rng, path)
+end
+
+describe("the parser fuzzer", function()
+  -- What each kept case found, and what ktlua says of it now (its error,
+  -- or nothing when it is read).
+  local kept = {
+    ["journal_no_parameters.jsonl"] = { -- memcpy(NULL, ..., 0)
+      replay = "a recorded space needs at least one parameter" },
+    ["journal_negative_index.jsonl"] = { -- a negative double cast to uint64_t
+      load = "line 2: the index is not a configuration index (0 or more)" },
+    ["journal_negative_size.jsonl"] = { load = "line 2: sizes[1] has no global size" },
+    ["journal_huge_counts.jsonl"] = {}, -- casts out of range: now unknown, or 0
+    ["journal_number_out_of_range.jsonl"] = { -- inf, written back as null
+      load = "line 2: JSON: line 1, column 156: number out of range" },
+    ["journal_time_out_of_range.jsonl"] = { load = "line 2: time_ms is out of range" },
+    ["kt_cache_time_out_of_range.json"] = {
+      load = "neither a ktlua results file nor a journal",
+      replay = "cache entry '1' has a time out of range" },
+    ["results_kernel_names.json"] = {}, -- kernel names broke the CSV header
+  }
+
+  it("reads every kept case that once broke a reader, as it should", function()
+    local dir = "spec/fixtures/fuzz/"
+    local listing = io.popen("ls " .. dir)
+    for name in listing:lines() do
+      local want = assert(kept[name], name .. " is kept but not described")
+      local path = dir .. name
+      for _, what in ipairs({ "load", "replay" }) do
+        local ok, err = pcall(kt[what], path)
+        local expected = want[what] or (what == "replay" and want.load)
+        if expected then assert.are.equal(path .. ": " .. expected, err) else assert.is_true(ok, err) end
+      end
+      check_load(path)
+      check_replay(fuzz.rng(1, 1), path)
+    end
+    listing:close()
+  end)
+
+  it(("reads seeded documents, intact and damaged (seed %d, cases %d to %d)")
+    :format(settings.seed, settings.first, settings.last), function()
+    run_cases(settings.first, settings.last, parse_case)
+  end)
+end)
+
+-- Expressions: what the parser accepts generates its space, or stops
+-- with a message (a division by zero, say).
+local function expression_case(tuner, n)
+  local rng = fuzz.rng(settings.seed, n)
+  local text = fuzz.mutate(rng, docs.expression(rng))
+  fuzz.note(settings, "expression", n, ("-- %q"):format(text))
+  local k = tuner:kernel{ source = "__kernel void k(__global float *a) {}", name = "k", global = 8 }
+  k:param("A", { 1, 2, 3, 4 })
+  k:param("B", { 0, 1, 2 })
+  k:param("S", { "float", "x" })
+  local ok, err = pcall(k.constraint, k, text, rng:chance(0.3) and { N = rng:pick({ 2, "x" }) } or nil)
+  if not ok then
+    assert.are.equal("string", type(err))
+    return
+  end
+  local counted, count = pcall(function() return k:space():count() end)
+  assert(counted or type(count) == "string", "counting raised " .. tostring(count))
+  if counted then assert.is_true(count <= 24) end
+end
+
+describe("the expression fuzzer", function()
+  it(("parses and evaluates seeded expressions (seed %d, cases %d to %d)")
+    :format(settings.seed, settings.first, settings.last), function()
+    local tuner = kt.tuner()
+    run_cases(settings.first, settings.last, function(n) expression_case(tuner, n) end)
+  end)
+end)
+
+-- The API: a case is a sequence of random calls on one world.
+describe("the API fuzzer", function()
+  -- A case costs about what a hundred of the others do: a tenth as many
+  -- under KTLUA_FUZZ_CASES (all of them when KTLUA_FUZZ_CASE names one).
+  local count = api_cases
+  if settings.only then count = 1
+  elseif settings.cases then count = math.max(1, settings.cases // 10) end
+  local last = settings.first + count - 1
+  it(("survives seeded sequences of calls (seed %d, cases %d to %d)")
+    :format(settings.seed, settings.first, last), function()
+    local tuner
+    local function open_tuner()
+      tuner = kt.tuner()
+      return tuner
+    end
+    run_cases(settings.first, last, function(n)
+      local log = settings.dir .. "/api.log"
+      fuzz.note(settings, "api", n, "-- the calls: " .. log)
+      os.remove(log)
+      local w = api.world(fuzz.rng(settings.seed, n), open_tuner, log, settings.dir)
+      w:start()
+      for _ = 1, 12 do w:step() end
+      w:close()
+      assert(not w.bad, w.bad)
+    end)
+  end)
+end)
