@@ -20,6 +20,7 @@ struct kt_online {
   kt_result scratch;   /* a step that is no search's */
   char *error;
   bool validate;       /* the search's steps are checked against the references */
+  kt_task *task;       /* pinned while the online tuning lives */
 };
 
 /* Ends the search: its journal closed, later steps run the best. */
@@ -32,6 +33,8 @@ static int end_search(kt_online *on, kt_error *err) {
 
 kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                          const uint32_t *fallback, bool validate, kt_error *err) {
+  if (t->busy) return tune_busy_error(err), NULL;
+  if (kt_task_busy(task)) return kt_task_busy_error(task, err), NULL;
   kt_online *on = kt_calloc(1, sizeof *on, err);
   if (!on) return NULL;
   on->validate = validate;
@@ -57,6 +60,9 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     kt_online_free(on);
     return NULL;
   }
+  /* Its search holds pointers into the task: no change while it lives. */
+  on->task = task;
+  kt_task_pin(task);
   return on;
 }
 
@@ -125,10 +131,7 @@ static int exploit(kt_online *on, kt_online_outcome *out, kt_error *err) {
   return 0;
 }
 
-int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
-  free(on->error);
-  on->error = NULL;
-  memset(out, 0, sizeof *out);
+static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
   kt_result *tried = NULL;
   int rc = on->loop ? search_step(on, &tried, err) : 0;
   if (rc < 0) return -1;
@@ -147,6 +150,17 @@ int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
   return exploit(on, out, err);
 }
 
+int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
+  free(on->error);
+  on->error = NULL;
+  memset(out, 0, sizeof *out);
+  if (on->tu.t->busy) return tune_busy_error(err);
+  on->tu.t->busy = true; /* the step's callbacks may not use the tuner */
+  int rc = step(on, out, err);
+  on->tu.t->busy = false;
+  return rc;
+}
+
 kt_results *kt_online_results(const kt_online *on) { return on->results; }
 
 bool kt_online_searching(const kt_online *on) { return on->loop != NULL; }
@@ -159,6 +173,7 @@ void kt_online_stop(kt_online *on, kt_error *err) {
 void kt_online_free(kt_online *on) {
   if (!on) return;
   if (on->loop) kt_online_stop(on, NULL);
+  if (on->task) kt_task_unpin(on->task);
   free(on->journal);
   free(on->seeds);
   kt_results_release(on->results);

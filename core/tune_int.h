@@ -58,6 +58,8 @@ int tune_references(tuning *tu, kt_error *err);
 ** are invalid_output, and the arrays keep their contents. */
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                   tuning *checked, kt_result *out, kt_error *err);
+/* The error for a tuner in use by a tuning or a run (tune.c). */
+int tune_busy_error(kt_error *err);
 /* The time one execution may wait for the device (tune.c). */
 int64_t tune_time_limit(const tuning *tu);
 /* Runs one configuration (build, warm-up, validation, timed runs) into res,

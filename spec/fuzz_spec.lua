@@ -144,14 +144,14 @@ describe("the parser fuzzer", function()
     ["journal_no_parameters.jsonl"] = { -- memcpy(NULL, ..., 0)
       replay = "a recorded space needs at least one parameter" },
     ["journal_negative_index.jsonl"] = { -- a negative double cast to uint64_t
-      load = "line 2: the index is not a configuration index (0 or more)" },
+      load = "line 2: index -1 is no configuration index (an integer from 0)" },
     ["journal_negative_size.jsonl"] = { load = "line 2: sizes[1] has no global size" },
     ["journal_huge_counts.jsonl"] = {}, -- casts out of range: now unknown, or 0
     ["journal_number_out_of_range.jsonl"] = { -- inf, written back as null
       load = "line 2: JSON: line 1, column 156: number out of range" },
     ["journal_time_out_of_range.jsonl"] = { load = "line 2: time_ms is out of range" },
     ["kt_cache_time_out_of_range.json"] = {
-      load = "neither a ktlua results file nor a journal",
+      load = "neither a ktlua results file (JSON or CSV) nor a journal",
       replay = "cache entry '1' has a time out of range" },
     ["results_kernel_names.json"] = {}, -- kernel names broke the CSV header
   }

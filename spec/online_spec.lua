@@ -136,6 +136,10 @@ describe("an online tuning", function()
     repeat local step = on:step() until step.done
     local stored = db:best{ kernel = k, device = tuner, size = { n = 16 } }
     assert.are.same(on:best().config, stored.config)
+    -- the kernel is in use while an online tuning of it lives
+    assert.has_error(function() tuner:tune(k) end)
+    on = nil
+    collectgarbage()
     local next_run = tuner:online(k, { search = "random", seed = 9, db = db, size = { n = 16 } })
     local first = next_run:step()
     assert.are.same(stored.config, first.config) -- the stored best is tried first
