@@ -139,6 +139,7 @@ void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
+void lk_open_space_def(lua_State *L); /* kt.space */
 void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
