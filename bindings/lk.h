@@ -86,6 +86,10 @@ void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi);
 /* Value indices from a table {NAME = value}; raises a Lua error naming
 ** what is missing or wrong. */
 void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
+/* The same, but a value that is not one of its parameter's is no error:
+** pushes why ("WG = 48 is not one of its values (32, 64)") and returns it,
+** or pushes nil and returns NULL when vi is the configuration's. */
+const char *lk_to_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
 void lk_push_sizes(lua_State *L, const size_t *v, int dims);
 /* A count: an integer, or a float beyond the integers (2^63 and up). */
 void lk_push_count(lua_State *L, uint64_t n);
