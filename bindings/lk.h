@@ -198,14 +198,20 @@ kt_replay *lk_test_replay(lua_State *L, int idx);
 typedef struct lk_tune_hold {
   kt_searcher *searcher;
   lk_ref *progress;
+  bool meter; /* progress is ktlua.report's meter, ended with the tuning */
   kt_results *results;
 } lk_tune_hold;
+
+/* A registry field that main.c sets to true while it runs a script: then
+** a tuning on a terminal shows the meter unless its progress says no. */
+#define LK_PROGRESS_DEFAULT "ktlua.progress_default"
 
 /* The search, seed, stop and progress fields of the tune options at opts
 ** into o, after checking that the files of its output field can be
 ** written; pushes the hold that keeps the searcher and the callback.
 ** owner is the kernel or replay a Lua searcher explores. */
-lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o);
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_default,
+                            kt_loop_opts *o);
 /* Pushes the tuning's results (if any), writes the files of the output
 ** field, and raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);
