@@ -1,23 +1,31 @@
 # ktlua: kernel tuner for OpenCL and CUDA, tuning programs in Lua.
 #
-#   make              build build/ktlua (executable) and build/ktlua.so (module)
+#   make              build build/ktlua (executable), build/ktlua.so (module) and
+#                     build/libktlua.a (the C core, for programs that embed it)
 #   make demo         install what is missing, build, tune an example on the default device
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
 #   make fuzz         the fuzzers of spec/fuzz_spec.lua for long (FUZZ_SEED, FUZZ_CASES)
-#   make install      install into $(PREFIX) (default /usr/local)
+#   make install      install into $(DESTDIR)$(PREFIX) (default /usr/local): the
+#                     executable, the module, the library with its headers and
+#                     ktlua.pc, the man page, the docs and the examples
+#   make uninstall    remove what make install put there
+#   make install-lua  only the module and the Lua modules, into $(LUA_CMOD) and
+#                     $(LUA_LMOD) (what the LuaRocks rockspec runs)
 #   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
 #   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
 #   make bench-space  time building and counting large tuning spaces
 #   make clean
 
 PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION = $(shell sed -n 's/^\#define KTLUA_VERSION "\(.*\)"/\1/p' bindings/version.h)
 CC ?= cc
 LUA ?= lua5.4
 LUA_INC ?= /usr/include/lua5.4
 LUA_LIB ?= /usr/lib/$(shell $(CC) -dumpmachine)/liblua5.4.a
 # Where Lua 5.4 looks for modules once installed.
-LUA_CMOD = $(PREFIX)/lib/lua/5.4
-LUA_LMOD = $(PREFIX)/share/lua/5.4
+LUA_CMOD ?= $(PREFIX)/lib/lua/5.4
+LUA_LMOD ?= $(PREFIX)/share/lua/5.4
 
 # The CUDA backend's files use the toolkit's headers when there are some
 # (the libraries themselves are loaded at run time); `make CUDA_INC=`
@@ -44,8 +52,8 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test fuzz asan install bundle clean bench-searchers bench-space FORCE
-all: $(B)/ktlua $(B)/ktlua.so
+.PHONY: all deps demo check test fuzz asan install uninstall install-lua bundle clean bench-searchers bench-space FORCE
+all: $(B)/ktlua $(B)/ktlua.so $(B)/libktlua.a
 
 $(B)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -81,6 +89,21 @@ $(B)/ktlua: $(OBJ) $(B)/obj/bindings/main.o
 $(B)/ktlua.so: $(OBJ)
 	@echo "  LD      $@"
 	@$(CC) -shared -o $@ $^ $(LIBS)
+
+# The core alone (no Lua), for C programs that embed it (ktlua.pc).
+CORE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
+$(B)/libktlua.a: $(CORE_OBJ)
+	@echo "  AR      $@"
+	@rm -f $@
+	@ar rcs $@ $^
+
+# ktlua.pc, written again when the prefix (or anything else in it) changes.
+PC_LINES = 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
+  'Name: ktlua' 'Description: the C core of ktlua, a kernel auto-tuner for OpenCL and CUDA' \
+  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lktlua $(LIBS)'
+$(B)/ktlua.pc: FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' $(PC_LINES) | cmp -s - $@ || printf '%s\n' $(PC_LINES) > $@
 
 # The same code under AddressSanitizer and UndefinedBehaviorSanitizer (with
 # float-to-integer casts out of range, which files read can ask for).
@@ -134,11 +157,43 @@ $(B)/bench_space: bench/space/bench_space.c $(OBJ)
 bench-space: deps $(B)/bench_space
 	$(B)/bench_space $(DATASETS)/gemm_RTX_3090.json.gz
 
-install: all
-	install -d $(PREFIX)/bin $(LUA_CMOD) $(LUA_LMOD)/ktlua
-	install -m 755 $(B)/ktlua $(PREFIX)/bin/ktlua
-	install -m 755 $(B)/ktlua.so $(LUA_CMOD)/ktlua.so
-	install -m 644 $(STDLIB) $(LUA_LMOD)/ktlua/
+# Everything install puts under $(DESTDIR)$(PREFIX), so that uninstall
+# removes exactly that; the directories of ktlua's own go with it.
+D = $(DESTDIR)$(PREFIX)
+CORE_H = $(sort $(wildcard core/*.h))
+DOCS = README.md $(sort $(wildcard doc/*.md))
+EXAMPLES = $(sort $(wildcard examples/*.lua))
+EXAMPLE_KERNELS = $(sort $(wildcard examples/kernels/*))
+INSTALLED = $(D)/bin/ktlua $(DESTDIR)$(LUA_CMOD)/ktlua.so $(D)/lib/libktlua.a \
+  $(D)/lib/pkgconfig/ktlua.pc $(D)/share/man/man1/ktlua.1 \
+  $(addprefix $(DESTDIR)$(LUA_LMOD)/,$(STDLIB:stdlib/%=%)) \
+  $(addprefix $(D)/include/ktlua/,$(notdir $(CORE_H))) \
+  $(addprefix $(D)/share/doc/ktlua/,$(notdir $(DOCS))) \
+  $(addprefix $(D)/share/ktlua/,$(EXAMPLES) $(EXAMPLE_KERNELS))
+INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples $(D)/share/ktlua \
+  $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
+
+install: all $(B)/ktlua.pc
+	install -d $(D)/bin $(DESTDIR)$(LUA_CMOD) $(D)/lib/pkgconfig $(D)/share/man/man1 $(INSTALLED_DIRS)
+	install -m 755 $(B)/ktlua $(D)/bin/ktlua
+	install -m 755 $(B)/ktlua.so $(DESTDIR)$(LUA_CMOD)/ktlua.so
+	install -m 644 $(B)/libktlua.a $(D)/lib/libktlua.a
+	install -m 644 $(B)/ktlua.pc $(D)/lib/pkgconfig/ktlua.pc
+	install -m 644 doc/ktlua.1 $(D)/share/man/man1/ktlua.1
+	install -m 644 $(STDLIB) $(DESTDIR)$(LUA_LMOD)/ktlua/
+	install -m 644 $(CORE_H) $(D)/include/ktlua/
+	install -m 644 $(DOCS) $(D)/share/doc/ktlua/
+	install -m 644 $(EXAMPLES) $(D)/share/ktlua/examples/
+	install -m 644 $(EXAMPLE_KERNELS) $(D)/share/ktlua/examples/kernels/
+
+install-lua: $(B)/ktlua.so
+	install -d $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LUA_LMOD)/ktlua
+	install -m 755 $(B)/ktlua.so $(DESTDIR)$(LUA_CMOD)/ktlua.so
+	install -m 644 $(STDLIB) $(DESTDIR)$(LUA_LMOD)/ktlua/
+
+uninstall:
+	rm -f $(INSTALLED)
+	rmdir $(INSTALLED_DIRS) 2>/dev/null || true
 
 # A folder that runs on an x86-64 Linux machine with no Lua and no package
 # registry (the GPU machines): ktlua (a launcher that finds what lies

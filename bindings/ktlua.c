@@ -66,6 +66,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_array(L);
   lk_open_arg(L);
   lk_open_task(L);
+  lk_open_space_def(L);
   lk_open_tuner(L);
   lk_open_results(L);
   lk_open_run(L);

@@ -114,6 +114,10 @@ void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi);
 /* Value indices from a table {NAME = value}; raises a Lua error naming
 ** what is missing or wrong. */
 void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
+/* The same, but a value that is not one of its parameter's is no error:
+** pushes why ("WG = 48 is not one of its values (32, 64)") and returns it,
+** or pushes nil and returns NULL when vi is the configuration's. */
+const char *lk_to_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi);
 void lk_push_sizes(lua_State *L, const size_t *v, int dims);
 /* A count: an integer, or a float beyond the integers (2^63 and up). */
 void lk_push_count(lua_State *L, uint64_t n);
@@ -167,6 +171,7 @@ void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
+void lk_open_space_def(lua_State *L); /* kt.space */
 void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
@@ -221,17 +226,23 @@ kt_replay *lk_test_replay(lua_State *L, int idx);
 typedef struct lk_tune_hold {
   kt_searcher *searcher;
   lk_ref *progress;
+  bool meter; /* progress is ktlua.report's meter, ended with the tuning */
   kt_results *results;
   /* What is tuned, held here too: a callback may release its Lua object. */
   kt_task *task;
   kt_replay *replay;
 } lk_tune_hold;
 
+/* A registry field that main.c sets to true while it runs a script: then
+** a tuning on a terminal shows the meter unless its progress says no. */
+#define LK_PROGRESS_DEFAULT "ktlua.progress_default"
+
 /* The search, seed, stop and progress fields of the tune options at opts
 ** into o, after checking that the files of its output field can be
 ** written; pushes the hold that keeps the searcher and the callback.
 ** owner is the kernel or replay a Lua searcher explores. */
-lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o);
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_default,
+                            kt_loop_opts *o);
 /* Pushes the tuning's results (if any), writes the files of the output
 ** field, and raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);

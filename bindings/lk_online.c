@@ -193,7 +193,7 @@ int lk_tuner_online(lua_State *L) {
   }
   lua_settop(L, 3);
   kt_loop_opts lo = {0};
-  lk_tune_hold *h = lk_check_tune(L, 3, 2, &lo);
+  lk_tune_hold *h = lk_check_tune(L, 3, 2, false, &lo);
   int hold = lua_gettop(L);
   kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
                     .lookahead = lo.lookahead};

@@ -48,7 +48,7 @@ static int replay_tune(lua_State *L) {
   }
   lua_settop(L, 2);
   kt_loop_opts o = {0};
-  lk_tune_hold *h = lk_check_tune(L, 2, 1, &o);
+  lk_tune_hold *h = lk_check_tune(L, 2, 1, false, &o);
   kt_error err;
   int rc = kt_replay_tune(r, &o, &h->results, &err);
   return lk_tune_return(L, 2, h, rc, &err);

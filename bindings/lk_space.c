@@ -122,14 +122,20 @@ static int space_config(lua_State *L) {
   return 1;
 }
 
-/* space:index(cfg): the configuration's index, or nil when it breaks a constraint. */
+/* space:index(cfg): the configuration's index, or nil and why when a
+** value is not one of its parameter's or the configuration is not in the
+** space (a constraint, or the device's limits, exclude it). */
 static int space_index(lua_State *L) {
   kt_space *s = check_space(L, 1, true);
   size_t np = kt_space_nparams(s);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
-  lk_check_config(L, 2, s, vi);
   uint64_t index;
-  if (kt_space_index(s, vi, &index)) return 0;
+  lua_pushnil(L); /* the first result when there is a reason */
+  if (lk_to_config(L, 2, s, vi)) return 2;
+  if (kt_space_index(s, vi, &index)) {
+    lua_pushliteral(L, "the configuration is not in the space");
+    return 2;
+  }
   lua_pushinteger(L, (lua_Integer)index);
   return 1;
 }

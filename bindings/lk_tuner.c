@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/atomic_file.h"
 #include "../core/db.h"
@@ -140,15 +141,26 @@ static int progress_call(const kt_results *r, const kt_result *last, void *ud, k
   return lk_ref_protect(ud, progress_body, &a, err);
 }
 
-/* progress = true (the standard line per configuration) or a function. */
-static lk_ref *check_progress(lua_State *L, int opts) {
+/* progress = true (ktlua.report's meter: a line redrawn on a terminal, a
+** line per configuration elsewhere) or a function. Without the field, the
+** meter when by_default and stdout is a terminal under `ktlua script.lua`
+** (main.c marks the registry). *meter tells that the meter was chosen. */
+static lk_ref *check_progress(lua_State *L, int opts, bool by_default, bool *meter) {
   int t = lk_get_field(L, opts, "progress");
+  bool terminal = isatty(STDOUT_FILENO);
+  lua_getfield(L, LUA_REGISTRYINDEX, LK_PROGRESS_DEFAULT);
+  *meter = (t == LUA_TBOOLEAN && lua_toboolean(L, -2)) ||
+           (t == LUA_TNIL && by_default && terminal && lua_toboolean(L, -1));
+  lua_pop(L, 1);
   lk_ref *ref = NULL;
-  if (t == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
+  if (*meter) {
     lua_getglobal(L, "require");
     lua_pushliteral(L, "ktlua.report");
     lua_call(L, 1, 1);
-    lua_getfield(L, -1, "progress");
+    lua_getfield(L, -1, "meter");
+    lk_get_field(L, opts, "stop");
+    lua_pushboolean(L, terminal);
+    lua_call(L, 2, 1);
     ref = lk_ref_new(L, -1);
     lua_pop(L, 2);
   } else if (t == LUA_TFUNCTION) {
@@ -158,6 +170,18 @@ static lk_ref *check_progress(lua_State *L, int opts) {
   }
   lua_pop(L, 1);
   return ref;
+}
+
+static int meter_end_body(lua_State *T) {
+  lk_ref_push(lua_touserdata(T, 1));
+  lua_call(T, 0, 0);
+  return 0;
+}
+
+/* The meter's line ends with the tuning (also one that failed). */
+static void end_meter(lk_tune_hold *h) {
+  kt_error err;
+  if (h->meter && h->progress) lk_ref_protect(h->progress, meter_end_body, h->progress, &err);
 }
 
 /* resume = true, false, or "force" (also from a journal of another task);
@@ -349,7 +373,8 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
   lua_pop(L, 1);
 }
 
-lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) {
+lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_default,
+                            kt_loop_opts *o) {
   check_outputs(L, opts);
   lk_check_stop(L, opts, &o->stop);
   lua_Integer seed = lk_opt_integer(L, opts, "tune options", "seed", 0);
@@ -361,7 +386,7 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
   lk_task *ut = lk_test_object(L, owner, LK_TASK);
   if (ut) kt_task_retain(h->task = ut->task);
   else kt_replay_retain(h->replay = lk_test_replay(L, owner));
-  h->progress = check_progress(L, opts);
+  h->progress = check_progress(L, opts, progress_default, &h->meter);
   h->searcher = lk_check_searcher(L, opts, owner, seed, &o->stop);
   o->searcher = h->searcher;
   o->progress = h->progress ? progress_call : NULL;
@@ -372,6 +397,7 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, kt_loop_opts *o) 
 /* Pushes the results (written to the options' outputs first), or raises
 ** the tuning's error; after Ctrl-C, the best so far and an error. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
+  end_meter(h);
   if (h->results && h->results->notice) fprintf(stderr, "ktlua: %s\n", h->results->notice);
   if (h->results) {
     lk_push_results(L, h->results);
@@ -400,7 +426,7 @@ static int tuner_tune(lua_State *L) {
   }
   lua_settop(L, 3);
   kt_loop_opts lo = {0};
-  lk_tune_hold *h = lk_check_tune(L, 3, 2, &lo);
+  lk_tune_hold *h = lk_check_tune(L, 3, 2, true, &lo);
   kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
                     .progress = lo.progress, .progress_ud = lo.progress_ud};
   check_repeat(L, 3, &o.repeat);

@@ -249,9 +249,11 @@ static void push_value_list(lua_State *L, const kt_param *p) {
   luaL_pushresult(&b);
 }
 
-void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi) {
+const char *lk_to_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L); /* the first value that is not one of its parameter's */
+  int reason = lua_gettop(L);
   size_t n = kt_space_nparams(space);
   for (size_t p = 0; p < n; p++) {
     const kt_param *par = kt_space_param(space, p);
@@ -262,13 +264,15 @@ void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi)
       luaL_error(L, "configuration: %s must be a number or a string", par->name);
     size_t i = 0;
     while (i < par->nvalues && !kt_value_equal(&par->values[i], &v)) i++;
-    if (i == par->nvalues) {
+    if (i == par->nvalues && lua_isnil(L, reason)) {
       const char *given = luaL_tolstring(L, -1, NULL);
       push_value_list(L, par);
-      luaL_error(L, "configuration: %s = %s is not one of its values (%s)", par->name, given,
-                 lua_tostring(L, -1));
+      lua_pushfstring(L, "%s = %s is not one of its values (%s)", par->name, given,
+                      lua_tostring(L, -1));
+      lua_replace(L, reason);
+      lua_pop(L, 2);
     }
-    vi[p] = (uint32_t)i;
+    vi[p] = (uint32_t)(i < par->nvalues ? i : 0);
     lua_pop(L, 1);
   }
   lua_pushnil(L);
@@ -277,6 +281,13 @@ void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi)
     if (lua_type(L, -1) != LUA_TSTRING || kt_space_find(space, lua_tostring(L, -1)) < 0)
       luaL_error(L, "configuration names unknown parameter '%s'", luaL_tolstring(L, -1, NULL));
   }
+  return lua_tostring(L, reason);
+}
+
+void lk_check_config(lua_State *L, int idx, const kt_space *space, uint32_t *vi) {
+  const char *reason = lk_to_config(L, idx, space, vi);
+  if (reason) luaL_error(L, "configuration: %s", reason);
+  lua_pop(L, 1);
 }
 
 void lk_push_count(lua_State *L, uint64_t n) {

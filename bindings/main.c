@@ -87,6 +87,10 @@ static void make_arg(lua_State *L, char **argv, int argc, int script) {
 
 static int run_script(lua_State *L, char **argv, int argc, int script) {
   make_arg(L, argv, argc, script);
+  /* Tunings of a script show their progress on a terminal (lk_tuner.c,
+  ** LK_PROGRESS_DEFAULT in lk.h). */
+  lua_pushboolean(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, "ktlua.progress_default");
   int status = luaL_loadfile(L, strcmp(argv[script], "-") == 0 ? NULL : argv[script]);
   if (status == LUA_OK) {
     int n = argc - script - 1;

@@ -54,7 +54,7 @@ end, { method = "relative", tolerance = 1e-5 })
 
 print(("tuning two kernels and a host step over %d particles on %s: %d configurations"):format(
   n, tuner.device.name, steps:space():count()))
-local results = tuner:tune(steps, { objective = "kernel+host", progress = opt.progress,
+local results = tuner:tune(steps, { objective = "kernel+host", progress = opt.progress or nil,
                                     repeats = opt.repeats > 0 and opt.repeats or nil })
 results:print()
 local best = results:best()

@@ -78,6 +78,6 @@ end, { method = "relative", tolerance = 1e-3 })
 
 print(("tuning a sum of %d floats on %s (%d compute units): %d configurations"):format(
   n, tuner.device.name, cus, k:space():count()))
-local results = tuner:tune(k, { progress = opt.progress, repeats = opt.repeats > 0 and opt.repeats or nil })
+local results = tuner:tune(k, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil })
 results:print()
 assert(results:best(), "no configuration of the reduction ran correctly")

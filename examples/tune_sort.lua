@@ -58,6 +58,6 @@ end)
 
 print(("tuning a radix sort of %d keys on %s: %d configurations"):format(
   n, tuner.device.name, sort:space():count()))
-local results = tuner:tune(sort, { progress = opt.progress, repeats = opt.repeats > 0 and opt.repeats or nil })
+local results = tuner:tune(sort, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil })
 results:print()
 assert(results:best(), "no configuration of the sort ran correctly")

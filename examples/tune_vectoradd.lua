@@ -33,7 +33,7 @@ k:reference(c, function(ref)
   for i = 0, n - 1 do ref[i] = a[i] + b[i] end
 end)
 
-local results = tuner:tune(k, { search = "exhaustive", progress = opt.progress,
+local results = tuner:tune(k, { search = "exhaustive", progress = opt.progress or nil,
                                 repeats = opt.repeats > 0 and opt.repeats or nil })
 results:print()
 local best = results:best()

@@ -114,7 +114,11 @@ describe("a space", function()
     assert.has_error(function() k:constraint({ "A", "Z" }, function() return true end) end,
       "constraint names unknown parameter 'Z'")
     assert.has_error(function() k:space():config(5) end)
-    assert.has_error(function() k:space():index{ A = 3 } end)
+    local none, why = k:space():index{ A = 3 }
+    assert.is_nil(none)
+    assert.are.equal("A = 3 is not one of its values (1)", why)
+    assert.has_error(function() k:space():index(3) end)
+    assert.has_error(function() k:space():index{} end, "configuration has no value for parameter A")
     assert.has_error(function() k:space():index{ A = 1, Z = 2 } end,
       "configuration names unknown parameter 'Z'")
   end)

@@ -157,6 +157,83 @@ function report.progress(r, results)
   io.stdout:flush()
 end
 
+local function fmt_duration(s)
+  if s < 60 then return ("%.1fs"):format(s) end
+  if s < 3600 then return ("%dm%02ds"):format(s // 60, math.floor(s % 60)) end
+  return ("%dh%02dm"):format(s // 3600, math.floor(s % 3600) // 60)
+end
+
+-- How many configurations the tuning may evaluate: the space, or less by
+-- stop.count and stop.fraction (rounded up, as the tuning rounds it).
+local function budget(stop, space)
+  local n = space
+  if stop and stop.count then n = math.min(n, stop.count) end
+  if stop and stop.fraction then n = math.min(n, math.ceil(stop.fraction * space)) end
+  return math.max(n, 1)
+end
+
+-- The terminal's width, once per meter; nil when it does not say (0).
+local function columns()
+  local p = io.popen("{ stty size </dev/tty; } 2>/dev/null")
+  local size = p and p:read("a") or ""
+  if p then p:close() end
+  local n = tonumber(size:match("%d+%s+(%d+)"))
+  return n and n > 0 and n or nil
+end
+
+-- The standard progress (progress = true, and on a terminal ktlua's default
+-- for a script). Elsewhere than on a terminal, report.progress's line per
+-- configuration. On a terminal, one line redrawn in place, at most ten times
+-- a second: configurations done of the budget, the percentage, the time
+-- elapsed and left, the statuses so far, the best time and configuration.
+-- Called with no result, it ends the line (the tuning has ended).
+function report.meter(stop, terminal, out)
+  out = out or io.stdout
+  if not terminal then
+    return function(r, results) if r then report.progress(r, results) end end
+  end
+  local clock = require("ktlua").clock
+  local start, drawn_at, width = clock(), -1, columns()
+  local total, done, counts, order, best, params = nil, 0, {}, {}, nil, nil
+  local function compose()
+    local elapsed = clock() - start
+    local left = done > 0 and elapsed / done * (total - done) or nil
+    if left and stop and stop.seconds then
+      left = math.min(left, math.max(stop.seconds - elapsed, 0))
+    end
+    local parts = {}
+    for _, status in ipairs(order) do parts[#parts + 1] = status .. " " .. counts[status] end
+    local text = ("%d/%d %3d%%  %s elapsed, %s left  %s"):format(done, total,
+      math.floor(100 * done / total), fmt_duration(elapsed), left and fmt_duration(left) or "?",
+      table.concat(parts, ", "))
+    if best then
+      text = text .. ("  best %s ms %s"):format(fmt_ms(best.time_ms),
+                                                report.config(best.config, params))
+    end
+    return width and text:sub(1, width - 1) or text -- a wrapped line would not redraw
+  end
+  local undrawn = false -- results since the last redraw
+  local function draw()
+    out:write("\r", compose(), "\27[K")
+    out:flush()
+    drawn_at, undrawn = clock(), false
+  end
+  return function(r, results)
+    if not r then
+      if undrawn then draw() end
+      if total then out:write("\n"); out:flush() end
+      return
+    end
+    total = total or budget(stop, results:summary().space_valid)
+    done = done + 1
+    if not counts[r.status] then order[#order + 1] = r.status end
+    counts[r.status] = (counts[r.status] or 0) + 1
+    if r.status == "ok" and (not best or r.time_ms < best.time_ms) then best = r end
+    params, undrawn = results.params, true
+    if clock() - drawn_at >= 0.1 or done >= total then draw() end
+  end
+end
+
 local function fmt_bytes(n)
   if not n then return "-" end
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }
