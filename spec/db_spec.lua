@@ -5,11 +5,8 @@ local shell = require "spec.support.shell"
 local tuner = kt.tuner()
 local device = tuner.device.name
 
-local function tmpdb()
-  local path = os.tmpname()
-  os.remove(path)
-  return path
-end
+local files = require "spec.support.files"
+local tmpdb, write = files.tmpname, files.write
 
 local double_src = "__kernel void dbl(__global const float *a, __global float *c) "
   .. "{ int i = get_global_id(0); c[i] = a[i] * 2; }"
@@ -22,12 +19,6 @@ local function doubler(n, src)
   k:param("WG", { 8, 16, 32 }, { group_x = "mul" })
   k:param("TAG", { "a", "b" })
   return k
-end
-
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
 end
 
 describe("kt.db", function()

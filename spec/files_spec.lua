@@ -5,36 +5,8 @@ local shell = require "spec.support.shell"
 
 local tuner = kt.tuner()
 
-local function tmp(ext)
-  local path = os.tmpname()
-  os.remove(path)
-  return path .. ext
-end
-
-local function lines(path)
-  local t = {}
-  for line in io.lines(path) do t[#t + 1] = line end
-  return t
-end
-
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function spit(path, text, mode)
-  local f = assert(io.open(path, mode or "wb"))
-  f:write(text)
-  f:close()
-end
-
-local function exists(path)
-  local f = io.open(path)
-  if f then f:close() end
-  return f ~= nil
-end
+local files = require "spec.support.files"
+local tmp, lines, slurp, spit, exists = files.tmpname, files.lines, files.read, files.write, files.exists
 
 -- Waits (at most 30 s) until the file exists: a child process signals
 -- that it reached a point by creating it.

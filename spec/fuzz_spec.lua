@@ -57,12 +57,7 @@ local function csv_records(text)
   return records
 end
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("a")
-  f:close()
-  return text
-end
+local read = require("spec.support.files").read
 
 -- What kt.load accepts reads back the same from the JSON it writes, and
 -- its CSV has a row per result with the header's fields.

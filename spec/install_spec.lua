@@ -10,17 +10,8 @@ local function mktemp_dir()
   return (out:gsub("%s+$", ""))
 end
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
-
-local function exists(path)
-  local f = io.open(path)
-  if f then f:close() end
-  return f ~= nil
-end
+local files = require "spec.support.files"
+local write, exists = files.write, files.exists
 
 -- The files under dir, one a line, sorted.
 local function files_under(dir)
