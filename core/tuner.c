@@ -147,7 +147,12 @@ void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes) { t->growth = bytes; 
 unsigned kt_tuner_renewals(const kt_tuner *t) { return t->renewals; }
 
 /* The size after the first configuration is the base: the first compile
-** and launch load the compiler and the kernel library. */
+** and launch load the compiler and the kernel library. A process also
+** runs at least growth / 128 KiB configurations: faster growth is a
+** driver loading what it needs once (PoCL loads its compiler at the first
+** kernel missing from its disk cache), not what a bound is for. */
+#define LEAK_PER_CONFIG ((size_t)128 << 10)
+
 void tuner_bound_device(kt_tuner *t) {
   if (!t->growth || !t->ctx || !t->be->resident || !t->be->renew) return;
   size_t now = t->be->resident(t->ctx);
@@ -158,7 +163,9 @@ void tuner_bound_device(kt_tuner *t) {
     t->checks = 0;
   }
   if (++t->checks == 2) t->base = now;
-  if (t->checks <= 2 || now <= t->base + t->growth) return;
+  if (t->checks <= 2 || t->checks - 1 < t->growth / LEAK_PER_CONFIG ||
+      now <= t->base + t->growth)
+    return;
   t->be->renew(t->ctx);
   t->renewals++;
 }

@@ -31,7 +31,9 @@ bool kt_tuner_busy(const kt_tuner *t);
 ** what a tuning builds: PoCL keeps every kernel it compiled loaded, about
 ** 23 KB and 4 memory mappings each, and a process may have 65,530
 ** mappings (Linux's vm.max_map_count): 128 MiB is some 5,700 kernels.
-** Isolated tuners only. kt_tuner_renewals counts the replacements. */
+** A process runs at least bytes / 128 KiB configurations (1,024 for the
+** default) first. Isolated tuners only. kt_tuner_renewals counts the
+** replacements. */
 #define KT_DEVICE_GROWTH_DEFAULT ((size_t)128 << 20)
 void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes);
 unsigned kt_tuner_renewals(const kt_tuner *t);

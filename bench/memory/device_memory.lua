@@ -63,9 +63,13 @@ end
 sample(0, 0)
 for round = 1, o.rounds do
   local seen = 0
-  tuner:tune(k, { search = "exhaustive", repeats = 1, progress = function()
+  local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = function()
     seen = seen + 1
     if seen % o.sample == 0 then sample(round, seen) end
   end })
   if seen % o.sample ~= 0 then sample(round, seen) end
+  local counts = {}
+  for status, n in pairs(r:summary().statuses) do counts[#counts + 1] = status .. " " .. n end
+  table.sort(counts)
+  print(("round %d: %s"):format(round, table.concat(counts, ", ")))
 end
