@@ -41,7 +41,9 @@ OPT ?= -O2 -g
 LIBS = -lOpenCL -lsqlite3 -lz -ldl -lm -lpthread
 
 CORE_SRC = $(sort $(wildcard core/*.c))
-BIND_SRC = $(sort $(filter-out bindings/main.c,$(wildcard bindings/*.c)))
+# The executable's own files (its prompt links GNU readline; the module does not).
+EXE_SRC = bindings/main.c bindings/prompt.c
+BIND_SRC = $(sort $(filter-out $(EXE_SRC),$(wildcard bindings/*.c)))
 STDLIB = $(sort $(wildcard stdlib/ktlua/*.lua))
 HEADERS = $(wildcard core/*.h bindings/*.h)
 
@@ -50,7 +52,7 @@ OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC) $(BIND_SRC)) $(B)/obj/stdlib_embed
 
 ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
-ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) bindings/main.c) $(ASAN)/obj/stdlib_embed.o
+ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) $(EXE_SRC)) $(ASAN)/obj/stdlib_embed.o
 
 .PHONY: all deps demo check test fuzz asan install uninstall install-lua bundle clean bench-searchers bench-space FORCE
 all: $(B)/ktlua $(B)/ktlua.so $(B)/libktlua.a
@@ -81,9 +83,9 @@ $(B)/obj/stdlib_embed.o: $(B)/stdlib_embed.c
 
 # The executable links Lua statically and exports its symbols, so that C
 # modules (lfs, ...) load into it as into lua5.4.
-$(B)/ktlua: $(OBJ) $(B)/obj/bindings/main.o
+$(B)/ktlua: $(OBJ) $(patsubst %.c,$(B)/obj/%.o,$(EXE_SRC))
 	@echo "  LD      $@"
-	@$(CC) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
+	@$(CC) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS) -lreadline
 
 # The module leaves the Lua symbols to the interpreter that loads it.
 $(B)/ktlua.so: $(OBJ)
@@ -120,7 +122,7 @@ $(ASAN)/obj/stdlib_embed.o: $(B)/stdlib_embed.c
 
 $(ASAN)/ktlua: $(ASAN_OBJ)
 	@echo "  LD      $@"
-	@$(CC) $(ASAN_FLAGS) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
+	@$(CC) $(ASAN_FLAGS) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS) -lreadline
 
 deps:
 	@scripts/setup.sh
@@ -206,6 +208,7 @@ LUA_SHARE ?= /usr/share/lua/5.4
 LUA_CLIB ?= $(ARCH_LIB)/lua/5.4
 OPENCL_LOADER ?= $(ARCH_LIB)/libOpenCL.so.1
 SQLITE_LIB ?= $(ARCH_LIB)/libsqlite3.so.0
+READLINE_LIB ?= $(ARCH_LIB)/libreadline.so.8
 BUSTED ?= /usr/bin/busted
 BUSTED_LUA = busted busted.lua cliargs cliargs.lua dkjson.lua luassert mediator.lua pl say system term
 BUSTED_C = lfs.so system/core.so term/core.so
@@ -216,7 +219,7 @@ bundle: $(B)/ktlua
 	@mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib/lua/system $(BUNDLE)/lib/lua/term $(BUNDLE)/share/lua
 	cp $(B)/ktlua $(BUNDLE)/bin/ktlua
 	cp -L $(BUSTED) $(BUNDLE)/bin/busted
-	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(BUNDLE)/lib/
+	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(READLINE_LIB) $(BUNDLE)/lib/
 	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done
 	for m in $(BUSTED_LUA); do cp -RL $(LUA_SHARE)/$$m $(BUNDLE)/share/lua/ || exit 1; done
 	cp -R stdlib examples spec bench $(BUNDLE)/

@@ -12,6 +12,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "prompt.h"
 #include "version.h"
 
 int luaopen_ktlua(lua_State *L);
@@ -40,6 +41,7 @@ static const char *const usage =
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
+    "  KTLUA_HISTORY  the prompt's history file (default: ~/.ktlua_history)\n"
     "  KTLUA_LIBCUDA  the NVIDIA driver library to load (default: libcuda.so.1)\n"
     "  KTLUA_NVRTC    the NVRTC library to load (default: libnvrtc.so, .so.13, .so.12, ...)\n";
 
@@ -164,29 +166,18 @@ static void print_results(lua_State *L, int base) {
   lua_settop(L, base);
 }
 
-static bool read_line(lua_State *L, const char *prompt) {
-  char buf[4096];
-  if (isatty(0)) {
-    fputs(prompt, stdout);
-    fflush(stdout);
-  }
-  if (!fgets(buf, sizeof buf, stdin)) return false;
-  size_t len = strlen(buf);
-  if (len && buf[len - 1] == '\n') buf[--len] = '\0';
-  lua_pushlstring(L, buf, len);
-  return true;
-}
-
 static void repl(lua_State *L) {
+  prompt *p = prompt_open(L);
+  if (!p) return;
   if (isatty(0))
-    printf("ktlua %s (Lua %s.%s): `kt` is the module; kt.devices(), kt.tuner(), ...\n",
+    printf("ktlua %s (Lua %s.%s): `kt` is the module; kt.devices(), kt.tuner(), ...; Tab completes\n",
            KTLUA_VERSION, LUA_VERSION_MAJOR, LUA_VERSION_MINOR);
-  while (read_line(L, "ktlua> ")) {
+  while (prompt_read(p, L, "ktlua> ")) {
     int base = lua_gettop(L) - 1;
     int status = load_line(L);
     while (incomplete(L, status)) {
       lua_pop(L, 1); /* the message; the source is on top */
-      if (!read_line(L, "    >> ")) break;
+      if (!prompt_read(p, L, "    >> ")) break;
       lua_pushliteral(L, "\n");
       lua_insert(L, -2);
       lua_concat(L, 3);
@@ -199,6 +190,7 @@ static void repl(lua_State *L) {
     lua_settop(L, base);
   }
   if (isatty(0)) printf("\n");
+  prompt_close(p);
 }
 
 static void load_module(lua_State *L) {
