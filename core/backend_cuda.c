@@ -433,10 +433,8 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
   kt_nvrtc_out out;
   int rc = kt_nvrtc_compile(&job, &out, err);
   kt_bprog *prog = NULL;
-  if (rc >= 0) { /* the errors, or a successful compile's warnings */
-    *log = out.log;
-    out.log = NULL;
-  }
+  *log = rc >= 0 ? out.log : NULL; /* the errors, or a successful compile's warnings */
+  if (rc >= 0) out.log = NULL;
   if (rc > 0) {
     kt_fail(err, "NVRTC could not compile the program");
   } else if (rc == 0 && (prog = kt_calloc(1, sizeof *prog, err))) {

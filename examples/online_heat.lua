@@ -28,23 +28,9 @@ for j = 0, n - 1 do
 end
 
 local tuner = kt.tuner(o.device)
-local head = tuner.device.backend == "cuda" and [[
-extern "C" __global__ void heat(const float *u, float *v, int n, float r) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int j0 = (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
-]] or [[
-__kernel void heat(__global const float *u, __global float *v, int n, float r) {
-  int i = get_global_id(0), j0 = get_global_id(1) * ROWS;
-]]
 local k = tuner:kernel{ name = "heat", global = { n, n }, group = { 1, 1 }, round_global = true,
-  args = { u:input(), v:output(), kt.int(n), kt.float(r) }, source = head .. [[
-  for (int k = 0; k < ROWS; k++) {
-    int j = j0 + k, c = j * n + i;
-    if (i >= n || j >= n) return;
-    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) v[c] = 0.0f;
-    else v[c] = u[c] + r * (u[c - 1] + u[c + 1] + u[c - n] + u[c + n] - 4.0f * u[c]);
-  }
-}]] }
+  file = tuner.device.backend == "cuda" and "kernels/heat.cu" or "kernels/heat.cl",
+  args = { u:input(), v:output(), kt.int(n), kt.float(r) } }
 k:param("BX", { 1, 2, 4, 8, 16, 32, 64 }, { group_x = "mul" })
 k:param("BY", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
 k:param("ROWS", { 1, 2, 4, 8 }, { global_y = "div_ceil" })

@@ -17,25 +17,8 @@ local kernels = {}
 kernels.heat = { sizes = { 64, 128, 256, 512 }, make = function(n)
   local u, v = kt.array("float", n * n):random(1), kt.array("float", n * n)
   local k = tuner:kernel{ name = "heat", global = { n, n }, group = { 1, 1 }, round_global = true,
-    args = { u:input(), v:output(), kt.int(n), kt.float(0.2) }, source = backend == "cuda" and [[
-extern "C" __global__ void heat(const float *u, float *v, int n, float r) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x, j0 = (blockIdx.y * blockDim.y + threadIdx.y) * ROWS;
-  for (int k = 0; k < ROWS; k++) {
-    int j = j0 + k, c = j * n + i;
-    if (i >= n || j >= n) return;
-    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) v[c] = 0.0f;
-    else v[c] = u[c] + r * (u[c - 1] + u[c + 1] + u[c - n] + u[c + n] - 4.0f * u[c]);
-  }
-}]] or [[
-__kernel void heat(__global const float *u, __global float *v, int n, float r) {
-  int i = get_global_id(0), j0 = get_global_id(1) * ROWS;
-  for (int k = 0; k < ROWS; k++) {
-    int j = j0 + k, c = j * n + i;
-    if (i >= n || j >= n) return;
-    if (i == 0 || j == 0 || i == n - 1 || j == n - 1) v[c] = 0.0f;
-    else v[c] = u[c] + r * (u[c - 1] + u[c + 1] + u[c - n] + u[c + n] - 4.0f * u[c]);
-  }
-}]] }
+    file = "examples/kernels/heat." .. (backend == "cuda" and "cu" or "cl"),
+    args = { u:input(), v:output(), kt.int(n), kt.float(0.2) } }
   k:param("BX", { 1, 2, 4, 8, 16, 32, 64 }, { group_x = "mul" })
   k:param("BY", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
   k:param("ROWS", { 1, 2, 4, 8 }, { global_y = "div_ceil" })
@@ -46,29 +29,15 @@ end }
 kernels.matmul = { sizes = { 64, 128, 256 }, make = function(n)
   local A, B = kt.array("float", n * n):random(1), kt.array("float", n * n):random(2)
   local C = kt.array("float", n * n)
-  local body = [[
-  for (int j = 0; j < TY; j++)
-    for (int i = 0; i < TX; i++) {
-      int row = row0 + j * BY, col = col0 + i * BX;
-      float sum = 0.0f;
-      for (int k = 0; k < n; k++) sum += A[row * n + k] * B[k * n + col];
-      C[row * n + col] = sum;
-    }
-}]]
   local k = tuner:kernel{ name = "matmul", global = { n, n }, group = { 1, 1 },
-    args = { C:output(), A:input(), B:input(), kt.int(n) }, source = (backend == "cuda" and [[
-extern "C" __global__ void matmul(float *C, const float *A, const float *B, int n) {
-  int col0 = blockIdx.x * BX * TX + threadIdx.x, row0 = blockIdx.y * BY * TY + threadIdx.y;
-]] or [[
-__kernel void matmul(__global float *C, __global const float *A, __global const float *B, int n) {
-  int col0 = get_group_id(0) * BX * TX + get_local_id(0);
-  int row0 = get_group_id(1) * BY * TY + get_local_id(1);
-]]) .. body }
-  k:param("BX", { 4, 8, 16, 32, 64 }, { group_x = "mul" })
-  k:param("BY", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
-  k:param("TX", { 1, 2, 4, 8 }, { global_x = "div" })
-  k:param("TY", { 1, 2, 4, 8 }, { global_y = "div" })
-  k:constraint(("%d %% (BX * TX) == 0 and %d %% (BY * TY) == 0 and BX * BY <= 256"):format(n, n))
+    file = "bench/kernels/matmul." .. (backend == "cuda" and "cu" or "cl"),
+    args = { C:output(), A:input(), B:input(), kt.int(n) } }
+  k:param("block_size_x", { 4, 8, 16, 32, 64 }, { group_x = "mul" })
+  k:param("block_size_y", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
+  k:param("tile_size_x", { 1, 2, 4, 8 }, { global_x = "div" })
+  k:param("tile_size_y", { 1, 2, 4, 8 }, { global_y = "div" })
+  k:constraint(("%d %% (block_size_x * tile_size_x) == 0 and %d %% (block_size_y * tile_size_y) "
+    .. "== 0 and block_size_x * block_size_y <= 256"):format(n, n))
   return k
 end }
 

@@ -12,40 +12,14 @@ local o = require("ktlua.cli").options(arg, { n = 256, device = "default" },
   "bench/trust/matmul_oob.lua: out-of-bounds configurations among correct ones")
 local n = o.n
 
-local sources = {
-  opencl = [[
-__kernel void matmul(__global float *C, __global const float *A, __global const float *B, int n) {
-  int col0 = get_group_id(0) * block_size_x * tile_size_x + get_local_id(0);
-  int row0 = get_group_id(1) * block_size_y * tile_size_y + get_local_id(1);
-  for (int j = 0; j < tile_size_y; j++)
-    for (int i = 0; i < tile_size_x; i++) {
-      int row = row0 + j * block_size_y, col = col0 + i * block_size_x;
-      float sum = 0.0f;
-      for (int k = 0; k < n; k++) sum += A[row * n + k] * B[k * n + col];
-      C[row * n + col] = sum;
-    }
-}]],
-  cuda = [[
-extern "C" __global__ void matmul(float *C, const float *A, const float *B, int n) {
-  int col0 = blockIdx.x * block_size_x * tile_size_x + threadIdx.x;
-  int row0 = blockIdx.y * block_size_y * tile_size_y + threadIdx.y;
-  for (int j = 0; j < tile_size_y; j++)
-    for (int i = 0; i < tile_size_x; i++) {
-      int row = row0 + j * block_size_y, col = col0 + i * block_size_x;
-      float sum = 0.0f;
-      for (int k = 0; k < n; k++) sum += A[row * n + k] * B[k * n + col];
-      C[row * n + col] = sum;
-    }
-}]],
-}
-
 local tuner = kt.tuner(o.device)
 local A = kt.array("float", n * n):random(1, -1, 1)
 local B = kt.array("float", n * n):random(2, -1, 1)
 local C = kt.array("float", n * n)
 
 local function task(restricted)
-  local k = tuner:kernel{ source = sources[tuner.device.backend], name = "matmul",
+  local k = tuner:kernel{ name = "matmul",
+                          file = "bench/kernels/matmul." .. (tuner.device.backend == "cuda" and "cu" or "cl"),
                           global = { n, n }, group = { 1, 1 }, round_global = true,
                           args = { C:output(), A:input(), B:input(), kt.int(n) } }
   k:param("block_size_x", { 16, 32, 64 }, { group_x = "mul" })
