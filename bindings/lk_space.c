@@ -96,6 +96,29 @@ static int space_count_all(lua_State *L) {
   return 1;
 }
 
+/* space:estimate{draws = 10000, seed = 0}: the number of valid
+** configurations and whether it is exact; a group too large to list is
+** estimated from random draws of its combinations (space.h). */
+static int space_estimate(lua_State *L) {
+  kt_space *s = check_space(L, 1, false);
+  static const char *const keys[] = {"draws", "seed", NULL};
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "estimate", keys);
+  }
+  lua_Integer draws = lua_istable(L, 2) ? lk_opt_integer(L, 2, "estimate", "draws", 10000) : 10000;
+  lua_Integer seed = lua_istable(L, 2) ? lk_opt_integer(L, 2, "estimate", "seed", 0) : 0;
+  if (draws < 1) luaL_argerror(L, 2, "estimate.draws must be at least 1");
+  double count;
+  bool exact;
+  kt_error err;
+  if (kt_space_estimate(s, (uint64_t)draws, (uint64_t)seed, &count, &exact, &err)) lk_error(L, &err);
+  if (exact && count < 9.2e18) lua_pushinteger(L, (lua_Integer)count);
+  else lua_pushnumber(L, count);
+  lua_pushboolean(L, exact);
+  return 2;
+}
+
 static uint64_t check_config_index(lua_State *L, kt_space *s, int idx) {
   lua_Integer i = luaL_checkinteger(L, idx);
   if (i < 0 || (uint64_t)i >= kt_space_count(s))
@@ -375,7 +398,7 @@ void lk_open_space(lua_State *L) {
   static const luaL_Reg meta[] = {
       {"__gc", space_gc}, {"__len", space_count}, {"__tostring", space_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {
-      {"count", space_count}, {"count_all", space_count_all}, {"config", space_config},
+      {"count", space_count}, {"count_all", space_count_all}, {"estimate", space_estimate}, {"config", space_config},
       {"index", space_index}, {"configs", space_configs}, {"params", space_params},
       {"value_indices", space_value_indices}, {"from_value_indices", space_from_value_indices},
       {"neighbors", space_neighbors}, {"random_neighbor", space_random_neighbor},

@@ -33,7 +33,7 @@ kt_results *kt_results_new(const char *name, const kt_space *space,
     r->nkernels = i + 1;
   }
   r->space_all = kt_space_count_all(space);
-  r->space_count = kt_space_count(space);
+  r->space_count = kt_space_sampled(space) ? 0 : kt_space_count(space); /* 0: not counted */
   return r;
 }
 

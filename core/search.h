@@ -108,4 +108,8 @@ uint64_t kt_stop_remaining(const kt_stop *s, const kt_stop_state *st);
 ** name ("count", "no_improvement", ...; at a tie, the first in kt_stop). */
 const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st);
 
+/* Whether the searcher may search a sampled space (space.h): it proposes
+** only indices that kt_space_valid accepts. Only random search does. */
+bool kt_search_samples(const kt_searcher *s);
+
 #endif

@@ -16,12 +16,13 @@
 kt_space *kt_space_new(kt_error *err) { return kt_calloc(1, sizeof(kt_space), err); }
 
 /* Forgets what was generated: the parameters or constraints changed. */
-static void invalidate(kt_space *s) {
+void space_invalidate(kt_space *s) {
   free_groups(s->groups, s->ngroups);
   s->groups = NULL;
   s->ngroups = 0;
   s->count = 0;
   s->generated = false;
+  s->sampled = false;
   s->removed_known = false;
 }
 
@@ -47,7 +48,7 @@ static void constraint_clear(constraint *c) {
 
 void kt_space_free(kt_space *s) {
   if (!s) return;
-  invalidate(s);
+  space_invalidate(s);
   kt_params_free(s->params, s->nparams);
   for (size_t c = 0; c < s->ncons; c++) constraint_clear(&s->cons[c]);
   free(s->cons);
@@ -125,7 +126,7 @@ int kt_space_add_param(kt_space *s, const char *name, const kt_value *values,
     return -1;
   }
   s->nparams++;
-  invalidate(s);
+  space_invalidate(s);
   return 0;
 }
 
@@ -158,7 +159,7 @@ int kt_space_add_constraint_def(kt_space *s, const kt_constraint_def *d, kt_erro
       kt_grow(&s->cons, &s->capcons, s->ncons + 1, sizeof *s->cons, err))
     goto fail;
   s->cons[s->ncons++] = c;
-  invalidate(s);
+  space_invalidate(s);
   return 0;
 fail:
   constraint_clear(&c);
@@ -258,7 +259,7 @@ size_t kt_space_remove_tagged(kt_space *s, unsigned first) {
     }
   }
   s->ncons = kept;
-  if (removed) invalidate(s);
+  if (removed) space_invalidate(s);
   return removed;
 }
 
@@ -287,20 +288,20 @@ double kt_space_count_all(const kt_space *s) {
 
 /* ---- generation ---- */
 
-static unsigned threads_of(const kt_space *s) {
+unsigned space_threads(const kt_space *s) {
   if (s->threads) return s->threads;
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 }
 
 /* left: the bytes the space's limit leaves for this group and the next. */
-static int fill_group(const kt_space *s, group *g, bool store, size_t *left, kt_error *err) {
+int group_fill(const kt_space *s, group *g, bool store, size_t *left, kt_error *err) {
   if (group_is_free(g)) {
     g->count = s->params[g->params[0]].nvalues;
     return 0;
   }
   tuples t;
-  if (walk_group(s, g, threads_of(s), store, *left, &t, err)) return -1;
+  if (walk_group(s, g, space_threads(s), store, *left, &t, err)) return -1;
   g->count = t.n;
   if (!store) return 0;
   uint32_t *nvalues = kt_calloc(g->n, sizeof *nvalues, err);
@@ -324,7 +325,7 @@ static int generate(const kt_space *s, unsigned max_tag, bool store, group **gro
   *count = 1;
   size_t left = kt_space_max_bytes(s);
   for (size_t g = 0; g < *ngroups; g++) {
-    if (fill_group(s, &(*groups)[g], store, &left, err)) return -1;
+    if (group_fill(s, &(*groups)[g], store, &left, err)) return -1;
     if (__builtin_mul_overflow(*count, (*groups)[g].count, count))
       return kt_fail(err, "the space has more than 2^64 valid configurations");
   }
@@ -332,14 +333,14 @@ static int generate(const kt_space *s, unsigned max_tag, bool store, group **gro
 }
 
 int kt_space_generate(kt_space *s, kt_error *err) {
-  if (s->generated) return 0;
+  if (s->generated && !s->sampled) return 0; /* a sampled space is generated in full */
   if (s->generating) return being_generated(err);
-  invalidate(s);
+  space_invalidate(s);
   s->generating = true;
   int rc = generate(s, KT_SPACE_TAGS, true, &s->groups, &s->ngroups, &s->count, err);
   s->generating = false;
   if (rc) {
-    invalidate(s);
+    space_invalidate(s);
     return -1;
   }
   s->generated = true;
@@ -407,13 +408,15 @@ int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *e
     const group *gr = &s->groups[g];
     uint64_t row = index % gr->count;
     index /= gr->count;
-    if (gr->trie.n == 0) vi[gr->params[0]] = (uint32_t)row; /* a free parameter */
+    if (gr->sampled) sampled_tuple(s, gr, row, vi);
+    else if (gr->trie.n == 0) vi[gr->params[0]] = (uint32_t)row; /* a free parameter */
     else kt_trie_get(&gr->trie, row, vi, gr->params);
   }
   return 0;
 }
 
 static int find_row(const kt_space *s, const group *gr, const uint32_t *vi, uint64_t *row) {
+  if (gr->sampled) return sampled_row(s, gr, vi, row);
   if (gr->trie.n > 0) return kt_trie_find(&gr->trie, vi, gr->params, row);
   *row = vi[gr->params[0]];
   return *row < s->params[gr->params[0]].nvalues ? 0 : 1;
@@ -520,11 +523,11 @@ int kt_space_set_configs(kt_space *s, const uint32_t *vi, uint64_t n, kt_error *
   if (s->generating) return being_generated(err);
   if (s->ncons) return kt_fail(err, "a space with constraints cannot take a recorded set");
   if (s->nparams == 0) return kt_fail(err, "a recorded space needs at least one parameter");
-  invalidate(s);
+  space_invalidate(s);
   if (!(s->groups = kt_calloc(1, sizeof *s->groups, err))) return -1;
   s->ngroups = 1;
   if (recorded_group(s, &s->groups[0], vi, n, err)) {
-    invalidate(s);
+    space_invalidate(s);
     return -1;
   }
   s->count = s->groups[0].count;

@@ -134,6 +134,33 @@ int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *e
 ** space (it breaks a constraint), 0 when found. */
 int kt_space_index(const kt_space *s, const uint32_t *vi, uint64_t *index);
 
+/* ---- spaces too large to list (space_lazy.c) ---- */
+
+/* A group of parameters whose pruned walk would bind more values than
+** this is too large to list for a sampled space. */
+#define KT_SPACE_WALK_STEPS ((uint64_t)1 << 24)
+/* Generates as kt_space_generate does, except that a group too large to
+** list (above, or its tuples past the byte limit) is sampled: its indices
+** run over all its combinations, valid or not, so that a searcher draws
+** them and keeps the valid ones (kt_space_valid). kt_space_count is then
+** how many indices there are, not how many are valid. A space without
+** such a group is generated as by kt_space_generate, index for index.
+** kt_space_generate on a sampled space generates it in full. */
+int kt_space_generate_sampled(kt_space *s, kt_error *err);
+/* Whether the space was generated with a sampled group. */
+bool kt_space_sampled(const kt_space *s);
+/* vi <- the configuration at index, and whether it meets the constraints
+** (1) or not (0); -1 on error. Always 1 for a space that is not sampled. */
+int kt_space_valid(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *err);
+/* The parameters of the sampled groups, "A, B, C", for messages. */
+void kt_space_sampled_names(const kt_space *s, char *buf, size_t size);
+/* The number of valid configurations without listing them: exact (and
+** *exact true) where each group can be walked in KT_SPACE_WALK_STEPS,
+** else the fraction of `draws` random combinations of a group (seeded)
+** that meet its constraints times its combinations. */
+int kt_space_estimate(kt_space *s, uint64_t draws, uint64_t seed, double *count, bool *exact,
+                      kt_error *err);
+
 /* A copy of the parameter list (names and values), owned by the caller. */
 kt_param *kt_params_clone(const kt_space *s, kt_error *err);
 void kt_params_free(kt_param *p, size_t n);

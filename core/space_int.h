@@ -46,7 +46,8 @@ typedef struct group {
   size_t nplans;
   bool pure;       /* every constraint may run on worker threads */
   kt_trie trie;    /* valid tuples; no levels: one free parameter */
-  uint64_t count;
+  uint64_t count;  /* valid tuples; for a sampled group, all its combinations */
+  bool sampled;    /* too large to walk: drawn from, never listed (space_lazy.c) */
 } group;
 
 struct kt_space {
@@ -58,6 +59,7 @@ struct kt_space {
   size_t max_bytes; /* 0: KT_SPACE_MAX_BYTES */
   bool generated;
   bool generating; /* its constraints are running: it must not change */
+  bool sampled;    /* generated with sampled groups: indices cover invalid ones too */
   group *groups;
   size_t ngroups;
   uint64_t count;
@@ -85,5 +87,28 @@ typedef struct tuples {
 ** take at most budget bytes. */
 int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, size_t budget,
                tuples *out, kt_error *err);
+
+/* Counts the group's tuples, binding at most max_steps values; returns 1
+** when it would take more. */
+int count_group_steps(const kt_space *s, const group *g, uint64_t max_steps, uint64_t *count,
+                      kt_error *err);
+/* Whether a constraint holds for vi (1, 0, or -1 naming it in err); args
+** has room for its arguments. */
+int check_constraint(const kt_space *s, const constraint *c, const uint32_t *vi,
+                     const kt_value **args, kt_error *err);
+/* Whether the group's tuple in vi (its parameters bound) meets its constraints. */
+int group_accepts(const kt_space *s, const group *g, const uint32_t *vi, kt_error *err);
+
+/* space.c, for space_lazy.c */
+void space_invalidate(kt_space *s);
+unsigned space_threads(const kt_space *s);
+/* Walks and stores a group; left: the bytes the space's limit leaves. */
+int group_fill(const kt_space *s, group *g, bool store, size_t *left, kt_error *err);
+
+/* space_lazy.c: a sampled group's combinations in declaration order, the
+** last parameter varying fastest. */
+void sampled_tuple(const kt_space *s, const group *g, uint64_t row, uint32_t *vi);
+/* row of the tuple in vi; 1 when it is out of range or breaks a constraint. */
+int sampled_row(const kt_space *s, const group *g, const uint32_t *vi, uint64_t *row);
 
 #endif

@@ -48,6 +48,9 @@ typedef struct walker {
   rowbuf *parts;         /* per plan: the tuples of a part, 4 bytes per value */
   atomic_size_t *used;   /* bytes the walk's buffers take, on every thread ... */
   size_t budget;         /* ... and the most they may */
+  uint64_t steps;        /* values bound so far ... */
+  uint64_t max_steps;    /* ... and the most it may bind (0: no limit) */
+  bool over;             /* it stopped at max_steps */
   kt_error *err;
 } walker;
 
@@ -87,19 +90,38 @@ static void name_constraint(const kt_space *s, const constraint *c, kt_error *er
   kt_fail_prefix(err, "constraint on %s: ", names);
 }
 
-static int check(walker *w, const constraint *c) {
+int check_constraint(const kt_space *s, const constraint *c, const uint32_t *vi,
+                     const kt_value **args, kt_error *err) {
   int rc;
   if (c->vi_fn) {
-    rc = c->vi_fn(w->s, w->vi, c->ud, w->err);
+    rc = c->vi_fn(s, vi, c->ud, err);
   } else {
     for (size_t j = 0; j < c->n; j++) {
       size_t p = c->params[j];
-      w->args[j] = &w->s->params[p].values[w->vi[p]];
+      args[j] = &s->params[p].values[vi[p]];
     }
-    rc = c->fn(w->args, c->n, c->ud, w->err);
+    rc = c->fn(args, c->n, c->ud, err);
   }
-  if (rc < 0) name_constraint(w->s, c, w->err);
+  if (rc < 0) name_constraint(s, c, err);
   return rc;
+}
+
+static int check(walker *w, const constraint *c) {
+  return check_constraint(w->s, c, w->vi, w->args, w->err);
+}
+
+int group_accepts(const kt_space *s, const group *g, const uint32_t *vi, kt_error *err) {
+  const kt_value *stack[16], **args = stack;
+  int ok = 1;
+  for (size_t d = 0; d < g->n && ok == 1; d++)
+    for (size_t k = 0; k < g->nchecks[d] && ok == 1; k++) {
+      const constraint *c = &s->cons[g->checks[d][k]];
+      if (c->n > 16 && !(args = kt_calloc(c->n, sizeof *args, err))) return -1;
+      ok = check_constraint(s, c, vi, args, err);
+      if (args != stack) free(args);
+      args = stack;
+    }
+  return ok;
 }
 
 static void over_budget(walker *w) {
@@ -108,8 +130,12 @@ static void over_budget(walker *w) {
   for (size_t j = 0; j < w->g->n && used < sizeof names; j++)
     used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", j ? ", " : "",
                              w->s->params[w->g->params[j]].name);
-  kt_fail(w->err, "the valid configurations of %s take more than %zu bytes, the space's limit "
-          "(k:space():max_bytes(n) raises it)", names, kt_space_max_bytes(w->s));
+  double all = 1;
+  for (size_t j = 0; j < w->g->n; j++) all *= (double)w->s->params[w->g->params[j]].nvalues;
+  kt_fail(w->err, "the valid configurations of %s (of %.3g combinations) take more than %zu "
+          "bytes, the space's limit (k:space():max_bytes(n) raises it); search = \"random\" "
+          "with a budget (stop = {count = n} or {seconds = s}) samples a space too large to "
+          "list, and k:space():estimate() counts it", names, all, kt_space_max_bytes(w->s));
 }
 
 /* Room for one more row of rowbytes at the end of b, within the budget. */
@@ -187,6 +213,10 @@ static int walk_seq(walker *w, const seqplan *sp, size_t i, bool root, uint64_t 
   size_t p = sp->params[i], d = sp->depth[i];
   uint32_t nv = (uint32_t)w->s->params[p].nvalues;
   for (uint32_t v = 0; v < nv; v++) {
+    if (w->max_steps && ++w->steps > w->max_steps) {
+      w->over = true;
+      return -1;
+    }
     w->vi[p] = v;
     int ok = 1;
     for (size_t k = 0; k < g->nchecks[d] && ok == 1; k++) ok = check(w, &w->s->cons[g->checks[d][k]]);
@@ -354,4 +384,16 @@ int walk_group(const kt_space *s, const group *g, unsigned threads, bool store, 
     out->rows = NULL;
   }
   return rc;
+}
+
+int count_group_steps(const kt_space *s, const group *g, uint64_t max_steps, uint64_t *count,
+                      kt_error *err) {
+  atomic_size_t used = 0;
+  walker w;
+  if (walker_init(&w, s, g, &used, SIZE_MAX, err)) return -1;
+  w.max_steps = max_steps;
+  *count = 0;
+  int rc = walk_seq(&w, &g->plan, 0, true, count);
+  walker_clear(&w);
+  return rc && w.over ? 1 : rc;
 }

@@ -10,6 +10,7 @@
 
 #include "journal_id.h"
 #include "prune.h"
+#include "search.h"
 #include "tune_int.h"
 
 /* ---- resuming ---- */
@@ -95,13 +96,22 @@ static int seed_indices(tuning *tu, size_t *n, kt_error *err) {
   return 0;
 }
 
+/* A random search with a budget may start on a space too large to list:
+** its largest groups are sampled, not generated (space.h). */
+static int generate_space(kt_space *s, const kt_tune_opts *o, kt_error *err) {
+  const kt_stop *st = &o->stop;
+  bool budget = (st->count > 0 || st->seconds > 0) && st->fraction == 0;
+  if (budget && kt_search_samples(o->searcher)) return kt_space_generate_sampled(s, err);
+  return kt_space_generate(s, err);
+}
+
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
   *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns()};
   kt_indexmap_init(&tu->known);
   *out = NULL;
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
-      kt_space_generate(task->space, err))
+      generate_space(task->space, opts, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
   if (!(tu->results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
@@ -115,7 +125,8 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   *out = tu->results;
   if (!tu->results->searcher) tu->results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
   int rc = 0;
-  for (int k = 1; k < KT_PRUNE_END && rc == 0; k++)
+  /* what the device's limits removed from a sampled space is not counted */
+  for (int k = 1; k < KT_PRUNE_END && rc == 0 && !kt_space_sampled(task->space); k++)
     rc = kt_task_pruned(task, k, &tu->results->pruned[k - 1], err);
   tu->journal = rc == 0 && opts->journal ? open_journal(tu, err) : NULL;
   if (rc || (opts->journal && !tu->journal)) {

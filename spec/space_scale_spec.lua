@@ -246,8 +246,10 @@ describe("the memory a space takes", function()
       k:space():threads(threads)
       local ok, err = pcall(tuner.tune, tuner, k, { stop = { count = 3 }, progress = function() ran = ran + 1 end })
       assert.is_false(ok)
-      assert.are.equal("the valid configurations of A, B, C, D take more than 1048576 bytes, the space's "
-        .. "limit (k:space():max_bytes(n) raises it)", err)
+      assert.are.equal("the valid configurations of A, B, C, D (of 1e+12 combinations) take more than "
+        .. "1048576 bytes, the space's "
+        .. "limit (k:space():max_bytes(n) raises it); search = \"random\" with a budget (stop = {count = n} or "
+        .. "{seconds = s}) samples a space too large to list, and k:space():estimate() counts it", err)
     end
     assert.are.equal(0, ran)
     assert.has_error(function() k:space():max_bytes(-1) end,
@@ -263,8 +265,10 @@ describe("the memory a space takes", function()
       return k:space():max_bytes(2500) -- a walk's first buffer (2 KiB) and one group's tree fit
     end
     assert.are.equal(465 * 900, pairs_of(1):count())
-    assert.has_error(function() pairs_of(2):count() end, "the valid configurations of C, D take more "
-      .. "than 2500 bytes, the space's limit (k:space():max_bytes(n) raises it)")
+    assert.has_error(function() pairs_of(2):count() end, "the valid configurations of C, D (of 900 "
+      .. "combinations) take more than 2500 bytes, the space's "
+      .. "limit (k:space():max_bytes(n) raises it); search = \"random\" with a budget (stop = {count = n} or "
+        .. "{seconds = s}) samples a space too large to list, and k:space():estimate() counts it")
     assert.are.equal(465 * 465, pairs_of(2):max_bytes(0):count())
   end)
 
