@@ -6,6 +6,8 @@
 **   run:sync([queue])                              wait for a queue (all)
 **   run:read(a[, into][, {count =, queue =}])      device -> Lua array
 **   run:write(a[, from][, {queue =}])              Lua array -> device
+**   run:read/run:write with {async = true}: queued without waiting
+**   run:event([queue]), run:wait(event, queue)      ordering between queues
 **   run:copy(dst, src[, count][, {queue =}]), run:clear(a[, {queue =}])
 **   run:resize(a, n), run:length(a)
 **   run:update(scalar, value), run:localmem(arg, count)
@@ -23,10 +25,19 @@
 #include "../core/run.h"
 
 #define LK_RUN "ktlua.run"
+#define LK_RUN_EVENT "ktlua.run_event"
 
 typedef struct lk_run {
   kt_run *run; /* NULL once the launcher has returned */
 } lk_run;
+
+/* An event of one call of a launcher; its user value keeps that call's
+** run object, so that no other call's can take its address. */
+typedef struct lk_run_event {
+  const lk_run *owner;
+  size_t index;
+  int queue;
+} lk_run_event;
 
 static kt_run *check_run(lua_State *L) {
   lk_run *ur = luaL_checkudata(L, 1, LK_RUN);
@@ -124,8 +135,12 @@ static int options_at(lua_State *L, int first) {
   return top >= first && lua_type(L, top) == LUA_TTABLE ? top : 0;
 }
 
+static bool opt_async(lua_State *L, int opts, const char *what) {
+  return opts && lk_opt_boolean(L, opts, what, "async", 0);
+}
+
 static int run_read(lua_State *L) {
-  static const char *const keys[] = {"count", "queue", NULL};
+  static const char *const keys[] = {"count", "queue", "async", NULL};
   kt_run *run = check_run(L);
   kt_array *a = check_buffer(L, 2);
   kt_array *into = lk_test_array(L, 3);
@@ -133,26 +148,73 @@ static int run_read(lua_State *L) {
   if (opts) lk_check_keys(L, opts, "read", keys);
   lua_Integer count = opts ? lk_opt_integer(L, opts, "read", "count", 0) : 0;
   if (count < 0) luaL_error(L, "read.count must not be negative");
+  int queue = opts ? opt_queue(L, opts, "read") : 0;
   kt_error err;
-  if (kt_run_read(run, a, into ? into : a, (size_t)count, opts ? opt_queue(L, opts, "read") : 0,
-                  &err))
-    return run_error(L, &err);
+  int rc = opt_async(L, opts, "read")
+               ? kt_run_read_async(run, a, into ? into : a, (size_t)count, queue, &err)
+               : kt_run_read(run, a, into ? into : a, (size_t)count, queue, &err);
+  if (rc) return run_error(L, &err);
   lua_pushvalue(L, into ? 3 : 2);
   if (!into && !lk_test_array(L, -1)) lk_push_array(L, a);
   return 1;
 }
 
 static int run_write(lua_State *L) {
-  static const char *const keys[] = {"queue", NULL};
+  static const char *const keys[] = {"queue", "async", NULL};
   kt_run *run = check_run(L);
   kt_array *a = check_buffer(L, 2);
   kt_array *from = lk_test_array(L, 3);
   int opts = options_at(L, 3);
   if (opts) lk_check_keys(L, opts, "write", keys);
+  int queue = opts ? opt_queue(L, opts, "write") : 0;
   kt_error err;
-  if (kt_run_write(run, a, from ? from : a, opts ? opt_queue(L, opts, "write") : 0, &err))
-    return run_error(L, &err);
+  int rc = opt_async(L, opts, "write") ? kt_run_write_async(run, a, from ? from : a, queue, &err)
+                                       : kt_run_write(run, a, from ? from : a, queue, &err);
+  if (rc) return run_error(L, &err);
   return 0;
+}
+
+static int check_queue_arg(lua_State *L, int idx) {
+  lua_Integer q = luaL_checkinteger(L, idx);
+  if (q < 0) luaL_argerror(L, idx, "a queue is a number from 0");
+  return (int)q;
+}
+
+/* run:event([queue]): an event that completes once what is queued on the
+** queue (0 by default) so far has. */
+static int run_event(lua_State *L) {
+  kt_run *run = check_run(L);
+  int queue = lua_isnoneornil(L, 2) ? 0 : check_queue_arg(L, 2);
+  size_t index;
+  kt_error err;
+  if (kt_run_event(run, queue, &index, &err)) return run_error(L, &err);
+  lk_run_event *ev = lua_newuserdatauv(L, sizeof *ev, 1);
+  *ev = (lk_run_event){lua_touserdata(L, 1), index, queue};
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  luaL_setmetatable(L, LK_RUN_EVENT);
+  return 1;
+}
+
+/* run:wait(event, queue): what is queued on queue from now on waits for
+** the event, on the device. */
+static int run_wait(lua_State *L) {
+  kt_run *run = check_run(L);
+  lk_run_event *ev = luaL_testudata(L, 2, LK_RUN_EVENT);
+  if (!ev) luaL_typeerror(L, 2, "event (from run:event)");
+  if (ev->owner != lua_touserdata(L, 1))
+    luaL_argerror(L, 2, "the event belongs to another execution (an event lasts until its "
+                        "launcher returns)");
+  int queue = check_queue_arg(L, 3);
+  kt_error err;
+  if (kt_run_wait(run, ev->index, queue, &err)) return run_error(L, &err);
+  return 0;
+}
+
+static int event_tostring(lua_State *L) {
+  lk_run_event *ev = luaL_checkudata(L, 1, LK_RUN_EVENT);
+  lua_pushfstring(L, "run event %d (queue %d)", (int)ev->index, ev->queue);
+  return 1;
 }
 
 /* The queue of an options table that may end the arguments. */
@@ -364,8 +426,12 @@ void lk_open_run(lua_State *L) {
       {"write", run_write},   {"copy", run_copy},       {"clear", run_clear},
       {"resize", run_resize}, {"length", run_length},   {"update", run_update},
       {"localmem", run_localmem}, {"swap", run_swap},   {"args", run_args},
+      {"event", run_event},   {"wait", run_wait},
       {NULL, NULL}};
   lk_new_class(L, LK_RUN, meta, methods);
+  static const luaL_Reg event_meta[] = {{"__tostring", event_tostring}, {NULL, NULL}};
+  static const luaL_Reg event_methods[] = {{NULL, NULL}};
+  lk_new_class(L, LK_RUN_EVENT, event_meta, event_methods);
   /* The launcher method belongs to kernels and compositions. */
   luaL_getmetatable(L, LK_TASK);
   lua_getfield(L, -1, "methods");

@@ -92,7 +92,9 @@ typedef struct kt_backend {
   kt_bbuf *(*buffer_new)(kt_bctx *ctx, size_t bytes, kt_placement place,
                          kt_access access, kt_error *err);
   void (*buffer_free)(kt_bctx *ctx, kt_bbuf *buf);
-  /* Transfers on a queue; blocking ones return when the host side is done. */
+  /* Transfers on a queue; blocking ones return when the host side is done.
+  ** A transfer that does not block uses the host memory until its queue is
+  ** finished: a read's data is there from then on. */
   int (*buffer_write)(kt_bctx *ctx, int queue, kt_bbuf *buf, size_t offset,
                       size_t bytes, const void *src, bool blocking,
                       kt_error *err);
@@ -134,6 +136,13 @@ typedef struct kt_backend {
   /* Device time of a finished launch, in nanoseconds; < 0 if unknown. */
   double (*event_ns)(kt_bctx *ctx, kt_bevent *ev);
   void (*event_free)(kt_bctx *ctx, kt_bevent *ev);
+
+  /* Events between queues (launchers' run:event and run:wait): marker
+  ** gives an event that completes once what is queued on the queue so far
+  ** has; queue_wait makes what is queued on the queue from now on wait for
+  ** it. Such an event has no device time; event_free frees it. */
+  int (*marker)(kt_bctx *ctx, int queue, kt_bevent **ev, kt_error *err);
+  int (*queue_wait)(kt_bctx *ctx, int queue, kt_bevent *ev, kt_error *err);
 
   /* Optional (NULL where a backend has no such notion): */
   /* Waits on the device give up at this kt_now_ns() time (0: never), with

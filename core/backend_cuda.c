@@ -650,6 +650,25 @@ static int finish_stream(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
   return kt_cu_fail(err, e, what);
 }
 
+/* A marker is a launch's pair of events of which only the end is
+** recorded: it comes from (and goes back to) the same spares. */
+static int cu_marker(kt_bctx *ctx, int q, kt_bevent **ev, kt_error *err) {
+  CUstream s;
+  if (enter(ctx, q, &s, err) || !(*ev = new_event(ctx, err))) return -1;
+  CUresult e = api(ctx)->EventRecord((*ev)->end, s);
+  if (e == CUDA_SUCCESS) return 0;
+  cu_event_free(ctx, *ev);
+  *ev = NULL;
+  return kt_cu_fail(err, e, "cuEventRecord");
+}
+
+static int cu_queue_wait(kt_bctx *ctx, int q, kt_bevent *ev, kt_error *err) {
+  CUstream s;
+  if (enter(ctx, q, &s, err)) return -1;
+  CUresult e = api(ctx)->StreamWaitEvent(s, ev->end, 0);
+  return e == CUDA_SUCCESS ? 0 : kt_cu_fail(err, e, "cuStreamWaitEvent");
+}
+
 static int cu_finish(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
   use(ctx);
   return kt_backend_finish(ctx, q, MAX_QUEUES, finish_stream, fault, err);
@@ -685,6 +704,8 @@ const kt_backend kt_backend_cuda = {
     .finish = cu_finish,
     .event_ns = cu_event_ns,
     .event_free = cu_event_free,
+    .marker = cu_marker,
+    .queue_wait = cu_queue_wait,
 };
 
 #else

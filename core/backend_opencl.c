@@ -518,6 +518,23 @@ static int finish_queue(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
   return rc;
 }
 
+static int cl_marker(kt_bctx *ctx, int q, kt_bevent **ev, kt_error *err) {
+  cl_command_queue queue = get_queue(ctx, q, err);
+  if (!queue || !(*ev = kt_alloc(sizeof **ev, err))) return -1;
+  cl_int e = clEnqueueMarkerWithWaitList(queue, 0, NULL, &(*ev)->event);
+  if (e == CL_SUCCESS) return 0;
+  free(*ev);
+  *ev = NULL;
+  return cl_fail(err, e, "clEnqueueMarkerWithWaitList");
+}
+
+static int cl_queue_wait(kt_bctx *ctx, int q, kt_bevent *ev, kt_error *err) {
+  cl_command_queue queue = get_queue(ctx, q, err);
+  if (!queue) return -1;
+  cl_int e = clEnqueueBarrierWithWaitList(queue, 1, &ev->event, NULL);
+  return e == CL_SUCCESS ? 0 : cl_fail(err, e, "clEnqueueBarrierWithWaitList");
+}
+
 static int cl_finish(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
   return kt_backend_finish(ctx, q, MAX_QUEUES, finish_queue, fault, err);
 }
@@ -561,4 +578,6 @@ const kt_backend kt_backend_opencl = {
     .finish = cl_finish,
     .event_ns = cl_event_ns,
     .event_free = cl_event_free,
+    .marker = cl_marker,
+    .queue_wait = cl_queue_wait,
 };

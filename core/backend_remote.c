@@ -22,36 +22,7 @@
 
 #include "devout.h"
 #include "remote.h"
-#include "remote_proto.h"
-#include "wire.h"
-
-struct kt_bctx {
-  kt_device_info dev;     /* to open again after a loss */
-  bool has_device;        /* false for a server that only lists devices */
-  pid_t pid;
-  bool alive;
-  uint64_t generation;
-  int fd;                 /* the main connection (the owning thread's) */
-  int nchannels;
-  int *cfds;              /* compile connections, shared by compile threads */
-  bool *cbusy;
-  pthread_mutex_t lock;
-  pthread_cond_t freed;
-  unsigned char *staging;
-  size_t staging_size;
-  int64_t deadline;
-  uint32_t next_id;
-  kt_bevent **events;     /* launched, waiting for their time from a FINISH */
-  size_t nevents, capevents;
-  kt_msg out, in;
-  kt_devout said;         /* the server's stderr */
-  atomic_uint_fast64_t gone; /* the generation whose server a compile found dead, or 0 */
-};
-
-struct kt_bbuf { uint64_t gen; uint32_t id; };
-struct kt_bprog { uint64_t gen; uint32_t id; };
-struct kt_bkernel { uint64_t gen; uint32_t id; kt_kernel_usage usage; };
-struct kt_bevent { uint64_t gen; uint32_t id; double ns; };
+#include "remote_int.h"
 
 /* ---- the server's life ---- */
 
@@ -102,6 +73,7 @@ static int lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const 
     }
     c->generation++;
   }
+  c->nreads = 0; /* their data went with the server */
   if (out) *out = fault;
   return kt_fail(err, "%s", why ? why : "the device process is gone");
 }
@@ -129,7 +101,6 @@ static void keep_only(int mainc, const int *channels, int n) {
 /* Forks a server; with a device, opens it there. */
 static int spawn(kt_bctx *c, kt_error *err);
 
-static int call(kt_bctx *c, kt_fault *fault, kt_error *err);
 
 static int open_device(kt_bctx *c, kt_error *err) {
   kt_msg_reset(&c->out);
@@ -178,7 +149,7 @@ static int ensure(kt_bctx *c, kt_error *err) {
 }
 
 /* Sends the request in c->out; waits for the reply in c->in. */
-static int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
+int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
@@ -195,19 +166,19 @@ static int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   return -1;
 }
 
-static int post(kt_bctx *c, kt_error *err) {
+int post(kt_bctx *c, kt_error *err) {
   if (kt_wire_send(c->fd, &c->out) == KT_WIRE_OK) return 0;
   return lose(c, KT_FAULT_LOST, NULL, err, NULL);
 }
 
 /* A request on the main connection, the server started if needed. */
-static int begin(kt_bctx *c, uint32_t op, kt_error *err) {
+int begin(kt_bctx *c, uint32_t op, kt_error *err) {
   if (ensure(c, err)) return -1;
   kt_msg_reset(&c->out);
   return kt_msg_put_u32(&c->out, op);
 }
 
-static int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {
+int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {
   if (c->alive && gen == c->generation) return 0;
   if (fault) *fault = KT_FAULT_LOST;
   return kt_fail(err, "the device process that held this object was restarted");
@@ -246,6 +217,7 @@ static void rm_close(kt_bctx *c) {
   if (c->alive) stop_server(c); /* the driver cleans up after its process */
   for (size_t i = 0; i < c->nevents; i++) c->events[i]->gen = 0;
   free(c->events);
+  free(c->reads);
   if (c->staging) munmap(c->staging, c->staging_size);
   pthread_cond_destroy(&c->freed);
   pthread_mutex_destroy(&c->lock);
@@ -393,13 +365,13 @@ static int transfer(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t by
 
 static int rm_buffer_write(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,
                            const void *src, bool blocking, kt_error *err) {
-  (void)blocking; /* the data must be in the staging area before the call returns */
+  if (!blocking) return rm_write_async(c, q, b, off, bytes, src, err);
   return transfer(c, OP_WRITE, q, b, off, bytes, (unsigned char *)src, err);
 }
 
 static int rm_buffer_read(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
                           bool blocking, kt_error *err) {
-  (void)blocking;
+  if (!blocking) return rm_read_async(c, q, b, off, bytes, dst, err);
   return transfer(c, OP_READ, q, b, off, bytes, dst, err);
 }
 
@@ -611,6 +583,10 @@ static int rm_finish(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
   kt_msg_put_u32(&c->out, (uint32_t)q);
   int rc = call(c, fault, err);
   if (c->alive) record_times(c, kt_msg_get_u32(&c->in)); /* after the status (and message) */
+  if (c->alive && c->nreads && rm_take_reads(c, q, rc ? NULL : err) && rc == 0) {
+    *fault = KT_FAULT_RUNTIME;
+    rc = -1;
+  }
   return rc;
 }
 
@@ -693,7 +669,9 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .generation = rm_generation,              \
   .take_output = rm_take_output,            \
   .resident = rm_resident,                  \
-  .renew = rm_renew
+  .renew = rm_renew,                        \
+  .marker = rm_marker,                      \
+  .queue_wait = rm_queue_wait
 
 const kt_backend kt_backend_remote = {REMOTE_OPS, .program_per_kernel = false};
 static const kt_backend remote_per_kernel = {REMOTE_OPS, .program_per_kernel = true};

@@ -31,7 +31,8 @@
   X(ModuleGetGlobal, 3020) X(FuncGetAttribute, 2020) X(FuncSetAttribute, 9000) \
   X(LaunchKernel, 4000) X(StreamCreate, 2000) X(StreamDestroy, 4000) \
   X(StreamSynchronize, 2000) X(EventCreate, 2000) X(EventRecord, 2000) \
-  X(EventSynchronize, 2000) X(EventElapsedTime, 2000) X(EventDestroy, 4000)
+  X(EventSynchronize, 2000) X(EventElapsedTime, 2000) X(EventDestroy, 4000) \
+  X(StreamWaitEvent, 3020)
 
 /* NVRTC functions by name without "nvrtc"; their types are nvrtc.h's. */
 #define KT_NVRTC_FUNCTIONS(X) \

@@ -22,6 +22,12 @@ enum {
   OP_KERNEL,        /* kernel id, program id, name -> max group size */
   OP_FINISH,        /* queue -> count, (event id, ns)... of the events it completed */
   OP_EVENT_NS,      /* event id -> ns */
+  OP_WRITE_ASYNC,   /* buf, queue, offset, bytes (in staging) -> - (the server keeps a copy
+                    ** until the queue is finished) */
+  OP_READ_ASYNC,    /* buf, queue, offset, bytes, token -> - (into the server's memory) */
+  OP_READ_TAKE,     /* token, offset, bytes -> - (bytes in staging; the last frees it) */
+  OP_MARKER,        /* queue, event id -> - */
+  OP_QUEUE_WAIT,    /* queue, event id -> - */
   /* asynchronous */
   OP_BUF_FREE,      /* id */
   OP_COPY,          /* queue, dst, dst offset, src, src offset, bytes */

@@ -66,6 +66,7 @@ struct kt_run {
   size_t nevents, capevents;
   kt_launch_shape *shapes; /* the last execution's launches (result.h) */
   size_t nshapes, capshapes;
+  struct kt_run_async *async; /* transfers that do not block, events (run_async.c) */
 };
 
 /* Builds the task's kernels for cfg. Returns -1 only on a fatal error;
@@ -108,6 +109,23 @@ size_t kt_run_length(kt_run *run, const kt_array *a);
 int kt_run_set_scalar(kt_run *run, const kt_arg *arg, const void *bytes, kt_error *err);
 /* A local-memory argument's size in bytes for this execution. */
 int kt_run_set_local(kt_run *run, const kt_arg *arg, size_t bytes, kt_error *err);
+/* ---- transfers that do not block, events between queues (run_async.c) ---- */
+
+/* Like kt_run_read and kt_run_write, but queued without waiting. A read's
+** data is in dst once its queue is synchronised (kt_run_sync of that
+** queue or of all), and at the latest when the execution's launcher has
+** returned; dst is kept alive until then. A write takes a copy of src:
+** src may change as soon as the call returns. */
+int kt_run_read_async(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
+                      kt_error *err);
+int kt_run_write_async(kt_run *run, const kt_array *a, const kt_array *src, int queue,
+                       kt_error *err);
+/* An event that completes once what is queued on the queue so far has;
+** *event numbers it within this execution. */
+int kt_run_event(kt_run *run, int queue, size_t *event, kt_error *err);
+/* What is queued on queue from now on waits for the event. */
+int kt_run_wait(kt_run *run, size_t event, int queue, kt_error *err);
+
 /* Exchanges the places of arguments a and b in kernel ki's list. */
 int kt_run_swap(kt_run *run, size_t ki, const kt_arg *a, const kt_arg *b, kt_error *err);
 /* Replaces kernel ki's argument list for this execution. */

@@ -38,6 +38,16 @@ typedef struct pending_event {
   int queue;
 } pending_event;
 
+/* Host memory of a transfer that does not block (remote_async.c): a
+** write's copy (token 0) until its queue is finished, a read's data until
+** the tuner takes it. */
+typedef struct host_block {
+  uint32_t token;
+  int queue;
+  unsigned char *data;
+  size_t bytes;
+} host_block;
+
 typedef struct server {
   const kt_backend *be;
   kt_bctx *ctx;
@@ -55,6 +65,8 @@ typedef struct server {
   size_t staging_size;
   char **names;               /* symbol names of the launch being read */
   size_t nnames, capnames;
+  host_block *blocks;         /* of transfers that do not block */
+  size_t nblocks, capblocks;
 } server;
 
 typedef struct compile_thread {
@@ -385,6 +397,87 @@ static void op_launch(server *s, kt_msg *in) {
   s->pending[s->npending++] = (pending_event){eid, (int)queue};
 }
 
+/* ---- transfers that do not block, events between queues ---- */
+
+static host_block *new_block(server *s, uint32_t token, int queue, uint64_t bytes,
+                             kt_error *err) {
+  if (kt_grow(&s->blocks, &s->capblocks, s->nblocks + 1, sizeof *s->blocks, err)) return NULL;
+  unsigned char *data = malloc(bytes ? (size_t)bytes : 1);
+  if (!data) return kt_fail(err, "out of memory in the device server"), NULL;
+  host_block *hb = &s->blocks[s->nblocks++];
+  *hb = (host_block){token, queue, data, (size_t)bytes};
+  return hb;
+}
+
+static void drop_block(server *s, size_t i) {
+  free(s->blocks[i].data);
+  s->blocks[i] = s->blocks[--s->nblocks];
+}
+
+/* The copies of the writes on a finished queue (-1: all) are done with. */
+static void release_writes(server *s, int queue) {
+  for (size_t i = s->nblocks; i-- > 0;)
+    if (s->blocks[i].token == 0 && (queue < 0 || s->blocks[i].queue == queue)) drop_block(s, i);
+}
+
+static void op_transfer_async(server *s, kt_msg *in, int fd, kt_msg *out, bool write) {
+  uint32_t id = kt_msg_get_u32(in), queue = kt_msg_get_u32(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  uint32_t token = write ? 0 : kt_msg_get_u32(in);
+  kt_error err;
+  kt_bbuf *b = buffer(s, id, &err);
+  host_block *hb = NULL;
+  int rc = -1;
+  if (b && (!write || staged(s, bytes, &err)) && (hb = new_block(s, token, (int)queue, bytes, &err))) {
+    if (write) memcpy(hb->data, s->staging, hb->bytes);
+    rc = write ? s->be->buffer_write(s->ctx, (int)queue, b, off, hb->bytes, hb->data, false, &err)
+               : s->be->buffer_read(s->ctx, (int)queue, b, off, hb->bytes, hb->data, false, &err);
+    if (rc) drop_block(s, s->nblocks - 1); /* nothing was queued */
+  }
+  reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
+}
+
+static void op_read_take(server *s, kt_msg *in, int fd, kt_msg *out) {
+  uint32_t token = kt_msg_get_u32(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  kt_error err;
+  size_t i = 0;
+  while (i < s->nblocks && (s->blocks[i].token != token || token == 0)) i++;
+  int rc = -1;
+  if (i == s->nblocks) kt_fail(&err, "no read %u in the device server", token);
+  else if (off + bytes > s->blocks[i].bytes) kt_fail(&err, "read %u: past its end", token);
+  else if (staged(s, bytes, &err)) rc = 0;
+  if (rc == 0) {
+    memcpy(s->staging, s->blocks[i].data + off, (size_t)bytes);
+    if (off + bytes == s->blocks[i].bytes) drop_block(s, i);
+  }
+  reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
+}
+
+static void op_marker(server *s, kt_msg *in, int fd, kt_msg *out) {
+  uint32_t queue = kt_msg_get_u32(in), eid = kt_msg_get_u32(in);
+  kt_error err;
+  kt_bevent *ev = NULL;
+  int rc = s->be->marker ? s->be->marker(s->ctx, (int)queue, &ev, &err)
+                         : kt_fail(&err, "the %s backend has no events between queues", s->be->name);
+  if (rc == 0 && table_put(&s->events, eid, ev)) {
+    s->be->event_free(s->ctx, ev);
+    rc = kt_fail(&err, "out of memory in the device server");
+  }
+  reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
+}
+
+static void op_queue_wait(server *s, kt_msg *in, int fd, kt_msg *out) {
+  uint32_t queue = kt_msg_get_u32(in), eid = kt_msg_get_u32(in);
+  kt_error err;
+  kt_bevent *ev = table_get(&s->events, eid);
+  int rc = !ev ? kt_fail(&err, "no event %u in the device server", eid)
+           : s->be->queue_wait ? s->be->queue_wait(s->ctx, (int)queue, ev, &err)
+                               : kt_fail(&err, "the %s backend has no events between queues",
+                                         s->be->name);
+  reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
+}
+
 static double event_ns(server *s, uint32_t id) {
   kt_bevent *ev = table_get(&s->events, id);
   return ev ? s->be->event_ns(s->ctx, ev) : -1;
@@ -397,6 +490,7 @@ static void op_finish(server *s, kt_msg *in, int fd, kt_msg *out) {
   kt_fault fault = KT_FAULT_NONE;
   kt_error err;
   int rc = s->be->finish(s->ctx, queue, &fault, &err);
+  release_writes(s, queue);
   if (s->deferred != KT_FAULT_NONE) {
     fault = s->deferred;
     snprintf(err.msg, sizeof err.msg, "%s", s->deferred_msg);
@@ -490,6 +584,11 @@ static void serve(server *s, int fd) {
       case OP_KERNEL: op_kernel(s, &in, fd, &out); break;
       case OP_FINISH: op_finish(s, &in, fd, &out); break;
       case OP_EVENT_NS: op_event_ns(s, &in, fd, &out); break;
+      case OP_WRITE_ASYNC: op_transfer_async(s, &in, fd, &out, true); break;
+      case OP_READ_ASYNC: op_transfer_async(s, &in, fd, &out, false); break;
+      case OP_READ_TAKE: op_read_take(s, &in, fd, &out); break;
+      case OP_MARKER: op_marker(s, &in, fd, &out); break;
+      case OP_QUEUE_WAIT: op_queue_wait(s, &in, fd, &out); break;
       case OP_BUF_FREE: op_free(s, &s->bufs, &in, OP_BUF_FREE); break;
       case OP_COPY: op_copy(s, &in); break;
       case OP_FILL_ZERO: op_fill_zero(s, &in); break;

@@ -1,0 +1,114 @@
+/*
+** remote_async.c: the tuner's side of transfers that do not block and of
+** events between queues, for an isolated device (remote.h).
+**
+** A write that does not block goes through the staging area like any
+** other, and the server keeps a copy of each chunk until its queue is
+** finished, so the caller's memory is free again on return. A read that
+** does not block has the server read into memory of its own; the data
+** comes over (through the staging area, a chunk at a time) after the
+** FINISH of its queue, which is when a read that does not block is done
+** by the backend contract (backend.h). Both are requests with a reply, so
+** that a bad queue is an error where it was asked for.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote_int.h"
+
+static size_t chunk_of(const kt_bctx *c, size_t left) {
+  return left < c->staging_size ? left : c->staging_size;
+}
+
+int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, const void *src,
+                   kt_error *err) {
+  kt_fault fault;
+  if (stale(c, b->gen, NULL, err)) return -1;
+  for (size_t done = 0; done < bytes;) {
+    size_t chunk = chunk_of(c, bytes - done);
+    memcpy(c->staging, (const unsigned char *)src + done, chunk);
+    if (begin(c, OP_WRITE_ASYNC, err)) return -1;
+    kt_msg_put_u32(&c->out, b->id);
+    kt_msg_put_u32(&c->out, (uint32_t)q);
+    kt_msg_put_u64(&c->out, off + done);
+    kt_msg_put_u64(&c->out, chunk);
+    if (call(c, &fault, err)) return -1;
+    done += chunk;
+  }
+  return 0;
+}
+
+int rm_read_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
+                  kt_error *err) {
+  kt_fault fault;
+  if (bytes == 0) return 0;
+  if (stale(c, b->gen, NULL, err) ||
+      kt_grow(&c->reads, &c->capreads, c->nreads + 1, sizeof *c->reads, err) ||
+      begin(c, OP_READ_ASYNC, err))
+    return -1;
+  rm_read r = {++c->next_id, q, dst, bytes};
+  kt_msg_put_u32(&c->out, b->id);
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u64(&c->out, off);
+  kt_msg_put_u64(&c->out, bytes);
+  kt_msg_put_u32(&c->out, r.token);
+  if (call(c, &fault, err)) return -1;
+  c->reads[c->nreads++] = r;
+  return 0;
+}
+
+static int take(kt_bctx *c, const rm_read *r, kt_error *err) {
+  kt_fault fault;
+  for (size_t done = 0; done < r->bytes;) {
+    size_t chunk = chunk_of(c, r->bytes - done);
+    if (begin(c, OP_READ_TAKE, err)) return -1;
+    kt_msg_put_u32(&c->out, r->token);
+    kt_msg_put_u64(&c->out, done);
+    kt_msg_put_u64(&c->out, chunk);
+    if (call(c, &fault, err)) return -1;
+    memcpy((unsigned char *)r->dst + done, c->staging, chunk);
+    done += chunk;
+  }
+  return 0;
+}
+
+int rm_take_reads(kt_bctx *c, int q, kt_error *err) {
+  size_t kept = 0;
+  int rc = 0;
+  for (size_t i = 0; i < c->nreads; i++) {
+    rm_read r = c->reads[i];
+    if (q >= 0 && r.queue != q) c->reads[kept++] = r;
+    else if (rc == 0 && c->alive) rc = take(c, &r, err);
+  }
+  c->nreads = c->alive ? kept : 0;
+  return rc;
+}
+
+/* A marker is an event without a time: it never joins c->events, and the
+** server frees it when the tuner does (rm_event_free). */
+int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err) {
+  kt_fault fault;
+  kt_bevent *e = kt_alloc(sizeof *e, err);
+  if (!e || begin(c, OP_MARKER, err)) {
+    free(e);
+    return -1;
+  }
+  *e = (kt_bevent){c->generation, ++c->next_id, NAN};
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u32(&c->out, e->id);
+  if (call(c, &fault, err)) {
+    free(e);
+    return -1;
+  }
+  *ev = e;
+  return 0;
+}
+
+int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err) {
+  kt_fault fault;
+  if (stale(c, ev->gen, NULL, err) || begin(c, OP_QUEUE_WAIT, err)) return -1;
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u32(&c->out, ev->id);
+  return call(c, &fault, err);
+}

@@ -1,0 +1,76 @@
+/*
+** remote_int.h: what backend_remote.c (the tuner's side of the device
+** server) and remote_async.c (its asynchronous transfers and events
+** between queues) share.
+*/
+#ifndef KT_REMOTE_INT_H
+#define KT_REMOTE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "devout.h"
+#include "remote.h"
+#include "remote_proto.h"
+#include "wire.h"
+
+/* A read that does not block: the server reads into memory of its own,
+** and the data comes over once the queue is finished (remote_async.c). */
+typedef struct rm_read {
+  uint32_t token;
+  int queue;
+  void *dst;
+  size_t bytes;
+} rm_read;
+
+struct kt_bctx {
+  kt_device_info dev;     /* to open again after a loss */
+  bool has_device;        /* false for a server that only lists devices */
+  pid_t pid;
+  bool alive;
+  uint64_t generation;
+  int fd;                 /* the main connection (the owning thread's) */
+  int nchannels;
+  int *cfds;              /* compile connections, shared by compile threads */
+  bool *cbusy;
+  pthread_mutex_t lock;
+  pthread_cond_t freed;
+  unsigned char *staging;
+  size_t staging_size;
+  int64_t deadline;
+  uint32_t next_id;
+  kt_bevent **events;     /* launched, waiting for their time from a FINISH */
+  size_t nevents, capevents;
+  kt_msg out, in;
+  kt_devout said;         /* the server's stderr */
+  atomic_uint_fast64_t gone; /* the generation whose server a compile found dead, or 0 */
+  rm_read *reads;         /* reads that do not block, until their queue is finished */
+  size_t nreads, capreads;
+};
+
+struct kt_bbuf { uint64_t gen; uint32_t id; };
+struct kt_bprog { uint64_t gen; uint32_t id; };
+struct kt_bkernel { uint64_t gen; uint32_t id; kt_kernel_usage usage; };
+struct kt_bevent { uint64_t gen; uint32_t id; double ns; };
+
+/* A request on the main connection, the server started if needed. */
+int begin(kt_bctx *c, uint32_t op, kt_error *err);
+/* Sends the request and waits for its status (a reply in c->in). */
+int call(kt_bctx *c, kt_fault *fault, kt_error *err);
+/* Sends a request that gets no reply. */
+int post(kt_bctx *c, kt_error *err);
+/* Fails for an object of an earlier server. */
+int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err);
+
+/* remote_async.c */
+int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, const void *src,
+                   kt_error *err);
+int rm_read_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
+                  kt_error *err);
+/* After a FINISH of queue q (-1: all): the data of its reads. */
+int rm_take_reads(kt_bctx *c, int q, kt_error *err);
+int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);
+int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err);
+
+#endif
