@@ -277,6 +277,41 @@ print(tuner:run(k, { WG = 8 }).status, c[n - 1])]])
   end)
 end)
 
+describe("the CUDA backend with a stand-in driver: launchers' queues", function()
+  local _, no_cc = shell.run("command -v cc")
+  if not (built and nvrtc_ok) or no_cc ~= 0 then
+    pending("needs the CUDA headers at build time, NVRTC and a C compiler")
+    return
+  end
+  local dir = folder_made_by("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 spec/support/fake_cuda.c")
+
+  it("queues transfers that do not block and orders streams with events", function()
+    local path = dir .. "/script.lua"
+    local f = assert(io.open(path, "w"))
+    f:write([[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0")
+local a, host, back = kt.array("int", 64), kt.array("int", 64):fill(7), kt.array("int", 64)
+local k = tuner:kernel{ name = "k", global = 64, group = 1, args = { a:inout() },
+  source = 'extern "C" __global__ void k(int *a) {}' } -- the stand-in runs nothing
+local seen
+k:launcher(function(run)
+  run:write(a, host, { queue = 1, async = true })
+  run:wait(run:event(1), 0)
+  run:launch(k)
+  run:read(a, back, { queue = 0, async = true })
+  run:sync(0)
+  seen = back[0] .. "," .. back[63]
+end)
+local r = tuner:tune(k, { repeats = 1 })
+print(r[1].status, r[1].error, seen)]])
+    f:close()
+    local out, code = shell.run(("KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s"):format(dir, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal("ok\tnil\t7,7\n", out)
+  end)
+end)
+
 describe("the CUDA backend on a device", function()
   if not device then
     pending("no CUDA device here (" .. (cuda_reason(why) or why) .. "); scripts/gpu-check.sh runs these")
@@ -431,6 +466,33 @@ extern "C" __global__ void twice(float *x) { int i = blockIdx.x * blockDim.x + t
       assert.are.equal("ok", r[i].status, r[i].error)
       assert.are.equal(2, r[i].launches)
     end
+  end)
+
+  it("writes on one stream without blocking, and a kernel on another waits through an event", function()
+    local n = 1 << 20
+    local a = kt.array("float", n)
+    local host = kt.array("float", n):fill(function(i) return i end)
+    local back = kt.array("float", n)
+    local src = [[
+extern "C" __global__ void twice(float *x) { int i = blockIdx.x * blockDim.x + threadIdx.x; x[i] = 2 * x[i]; }]]
+    local k = tuner:kernel{ source = src, name = "twice", global = n, group = 1, args = { a:inout() } }
+    k:param("B", { 128, 256 }, { group_x = "mul" })
+    local wrong = 0
+    k:launcher(function(run)
+      run:write(a, host, { queue = 1, async = true })   -- stream 1
+      run:wait(run:event(1), 0)                          -- stream 0 waits for it
+      run:launch(k)                                      -- a = 2i on stream 0
+      run:read(a, back, { queue = 0, async = true })
+      run:sync(0)
+      if back[n - 1] ~= 2 * (n - 1) then wrong = wrong + 1 end
+    end)
+    k:reference(a, function(ref) for i = 0, n - 1 do ref[i] = 2 * i end end)
+    local r = tuner:tune(k, { repeats = 3 })
+    for i = 1, 2 do
+      assert.are.equal("ok", r[i].status, r[i].error)
+      assert.is_true(r[i].time_ms > 0)
+    end
+    assert.are.equal(0, wrong)
   end)
 
   it("runs a composition of two kernels and managed memory", function()

@@ -161,6 +161,7 @@ static result cuEventRecord(void *e, void *s) { (void)e, (void)s; return fault; 
 static result cuEventSynchronize(void *e) { (void)e; return wait_device(); }
 static result cuEventElapsedTime(float *ms, void *a, void *b) { (void)a, (void)b; *ms = 0.25f; return fault; }
 static result cuEventDestroy(void *e) { free(e); return OK; }
+static result cuStreamWaitEvent(void *s, void *e, unsigned flags) { (void)s, (void)e, (void)flags; return fault; }
 
 #define FN(name) {#name, (void *)name}
 static const struct { const char *name; void *fn; } functions[] = {
@@ -174,7 +175,7 @@ static const struct { const char *name; void *fn; } functions[] = {
     FN(cuModuleGetFunction), FN(cuModuleGetGlobal), FN(cuFuncGetAttribute), FN(cuFuncSetAttribute),
     FN(cuLaunchKernel), FN(cuStreamCreate), FN(cuStreamDestroy), FN(cuStreamSynchronize),
     FN(cuEventCreate), FN(cuEventRecord), FN(cuEventSynchronize), FN(cuEventElapsedTime),
-    FN(cuEventDestroy)};
+    FN(cuEventDestroy), FN(cuStreamWaitEvent)};
 
 /* The one exported entry point: the rest is found through it. */
 result cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
