@@ -579,7 +579,10 @@ static void record_times(kt_bctx *c, uint32_t count) {
 static int rm_finish(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   if (!c->alive) return 0; /* nothing can be in flight */
-  if (begin(c, OP_FINISH, err)) return *fault = KT_FAULT_LOST, -1;
+  if (begin(c, OP_FINISH, err)) {
+    c->nreads = 0; /* no server: their data is gone, and their memory may be soon */
+    return *fault = KT_FAULT_LOST, -1;
+  }
   kt_msg_put_u32(&c->out, (uint32_t)q);
   int rc = call(c, fault, err);
   if (c->alive) record_times(c, kt_msg_get_u32(&c->in)); /* after the status (and message) */

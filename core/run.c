@@ -194,8 +194,8 @@ static kt_run_buffer *resized(kt_run *run, const kt_array *a) {
 }
 
 /* The device buffer of a, bound on first use. */
-kt_bbuf *run_buffer_of(kt_run *run, const kt_array *a, kt_access access, kt_placement place,
-                       kt_error *err) {
+static kt_bbuf *buffer_of(kt_run *run, const kt_array *a, kt_access access,
+                          kt_placement place, kt_error *err) {
   kt_run_buffer *rb = resized(run, a);
   if (rb) return rb->buf;
   devarray *d = tuner_devarray(run->tuner, a);
@@ -204,12 +204,22 @@ kt_bbuf *run_buffer_of(kt_run *run, const kt_array *a, kt_access access, kt_plac
 }
 
 /* The buffer of a for a change by this execution (kept pristine first). */
-kt_bbuf *run_changing(kt_run *run, const kt_array *a, int queue, kt_error *err) {
+static kt_bbuf *changing(kt_run *run, const kt_array *a, int queue, kt_error *err) {
   kt_run_buffer *rb = resized(run, a);
   if (rb) return rb->buf;
-  if (!run_buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err)) return NULL;
+  if (!buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err)) return NULL;
   devarray *d = tuner_devarray(run->tuner, a);
   return tuner_protect(run->tuner, d, queue, err) ? NULL : d->buf;
+}
+
+/* For run_async.c (run_int.h). */
+kt_bbuf *run_buffer_of(kt_run *run, const kt_array *a, kt_access access, kt_placement place,
+                       kt_error *err) {
+  return buffer_of(run, a, access, place, err);
+}
+
+kt_bbuf *run_changing(kt_run *run, const kt_array *a, int queue, kt_error *err) {
+  return changing(run, a, queue, err);
 }
 
 size_t kt_run_length(kt_run *run, const kt_array *a) {
@@ -222,8 +232,8 @@ size_t kt_run_length(kt_run *run, const kt_array *a) {
 static int launch_arg(kt_run *run, const kt_arg *a, int queue, kt_launch_arg *la,
                       kt_error *err) {
   if (a->kind == KT_ARG_VECTOR) {
-    kt_bbuf *buf = a->access & KT_WRITE ? run_changing(run, a->array, queue, err)
-                                        : run_buffer_of(run, a->array, a->access, a->placement, err);
+    kt_bbuf *buf = a->access & KT_WRITE ? changing(run, a->array, queue, err)
+                                        : buffer_of(run, a->array, a->access, a->placement, err);
     *la = (kt_launch_arg){KT_LARG_BUFFER, buf, NULL, 0, NULL};
     return buf ? 0 : -1;
   }
@@ -350,7 +360,7 @@ int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int
     return kt_fail(err, "read: %s elements into a %s array", a->type->name, dst->type->name);
   if (check_count("read", count, have, err) || check_count("read", count, dst->length, err))
     return -1;
-  kt_bbuf *buf = run_buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
+  kt_bbuf *buf = buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
   if (!buf) return transfer_fails(run);
   if (finish(run, queue, err)) return -1;
   kt_tuner *t = run->tuner;
@@ -365,7 +375,7 @@ int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
   size_t have = kt_run_length(run, a), count = src->length < have ? src->length : have;
   if (src->type->size != a->type->size)
     return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
-  kt_bbuf *buf = run_changing(run, a, queue, err);
+  kt_bbuf *buf = changing(run, a, queue, err);
   kt_tuner *t = run->tuner;
   if (!buf) return transfer_fails(run);
   /* Waits first, so that a kernel past its time limit is a timeout here too. */
@@ -382,8 +392,8 @@ int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t co
   if (dst->type->size != src->type->size)
     return kt_fail(err, "copy: %s elements into a %s buffer", src->type->name, dst->type->name);
   if (check_count("copy", count, have, err) || check_count("copy", count, room, err)) return -1;
-  kt_bbuf *from = run_buffer_of(run, src, KT_READ, KT_PLACE_DEVICE, err);
-  kt_bbuf *to = from ? run_changing(run, dst, queue, err) : NULL;
+  kt_bbuf *from = buffer_of(run, src, KT_READ, KT_PLACE_DEVICE, err);
+  kt_bbuf *to = from ? changing(run, dst, queue, err) : NULL;
   kt_tuner *t = run->tuner;
   if (!to || t->be->buffer_copy(t->ctx, queue, to, 0, from, 0, count * src->type->size, err))
     return transfer_fails(run);
@@ -391,7 +401,7 @@ int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t co
 }
 
 int kt_run_clear(kt_run *run, const kt_array *a, int queue, kt_error *err) {
-  kt_bbuf *buf = run_changing(run, a, queue, err);
+  kt_bbuf *buf = changing(run, a, queue, err);
   kt_tuner *t = run->tuner;
   if (!buf || t->be->buffer_fill_zero(t->ctx, queue, buf, 0,
                                       kt_run_length(run, a) * a->type->size, err))
@@ -404,7 +414,7 @@ int kt_run_resize(kt_run *run, const kt_array *a, size_t length, kt_error *err) 
   kt_tuner *t = run->tuner;
   size_t keep = kt_run_length(run, a);
   if (keep > length) keep = length;
-  kt_bbuf *old = run_buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err);
+  kt_bbuf *old = buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err);
   if (!old) return -1;
   kt_bbuf *buf = t->be->buffer_new(t->ctx, length * a->type->size, KT_PLACE_DEVICE,
                                    KT_READ_WRITE, err);
@@ -482,7 +492,7 @@ int kt_run_swap(kt_run *run, size_t ki, const kt_arg *a, const kt_arg *b, kt_err
   if (!((a->access | b->access) & KT_WRITE)) return 0;
   for (int k = 0; k < 2; k++) {
     const kt_arg *x = k ? b : a;
-    if (x->kind == KT_ARG_VECTOR && !run_changing(run, x->array, 0, err)) return -1;
+    if (x->kind == KT_ARG_VECTOR && !changing(run, x->array, 0, err)) return -1;
   }
   return 0;
 }
