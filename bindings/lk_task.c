@@ -395,10 +395,27 @@ static kt_array *check_target(lua_State *L, int idx) {
   return a;
 }
 
+static bool has_field(lua_State *L, int idx, const char *field) {
+  bool has = lk_get_field(L, idx, field) != LUA_TNIL;
+  lua_pop(L, 1);
+  return has;
+}
+
+/* method = "close": atol and rtol, numpy's defaults (1e-8, 1e-5). */
+static void close_options(lua_State *L, int idx, kt_reference *r) {
+  if (has_field(L, idx, "tolerance"))
+    luaL_error(L, "reference options.tolerance: method \"close\" takes atol and rtol instead");
+  r->tolerance = lk_opt_number(L, idx, "reference options", "atol", 1e-8);
+  r->rtol = lk_opt_number(L, idx, "reference options", "rtol", 1e-5);
+  if (r->tolerance < 0) luaL_error(L, "reference options.atol must not be negative");
+  if (r->rtol < 0) luaL_error(L, "reference options.rtol must not be negative");
+}
+
 /* Reads and checks the options; returns the stack index of the comparator
 ** function, or 0. Takes nothing that would need freeing. */
 static int reference_options(lua_State *L, int idx, kt_reference *r) {
-  static const char *const keys[] = {"method", "tolerance", "first", "compare", NULL};
+  static const char *const keys[] = {"method", "tolerance", "atol", "rtol", "first", "compare",
+                                     NULL};
   const kt_type *t = r->target->type;
   r->method = KT_CMP_ABSOLUTE;
   r->tolerance = t->kind != KT_STRUCT && kt_kind_is_float(t->kind) ? 1e-4 : 0;
@@ -408,9 +425,14 @@ static int reference_options(lua_State *L, int idx, kt_reference *r) {
   const char *method = lk_opt_string(L, idx, "reference options", "method", "absolute");
   int m = kt_cmp_method_from_name(method);
   if (m < 0)
-    luaL_error(L, "reference options.method: expected absolute, relative or sum, got '%s'", method);
+    luaL_error(L, "reference options.method: expected absolute, relative, sum or close, got '%s'",
+               method);
   r->method = (kt_cmp_method)m;
-  r->tolerance = lk_opt_number(L, idx, "reference options", "tolerance", r->tolerance);
+  if (r->method == KT_CMP_CLOSE) close_options(L, idx, r);
+  else if (has_field(L, idx, "atol") || has_field(L, idx, "rtol"))
+    luaL_error(L, "reference options: atol and rtol go with method = \"close\" (method is %s)",
+               method);
+  else r->tolerance = lk_opt_number(L, idx, "reference options", "tolerance", r->tolerance);
   if (r->tolerance < 0) luaL_error(L, "reference options.tolerance must not be negative");
   lua_Integer first = lk_opt_integer(L, idx, "reference options", "first", 0);
   if (first < 0) luaL_error(L, "reference options.first must not be negative");

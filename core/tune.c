@@ -181,6 +181,9 @@ static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     char *why = NULL;
     int same = r->compare
                    ? r->compare(tu->scratch[i], r->expected, r->compare_cb.ud, &why, err)
+               : r->method == KT_CMP_CLOSE
+                   ? kt_compare_close(tu->scratch[i], r->expected, r->tolerance, r->rtol, r->first,
+                                      &why, err)
                    : kt_compare_arrays(tu->scratch[i], r->expected, r->method, r->tolerance,
                                        r->first, &why, err);
     res->over.data += (double)(t1 - t0);
