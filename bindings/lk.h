@@ -257,6 +257,15 @@ const char *lk_results_format(const char *path);
 ** (-1 when idx is not a kernel) and returns the next argument's index. */
 int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel);
 
+/* ---- kernel sources written per configuration (lk_codegen.c) ---- */
+
+/* Whether the kernel definition at idx has a source or prelude function. */
+bool lk_codegen_wanted(lua_State *L, int idx);
+/* A kernel whose source its definition's functions write per configuration
+** (file_text: the file's text, standing for a source string). */
+kt_kernel *lk_codegen_kernel(lua_State *L, int idx, const char *name, const char *file_text,
+                             kt_error *err);
+
 /* ---- expressions and device pruning (lk_prune.c) ---- */
 
 /* The table of constants at idx ({N = 4096, T = "float"}, or nil) as named

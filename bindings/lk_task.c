@@ -146,9 +146,12 @@ int lk_new_kernel(lua_State *L, int idx) {
   lk_check_keys(L, idx, "kernel", keys);
   const char *name = lk_opt_string(L, idx, "kernel", "name", NULL);
   const char *file = lk_opt_string(L, idx, "kernel", "file", NULL);
-  const char *source = lk_opt_string(L, idx, "kernel", "source", NULL);
+  bool generated = lk_codegen_wanted(L, idx);
+  const char *source = generated ? NULL : lk_opt_string(L, idx, "kernel", "source", NULL);
   if (!name) luaL_error(L, "kernel.name: the kernel function's name is required");
-  if (!file == !source) luaL_error(L, "kernel: give exactly one of 'file' and 'source'");
+  bool has_source = source || (lk_get_field(L, idx, "source") != LUA_TNIL);
+  lua_pop(L, 1);
+  if (!file == !has_source) luaL_error(L, "kernel: give exactly one of 'file' and 'source'");
   size_t global[3], local[3];
   int gd = check_sizes(L, idx, "global", global), ld = check_sizes(L, idx, "group", local);
   if (gd == 0) luaL_error(L, "kernel.global: the global size is required");
@@ -157,7 +160,7 @@ int lk_new_kernel(lua_State *L, int idx) {
   char path[2048];
   char *text = file ? load_source(L, file, path, sizeof path) : NULL;
   /* A prelude (struct declarations, helpers) goes before the source. */
-  const char *prelude = lk_opt_string(L, idx, "kernel", "prelude", NULL);
+  const char *prelude = generated ? NULL : lk_opt_string(L, idx, "kernel", "prelude", NULL);
   if (prelude) {
     lua_pushstring(L, prelude);
     lua_pushstring(L, "\n#line 1\n"); /* compiler messages keep the file's lines */
@@ -168,7 +171,9 @@ int lk_new_kernel(lua_State *L, int idx) {
     source = lua_tostring(L, -1);
   }
   kt_error err;
-  kt_kernel *k = kt_kernel_new(name, text ? text : source, file ? path : "<string>", &err);
+  kt_kernel *k = generated ? lk_codegen_kernel(L, idx, name, text, &err)
+                           : kt_kernel_new(name, text ? text : source, file ? path : "<string>",
+                                           &err);
   free(text);
   if (!k) return lk_error(L, &err);
   kt_task *task = kt_task_new(name, &k, 1, &err);

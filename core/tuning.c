@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen.h"
 #include "journal_id.h"
 #include "prune.h"
 #include "tune_int.h"
@@ -49,10 +50,12 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   kt_config cfg = {tu->task->space, index, vi};
   for (size_t ki = 0; ki < tu->task->nkernels; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
-    char *source = kt_build_source(tu->task, k, &cfg, err);
-    int rc = source ? kt_build_prefetch(tu->t->cache, source, k->options, k->name, err) : -1;
+    char *source, *why; /* a generator that fails is the configuration's, when it runs */
+    int rc = kt_final_source(tu->task, k, &cfg, &source, &why, err);
+    if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->options, k->name, err);
     free(source);
-    if (rc) return -1;
+    free(why);
+    if (rc < 0) return -1;
   }
   return 0;
 }
@@ -99,6 +102,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
   *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns()};
   kt_indexmap_init(&tu->known);
+  kt_codegen_forget(task);
   *out = NULL;
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
       kt_space_generate(task->space, err))

@@ -94,7 +94,8 @@ end
 local function status_counts(statuses)
   local parts = {}
   for _, name in ipairs({ "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
-                          "invalid_output", "too_many_threads", "out_of_bounds" }) do
+                          "invalid_output", "too_many_threads", "out_of_bounds",
+                          "generator_failed" }) do
     if (statuses[name] or 0) > 0 then parts[#parts + 1] = ("%d %s"):format(statuses[name], name) end
   end
   return table.concat(parts, ", ")
