@@ -149,7 +149,7 @@ int lk_new_kernel(lua_State *L, int idx) {
   bool generated = lk_codegen_wanted(L, idx);
   const char *source = generated ? NULL : lk_opt_string(L, idx, "kernel", "source", NULL);
   if (!name) luaL_error(L, "kernel.name: the kernel function's name is required");
-  bool has_source = source || (lk_get_field(L, idx, "source") != LUA_TNIL);
+  bool has_source = lk_get_field(L, idx, "source") != LUA_TNIL;
   lua_pop(L, 1);
   if (!file == !has_source) luaL_error(L, "kernel: give exactly one of 'file' and 'source'");
   size_t global[3], local[3];

@@ -10,6 +10,7 @@
 
 #include "codegen.h"
 #include "journal_id.h"
+#include "metrics.h"
 #include "prune.h"
 #include "tune_int.h"
 
@@ -117,6 +118,11 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     return -1;
   }
   *out = tu->results;
+  if (opts->metrics && kt_metrics_note_objective(opts->metrics, tu->results, err)) {
+    kt_results_release(tu->results);
+    *out = tu->results = NULL;
+    return -1;
+  }
   if (!tu->results->searcher) tu->results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
   int rc = 0;
   for (int k = 1; k < KT_PRUNE_END && rc == 0; k++)
@@ -138,7 +144,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   tu->lo = (kt_loop_opts){.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
                           .lookahead = lookahead, .journal = tu->journal,
                           .progress = opts->progress, .progress_ud = opts->progress_ud,
-                          .seeds = tu->seeds, .nseeds = nseeds};
+                          .seeds = tu->seeds, .nseeds = nseeds, .metrics = opts->metrics};
   tu->ev = (kt_evaluator){NULL, tune_prefetch, tu};
   return 0;
 }
