@@ -43,43 +43,43 @@ static bool is_time(const char *name) {
   return strcmp(name, "kernel") == 0 || strcmp(name, "kernel+host") == 0;
 }
 
-/* Names in a stable order: a table's pairs come in any order. */
-static int sorted_names(lua_State *L, int tbl) {
-  lua_newtable(L);
-  int n = 0;
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Checks the table at tbl and adds its metrics in the order of their names
+** (a table's pairs come in any order). */
+static void add_sorted(lua_State *L, int tbl, kt_metrics *m) {
+  size_t n = 0;
   for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) {
     if (lua_type(L, -2) != LUA_TSTRING)
       luaL_error(L, "tune options.metrics: expected names as keys, got a %s", luaL_typename(L, -2));
+    const char *name = lua_tostring(L, -2);
     if (!lua_isfunction(L, -1))
-      luaL_error(L, "tune options.metrics.%s: expected a function(result, cfg), got %s",
-                 lua_tostring(L, -2), luaL_typename(L, -1));
-    if (is_time(lua_tostring(L, -2)) || strcmp(lua_tostring(L, -2), "objective") == 0)
-      luaL_error(L, "tune options.metrics.%s: that name is taken", lua_tostring(L, -2));
-    lua_pushvalue(L, -2);
-    lua_rawseti(L, -4, ++n);
+      luaL_error(L, "tune options.metrics.%s: expected a function(result, cfg), got %s", name,
+                 luaL_typename(L, -1));
+    if (is_time(name) || strcmp(name, "objective") == 0)
+      luaL_error(L, "tune options.metrics.%s: that name is taken", name);
+    n++;
   }
-  lua_getglobal(L, "table");
-  lua_getfield(L, -1, "sort");
-  lua_pushvalue(L, -3);
-  lua_call(L, 1, 0);
+  const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof *names, 0);
+  size_t i = 0;
+  for (lua_pushnil(L); lua_next(L, tbl); lua_pop(L, 1)) names[i++] = lua_tostring(L, -2);
+  qsort(names, n, sizeof *names, by_name); /* the keys stay anchored in the table */
+  kt_error err;
+  for (i = 0; i < n; i++) {
+    lua_getfield(L, tbl, names[i]);
+    if (kt_metrics_add(m, names[i], call_metric, lk_ref_callback(L, -1), &err)) lk_error(L, &err);
+    lua_pop(L, 1);
+  }
   lua_pop(L, 1);
-  return n;
 }
 
 static void add_metrics(lua_State *L, int opts, kt_metrics *m) {
   if (lk_get_field(L, opts, "metrics") == LUA_TNIL) return (void)lua_pop(L, 1);
   if (!lua_istable(L, -1)) luaL_error(L, "tune options.metrics: expected a table of functions");
-  int tbl = lua_gettop(L), n = sorted_names(L, tbl);
-  kt_error err;
-  for (int i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, i);
-    lua_gettable(L, tbl);
-    lua_rawgeti(L, -2, i);
-    if (kt_metrics_add(m, lua_tostring(L, -1), call_metric, lk_ref_callback(L, -2), &err))
-      lk_error(L, &err);
-    lua_pop(L, 2);
-  }
-  lua_pop(L, 2);
+  add_sorted(L, lua_gettop(L), m);
+  lua_pop(L, 1);
 }
 
 static bool has_metric(const kt_metrics *m, const char *name, const kt_results *recorded) {
