@@ -181,6 +181,15 @@ describe("objectives in replays", function()
       .. "(recorded: energy, GFLOPS/W) or a function(result, cfg), got 'power'")
   end)
 
+  it("optimise the metrics of ktlua's own results files", function()
+    local json = files.tmpname(".json")
+    tuner:tune(scale(), { repeats = 1, metrics = { score = score }, output = json })
+    local rec = kt.replay(json)
+    os.remove(json)
+    assert.are.equal(2, rec:tune{ search = "exhaustive", objective = "score", maximize = true }:best().config.X)
+    assert.are.equal(4, rec:tune{ search = "exhaustive", objective = "score" }:best().config.X)
+  end)
+
   it("maximise GFLOP/s over a recorded GEMM", function()
     if not DATASET then return pending(WHY) end
     local rec = kt.replay(DATASET)
