@@ -257,6 +257,25 @@ const char *lk_results_format(const char *path);
 ** (-1 when idx is not a kernel) and returns the next argument's index. */
 int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel);
 
+/* ---- metrics and objectives (lk_metrics.c) ---- */
+
+struct kt_metrics;
+/* The metrics =, objective = and maximize = of the tune options at opts
+** (pushing what owns them); *host: objective = "kernel+host"; recorded:
+** the records whose numbers an objective may name too (a replay's), or NULL. */
+struct kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *host,
+                                    const kt_results *recorded);
+void lk_push_metrics(lua_State *L, const kt_result *r); /* {name = value, ...} */
+
+/* ---- kernel sources written per configuration (lk_codegen.c) ---- */
+
+/* Whether the kernel definition at idx has a source or prelude function. */
+bool lk_codegen_wanted(lua_State *L, int idx);
+/* A kernel whose source its definition's functions write per configuration
+** (file_text: the file's text, standing for a source string). */
+kt_kernel *lk_codegen_kernel(lua_State *L, int idx, const char *name, const char *file_text,
+                             kt_error *err);
+
 /* ---- expressions and device pruning (lk_prune.c) ---- */
 
 /* The table of constants at idx ({N = 4096, T = "float"}, or nil) as named

@@ -40,7 +40,7 @@ static int l_replay(lua_State *L) {
 /* rec:tune([options]) -> results */
 static int replay_tune(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "progress", "output", "lookahead",
-                                     NULL};
+                                     "metrics", "objective", "maximize", NULL};
   kt_replay *r = check_replay(L, 1);
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -49,6 +49,9 @@ static int replay_tune(lua_State *L) {
   lua_settop(L, 2);
   kt_loop_opts o = {0};
   lk_tune_hold *h = lk_check_tune(L, 2, 1, false, &o);
+  bool host;
+  o.metrics = lk_check_metrics(L, 2, &o.stop, &host, kt_replay_records(r));
+  if (host) luaL_error(L, "tune options.objective: a recording holds no host time");
   kt_error err;
   int rc = kt_replay_tune(r, &o, &h->results, &err);
   return lk_tune_return(L, 2, h, rc, &err);

@@ -140,6 +140,10 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
       lua_setfield(L, -2, keys[i]);
     }
   if (r->nlaunched) push_launched(L, rs, r);
+  if (r->nmetrics) {
+    lk_push_metrics(L, r);
+    lua_setfield(L, -2, "metrics");
+  }
 }
 
 static int results_len(lua_State *L) {
@@ -337,6 +341,8 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "searcher") == 0) lua_pushstring(L, r->searcher ? r->searcher : "");
   else if (strcmp(key, "params") == 0) push_params(L, r);
   else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped ? r->stopped : "");
+  else if (strcmp(key, "objective") == 0) lua_pushstring(L, r->objective ? r->objective : "kernel");
+  else if (strcmp(key, "maximize") == 0) lua_pushboolean(L, r->maximize);
   else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
   else lua_pushnil(L);
   return 1;

@@ -12,7 +12,7 @@
 **   run:resize(a, n), run:length(a)
 **   run:update(scalar, value), run:localmem(arg, count)
 **   run:swap(k, a, b), run:args(k, {...})
-**   run.config
+**   run.config, run.global[k], run.group[k]  the configuration's sizes
 ** Everything a launcher changes is undone before the next execution.
 ** Kernel time is the sum of the launches' device times; the launcher's own
 ** host time (less its waits for the device) is recorded apart, and joins
@@ -26,6 +26,7 @@
 
 #define LK_RUN "ktlua.run"
 #define LK_RUN_EVENT "ktlua.run_event"
+#define LK_RUN_SIZES "ktlua.run_sizes"
 
 typedef struct lk_run {
   kt_run *run; /* NULL once the launcher has returned */
@@ -329,11 +330,44 @@ static int run_args(lua_State *L) {
   return 0;
 }
 
+/* run.global[k], run.group[k]: kernel k's sizes under the configuration,
+** as a launch with no sizes of its own would use them (KTT's
+** GetCurrentGlobalSize), in the kernel's notation; group is nil when the
+** runtime chooses. The proxy holds the run object as its user value. */
+static int sizes_index(lua_State *L) {
+  bool *group = luaL_checkudata(L, 1, LK_RUN_SIZES);
+  lua_getiuservalue(L, 1, 1);
+  lua_replace(L, 1);
+  kt_run *run = check_run(L);
+  const kt_sizes *s = &run->kernels[check_kernel(L, run, 2)].sizes;
+  const size_t *v = *group ? s->local : s->global;
+  if (!v[0]) return lua_pushnil(L), 1;
+  lua_createtable(L, s->dims, 0);
+  for (int d = 0; d < s->dims; d++) {
+    lua_pushinteger(L, (lua_Integer)v[d]);
+    lua_rawseti(L, -2, d + 1);
+  }
+  return 1;
+}
+
+static void push_sizes(lua_State *L, bool group) {
+  bool *g = lua_newuserdatauv(L, sizeof *g, 1);
+  *g = group;
+  luaL_setmetatable(L, LK_RUN_SIZES);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+}
+
 static int run_index(lua_State *L) {
   const char *key = luaL_checkstring(L, 2);
   if (strcmp(key, "config") == 0) {
     kt_run *run = check_run(L);
     lk_push_config(L, run->cfg.space, run->cfg.vi);
+    return 1;
+  }
+  if (strcmp(key, "global") == 0 || strcmp(key, "group") == 0) {
+    check_run(L);
+    push_sizes(L, key[1] == 'r');
     return 1;
   }
   luaL_getmetafield(L, 1, "methods");
@@ -432,6 +466,8 @@ void lk_open_run(lua_State *L) {
   static const luaL_Reg event_meta[] = {{"__tostring", event_tostring}, {NULL, NULL}};
   static const luaL_Reg event_methods[] = {{NULL, NULL}};
   lk_new_class(L, LK_RUN_EVENT, event_meta, event_methods);
+  static const luaL_Reg sizes_meta[] = {{"__index", sizes_index}, {NULL, NULL}};
+  lk_new_class(L, LK_RUN_SIZES, sizes_meta, NULL);
   /* The launcher method belongs to kernels and compositions. */
   luaL_getmetatable(L, LK_TASK);
   lua_getfield(L, -1, "methods");

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lk.h"
+#include "../core/neighbors.h"
 
 typedef struct lua_searcher {
   lk_ref *self;  /* the searcher table */
@@ -160,6 +161,11 @@ static int report_body(lua_State *T) {
   if (c->r->status == KT_OK) {
     lua_pushnumber(T, c->r->time_ns / 1e6);
     lua_setfield(T, -2, "time_ms");
+  }
+  double cost = kt_result_cost(c->r); /* the time, unless an objective says otherwise */
+  if (isfinite(cost)) {
+    lua_pushnumber(T, cost / 1e6);
+    lua_setfield(T, -2, "cost");
   }
   lk_push_config(T, c->ls->kspace, c->r->vi);
   lua_setfield(T, -2, "config");

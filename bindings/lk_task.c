@@ -146,9 +146,12 @@ int lk_new_kernel(lua_State *L, int idx) {
   lk_check_keys(L, idx, "kernel", keys);
   const char *name = lk_opt_string(L, idx, "kernel", "name", NULL);
   const char *file = lk_opt_string(L, idx, "kernel", "file", NULL);
-  const char *source = lk_opt_string(L, idx, "kernel", "source", NULL);
+  bool generated = lk_codegen_wanted(L, idx);
+  const char *source = generated ? NULL : lk_opt_string(L, idx, "kernel", "source", NULL);
   if (!name) luaL_error(L, "kernel.name: the kernel function's name is required");
-  if (!file == !source) luaL_error(L, "kernel: give exactly one of 'file' and 'source'");
+  bool has_source = lk_get_field(L, idx, "source") != LUA_TNIL;
+  lua_pop(L, 1);
+  if (!file == !has_source) luaL_error(L, "kernel: give exactly one of 'file' and 'source'");
   size_t global[3], local[3];
   int gd = check_sizes(L, idx, "global", global), ld = check_sizes(L, idx, "group", local);
   if (gd == 0) luaL_error(L, "kernel.global: the global size is required");
@@ -157,7 +160,7 @@ int lk_new_kernel(lua_State *L, int idx) {
   char path[2048];
   char *text = file ? load_source(L, file, path, sizeof path) : NULL;
   /* A prelude (struct declarations, helpers) goes before the source. */
-  const char *prelude = lk_opt_string(L, idx, "kernel", "prelude", NULL);
+  const char *prelude = generated ? NULL : lk_opt_string(L, idx, "kernel", "prelude", NULL);
   if (prelude) {
     lua_pushstring(L, prelude);
     lua_pushstring(L, "\n#line 1\n"); /* compiler messages keep the file's lines */
@@ -168,7 +171,9 @@ int lk_new_kernel(lua_State *L, int idx) {
     source = lua_tostring(L, -1);
   }
   kt_error err;
-  kt_kernel *k = kt_kernel_new(name, text ? text : source, file ? path : "<string>", &err);
+  kt_kernel *k = generated ? lk_codegen_kernel(L, idx, name, text, &err)
+                           : kt_kernel_new(name, text ? text : source, file ? path : "<string>",
+                                           &err);
   free(text);
   if (!k) return lk_error(L, &err);
   kt_task *task = kt_task_new(name, &k, 1, &err);
@@ -395,10 +400,27 @@ static kt_array *check_target(lua_State *L, int idx) {
   return a;
 }
 
+static bool has_field(lua_State *L, int idx, const char *field) {
+  bool has = lk_get_field(L, idx, field) != LUA_TNIL;
+  lua_pop(L, 1);
+  return has;
+}
+
+/* method = "close": atol and rtol, numpy's defaults (1e-8, 1e-5). */
+static void close_options(lua_State *L, int idx, kt_reference *r) {
+  if (has_field(L, idx, "tolerance"))
+    luaL_error(L, "reference options.tolerance: method \"close\" takes atol and rtol instead");
+  r->tolerance = lk_opt_number(L, idx, "reference options", "atol", 1e-8);
+  r->rtol = lk_opt_number(L, idx, "reference options", "rtol", 1e-5);
+  if (r->tolerance < 0) luaL_error(L, "reference options.atol must not be negative");
+  if (r->rtol < 0) luaL_error(L, "reference options.rtol must not be negative");
+}
+
 /* Reads and checks the options; returns the stack index of the comparator
 ** function, or 0. Takes nothing that would need freeing. */
 static int reference_options(lua_State *L, int idx, kt_reference *r) {
-  static const char *const keys[] = {"method", "tolerance", "first", "compare", NULL};
+  static const char *const keys[] = {"method", "tolerance", "atol", "rtol", "first", "compare",
+                                     NULL};
   const kt_type *t = r->target->type;
   r->method = KT_CMP_ABSOLUTE;
   r->tolerance = t->kind != KT_STRUCT && kt_kind_is_float(t->kind) ? 1e-4 : 0;
@@ -408,9 +430,14 @@ static int reference_options(lua_State *L, int idx, kt_reference *r) {
   const char *method = lk_opt_string(L, idx, "reference options", "method", "absolute");
   int m = kt_cmp_method_from_name(method);
   if (m < 0)
-    luaL_error(L, "reference options.method: expected absolute, relative or sum, got '%s'", method);
+    luaL_error(L, "reference options.method: expected absolute, relative, sum or close, got '%s'",
+               method);
   r->method = (kt_cmp_method)m;
-  r->tolerance = lk_opt_number(L, idx, "reference options", "tolerance", r->tolerance);
+  if (r->method == KT_CMP_CLOSE) close_options(L, idx, r);
+  else if (has_field(L, idx, "atol") || has_field(L, idx, "rtol"))
+    luaL_error(L, "reference options: atol and rtol go with method = \"close\" (method is %s)",
+               method);
+  else r->tolerance = lk_opt_number(L, idx, "reference options", "tolerance", r->tolerance);
   if (r->tolerance < 0) luaL_error(L, "reference options.tolerance must not be negative");
   lua_Integer first = lk_opt_integer(L, idx, "reference options", "first", 0);
   if (first < 0) luaL_error(L, "reference options.first must not be negative");

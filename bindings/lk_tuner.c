@@ -417,7 +417,8 @@ static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
-                                     "check_inputs", "db", "size", "seeds", NULL};
+                                     "check_inputs", "db", "size", "seeds", "metrics",
+                                     "maximize", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -430,10 +431,7 @@ static int tuner_tune(lua_State *L) {
   kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
                     .progress = lo.progress, .progress_ud = lo.progress_ud};
   check_repeat(L, 3, &o.repeat);
-  const char *objective = lk_opt_string(L, 3, "tune options", "objective", "kernel");
-  if (strcmp(objective, "kernel+host") == 0) o.include_host = true;
-  else if (strcmp(objective, "kernel") != 0)
-    luaL_error(L, "tune options.objective: expected 'kernel' or 'kernel+host', got '%s'", objective);
+  o.metrics = lk_check_metrics(L, 3, &o.stop, &o.include_host, NULL);
   lk_check_journal(L, 3, ut->task->name, &o);
   lk_check_time_limit(L, 3, &o);
   check_fail_fast(L, 3, &o);

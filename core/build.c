@@ -115,7 +115,12 @@ static const char *base_name(const char *path) {
 
 char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg,
                       kt_error *err) {
-  size_t np = kt_space_nparams(t->space), size = strlen(k->source) + 256;
+  return kt_build_source_body(t, k, cfg, k->source, err);
+}
+
+char *kt_build_source_body(const kt_task *t, const kt_kernel *k, const kt_config *cfg,
+                           const char *body, kt_error *err) {
+  size_t np = kt_space_nparams(t->space), size = strlen(body) + 256;
   for (size_t p = 0; p < np; p++) {
     char buf[8];
     size += strlen(kt_space_param(t->space, p)->name) + 16 +
@@ -134,7 +139,7 @@ char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg
   snprintf(origin, sizeof origin, "%s", base_name(k->origin));
   for (char *q = origin; *q; q++)
     if (*q == '"' || *q == '\\') *q = '_';
-  snprintf(src + used, size - used, "#line 1 \"%s\"\n%s", origin, k->source);
+  snprintf(src + used, size - used, "#line 1 \"%s\"\n%s", origin, body);
   return src;
 }
 

@@ -21,6 +21,9 @@ int kt_build_cache_threads(const kt_build_cache *c);
 ** directive so that compiler messages point at the user's file). */
 char *kt_build_source(const kt_task *t, const kt_kernel *k, const kt_config *cfg,
                       kt_error *err);
+/* The same with another text than k's source (a generated one). */
+char *kt_build_source_body(const kt_task *t, const kt_kernel *k, const kt_config *cfg,
+                           const char *body, kt_error *err);
 
 /* Starts compiling on a worker thread, unless the cache has it already. */
 int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,

@@ -3,6 +3,8 @@
 */
 #include "kernel.h"
 
+#include "codegen.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,7 @@ void kt_kernel_release(kt_kernel *k) {
   release_args(k);
   free(k->name);
   free(k->source);
+  kt_codegen_free(k->gen);
   free(k->origin);
   free(k->options);
   free(k);

@@ -14,7 +14,8 @@ typedef enum kt_notation { KT_NOTATION_OPENCL, KT_NOTATION_CUDA } kt_notation;
 typedef struct kt_kernel {
   int refs;
   char *name;     /* function name */
-  char *source;
+  char *source;   /* with a generator: what identifies it (journals, databases) */
+  struct kt_codegen *gen; /* writes the source per configuration (codegen.h); NULL: none */
   char *origin;   /* file the source came from, or "<string>" */
   char *options;  /* compiler options */
   int dims;       /* 1 to 3 */

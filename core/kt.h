@@ -37,6 +37,7 @@ typedef enum kt_status {
   KT_INVALID_OUTPUT,
   KT_TOO_MANY_THREADS,
   KT_OUT_OF_BOUNDS,    /* wrote past its buffers or into its inputs */
+  KT_GENERATOR_FAILED, /* the kernel's source generator failed (codegen.h) */
   KT_STATUS_COUNT
 } kt_status;
 

@@ -15,6 +15,7 @@
 #include "indexmap.h"
 #include "journal.h"
 #include "interrupt.h"
+#include "metrics.h"
 
 /* A searcher whose proposals were all evaluated before, this many times in
 ** a row, has nothing new to offer. */
@@ -121,6 +122,7 @@ int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   uint64_t at = l->results->n - 1;
   if (p.seed) l->seeds--;
   kt_result *res = &l->results->items[at];
+  if (l->o->metrics && kt_metrics_apply(l->o->metrics, l->results, res, err)) return -1;
   res->over.searcher += p.searcher_ns;
   l->clock_ns += res->over.total;
   kt_stop_state_record(&l->st, res);

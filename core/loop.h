@@ -44,6 +44,8 @@ typedef struct kt_loop_opts {
   void *progress_ud;
   const uint64_t *seeds; /* evaluated first, in order (may be NULL) */
   size_t nseeds;
+  const struct kt_metrics *metrics; /* computed for each result before it is recorded
+                                    ** (metrics.h; may be NULL) */
 } kt_loop_opts;
 
 /* The loop one step at a time, for drivers that evaluate in their own

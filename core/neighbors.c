@@ -47,7 +47,8 @@ void kt_walker_clear(kt_walker *w) {
 }
 
 double kt_result_cost(const kt_result *r) {
-  return r->status == KT_OK && !isnan(r->time_ns) ? r->time_ns : INFINITY;
+  double c = r->costed ? r->cost : r->time_ns;
+  return r->status == KT_OK && !isnan(c) ? c : INFINITY;
 }
 
 int kt_walker_record(kt_walker *w, uint64_t index, const kt_result *r, kt_error *err) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "json_read.h"
+#include "metrics.h"
 
 #define NS(ms) ((ms) * 1e6)
 
@@ -123,6 +124,20 @@ static int kt_outcome(builder *b, const char *key, const kt_jvalue *e, kt_result
   return 0;
 }
 
+/* The entry's other numbers (GFLOP/s, energy, ...) are the record's
+** metrics: what a replay's objective may name (metrics.h). */
+static int kt_numbers(builder *b, const kt_jvalue *e, kt_result *r) {
+  static const char *const known[] = {"time", "compile_time", "verification_time",
+                                      "benchmark_time", "framework_time", "strategy_time", NULL};
+  for (size_t i = 0; i < e->n; i++) {
+    const kt_jmember *f = &e->u.members[i];
+    bool skip = f->value.type != KT_JNUMBER || kt_space_find(b->space, f->key) >= 0;
+    for (size_t k = 0; !skip && known[k]; k++) skip = strcmp(known[k], f->key) == 0;
+    if (!skip && kt_result_set_metric(r, f->key, f->value.u.num.f, b->err)) return -1;
+  }
+  return 0;
+}
+
 static int kt_entry(builder *b, const kt_jmember *m) {
   const kt_jvalue *e = &m->value;
   if (e->type != KT_JOBJECT) return kt_fail(b->err, "cache entry '%s' is not an object", m->key);
@@ -136,7 +151,7 @@ static int kt_entry(builder *b, const kt_jmember *m) {
   for (size_t p = 0; p < b->np; p++)
     if (value_index(b, p, kt_json_get(e, kt_space_param(b->space, p)->name), what, &vi[p]))
       return -1;
-  return kt_outcome(b, m->key, e, r);
+  return kt_outcome(b, m->key, e, r) || (r->status == KT_OK && kt_numbers(b, e, r)) ? -1 : 0;
 }
 
 static int read_kt_cache(builder *b, const kt_jvalue *root) {

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "journal_id.h"
+#include "metrics.h"
+#include "neighbors.h"
 
 kt_results *kt_results_new(const char *name, const kt_space *space,
                            const char *const *kernels, size_t nkernels, const char *device,
@@ -59,6 +61,7 @@ static void free_outcome(kt_result *r) {
   free(r->device_log);
   free(r->retried);
   free(r->launched);
+  kt_result_free_metrics(r);
 }
 
 void kt_result_clear(kt_result *r) {
@@ -127,7 +130,7 @@ const kt_result *kt_results_best(const kt_results *r) {
   const kt_result *best = NULL;
   for (size_t i = 0; i < r->n; i++) {
     const kt_result *x = &r->items[i];
-    if (x->status == KT_OK && (!best || x->time_ns < best->time_ns)) best = x;
+    if (x->status == KT_OK && (!best || kt_result_cost(x) < kt_result_cost(best))) best = x;
   }
   return best;
 }

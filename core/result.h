@@ -32,6 +32,12 @@ typedef struct kt_launch_shape {
   size_t count;
 } kt_launch_shape;
 
+/* A user metric's value, or a recorded number beside the time (metrics.h). */
+typedef struct kt_metric_value {
+  char *name;
+  double value;
+} kt_metric_value;
+
 typedef struct kt_result {
   uint64_t index;     /* in the space, 0-based */
   uint32_t *vi;       /* value index of every parameter */
@@ -51,6 +57,10 @@ typedef struct kt_result {
   char *retried;      /* run twice: the first verdict, and why it was run again */
   kt_launch_shape *launched;
   size_t nlaunched;
+  kt_metric_value *metrics; /* user metrics and recorded numbers (metrics.h) */
+  size_t nmetrics;
+  double cost;        /* the objective's, when costed (metrics.h); else the time is */
+  bool costed;
 } kt_result;
 
 typedef struct kt_results {
@@ -80,7 +90,8 @@ typedef struct kt_results {
   char *backend, *driver;
   char *source;    /* a hash of the kernels' names and sources */
   char *options;   /* the kernels' compiler options, joined by "; " */
-  char *objective; /* "kernel" or "kernel+host" */
+  char *objective; /* "kernel" or "kernel+host", or a metric's name (metrics.h) */
+  bool maximize;   /* ... which is maximised */
   char *notice;       /* what a person should know of them (a resume forced); NULL: nothing */
 } kt_results;
 
@@ -98,7 +109,8 @@ void kt_results_release(kt_results *r);
 /* Appends a copy of vi; returns the new record (zeroed but for index/vi). */
 kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
                           kt_error *err);
-/* The fastest ok result, or NULL. */
+/* The ok result of least cost (kt_result_cost: the fastest, unless an
+** objective says otherwise), or NULL. */
 const kt_result *kt_results_best(const kt_results *r);
 void kt_result_clear(kt_result *r);
 /* Forgets the outcome of r (status, times, sizes, logs), keeping index and

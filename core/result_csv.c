@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "result.h"
 
 /* The columns after the kernels' sizes, as result_io.c writes them. */
@@ -34,6 +35,8 @@ typedef struct row {
 ** two per kernel, the tail. */
 typedef struct layout {
   size_t nparams, nkernels, status;
+  size_t nmetrics;   /* columns after the error: a metric each (metrics.h) */
+  const row *header; /* their names */
 } layout;
 
 /* ---- cells ---- */
@@ -85,19 +88,29 @@ static bool kernel_pair(const row *h, size_t i) {
          strncmp(g, l, n - 7) == 0 && strcmp(l + n - 7, "_local") == 0;
 }
 
+static bool tail_at(const row *h, size_t at) {
+  for (size_t t = 0; t < NTAIL; t++)
+    if (!named(h, at + t, tail[t])) return false;
+  return true;
+}
+
 static int read_layout(const row *h, layout *lo, kt_error *err) {
   if (h->n < 4 + NTAIL || !named(h, 0, "index"))
     return kt_fail(err, "line 1 is no header of ktlua's results");
-  for (size_t t = 0; t < NTAIL; t++)
-    if (!named(h, h->n - NTAIL + t, tail[t]))
-      return kt_fail(err, "line 1: expected the column %s", tail[t]);
-  for (size_t s = 1; s + 3 <= h->n - NTAIL; s++) {
+  /* The last run of the tail's names: metrics may come after it. */
+  size_t end = h->n - NTAIL;
+  while (end > 4 && !tail_at(h, end)) end--;
+  if (!tail_at(h, end))
+    for (size_t t = 0; t < NTAIL; t++)
+      if (!named(h, h->n - NTAIL + t, tail[t]))
+        return kt_fail(err, "line 1: expected the column %s", tail[t]);
+  for (size_t s = 1; s + 3 <= end; s++) {
     if (!named(h, s, "status") || !named(h, s + 1, "time_ms") || !named(h, s + 2, "samples"))
       continue;
     size_t k = s + 3;
-    while (k + 1 < h->n - NTAIL && kernel_pair(h, k)) k += 2;
-    if (k != h->n - NTAIL) continue;
-    *lo = (layout){s - 1, (k - s - 3) / 2, s};
+    while (k + 1 < end && kernel_pair(h, k)) k += 2;
+    if (k != end) continue;
+    *lo = (layout){s - 1, (k - s - 3) / 2, s, h->n - NTAIL - end, h};
     return 0;
   }
   return kt_fail(err, "line 1: no columns status, time_ms, samples followed by sizes");
@@ -211,6 +224,13 @@ static int read_outcome(const row *rw, const layout *lo, kt_result *res, kt_erro
                              over[4], over[5], over[6], over[7]};
   const char *error = rw->cells[at + NOVERHEADS].s;
   if (*error && !(res->error = kt_strdup(error, err))) return -1;
+  for (size_t m = 0; m < lo->nmetrics; m++) {
+    const cell *c = &rw->cells[at + NTAIL + m];
+    const char *name = cell_at(lo->header, at + NTAIL + m);
+    if (!*c->s) continue; /* none */
+    if (number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);
+    if (kt_result_set_metric(res, name, ms, err)) return -1;
+  }
   return read_sizes(rw, lo->status + 3, res, lo->nkernels, err);
 }
 
@@ -234,9 +254,8 @@ static int read_row(const row *rw, const layout *lo, kt_results *r, uint32_t *vi
   long long i = strtoll(index, &end, 10);
   if (!*index || *end || errno || i < 0)
     return kt_fail(err, "index '%s' is no configuration index (an integer from 0)", index);
-  if (rw->n != lo->status + 3 + 2 * lo->nkernels + NTAIL)
-    return kt_fail(err, "%zu columns where the header has %zu", rw->n,
-                   lo->status + 3 + 2 * lo->nkernels + NTAIL);
+  size_t ncols = lo->status + 3 + 2 * lo->nkernels + NTAIL + lo->nmetrics;
+  if (rw->n != ncols) return kt_fail(err, "%zu columns where the header has %zu", rw->n, ncols);
   if (read_config(rw, r, vi, err)) return -1;
   kt_result *res = kt_results_add(r, (uint64_t)i, vi, err);
   return res ? read_outcome(rw, lo, res, err) : -1;
@@ -296,7 +315,7 @@ kt_results *kt_results_from_csv(const char *text, size_t len, kt_error *err) {
   copy[len] = '\0';
   row *rows = NULL;
   size_t nrows = 0;
-  layout lo = {0, 0, 0};
+  layout lo = {0, 0, 0, 0, NULL};
   kt_results *r = NULL;
   if (split_rows(copy, &rows, &nrows, err) == 0 &&
       (nrows ? read_layout(&rows[0], &lo, err) : kt_fail(err, "no header")) == 0)

@@ -9,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "json.h"
+#include "metrics.h"
 #include "result.h"
 
 #define MS(ns) ((ns) / 1e6)
@@ -32,7 +33,7 @@ static void csv_size(FILE *f, const size_t *v, int dims) {
   for (int d = 0; d < dims; d++) fprintf(f, "%s%zu", d ? "x" : "", v[d]);
 }
 
-static void csv_header(FILE *f, const kt_results *r) {
+static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_t nmetrics) {
   fputs("index", f);
   for (size_t p = 0; p < r->nparams; p++) fprintf(f, ",%s", r->params[p].name);
   fputs(",status,time_ms,samples", f);
@@ -45,10 +46,16 @@ static void csv_header(FILE *f, const kt_results *r) {
         fputs(local ? "_local\"" : "_global\"", f);
       }
   }
-  fputs(",build_ms,data_ms,validation_ms,launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error\n", f);
+  fputs(",build_ms,data_ms,validation_ms,launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error", f);
+  for (size_t m = 0; m < nmetrics; m++) { /* after the error: a column per metric */
+    fputc(',', f);
+    csv_text(f, metrics[m]);
+  }
+  fputc('\n', f);
 }
 
-static void csv_row(FILE *f, const kt_results *r, const kt_result *x) {
+static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char **metrics,
+                    size_t nmetrics) {
   char buf[256];
   fprintf(f, "%llu", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
@@ -78,14 +85,26 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x) {
     snprintf(line, sizeof line, "%.*s", (int)(len < 500 ? len : 500), x->error);
     csv_text(f, line);
   }
+  for (size_t m = 0; m < nmetrics; m++) {
+    double v = kt_result_metric(x, metrics[m]);
+    fputc(',', f);
+    if (!isnan(v)) fprintf(f, "%.9g", v);
+  }
   fputc('\n', f);
 }
 
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err) {
   kt_atomic_file out;
   if (kt_atomic_open(&out, path, err)) return -1;
-  csv_header(out.f, r);
-  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i]);
+  size_t nmetrics;
+  const char **metrics = kt_results_metric_names(r, &nmetrics, err);
+  if (!metrics) {
+    kt_atomic_abort(&out);
+    return -1;
+  }
+  csv_header(out.f, r, metrics, nmetrics);
+  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i], metrics, nmetrics);
+  free(metrics);
   return kt_atomic_commit(&out, err);
 }
 
@@ -124,6 +143,19 @@ static void json_launched(FILE *f, const kt_result *x) {
     fprintf(f, ",\"count\":%zu}", s->count);
   }
   fputc(']', f);
+}
+
+/* "metrics": {"gflops": 12.5, ...} (metrics.h) */
+static void json_metrics(FILE *f, const kt_result *x) {
+  if (!x->nmetrics) return;
+  fputs(",\"metrics\":{", f);
+  for (size_t i = 0; i < x->nmetrics; i++) {
+    fputs(i ? "," : "", f);
+    kt_json_string(f, x->metrics[i].name);
+    fputc(':', f);
+    kt_json_number(f, x->metrics[i].value);
+  }
+  fputc('}', f);
 }
 
 void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
@@ -177,6 +209,7 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
       fprintf(f, ",\"%s\":", keys[i]);
       kt_json_string(f, texts[i]);
     }
+  json_metrics(f, x);
   fputc('}', f);
 }
 
@@ -218,6 +251,7 @@ void kt_results_write_json_header(FILE *f, const kt_results *r, const char *form
       fprintf(f, ",\"%s\":", keys[i]);
       kt_json_string(f, ids[i]);
     }
+  if (r->maximize) fputs(",\"maximize\":true", f);
   fprintf(f, ",\"space\":{\"valid\":%llu,\"all\":", (unsigned long long)r->space_count);
   kt_json_number(f, r->space_all);
   fputs(",\"pruned\":{", f);

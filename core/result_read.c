@@ -12,6 +12,7 @@
 
 #include "indexmap.h"
 #include "json_read.h"
+#include "metrics.h"
 #include "result.h"
 
 #define NS(ms) ((ms) * 1e6)
@@ -26,6 +27,9 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->over = src->over;
   dst->compile_ns = src->compile_ns;
   dst->launches = src->launches;
+  dst->cost = src->cost;
+  dst->costed = src->costed;
+  if (kt_result_copy_metrics(dst, src, err)) return -1;
   if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
       copy_text(&dst->device_log, src->device_log, err) ||
       copy_text(&dst->retried, src->retried, err))
@@ -140,6 +144,17 @@ static int read_kernels(const kt_jvalue *x, kt_result *res, kt_error *err) {
   return 0;
 }
 
+/* "metrics": {"gflops": 12.5, ...} (metrics.h) */
+static int read_metrics(const kt_jvalue *x, kt_result *res, kt_error *err) {
+  const kt_jvalue *m = kt_json_get_type(x, "metrics", KT_JOBJECT);
+  for (size_t i = 0; m && i < m->n; i++) {
+    const kt_jmember *f = &m->u.members[i];
+    if (f->value.type != KT_JNUMBER) return kt_fail(err, "metric %s is not a number", f->key);
+    if (kt_result_set_metric(res, f->key, f->value.u.num.f, err)) return -1;
+  }
+  return 0;
+}
+
 /* "launched": [{"kernel": 0, "global": [..], "local": [..] or null, "count": n}] */
 static int read_launched(const kt_jvalue *x, kt_result *res, kt_error *err) {
   const kt_jvalue *list = kt_json_get_type(x, "launched", KT_JARRAY);
@@ -193,7 +208,8 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
     const kt_jvalue *t = kt_json_get_type(x, keys[i], KT_JSTRING);
     if (t && !(*texts[i] = kt_strdup(t->u.str, err))) return -1;
   }
-  return read_kernels(x, res, err) || read_launched(x, res, err) ? -1 : 0;
+  return read_kernels(x, res, err) || read_launched(x, res, err) || read_metrics(x, res, err)
+             ? -1 : 0;
 }
 
 /* The value index of every parameter from a result's config. */
@@ -279,6 +295,8 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
     if (v) *ids[i] = kt_strdup(v->u.str, NULL);
   }
   if (r) {
+    const kt_jvalue *maximize = kt_json_get_type(h, "maximize", KT_JBOOL);
+    r->maximize = maximize && maximize->u.b;
     r->space_count = count(kt_json_get(h, "space"), "valid", 0);
     r->space_all = number(kt_json_get(h, "space"), "all", 0);
     const kt_jvalue *pruned = kt_json_get(kt_json_get(h, "space"), "pruned");
@@ -304,6 +322,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *inputs = kt_json_get_type(root, "inputs_log", KT_JSTRING);
   if (r && inputs) kt_log_append(&r->inputs_log, inputs->u.str);
   if (r) {
+    kt_results_rescore(r); /* the best by the objective the file names */
     r->wall_ns = NS(number(root, "wall_ms", 0));
     r->input_checks = (size_t)number(root, "input_checks", 0);
     r->inputs_changed = (size_t)number(root, "inputs_changed", 0);
@@ -352,6 +371,7 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     kt_json_free(doc);
   }
   kt_indexmap_clear(&at);
+  if (r) kt_results_rescore(r);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "run_int.h"
+#include "codegen.h"
 #include "tuner_int.h"
 
 static int config_fails(kt_run *run, kt_status status, const char *why) {
@@ -92,11 +93,17 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   kt_run_kernel *rk = &run->kernels[ki];
   int rc = kt_task_sizes(run->task, ki, &run->cfg, &rk->sizes, err);
   if (rc) return rc < 0 ? -1 : (config_fails(run, KT_LAUNCH_FAILED, err->msg), 1);
-  char *source = kt_build_source(run->task, k, &run->cfg, err);
-  if (!source) return -1;
+  char *source, *why;
+  int64_t t0 = kt_now_ns(); /* a generator's time is build time */
+  rc = kt_final_source(run->task, k, &run->cfg, &source, &why, err);
+  if (rc) {
+    run->build_ns += (double)(kt_now_ns() - t0);
+    if (rc > 0) config_fails(run, KT_GENERATOR_FAILED, why);
+    free(why);
+    return rc;
+  }
   const char *log = NULL;
   double compile_ns = 0;
-  int64_t t0 = kt_now_ns();
   rc = kt_build_get(t->cache, source, k->options, k->name, &rk->bk, &log, &compile_ns, err);
   run->build_ns += (double)(kt_now_ns() - t0);
   run->compile_ns += compile_ns;

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "neighbors.h"
 #include "result.h"
 
 int kt_search_exhaustive_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
@@ -219,8 +220,9 @@ void kt_stop_state_clear(kt_stop_state *st) {
 void kt_stop_state_record(kt_stop_state *st, const kt_result *r) {
   st->evaluated++;
   st->since_best++;
-  if (r->status == KT_OK && !(r->time_ns >= st->best_ns)) {
-    st->best_ns = r->time_ns;
+  double cost = kt_result_cost(r); /* the time, unless an objective says otherwise */
+  if (isfinite(cost) && !(cost >= st->best_ns)) {
+    st->best_ns = cost;
     st->since_best = 0;
   }
   if (st->history) st->history[st->evaluated % (st->window + 1)] = st->best_ns;
@@ -238,7 +240,7 @@ static bool improvement_below(const kt_stop *s, const kt_stop_state *st) {
   double then = st->history[(st->evaluated - st->window) % (st->window + 1)], now = st->best_ns;
   if (isnan(now)) return true;
   if (isnan(then)) return false;
-  return (then - now) / then < s->min_improvement;
+  return (then - now) / fabs(then) < s->min_improvement; /* a maximised cost is negative */
 }
 
 const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st) {

@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "stats.h"
 #include "tune_int.h"
+#include "codegen.h"
 #include "validate.h"
 
 /* ---- running one configuration once ---- */
@@ -111,6 +112,7 @@ int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t li
   if (kt_task_busy(task)) return kt_task_busy_error(task, err);
   kt_task_pin(task);
   t->busy = true;
+  kt_codegen_forget(task);
   int rc = tune_run_once(t, task, vi, limit_ns, NULL, out, err);
   t->busy = false;
   kt_task_unpin(task);
@@ -181,6 +183,9 @@ static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     char *why = NULL;
     int same = r->compare
                    ? r->compare(tu->scratch[i], r->expected, r->compare_cb.ud, &why, err)
+               : r->method == KT_CMP_CLOSE
+                   ? kt_compare_close(tu->scratch[i], r->expected, r->tolerance, r->rtol, r->first,
+                                      &why, err)
                    : kt_compare_arrays(tu->scratch[i], r->expected, r->method, r->tolerance,
                                        r->first, &why, err);
     res->over.data += (double)(t1 - t0);
@@ -311,7 +316,8 @@ static int same_failure(tuning *tu, const kt_result *res, kt_error *err) {
   const kt_result *first = &tu->results->items[0];
   if (limit < 0 || tu->same_failures == SIZE_MAX) return 0;
   bool alike = (res->status == KT_COMPILE_FAILED || res->status == KT_LAUNCH_FAILED ||
-                res->status == KT_RUNTIME_FAILED) && res->error &&
+                res->status == KT_RUNTIME_FAILED || res->status == KT_GENERATOR_FAILED) &&
+               res->error &&
                first->status == res->status && first->error && !strcmp(first->error, res->error);
   tu->same_failures = alike ? tu->same_failures + 1 : SIZE_MAX;
   if (!alike || tu->same_failures < (size_t)limit) return 0;

@@ -85,6 +85,7 @@ typedef struct kt_tune_opts {
   ** lists, one after the other; those the device's limits prune are left out. */
   const uint32_t *seeds;
   size_t nseeds;
+  const struct kt_metrics *metrics; /* user metrics and the objective (NULL: the time) */
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

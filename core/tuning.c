@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen.h"
 #include "journal_id.h"
+#include "metrics.h"
 #include "prune.h"
 #include "search.h"
 #include "tune_int.h"
@@ -50,10 +52,12 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   kt_config cfg = {tu->task->space, index, vi};
   for (size_t ki = 0; ki < tu->task->nkernels; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
-    char *source = kt_build_source(tu->task, k, &cfg, err);
-    int rc = source ? kt_build_prefetch(tu->t->cache, source, k->options, k->name, err) : -1;
+    char *source, *why; /* a generator that fails is the configuration's, when it runs */
+    int rc = kt_final_source(tu->task, k, &cfg, &source, &why, err);
+    if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->options, k->name, err);
     free(source);
-    if (rc) return -1;
+    free(why);
+    if (rc < 0) return -1;
   }
   return 0;
 }
@@ -109,6 +113,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
   *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns()};
   kt_indexmap_init(&tu->known);
+  kt_codegen_forget(task);
   *out = NULL;
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
       generate_space(task->space, opts, err))
@@ -123,6 +128,11 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     return -1;
   }
   *out = tu->results;
+  if (opts->metrics && kt_metrics_note_objective(opts->metrics, tu->results, err)) {
+    kt_results_release(tu->results);
+    *out = tu->results = NULL;
+    return -1;
+  }
   if (!tu->results->searcher) tu->results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
   int rc = 0;
   /* what the device's limits removed from a sampled space is not counted */
@@ -145,7 +155,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   tu->lo = (kt_loop_opts){.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
                           .lookahead = lookahead, .journal = tu->journal,
                           .progress = opts->progress, .progress_ud = opts->progress_ud,
-                          .seeds = tu->seeds, .nseeds = nseeds};
+                          .seeds = tu->seeds, .nseeds = nseeds, .metrics = opts->metrics};
   tu->ev = (kt_evaluator){NULL, tune_prefetch, tu};
   return 0;
 }

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const method_names[] = {"absolute", "relative", "sum"};
+static const char *const method_names[] = {"absolute", "relative", "sum", "close"};
 
 const char *kt_cmp_method_name(kt_cmp_method m) { return method_names[m]; }
 
 int kt_cmp_method_from_name(const char *name) {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (strcmp(method_names[i], name) == 0) return i;
   return -1;
 }

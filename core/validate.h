@@ -14,6 +14,12 @@
 int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_method method,
                       double tolerance, size_t first, char **why, kt_error *err);
 
+/* KT_CMP_CLOSE's comparison (validate_close.c): element i matches when
+** |got - expected| <= atol + rtol * |expected|, NaN matching NaN and an
+** infinity only the same infinity. */
+int kt_compare_close(const kt_array *got, const kt_array *expected, double atol, double rtol,
+                     size_t first, char **why, kt_error *err);
+
 const char *kt_cmp_method_name(kt_cmp_method m);
 int kt_cmp_method_from_name(const char *name); /* -1 if unknown */
 

@@ -158,7 +158,8 @@ describe("a launcher", function()
     assert.is_true(plain.time_ms < 1)
     assert.is_true(with_host.time_ms >= 1)
     assert.has_error(function() tuner:tune(k, { objective = "wall" }) end,
-      "tune options.objective: expected 'kernel' or 'kernel+host', got 'wall'")
+      "tune options.objective: expected 'kernel', 'kernel+host', the name of a metric or a "
+      .. "function(result, cfg), got 'wall'")
   end)
 end)
 

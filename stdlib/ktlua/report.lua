@@ -55,33 +55,71 @@ local function first_line(s)
   return s
 end
 
--- Rows sorted fastest first, failures after in the order evaluated.
-local function ordered(list)
+-- What a result is ranked by: its time, or the objective's value (a
+-- metric), negated when maximised; results without one come last.
+local function coster(results)
+  local objective, sign = results.objective, results.maximize and -1 or 1
+  if objective == "kernel" or objective == "kernel+host" then
+    return function(r) return r.time_ms or math.huge end
+  end
+  return function(r)
+    local v = r.metrics and r.metrics[objective]
+    return v and sign * v or math.huge
+  end
+end
+
+-- Rows sorted best first (fastest, unless an objective says otherwise),
+-- failures after in the order evaluated.
+local function ordered(list, cost)
   local sorted = {}
   for i, r in ipairs(list) do sorted[i] = r end
   table.sort(sorted, function(a, b)
     local fa, fb = a.status == "ok", b.status == "ok"
     if fa ~= fb then return fa end
-    if fa and a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
+    if fa and cost(a) ~= cost(b) then return cost(a) < cost(b) end
     return a.index < b.index
   end)
   return sorted
+end
+
+-- The metrics' names over the rows, in order of first appearance.
+local function metric_names(rows)
+  local names, seen = {}, {}
+  for _, r in ipairs(rows) do
+    local m = r.metrics or {}
+    local here = {}
+    for name in pairs(m) do here[#here + 1] = name end
+    table.sort(here)
+    for _, name in ipairs(here) do
+      if not seen[name] then seen[name], names[#names + 1] = true, name end
+    end
+  end
+  return names
 end
 
 local function table_rows(results, shown, params)
   local header = { "#" }
   local right = { true }
   for _, p in ipairs(params) do header[#header + 1] = p.name; right[#header] = true end
-  for _, h in ipairs({ "status", "time_ms", "runs", "global", "group", "note" }) do
+  local metrics = metric_names(shown)
+  header[#header + 1] = "status"
+  for _, h in ipairs({ "time_ms", table.unpack(metrics) }) do
     header[#header + 1] = h
+    right[#header] = true
   end
-  right[#params + 3], right[#params + 4] = true, true
+  header[#header + 1] = "runs"
+  right[#header] = true
+  for _, h in ipairs({ "global", "group", "note" }) do header[#header + 1] = h end
   local rows = { header }
   for _, r in ipairs(shown) do
     local row = { r.index }
     for _, p in ipairs(params) do row[#row + 1] = fmt_value(r.config[p.name]) end
     row[#row + 1] = r.status
     row[#row + 1] = fmt_ms(r.time_ms)
+    for _, name in ipairs(metrics) do
+      local v = r.metrics and r.metrics[name]
+      row[#row + 1] = v and ("%.6g"):format(v) or "-"
+    end
     row[#row + 1] = #r.samples_ms
     row[#row + 1] = fmt_sizes(r.global)
     row[#row + 1] = fmt_sizes(r.group)
@@ -94,7 +132,8 @@ end
 local function status_counts(statuses)
   local parts = {}
   for _, name in ipairs({ "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
-                          "invalid_output", "too_many_threads", "out_of_bounds" }) do
+                          "invalid_output", "too_many_threads", "out_of_bounds",
+                          "generator_failed" }) do
     if (statuses[name] or 0) > 0 then parts[#parts + 1] = ("%d %s"):format(statuses[name], name) end
   end
   return table.concat(parts, ", ")
@@ -117,7 +156,7 @@ function report.print(results, opts)
   end
   local out = opts.out or io.stdout
   local list, params, s = results:list(), results.params, results:summary()
-  local sorted = ordered(list)
+  local sorted = ordered(list, coster(results))
   local limit = opts.all and #sorted or (opts.top or (#sorted <= 30 and #sorted or 20))
   local shown = {}
   for i = 1, math.min(limit, #sorted) do shown[i] = sorted[i] end
@@ -136,7 +175,10 @@ function report.print(results, opts)
   if #shown < #sorted then out:write(("  ... %d more (results:print{all = true})\n"):format(#sorted - #shown)) end
   local best = results:best()
   if best then
-    out:write(("best: %s  %s ms\n"):format(report.config(best.config, params), fmt_ms(best.time_ms)))
+    local objective = results.objective
+    local by = (objective ~= "kernel" and objective ~= "kernel+host" and best.metrics
+                and best.metrics[objective]) and ("  %s %.6g"):format(objective, best.metrics[objective]) or ""
+    out:write(("best: %s  %s ms%s\n"):format(report.config(best.config, params), fmt_ms(best.time_ms), by))
   else
     out:write("best: none (no configuration ran correctly)\n")
   end
@@ -229,7 +271,8 @@ function report.meter(stop, terminal, out)
     done = done + 1
     if not counts[r.status] then order[#order + 1] = r.status end
     counts[r.status] = (counts[r.status] or 0) + 1
-    if r.status == "ok" and (not best or r.time_ms < best.time_ms) then best = r end
+    local cost = coster(results) -- the fastest, unless an objective says otherwise
+    if r.status == "ok" and (not best or cost(r) < cost(best)) then best = r end
     params, undrawn = results.params, true
     if clock() - drawn_at >= 0.1 or done >= total then draw() end
   end
