@@ -70,16 +70,23 @@ local function check_numbers(html, results)
   end
 end
 
+-- One tuning for the whole spec (a results file and its journal).
+local results, json, journal
+
+setup(function()
+  journal = files.tmpname(".jsonl")
+  results = tune(journal)
+  json = files.tmpname(".json")
+  results:write(json)
+end)
+
+teardown(function()
+  os.remove(json)
+  os.remove(journal)
+end)
+
 describe("results:report", function()
-  local results, json, page
-
-  setup(function()
-    results = tune()
-    json = files.tmpname(".json")
-    results:write(json)
-  end)
-
-  teardown(function() os.remove(json) end)
+  local page
 
   it("writes a page whose numbers are the results file's", function()
     page = files.tmpname(".html")
@@ -165,8 +172,7 @@ describe("results:report", function()
   end)
 
   it("takes a journal and a CSV file; a CSV's time axis sums the configurations' times", function()
-    local journal = files.tmpname(".jsonl")
-    local r = tune(journal)
+    local r = results
     local from_journal = files.tmpname(".html")
     local out, code = run(ktlua .. " report " .. journal .. " -o " .. from_journal)
     assert.are.equal(0, code, out)
@@ -185,7 +191,7 @@ describe("results:report", function()
     assert.are.equal(2 + 1, count(html:match('<table id="best">.-</table>'), "<tr>"))
     assert.matches("summed time of the configurations", html)
     assert.matches("records no time of evaluation", html)
-    for _, p in ipairs({ journal, from_journal, csv, default }) do os.remove(p) end
+    for _, p in ipairs({ from_journal, csv, default }) do os.remove(p) end
   end)
 
   it("reports a replay, and writes PNG files with --png", function()
@@ -298,12 +304,20 @@ describe("results:report", function()
     out = run(ktlua .. " report --help")
     assert.matches("^usage: ktlua report %[%-o PAGE%]", out)
   end)
+
+  it("is in the help and the man page", function()
+    local out = run(ktlua .. " --help")
+    assert.matches("ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS", out, 1, true)
+    assert.matches("KTLUA_GNUPLOT", out, 1, true)
+    out = run("groff -man -Tascii doc/ktlua.1 | col -b")
+    assert.matches("ktlua report [-o page] [--png] [--top=n] [--timeout=s] results", out, 1, true)
+    assert.matches("KTLUA_GNUPLOT", out, 1, true)
+  end)
 end)
 
 describe("results' elapsed_ms", function()
   it("grows through a tuning and survives JSON and journals", function()
-    local journal = files.tmpname(".jsonl")
-    local r = tune(journal)
+    local r = results
     local last = 0
     for _, x in ipairs(r:list()) do
       assert.is_true(x.elapsed_ms >= last and x.elapsed_ms <= r:summary().wall_ms)
@@ -324,7 +338,6 @@ describe("results' elapsed_ms", function()
     files.write(json, (text:gsub('"compile_ms":', '"elapsed_ms":1e999,"compile_ms":', 1)))
     assert.has_error(function() kt.load(json) end)
     os.remove(json)
-    os.remove(journal)
   end)
 end)
 
