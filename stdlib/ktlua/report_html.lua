@@ -66,12 +66,14 @@ local function gather(results, opts)
   local list, s = results:list(), results:summary()
   local m = { results = results, list = list, summary = s, params = results.params,
               ok = {}, failed = {}, top = opts.top or 10 }
+  -- The time axis: elapsed_ms, or where any result lacks it (a CSV file, a
+  -- file written before ktlua recorded it) the configurations' own times summed.
   local best, clock, walled = nil, 0, true
-  m.steps, m.points = {}, {}
+  for _, r in ipairs(list) do walled = walled and r.elapsed_ms ~= nil end
+  m.steps = {}
   for i, r in ipairs(list) do
-    walled = walled and r.elapsed_ms ~= nil
     clock = clock + (r.overheads_ms.total or 0)
-    r.clock_ms = r.elapsed_ms or clock
+    r.clock_ms = walled and r.elapsed_ms or clock
     if r.status == "ok" then
       m.ok[#m.ok + 1] = r
       if not best or r.time_ms < best.time_ms then
@@ -82,7 +84,6 @@ local function gather(results, opts)
       m.failed[#m.failed + 1] = r
     end
   end
-  -- elapsed_ms came with ktlua 0.2's results; older files and CSV lack it.
   m.walled = walled
   m.best = best
   m.sorted = {}
@@ -262,7 +263,8 @@ local function best_table(m)
     local cells = { { rank }, { r.index, attrs = 'class="n"' } }
     for _, p in ipairs(m.params) do cells[#cells + 1] = { value_text(r.config[p.name]) } end
     cells[#cells + 1] = { ms(r.time_ms), attrs = ('class="n time" data-ms="%.17g"'):format(r.time_ms) }
-    cells[#cells + 1] = { #r.samples_ms, attrs = 'class="n"' }
+    -- a CSV file keeps no samples: unknown, not none
+    cells[#cells + 1] = { #r.samples_ms > 0 and #r.samples_ms or "-", attrs = 'class="n"' }
     cells[#cells + 1] = { ("%.2fx"):format(r.time_ms / m.best.time_ms), attrs = 'class="n"' }
     out[#out + 1] = row(cells)
   end
