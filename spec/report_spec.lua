@@ -129,7 +129,7 @@ describe("results:report", function()
     local dir = files.tmpname("-chromium")
     local shot = dir .. "/shot.png"
     local flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run "
-      .. "--user-data-dir=" .. dir .. " --window-size=1200,2600 "
+      .. "--user-data-dir=" .. dir .. " --window-size=1300,3000 "
     local out, code = run("mkdir -p " .. dir .. " && timeout 120 " .. CHROMIUM .. " " .. flags
       .. "--screenshot=" .. shot .. " file://" .. page)
     assert.are.equal(0, code, out)
@@ -141,24 +141,25 @@ describe("results:report", function()
     -- P6: width height maxval, then RGB bytes
     local w, h, header = image:match("^P6%s+(%d+)%s+(%d+)%s+255%s()")
     w, h = tonumber(w), tonumber(h)
-    assert.are.same({ 1200, 2600 }, { w, h })
+    assert.are.same({ 1300, 3000 }, { w, h })
     -- Where each plot colour is (exact pixels: line and bar interiors).
     local function find(r, g, b)
-      local needle, at, n, top, bottom = string.char(r, g, b), header, 0, nil, nil
+      local needle, at, n, top, left, right = string.char(r, g, b), header, 0, nil, w, 0
       while true do
         local i = image:find(needle, at, true)
         if not i then break end
         if (i - header) % 3 == 0 then
-          local y = (i - header) // 3 // w
-          n, top, bottom = n + 1, top or y, y
+          local pixel = (i - header) // 3
+          local x = pixel % w
+          n, top, left, right = n + 1, top or pixel // w, math.min(left, x), math.max(right, x)
           at = i + 3
         else
           at = i + 1
         end
       end
-      return n, top, bottom
+      return n, top, left, right
     end
-    local red, red_top = find(214, 39, 40)     -- best so far
+    local red, red_top, red_left, red_right = find(214, 39, 40) -- best so far
     local grey = find(140, 157, 181)           -- each configuration
     local blue, blue_top = find(31, 119, 180)  -- the distribution's bars
     local green, green_top = find(44, 160, 44) -- the parameters' boxes
@@ -166,7 +167,8 @@ describe("results:report", function()
     assert.is_true(grey > 20, "grey pixels: " .. grey)
     assert.is_true(blue > 1000, "blue pixels: " .. blue)
     assert.is_true(green > 300, "green pixels: " .. green)
-    -- in the page's order: convergence, distribution, parameters
+    -- the two convergence plots side by side, then the distribution, then the parameters
+    assert.is_true(red_left < w // 2 and red_right > w // 2, ("red from x %d to %d"):format(red_left, red_right))
     assert.is_true(red_top < blue_top and blue_top < green_top,
       ("tops: red %d, blue %d, green %d"):format(red_top, blue_top, green_top))
   end)
