@@ -109,7 +109,7 @@ describe("results:report", function()
     end
     assert.matches("<title>WG: time by value</title>", html)
     assert.matches("time since the search began", html)
-    assert.matches("fewer than two of its values came out ok", html)
+    assert.matches("no plot: only one of its values came out ok", html)
     -- VEC = 8: two ok, one failed, and its best time
     local vec = html:match('<table class="values" data%-param="VEC">(.-)</table>')
     local best8 = math.huge
@@ -163,10 +163,12 @@ describe("results:report", function()
     local grey = find(140, 157, 181)           -- each configuration
     local blue, blue_top = find(31, 119, 180)  -- the distribution's bars
     local green, green_top = find(44, 160, 44) -- the parameters' boxes
+    local orange = find(255, 127, 14)          -- the failed configuration
     assert.is_true(red > 300, "red pixels: " .. red)
     assert.is_true(grey > 20, "grey pixels: " .. grey)
     assert.is_true(blue > 1000, "blue pixels: " .. blue)
     assert.is_true(green > 300, "green pixels: " .. green)
+    assert.is_true(orange > 4, "orange pixels: " .. orange)
     -- the two convergence plots side by side, then the distribution, then the parameters
     assert.is_true(red_left < w // 2 and red_right > w // 2, ("red from x %d to %d"):format(red_left, red_right))
     assert.is_true(red_top < blue_top and blue_top < green_top,

@@ -17,7 +17,9 @@ local gnuplot = require("ktlua.gnuplot")
 local STATUSES = { "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
                    "invalid_output", "too_many_threads", "out_of_bounds" }
 -- The plots' colours (the browser test looks for them in a screenshot).
-local COLOURS = { best = "#d62728", each = "#8c9db5", bars = "#1f77b4", boxes = "#2ca02c" }
+local EFFECT_WIDTH = 400 -- pixels, of each parameter's plot
+local COLOURS = { best = "#d62728", each = "#8c9db5", failed = "#ff7f0e", bars = "#1f77b4",
+                  boxes = "#2ca02c" }
 
 local function esc(s)
   return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
@@ -106,9 +108,10 @@ local function convergence(m, by_time)
   local seconds = by_time and m.list[n].clock_ms >= 2000
   local scale = seconds and 1e-3 or 1
   local function x(i) return by_time and m.list[i].clock_ms * scale or i end
-  local each, steps = {}, {}
+  local each, steps, failed = {}, {}, {}
   for i, r in ipairs(m.list) do
-    if r.status == "ok" then each[#each + 1] = num(x(i)) .. " " .. num(r.time_ms) end
+    if r.status == "ok" then each[#each + 1] = num(x(i)) .. " " .. num(r.time_ms)
+    else failed[#failed + 1] = num(x(i)) end
   end
   for _, st in ipairs(m.steps) do steps[#steps + 1] = num(x(st.i)) .. " " .. num(st.r.time_ms) end
   steps[#steps + 1] = num(x(n)) .. " " .. num(m.best.time_ms)
@@ -119,14 +122,17 @@ local function convergence(m, by_time)
   return {
     name = by_time and "convergence-time" or "convergence",
     title = by_time and "best time so far against time" or "best time so far against evaluations",
-    width = 600, height = 340, data = { each = each, best = steps },
+    width = 600, height = 340, data = { each = each, best = steps, failed = failed },
     commands = {
       "set xlabel '" .. xlabel .. "'", "set ylabel 'time (ms)'", "set grid",
       "set key top right", range_is_wide(lo, hi) and "set logscale y" or "set yrange [0:*]",
       by_time and "set xrange [0:*]" or "set xrange [0.5:" .. num(n + 0.5) .. "]",
+      "set y2range [0:1]", -- failures along the bottom, whatever the time axis
       ("plot $each using 1:2 with points pt 7 ps 0.5 lc rgb '%s' title 'each ok configuration', "
         .. "$best using 1:2 with steps lw 3 lc rgb '%s' title 'best so far'"):format(COLOURS.each,
-        COLOURS.best),
+        COLOURS.best)
+        .. (#failed > 0 and (", $failed using 1:(0.03) axes x1y2 with points pt 9 ps 0.7 lc rgb "
+          .. "'%s' title 'failed'"):format(COLOURS.failed) or ""),
     },
   }
 end
@@ -183,7 +189,7 @@ local function effect_figure(m, p, e)
   if shown < 2 then return nil end -- one box compares nothing: its table says it all
   return {
     name = "effect-" .. (e.name:match("^[%w_]+$") and e.name or p), title = e.name .. ": time by value",
-    width = 400, height = 280,
+    width = EFFECT_WIDTH, height = 280,
     data = { boxes = rows },
     commands = {
       "set ylabel 'time (ms)'", "set grid ytics", "set boxwidth 0.5 absolute",
@@ -216,7 +222,8 @@ table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .figs { display: flex; flex-wrap: wrap; gap: 1em; }
-figure { margin: 0; } figcaption { font-size: 0.9em; color: #555; }
+figure { margin: 0; max-width: 100%; } /* as wide as its plot (inline), its caption wraps */
+figcaption { font-size: 0.9em; color: #555; }
 svg { max-width: 100%; height: auto; }
 .note { color: #555; font-size: 0.9em; }
 .error { font-family: monospace; white-space: pre-wrap; max-width: 60em; }
@@ -311,8 +318,8 @@ local function failures(m)
 end
 
 local function figure(svgs, fig, caption)
-  return ('<figure id="fig-%s">%s<figcaption>%s</figcaption></figure>'):format(fig.name,
-    svgs[fig.name], caption)
+  return ('<figure id="fig-%s" style="width: %dpx">%s<figcaption>%s</figcaption></figure>'):format(
+    fig.name, fig.width, svgs[fig.name], caption)
 end
 
 local function value_table(e)
@@ -341,7 +348,8 @@ local function plots(m, figs, svgs)
   local out = {
     "<h2>Convergence</h2>", '<div class="figs">',
     figure(svgs, by.convergence, "Best time so far (red) and each ok configuration's time (grey), "
-      .. "by evaluation."),
+      .. "by evaluation" .. (#m.failed > 0 and "; failed configurations are the orange triangles "
+      .. "along the bottom." or ".")),
     figure(svgs, by["convergence-time"], "The same against time." .. time_note), "</div>",
     "<h2>Time distribution</h2>", '<div class="figs">',
     figure(svgs, by.distribution, ("The %d ok configurations' times in %d bins."):format(#m.ok,
@@ -352,10 +360,12 @@ local function plots(m, figs, svgs)
     '<div class="figs">',
   }
   for _, e in ipairs(m.effects) do
-    local body = e.figure and svgs[e.figure]
-      or '<p class="note">no plot: fewer than two of its values came out ok</p>'
-    out[#out + 1] = ('<figure id="param-%s">%s%s<figcaption>%s</figcaption></figure>'):format(
-      esc(e.name), body, value_table(e), esc(e.name) .. ": time by value")
+    local ok_values = 0
+    for _, v in ipairs(e.values) do ok_values = ok_values + (#v.times > 0 and 1 or 0) end
+    local body = e.figure and svgs[e.figure] or ('<p class="note">no plot: %s</p>'):format(
+      ok_values == 0 and "no configuration with it came out ok" or "only one of its values came out ok")
+    out[#out + 1] = ('<figure id="param-%s" style="width: %dpx">%s%s<figcaption>%s</figcaption>'
+      .. '</figure>'):format(esc(e.name), EFFECT_WIDTH, body, value_table(e), esc(e.name) .. ": time by value")
   end
   out[#out + 1] = "</div>"
   return table.concat(out, "\n")
