@@ -1,7 +1,8 @@
 /*
 ** lk_results.c: tuning results as a Lua object: results[i] (1-based, in
 ** the order evaluated), results:best(), results:write(path),
-** results:summary(), results:print() (stdlib ktlua.report).
+** results:summary(), results:print() (stdlib ktlua.report), results:report()
+** (an HTML page: stdlib ktlua.report_html).
 **
 ** A result's `resources` lists, per kernel, what the compiled kernel uses:
 ** registers (per thread), shared_bytes (static shared/local memory per
@@ -130,6 +131,7 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_setfield(L, -2, "resources");
   set_ms(L, "build_ms", r->over.build);
   set_ms(L, "compile_ms", r->compile_ns);
+  if (!isnan(r->elapsed_ns)) set_ms(L, "elapsed_ms", r->elapsed_ns);
   push_overheads(L, &r->over);
   lua_setfield(L, -2, "overheads_ms");
   const char *keys[] = {"error", "build_log", "device_log", "retried"};
@@ -296,6 +298,17 @@ static int results_print(lua_State *L) {
   return 1;
 }
 
+/* results:report(path[, options]) lives in Lua: require("ktlua.report_html").write;
+** returns the paths it wrote, the page first. */
+static int results_report(lua_State *L) {
+  check_results(L, 1);
+  lua_settop(L, 3);
+  lk_push_stdlib(L, "ktlua.report_html", "write");
+  lua_insert(L, 1);
+  lua_call(L, 3, 1);
+  return 1;
+}
+
 static int results_gc(lua_State *L) {
   lk_results *ur = luaL_checkudata(L, 1, LK_RESULTS);
   kt_results_release(ur->r);
@@ -374,7 +387,8 @@ void lk_open_results(lua_State *L) {
                                   {NULL, NULL}};
   static const luaL_Reg methods[] = {{"best", results_best}, {"list", results_list},
                                      {"write", results_write}, {"summary", results_summary},
-                                     {"print", results_print}, {NULL, NULL}};
+                                     {"print", results_print}, {"report", results_report},
+                                     {NULL, NULL}};
   static const luaL_Reg fns[] = {{"load", l_load}, {NULL, NULL}};
   lk_new_class(L, LK_RESULTS, meta, methods);
   luaL_setfuncs(L, fns, 0);

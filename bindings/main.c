@@ -20,6 +20,7 @@ int luaopen_ktlua(lua_State *L);
 static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
     "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
+    "       ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS\n"
     "\n"
     "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
     "and in `...`. With no script, starts an interactive prompt where the module is\n"
@@ -38,9 +39,14 @@ static const char *const usage =
     "commands:\n"
     "  db export      the tuned configurations of a database (kt.db) as a C header with a\n"
     "                 selection function by nearest size, a JSON wisdom file or a Lua table\n"
+    "  report         the results of a tuning or replay (JSON, CSV, journal) as one HTML page:\n"
+    "                 the best configurations, statuses, failures and plots (gnuplot): best so\n"
+    "                 far against evaluations and time, time distribution, each parameter's\n"
+    "                 effect; --png also writes the plots as PNG files\n"
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
+    "  KTLUA_GNUPLOT  the gnuplot program that draws a report's plots (default: gnuplot)\n"
     "  KTLUA_HISTORY  the prompt's history file (default: ~/.ktlua_history)\n"
     "  KTLUA_LIBCUDA  the NVIDIA driver library to load (default: libcuda.so.1)\n"
     "  KTLUA_NVRTC    the NVRTC library to load (default: libnvrtc.so, .so.13, .so.12, ...)\n";
@@ -103,13 +109,14 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
   return report_status(L, status);
 }
 
-/* `ktlua db ...`: the command of the stdlib module ktlua.db_export. */
-static int run_db_command(lua_State *L, char **argv, int argc, int first) {
+/* `ktlua db ...` and `ktlua report ...`: the main function of a stdlib
+** module (ktlua.db_export, ktlua.report_html) with the arguments after it. */
+static int run_command(lua_State *L, const char *module, char **argv, int argc, int first) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ktlua");
   int status = call(L, 1, 0); /* which preloads the stdlib */
   lua_getglobal(L, "require");
-  lua_pushliteral(L, "ktlua.db_export");
+  lua_pushstring(L, module);
   if (status == LUA_OK) status = call(L, 1, 1);
   if (status == LUA_OK) {
     lua_getfield(L, -1, "main");
@@ -119,7 +126,7 @@ static int run_db_command(lua_State *L, char **argv, int argc, int first) {
       lua_pushstring(L, argv[i]);
       lua_rawseti(L, -2, i - first + 1);
     }
-    status = call(L, 1, 0);
+    status = lua_pcall(L, 1, 0, 0); /* its errors speak to a user: no traceback */
   }
   return report_status(L, status);
 }
@@ -246,7 +253,10 @@ int main(int argc, char **argv) {
     }
   }
   if (status == LUA_OK && i < argc && !strcmp(argv[i], "db")) {
-    status = run_db_command(L, argv, argc, i + 1);
+    status = run_command(L, "ktlua.db_export", argv, argc, i + 1);
+    ran = true;
+  } else if (status == LUA_OK && i < argc && !strcmp(argv[i], "report")) {
+    status = run_command(L, "ktlua.report_html", argv, argc, i + 1);
     ran = true;
   } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);

@@ -125,6 +125,7 @@ int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   if (l->o->metrics && kt_metrics_apply(l->o->metrics, l->results, res, err)) return -1;
   res->over.searcher += p.searcher_ns;
   l->clock_ns += res->over.total;
+  res->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - l->t0) : l->clock_ns;
   kt_stop_state_record(&l->st, res);
   if (l->o->journal && !recorded && kt_journal_append(l->o->journal, l->results, res, err))
     return -1;

@@ -78,6 +78,7 @@ void kt_result_reset(kt_result *r) {
   r->index = index;
   r->vi = vi;
   r->time_ns = NAN;
+  r->elapsed_ns = NAN;
 }
 
 void kt_log_append(char **log, const char *text) {
@@ -119,6 +120,7 @@ kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
   memset(res, 0, sizeof *res);
   res->index = index;
   res->time_ns = NAN;
+  res->elapsed_ns = NAN;
   res->vi = kt_calloc(r->nparams, sizeof *res->vi, err);
   if (!res->vi) return NULL;
   memcpy(res->vi, vi, r->nparams * sizeof *vi);

@@ -199,7 +199,12 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     fprintf(f, ",\"%s\":", names[i]);
     kt_json_number(f, MS(values[i]));
   }
-  fputs("},\"error\":", f);
+  fputc('}', f);
+  if (!isnan(x->elapsed_ns)) {
+    fputs(",\"elapsed_ms\":", f);
+    kt_json_number(f, MS(x->elapsed_ns));
+  }
+  fputs(",\"error\":", f);
   kt_json_string(f, x->error);
   json_launched(f, x);
   const char *keys[] = {"build_log", "device_log", "retried"};

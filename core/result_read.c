@@ -197,6 +197,8 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
     return -1;
   res->launches = (size_t)count(x, "launches", 0);
   res->compile_ns = NS(number(x, "compile_ms", 0));
+  res->elapsed_ns = NS(number(x, "elapsed_ms", NAN));
+  if (isinf(res->elapsed_ns)) return kt_fail(err, "elapsed_ms is out of range");
   const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);
   res->over = (kt_overheads){NS(number(o, "build", 0)),     NS(number(o, "data", 0)),
                              NS(number(o, "validation", 0)), NS(number(o, "launcher", 0)),

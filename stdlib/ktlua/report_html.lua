@@ -1,0 +1,504 @@
+-- ktlua.report_html: a tuning's results as one self-contained HTML page
+-- (results:report(path[, options]) and `ktlua report`): what was tuned, the
+-- best configurations, the statuses and the failures, and plots drawn by
+-- gnuplot (ktlua.gnuplot) as inline SVG: the best time so far against the
+-- evaluations and against the time since the search began, the
+-- distribution of the times, and each parameter's effect (the times of
+-- the configurations with each of its values). Inline CSS, no script, no
+-- link: the page shows the same anywhere, offline. Without gnuplot it is an
+-- error that says so (a page without its plots would hide that they are
+-- missing). Options: top (best configurations listed, default 10), png
+-- (also write each plot as a PNG file beside the page: PAGE-NAME.png),
+-- timeout (seconds gnuplot may take, default 60).
+local page = {}
+
+local gnuplot = require("ktlua.gnuplot")
+
+local STATUSES = { "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
+                   "invalid_output", "too_many_threads", "out_of_bounds" }
+-- The plots' colours (the browser test looks for them in a screenshot).
+local EFFECT_WIDTH = 400 -- pixels, of each parameter's plot
+local COLOURS = { best = "#d62728", each = "#8c9db5", failed = "#ff7f0e", bars = "#1f77b4",
+                  boxes = "#2ca02c" }
+
+local function esc(s)
+  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+                                         ['"'] = "&quot;", ["'"] = "&#39;" }))
+end
+
+local function num(x) return ("%.10g"):format(x) end
+-- Times as the page shows them; data-ms attributes keep every digit.
+local function ms(x) return x and ("%.4g"):format(x) or "-" end
+
+local function value_text(v)
+  if math.type(v) == "float" then return ("%g"):format(v) end
+  return tostring(v)
+end
+
+-- ---- what the page shows, from the results ----
+
+local function quantile(sorted, q)
+  local pos = 1 + (#sorted - 1) * q
+  local lo = math.floor(pos)
+  local hi = math.min(lo + 1, #sorted)
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo)
+end
+
+-- Per parameter, per value (in the parameter's order): the ok times and
+-- how many configurations with it failed.
+local function effects(list, params)
+  local out = {}
+  for p, param in ipairs(params) do
+    local by = {}
+    for v, value in ipairs(param.values) do by[v] = { value = value, times = {}, failed = 0 } end
+    local at = {}
+    for v, value in ipairs(param.values) do at[value] = v end
+    for _, r in ipairs(list) do
+      local e = by[at[r.config[param.name]]]
+      if e and r.status == "ok" then e.times[#e.times + 1] = r.time_ms
+      elseif e then e.failed = e.failed + 1 end
+    end
+    for _, e in ipairs(by) do table.sort(e.times) end
+    out[p] = { name = param.name, values = by }
+  end
+  return out
+end
+
+local function gather(results, opts)
+  local list, s = results:list(), results:summary()
+  local m = { results = results, list = list, summary = s, params = results.params,
+              ok = {}, failed = {}, top = opts.top or 10 }
+  -- The time axis: elapsed_ms, or where any result lacks it (a CSV file, a
+  -- file written before ktlua recorded it) the configurations' own times summed.
+  local best, clock, walled = nil, 0, true
+  for _, r in ipairs(list) do walled = walled and r.elapsed_ms ~= nil end
+  m.steps = {}
+  for i, r in ipairs(list) do
+    clock = clock + (r.overheads_ms.total or 0)
+    r.clock_ms = walled and r.elapsed_ms or clock
+    if r.status == "ok" then
+      m.ok[#m.ok + 1] = r
+      if not best or r.time_ms < best.time_ms then
+        best = r
+        m.steps[#m.steps + 1] = { i = i, r = r }
+      end
+    else
+      m.failed[#m.failed + 1] = r
+    end
+  end
+  m.walled = walled
+  m.best = best
+  m.sorted = {}
+  for i, r in ipairs(m.ok) do m.sorted[i] = r end
+  table.sort(m.sorted, function(a, b)
+    if a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
+    return a.index < b.index
+  end)
+  m.effects = effects(list, m.params)
+  return m
+end
+
+-- ---- the figures ----
+
+local function range_is_wide(lo, hi) return lo > 0 and hi / lo > 20 end
+
+-- Best so far: a step after each improvement, held to the last evaluation.
+local function convergence(m, by_time)
+  local n = #m.list
+  local seconds = by_time and m.list[n].clock_ms >= 2000
+  local scale = seconds and 1e-3 or 1
+  local function x(i) return by_time and m.list[i].clock_ms * scale or i end
+  local each, steps, failed = {}, {}, {}
+  for i, r in ipairs(m.list) do
+    if r.status == "ok" then each[#each + 1] = num(x(i)) .. " " .. num(r.time_ms)
+    else failed[#failed + 1] = num(x(i)) end
+  end
+  for _, st in ipairs(m.steps) do steps[#steps + 1] = num(x(st.i)) .. " " .. num(st.r.time_ms) end
+  steps[#steps + 1] = num(x(n)) .. " " .. num(m.best.time_ms)
+  local xlabel = not by_time and "evaluations"
+    or (m.walled and "time since the search began" or "summed time of the configurations")
+       .. (seconds and " (s)" or " (ms)")
+  local lo, hi = m.sorted[1].time_ms, m.sorted[#m.sorted].time_ms
+  return {
+    name = by_time and "convergence-time" or "convergence",
+    title = by_time and "best time so far against time" or "best time so far against evaluations",
+    width = 600, height = 340, data = { each = each, best = steps, failed = failed },
+    commands = {
+      "set xlabel '" .. xlabel .. "'", "set ylabel 'time (ms)'", "set grid",
+      "set key top right", range_is_wide(lo, hi) and "set logscale y" or "set yrange [0:*]",
+      by_time and "set xrange [0:*]" or "set xrange [0.5:" .. num(n + 0.5) .. "]",
+      "set y2range [0:1]", -- failures along the bottom, whatever the time axis
+      ("plot $each using 1:2 with points pt 7 ps 0.5 lc rgb '%s' title 'each ok configuration', "
+        .. "$best using 1:2 with steps lw 3 lc rgb '%s' title 'best so far'"):format(COLOURS.each,
+        COLOURS.best)
+        .. (#failed > 0 and (", $failed using 1:(0.03) axes x1y2 with points pt 9 ps 0.7 lc rgb "
+          .. "'%s' title 'failed'"):format(COLOURS.failed) or ""),
+    },
+  }
+end
+
+-- Bins of the ok times: even in time, or in log time when they span more
+-- than a factor of 20.
+local function histogram(m)
+  local times = {}
+  for i, r in ipairs(m.sorted) do times[i] = r.time_ms end
+  local lo, hi = times[1], times[#times]
+  if hi <= lo then lo, hi = lo * 0.95, hi * 1.05 + 1e-12 end
+  local wide = range_is_wide(lo, hi)
+  local k = math.max(1, math.min(40, math.ceil(math.sqrt(#times))))
+  local f = wide and math.log or function(x) return x end
+  local g = wide and math.exp or function(x) return x end
+  local a, b = f(lo), f(hi)
+  local counts = {}
+  for i = 1, k do counts[i] = 0 end
+  for _, t in ipairs(times) do
+    local bin = math.min(k, math.floor((f(t) - a) / (b - a) * k) + 1)
+    counts[bin] = counts[bin] + 1
+  end
+  local rows = {}
+  for i = 1, k do
+    rows[i] = ("%s %s %d"):format(num(g(a + (b - a) * (i - 1) / k)), num(g(a + (b - a) * i / k)),
+                                  counts[i])
+  end
+  return {
+    name = "distribution", title = "distribution of the times", width = 600, height = 340,
+    data = { bins = rows }, bins = k,
+    commands = {
+      "set xlabel 'time (ms)'", "set ylabel 'configurations'", "set grid ytics",
+      wide and "set logscale x" or "set xrange [" .. num(lo) .. ":" .. num(hi) .. "]",
+      "set yrange [0:*]", "set style fill solid 1.0 border rgb '#ffffff'",
+      ("plot $bins using (($1+$2)/2):($3/2):1:2:(0):3 with boxxyerror lc rgb '%s' notitle")
+        :format(COLOURS.bars),
+    },
+  }
+end
+
+-- A box per value that some ok configuration has: quartiles, whiskers to
+-- the fastest and slowest, a line at the median.
+local function effect_figure(m, p, e)
+  local rows, shown, lo, hi = {}, 0, math.huge, 0
+  for _, v in ipairs(e.values) do
+    local t = v.times
+    if #t > 0 then
+      shown = shown + 1
+      lo, hi = math.min(lo, t[1]), math.max(hi, t[#t])
+      rows[#rows + 1] = ("%d %s %s %s %s %s %s"):format(shown, num(t[1]), num(quantile(t, 0.25)),
+        num(quantile(t, 0.5)), num(quantile(t, 0.75)), num(t[#t]), gnuplot.label(value_text(v.value)))
+    end
+  end
+  if shown < 2 then return nil end -- one box compares nothing: its table says it all
+  return {
+    name = "effect-" .. (e.name:match("^[%w_]+$") and e.name or p), title = e.name .. ": time by value",
+    width = EFFECT_WIDTH, height = 280,
+    data = { boxes = rows },
+    commands = {
+      "set ylabel 'time (ms)'", "set grid ytics", "set boxwidth 0.5 absolute",
+      "set xrange [0.4:" .. num(shown + 0.6) .. "]",
+      range_is_wide(lo, hi) and "set logscale y" or "set yrange [0:*]",
+      shown > 8 and "set xtics rotate by -45" or "set xtics",
+      "set style fill solid 1.0 border rgb '#1b5e20'",
+      ("plot $boxes using 1:3:2:6:5:xticlabels(7) with candlesticks whiskerbars lc rgb '%s' "
+        .. "notitle, $boxes using 1:4:4:4:4 with candlesticks lt -1 lw 2 notitle"):format(COLOURS.boxes),
+    },
+  }
+end
+
+local function figures(m)
+  if not m.best then return {} end
+  local list = { convergence(m, false), convergence(m, true), histogram(m) }
+  for p, e in ipairs(m.effects) do
+    local fig = effect_figure(m, p, e)
+    if fig then list[#list + 1] = fig; e.figure = fig.name end
+  end
+  return list
+end
+
+-- ---- the page ----
+
+local CSS = [[
+body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 1400px; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+.figs { display: flex; flex-wrap: wrap; gap: 1em; }
+figure { margin: 0; max-width: 100%; } /* as wide as its plot (inline), its caption wraps */
+figcaption { font-size: 0.9em; color: #555; }
+svg { max-width: 100%; height: auto; }
+.note { color: #555; font-size: 0.9em; }
+.error { font-family: monospace; white-space: pre-wrap; max-width: 60em; }
+]]
+
+local function row(cells, tag)
+  local out = {}
+  for _, c in ipairs(cells) do
+    local attrs = c.attrs and (" " .. c.attrs) or ""
+    out[#out + 1] = ("<%s%s>%s</%s>"):format(tag or "td", attrs, c.html or esc(c[1]), tag or "td")
+  end
+  return "<tr>" .. table.concat(out) .. "</tr>"
+end
+
+local function overview(m, source)
+  local s, r = m.summary, m.results
+  local items = {
+    { "task", r.task }, { "device", r.device }, { "searcher", r.searcher },
+    { "evaluated", ("%d of %s valid configurations"):format(s.evaluated, tostring(s.space_valid)),
+      attrs = ('id="evaluated" data-count="%d"'):format(s.evaluated) },
+    { "stopped", s.stopped }, { "wall time", ms(s.wall_ms) .. " ms" },
+    { "best", m.best and (ms(m.best.time_ms) .. " ms: " .. require("ktlua.report").config(
+        m.best.config, m.params)) or "none: no configuration came out ok" },
+  }
+  if source then table.insert(items, 1, { "results", source }) end
+  local out = { '<table id="overview">' }
+  for _, it in ipairs(items) do
+    if it[2] and it[2] ~= "" then out[#out + 1] = row({ { it[1] }, { it[2], attrs = it.attrs } }) end
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+local function best_table(m)
+  if not m.best then return "<p>No configuration came out ok.</p>" end
+  local head = { { "rank" }, { "index", attrs = 'class="n"' } }
+  for _, p in ipairs(m.params) do head[#head + 1] = { p.name } end
+  head[#head + 1] = { "time (ms)", attrs = 'class="n"' }
+  head[#head + 1] = { "runs", attrs = 'class="n"' }
+  head[#head + 1] = { "vs best", attrs = 'class="n"' }
+  local out = { '<table id="best">', row(head, "th") }
+  for rank = 1, math.min(m.top, #m.sorted) do
+    local r = m.sorted[rank]
+    local cells = { { rank }, { r.index, attrs = 'class="n"' } }
+    for _, p in ipairs(m.params) do cells[#cells + 1] = { value_text(r.config[p.name]) } end
+    cells[#cells + 1] = { ms(r.time_ms), attrs = ('class="n time" data-ms="%.17g"'):format(r.time_ms) }
+    -- a CSV file keeps no samples: unknown, not none
+    cells[#cells + 1] = { #r.samples_ms > 0 and #r.samples_ms or "-", attrs = 'class="n"' }
+    cells[#cells + 1] = { ("%.2fx"):format(r.time_ms / m.best.time_ms), attrs = 'class="n"' }
+    out[#out + 1] = row(cells)
+  end
+  out[#out + 1] = "</table>"
+  if #m.sorted > m.top then
+    out[#out + 1] = ('<p class="note">%d more ok configurations.</p>'):format(#m.sorted - m.top)
+  end
+  return table.concat(out, "\n")
+end
+
+local function status_table(m)
+  local s = m.summary
+  local out = { '<table id="statuses">', row({ { "status" }, { "configurations", attrs = 'class="n"' },
+                                               { "share", attrs = 'class="n"' } }, "th") }
+  for _, name in ipairs(STATUSES) do
+    local n = s.statuses[name] or 0
+    if n > 0 then
+      out[#out + 1] = row({ { name }, { n, attrs = ('class="n" data-status="%s"'):format(name) },
+                            { ("%.1f%%"):format(100 * n / s.evaluated), attrs = 'class="n"' } })
+    end
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+local function failures(m)
+  if #m.failed == 0 then return "" end
+  local limit = 20
+  local out = { "<h2>Failed configurations</h2>", '<table id="failures">',
+                row({ { "index" }, { "configuration" }, { "status" }, { "why" } }, "th") }
+  for i = 1, math.min(limit, #m.failed) do
+    local r = m.failed[i]
+    local why = (r.error or ""):match("^[^\n]*")
+    if #why > 200 then why = why:sub(1, 197) .. "..." end
+    out[#out + 1] = row({ { r.index }, { require("ktlua.report").config(r.config, m.params) },
+                          { r.status }, { why, attrs = 'class="error"' } })
+  end
+  out[#out + 1] = "</table>"
+  if #m.failed > limit then
+    out[#out + 1] = ('<p class="note">%d more failed configurations (the first %d are listed, in '
+      .. 'the order evaluated).</p>'):format(#m.failed - limit, limit)
+  end
+  return table.concat(out, "\n")
+end
+
+local function figure(svgs, fig, caption)
+  return ('<figure id="fig-%s" style="width: %dpx">%s<figcaption>%s</figcaption></figure>'):format(
+    fig.name, fig.width, svgs[fig.name], caption)
+end
+
+local function value_table(e)
+  local out = { ('<table class="values" data-param="%s">'):format(esc(e.name)),
+                row({ { e.name }, { "ok", attrs = 'class="n"' }, { "failed", attrs = 'class="n"' },
+                      { "best (ms)", attrs = 'class="n"' }, { "median (ms)", attrs = 'class="n"' } }, "th") }
+  for _, v in ipairs(e.values) do
+    local t = v.times
+    if #t + v.failed > 0 then
+      out[#out + 1] = row({ { value_text(v.value) }, { #t, attrs = 'class="n"' },
+        { v.failed, attrs = 'class="n"' },
+        { t[1] and ms(t[1]) or "-", attrs = 'class="n"' .. (t[1] and (' data-ms="%.17g"'):format(t[1]) or "") },
+        { t[1] and ms(quantile(t, 0.5)) or "-", attrs = 'class="n"' } })
+    end
+  end
+  out[#out + 1] = "</table>"
+  return table.concat(out, "\n")
+end
+
+local function plots(m, figs, svgs)
+  if not m.best then return "" end
+  local by = {}
+  for _, f in ipairs(figs) do by[f.name] = f end
+  local time_note = m.walled and "" or (" This file records no time of evaluation: the time axis "
+    .. "sums the configurations' own times.")
+  local out = {
+    "<h2>Convergence</h2>", '<div class="figs">',
+    figure(svgs, by.convergence, "Best time so far (red) and each ok configuration's time (grey), "
+      .. "by evaluation" .. (#m.failed > 0 and "; failed configurations are the orange triangles "
+      .. "along the bottom." or ".")),
+    figure(svgs, by["convergence-time"], "The same against time." .. time_note), "</div>",
+    "<h2>Time distribution</h2>", '<div class="figs">',
+    figure(svgs, by.distribution, ("The %d ok configurations' times in %d bins."):format(#m.ok,
+      by.distribution.bins)),
+    "</div>", "<h2>Parameters</h2>",
+    '<p class="note">Each box spans the middle half of the ok times of the configurations with '
+      .. "that value, its whiskers the fastest and slowest, the black line the median.</p>",
+    '<div class="figs">',
+  }
+  for _, e in ipairs(m.effects) do
+    local ok_values = 0
+    for _, v in ipairs(e.values) do ok_values = ok_values + (#v.times > 0 and 1 or 0) end
+    local body = e.figure and svgs[e.figure] or ('<p class="note">no plot: %s</p>'):format(
+      ok_values == 0 and "no configuration with it came out ok" or "only one of its values came out ok")
+    out[#out + 1] = ('<figure id="param-%s" style="width: %dpx">%s%s<figcaption>%s</figcaption>'
+      .. '</figure>'):format(esc(e.name), EFFECT_WIDTH, body, value_table(e), esc(e.name) .. ": time by value")
+  end
+  out[#out + 1] = "</div>"
+  return table.concat(out, "\n")
+end
+
+local function html(m, svgs, figs, source)
+  local r = m.results
+  return table.concat({
+    "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+    "<title>" .. esc(("ktlua report: %s on %s"):format(r.task, r.device)) .. "</title>",
+    "<style>" .. CSS .. "</style>", "</head>", "<body>",
+    "<h1>" .. esc(("Tuning %s on %s"):format(r.task, r.device)) .. "</h1>",
+    overview(m, source), "<h2>Best configurations</h2>", best_table(m),
+    "<h2>Statuses</h2>", status_table(m), plots(m, figs, svgs), failures(m),
+    ('<p class="note">Written by ktlua %s.</p>'):format(esc(require("ktlua").version)),
+    "</body>", "</html>", "",
+  }, "\n")
+end
+
+-- ---- writing ----
+
+local OPTIONS = { top = "number", png = "boolean", timeout = "number" }
+
+local function check_options(opts)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    error("results:report: expected a table of options {top =, png =, timeout =}, got " .. type(opts), 0)
+  end
+  for k, v in pairs(opts) do
+    if not OPTIONS[k] then error(("results:report: unknown option '%s'"):format(tostring(k)), 0) end
+    if type(v) ~= OPTIONS[k] then
+      error(("results:report: option %s must be a %s, got %s"):format(k, OPTIONS[k], type(v)), 0)
+    end
+  end
+  if opts.top and (opts.top < 1 or math.type(opts.top) ~= "integer") then
+    error("results:report: option top must be a positive integer", 0)
+  end
+  if opts.timeout and opts.timeout <= 0 then error("results:report: option timeout must be positive", 0) end
+  return opts
+end
+
+-- Where the PNG of each figure goes: beside the page, PAGE-NAME.png.
+local function png_paths(path, figs)
+  local stem = path:gsub("%.html?$", "")
+  local out, list = {}, {}
+  for _, f in ipairs(figs) do
+    out[f.name] = stem .. "-" .. f.name .. ".png"
+    list[#list + 1] = out[f.name]
+  end
+  return out, list
+end
+
+-- Writes the page (and, with png, the images); returns the paths written,
+-- the page first. Errors name `who` (the method, or the command).
+local function write(results, path, opts, who)
+  local function fail(msg) error(who .. ": " .. msg, 0) end
+  if type(path) ~= "string" or path == "" then fail("expected the path of the page to write") end
+  local m = gather(results, opts)
+  local figs = figures(m)
+  local function draw(png)
+    local ok, out = pcall(gnuplot.draw, figs, { timeout = opts.timeout, png = png })
+    if not ok then fail(tostring(out)) end
+    return out
+  end
+  local svgs = #figs > 0 and draw(nil) or {}
+  local written = { path }
+  if opts.png and #figs > 0 then
+    local pngs, list = png_paths(path, figs)
+    draw(pngs)
+    for _, p in ipairs(list) do written[#written + 1] = p end
+  end
+  local tmp = path .. ".tmp"
+  local f, why = io.open(tmp, "wb")
+  if not f then fail(("cannot write %s: %s"):format(path, why)) end
+  f:write(html(m, svgs, figs, opts.source))
+  f:close()
+  local ok, err = os.rename(tmp, path)
+  if not ok then
+    os.remove(tmp)
+    fail(("cannot write %s: %s"):format(path, err))
+  end
+  return written
+end
+
+-- results:report(path[, options]) (lk_results.c).
+function page.write(results, path, opts)
+  local ok, written = pcall(function() return write(results, path, check_options(opts), "results:report") end)
+  if not ok then error(written, 3) end -- the caller's line (2 is the method, in C)
+  return written
+end
+
+-- ---- the command ----
+
+local usage = [[
+usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS
+  writes the results of a tuning or a replay (a results file, JSON or CSV,
+  or a journal) as one self-contained HTML page, PAGE (default: RESULTS
+  with .html for its extension): the best configurations, the statuses,
+  the failures and plots drawn by gnuplot (the best time so far against
+  evaluations and against time, the distribution of the times, each
+  parameter's effect); --png also writes each plot as PAGE-NAME.png;
+  --top=N lists the N best configurations (default 10); --timeout=S gives
+  gnuplot S seconds (default 60)
+]]
+
+function page.main(args)
+  local output, path, opts = nil, nil, {}
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "-o" and args[i + 1] then output = args[i + 1]; i = i + 1
+    elseif a == "--png" then opts.png = true
+    elseif a:match("^%-%-timeout=") then
+      opts.timeout = tonumber(a:match("^%-%-timeout=(.*)"))
+      if not opts.timeout or opts.timeout <= 0 then
+        error("ktlua report: --timeout needs a positive number of seconds", 0)
+      end
+    elseif a:match("^%-%-top=") then
+      opts.top = math.tointeger(tonumber(a:match("^%-%-top=(.*)")))
+      if not opts.top or opts.top < 1 then error("ktlua report: --top needs a positive integer", 0) end
+    elseif a == "-h" or a == "--help" then io.write(usage); return
+    elseif not path and not a:match("^%-.") then path = a
+    else error(("ktlua report: unexpected argument '%s'\n%s"):format(a, usage), 0) end
+    i = i + 1
+  end
+  if not path then error("ktlua report: no results file given\n" .. usage, 0) end
+  local ok, results = pcall(require("ktlua").load, path)
+  if not ok then error("ktlua report: " .. tostring(results), 0) end
+  output = output or (path:gsub("%.gz$", ""):gsub("%.[^./]*$", "") .. ".html")
+  if output == path then error("ktlua report: the page would replace the results file " .. path, 0) end
+  opts.source = path
+  local written = write(results, output, opts, "ktlua report")
+  for _, p in ipairs(written) do io.write(p, "\n") end
+end
+
+return page
