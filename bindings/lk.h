@@ -169,6 +169,7 @@ void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
+void lk_open_t1(lua_State *L);      /* kt.python_list and what ktlua.t1 reads with */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_space_def(lua_State *L); /* kt.space */

@@ -79,4 +79,13 @@ int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err);
 bool kt_expr_integer(const kt_expr *e);
 int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err);
 
+/* Parameter values written as a Python list ("[2**i for i in range(5, 11)]",
+** "[1] + list(range(2, 8, 2))"): list literals, range(), list(), + and
+** comprehensions, evaluated by expr_list.c without running Python. *out
+** (strings included) is the caller's, freed by kt_values_free. At most
+** KT_LIST_MAX values; errors name the character. */
+#define KT_LIST_MAX ((size_t)1 << 20)
+int kt_expr_list(const char *text, kt_value **out, size_t *n, kt_error *err);
+void kt_values_free(kt_value *v, size_t n);
+
 #endif
