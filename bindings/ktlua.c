@@ -76,6 +76,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_online(L);
   lk_open_t1(L);
   merge_stdlib(L, "ktlua.values");
+  merge_stdlib(L, "ktlua.t1"); /* kt.t1, kt.t1_read */
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
   lua_pushcfunction(L, l_clock);

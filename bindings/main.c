@@ -20,6 +20,7 @@ int luaopen_ktlua(lua_State *L);
 static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
     "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
+    "       ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] ...\n"
     "\n"
     "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
     "and in `...`. With no script, starts an interactive prompt where the module is\n"
@@ -38,6 +39,7 @@ static const char *const usage =
     "commands:\n"
     "  db export      the tuned configurations of a database (kt.db) as a C header with a\n"
     "                 selection function by nearest size, a JSON wisdom file or a Lua table\n"
+    "  run            tune the kernel of a T1 tuning-problem file (`ktlua run --help`)\n"
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
@@ -103,13 +105,14 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
   return report_status(L, status);
 }
 
-/* `ktlua db ...`: the command of the stdlib module ktlua.db_export. */
-static int run_db_command(lua_State *L, char **argv, int argc, int first) {
+/* `ktlua db ...` and `ktlua run ...`: the main of a stdlib module
+** (ktlua.db_export, ktlua.t1_run). */
+static int run_command(lua_State *L, const char *module, char **argv, int argc, int first) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ktlua");
   int status = call(L, 1, 0); /* which preloads the stdlib */
   lua_getglobal(L, "require");
-  lua_pushliteral(L, "ktlua.db_export");
+  lua_pushstring(L, module);
   if (status == LUA_OK) status = call(L, 1, 1);
   if (status == LUA_OK) {
     lua_getfield(L, -1, "main");
@@ -245,8 +248,9 @@ int main(int argc, char **argv) {
       status = LUA_ERRRUN;
     }
   }
-  if (status == LUA_OK && i < argc && !strcmp(argv[i], "db")) {
-    status = run_db_command(L, argv, argc, i + 1);
+  if (status == LUA_OK && i < argc && (!strcmp(argv[i], "db") || !strcmp(argv[i], "run"))) {
+    status = run_command(L, argv[i][0] == 'd' ? "ktlua.db_export" : "ktlua.t1_run", argv, argc,
+                         i + 1);
     ran = true;
   } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);
