@@ -24,7 +24,7 @@
 #include "expr.h"
 
 #define LIST_DEPTH 16
-#define LIST_ITERATIONS ((size_t)1 << 24)
+#define LIST_ITERATIONS ((size_t)1 << 20)
 
 typedef struct lname {
   const char *name; /* in the text, len bytes */

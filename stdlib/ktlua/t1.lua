@@ -438,7 +438,7 @@ end
 function t1.t1_read(path)
   if type(path) ~= "string" then error("t1_read: expected the path of a T1 file", 2) end
   local doc, why = kt()._json_file(path)
-  if not doc then error(("%s: %s"):format(path, why), 0) end
+  if not doc then error(why, 0) end
   if type(doc) ~= "table" then fail(path, "a T1 file is a JSON object") end
   local problem = { path = path, params = {}, values = {}, constraints = {}, args = {},
                     stop = {}, notes = {}, defects = {} }
@@ -454,6 +454,19 @@ function t1.t1_read(path)
     problem.source = f:read("a")
     f:close()
     check_signature(problem, problem.source)
+    local unnamed, other_case = {}, {}
+    for _, p in ipairs(problem.params) do
+      local word = "%f[%w_]" .. p[1] .. "%f[^%w_]"
+      if not problem.source:find(word) then
+        unnamed[#unnamed + 1] = p[1]
+        if problem.source:lower():find(word:lower()) then other_case[#other_case + 1] = p[1]:lower() end
+      end
+    end
+    if #unnamed > 0 then
+      problem.notes[#problem.notes + 1] = ("%s never names the parameters %s%s"):format(
+        problem.file:match("[^/]*$"), table.concat(unnamed, ", "), #other_case == 0 and "" or
+        (" (it names %s)"):format(table.concat(other_case, ", ")))
+    end
   else
     problem.notes[#problem.notes + 1] = ("the kernel file %s is not there"):format(problem.file)
   end
