@@ -385,3 +385,55 @@ describe("expression and Lua function constraints", function()
     assert.is_true(nontrivial >= 25, "too few spaces that constraints cut but do not empty")
   end)
 end)
+
+describe("a function constraint of the whole configuration", function()
+  local function k3()
+    local k = kernel()
+    k:param("MWG", { 16, 32, 64 })
+    k:param("VWM", { 1, 2, 4, 8, 32 })
+    k:param("X", { 1, 2 })
+    return k
+  end
+
+  it("finds its parameters on a first call and prunes as the positional form does", function()
+    local k, calls = k3(), 0
+    k:constraint(function(p)
+      calls = calls + 1
+      return p.MWG % p.VWM == 0
+    end)
+    assert.are.equal(1, calls) -- the first call, with the first values
+    local n = 0
+    for _, c in k:space():configs() do
+      assert.are.equal(0, c.MWG % c.VWM)
+      n = n + 1
+    end
+    assert.are.equal(28, n) -- 16: 4, 32: 5, 64: 5 widths, twice
+    assert.is_true(calls > 1)
+    local p = kernel()
+    p:param("A", { 1, 2, 3 })
+    p:param("B", { 1, 2 })
+    p:constraint(function(c) return c.A > c.B end, { "A", "B" }) -- declared: no first call
+    assert.are.equal(3, p:space():count())
+    assert.are.equal(3, kt.space{ params = { { "A", { 1, 2, 3 } }, { "B", { 1, 2 } } },
+                                  constraints = { function(c) return c.A > c.B end } }:count())
+  end)
+
+  it("says when a branch reads what the first call did not, or what is no parameter", function()
+    local k = k3()
+    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end)  -- X is 1 on the first call
+    local ok, err = pcall(function() return k:space():count() end)
+    assert.is_false(ok)
+    assert.matches("the constraint reads p.VWM, which is not among its parameters %(\"X\"%): name " ..
+      "them all, k:constraint%(f, {\"X\", \"VWM\"}%)", err)
+    k = k3()
+    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end, { "X", "VWM" })
+    assert.are.equal(15 + 3 * 2, k:space():count()) -- X = 1: all; X = 2: widths 1 and 2
+    ok, err = pcall(k.constraint, k, function(p) return p.C > 1 end)
+    assert.is_false(ok)
+    assert.matches("the constraint reads p.C: there is no parameter C %(define the parameters " ..
+      "before the constraints that read them%)", err)
+    ok, err = pcall(k.constraint, k, function() return true end)
+    assert.is_false(ok)
+    assert.matches("the constraint read no parameter when called with the first values", err)
+  end)
+end)
