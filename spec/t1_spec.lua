@@ -288,6 +288,13 @@ describe("ktlua run", function()
     out, code = shell.run(ktlua .. " run --count=x " .. FIX .. "vadd_T1.json")
     assert.are.equal(1, code)
     assert.matches("ktlua run: unexpected argument '%-%-count=x'", out)
+    out = shell.run(ktlua .. " run --check " .. BAT .. "GEMM/GEMM-CAFF-matmul.json")
+    if out:find("nvrtc:") then -- NVRTC is installed: matmul.cu includes a header it lacks
+      assert.matches("nvrtc: the first valid configuration does not compile: .-cannot open " ..
+        "source file \"stdio.h\"", out)
+      out = shell.run(ktlua .. " run --check " .. BAT .. "GEMM/GEMM-CAFF.json")
+      assert.matches("nvrtc: the first valid configuration compiles %(sm_90%)", out)
+    end
     out = shell.run(ktlua .. " run --help")
     assert.matches("usage: ktlua run PROBLEM.json", out)
   end)

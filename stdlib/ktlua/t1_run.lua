@@ -8,7 +8,8 @@ usage: ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] [--secon
 Tunes the kernel of a T1 file (its Budget and Search, unless the options say
 otherwise) and prints the results. A CUDA file runs on the first CUDA device
 unless --device (or KTLUA_DEVICE) names another. --check loads the file and
-prints its space without a device.
+prints its space, notes and defects without a device (and whether NVRTC, where
+it is installed, compiles a CUDA kernel's first valid configuration).
 ]]
 
 local function parse(args)
@@ -36,6 +37,21 @@ local function check(problem)
     tostring(s:count()), tostring(s:count_all())))
   for _, note in ipairs(problem.notes) do io.write("note: ", note, "\n") end
   for _, defect in ipairs(problem.defects) do io.write("defect: ", defect, "\n") end
+  -- a CUDA kernel compiles without a GPU where NVRTC is there
+  if problem.language == "CUDA" and problem.source and s:count() > 0 then
+    local cfg, defines = s:config(0), {}
+    for _, p in ipairs(problem.params) do
+      defines[#defines + 1] = ("#define %s %s\n"):format(p[1], tostring(cfg[p[1]]))
+    end
+    local ok, out, log = pcall(kt.cuda_compile, { source = table.concat(defines) .. problem.source,
+      names = { problem.kernel_name }, arch = "sm_90", options = problem.options })
+    if ok and out then
+      io.write("nvrtc: the first valid configuration compiles (sm_90)\n")
+    elseif ok then
+      io.write("nvrtc: the first valid configuration does not compile: ",
+        (tostring(log):match("[^\n]*error[^\n]*") or tostring(log)), "\n")
+    end
+  end
 end
 
 function run.main(args)
