@@ -84,6 +84,43 @@ describe("kt.python_list", function()
   end)
 end)
 
+describe("kt.python_list on mutated list expressions", function()
+  it("gives a list or an error naming a character, never more than it may", function()
+    local seeds = { "[ 2 ** i for i in range ( 5 , 11 ) ]", "[ 1 ] + [ 2 * i for i in range ( 1 , 11 ) ]",
+                    "list ( range ( 32 , 1024 + 1 , 32 ) )", "[ 1 , 2 , 4 , 8 ]",
+                    "[ a * b for a in range ( 4 ) for b in range ( a ) if a % 2 == 1 ]",
+                    "[ x for x in [ 1 , 2 ] if x not in [ 2 ] ]" }
+    local tokens = { "[", "]", "(", ")", ",", "+", "for", "in", "if", "i", "range", "list", "1",
+                     "-1", "**", "//", "%", "==", "not", "True", "'s'", "10" }
+    local rng = 12345
+    local function random(n)
+      rng = (rng * 1103515245 + 12345) % 2147483648
+      return rng % n + 1
+    end
+    local lists, errors = 0, 0
+    for _ = 1, 3000 do
+      local t = {}
+      for w in seeds[random(#seeds)]:gmatch("%S+") do t[#t + 1] = w end
+      for _ = 1, random(3) - 1 do -- up to two edits: delete, insert or replace a token
+        local at, op = random(#t), random(3)
+        if op == 1 and #t > 1 then table.remove(t, at)
+        elseif op == 2 then table.insert(t, at, tokens[random(#tokens)])
+        else t[at] = tokens[random(#tokens)] end
+      end
+      local text = table.concat(t, " ")
+      local ok, v = pcall(kt.python_list, text)
+      if ok then
+        assert.is_true(type(v) == "table" and #v <= 1048576, text)
+        lists = lists + 1
+      else
+        assert.is_truthy(v:find("^python_list '.*': at character %d+: "), text .. " -> " .. v)
+        errors = errors + 1
+      end
+    end
+    assert.is_true(lists > 300 and errors > 300, lists .. " lists, " .. errors .. " errors")
+  end)
+end)
+
 -- Each of BAT's files: its space (valid of all), and what ktlua finds wrong.
 local bat = {
   ["GEMM/GEMM-CAFF.json"] = { 15, 10312, 20736 },
