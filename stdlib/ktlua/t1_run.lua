@@ -61,7 +61,8 @@ function run.main(args)
   local kt = require "ktlua"
   local problem = kt.t1_read(o.path)
   if o.check then return check(problem) end
-  local device = o.device or problem.device or os.getenv("KTLUA_DEVICE")
+  local env = os.getenv("KTLUA_DEVICE")
+  local device = o.device or problem.device or (env ~= "" and env or nil)
   if not device and problem.language == "CUDA" then device = "cuda" end
   local tuner = kt.tuner(device)
   local backend = tuner.device.backend
