@@ -168,6 +168,7 @@ describe("kt.t1_read", function()
     assert.is_nil(nb.notation)
     assert.are.equal(128 * 1024 // 4, nb.global[1].fn{ OUTER_UNROLL_FACTOR = 4 })
     assert.are.same({ count = 10 }, nb.stop)
+    assert.are.equal(10, kt.t1_read(BAT .. "hotspot/hotspot-CAFF.json").repeats) -- iterations
     -- MD: lower-case kernelSpecification, blockSize/gridSize, length/value, a file to fill from
     local md = kt.t1_read(BAT .. "others/MD/MD-CAFF.json")
     assert.are.equal("compute_lj_force", md.kernel_name)
@@ -259,6 +260,9 @@ describe("kt.t1", function()
   it("tunes an OpenCL problem here: budget, searcher, fills, sizes and its reference", function()
     local k, options, problem = kt.t1(FIX .. "vadd_T1.json")
     assert.are.same({ stop = { count = 6 }, search = "random" }, options)
+    local annealing = kt.t1_read(variant{ ["{ \"Name\": \"RandomSearch\" }"] =
+      "{ \"Name\": \"SimulatedAnnealing\", \"Attributes\": [{ \"Name\": \"alpha\", \"Value\": \"0.9\" }] }" })
+    assert.are.same({ "annealing", alpha = 0.9 }, annealing.search)
     assert.are.equal(13, k:space():count())
     assert.are.equal(3.0, problem.arrays.x[10])          -- Generator "i % 7"
     assert.are.equal(1.0, problem.arrays.y[4095])        -- Constant 1.0

@@ -372,9 +372,28 @@ local function read_search(doc, problem)
   if type(s) ~= "table" then return end
   local name = tostring(lookup(s, "Name") or "")
   local ours = searchers[name:lower():gsub("[%s_%-]", "")]
-  if ours then problem.search = ours
-  else problem.notes[#problem.notes + 1] = ("Search %s has no ktlua counterpart: the " ..
-    "default searcher is used"):format(name) end
+  if not ours then
+    problem.notes[#problem.notes + 1] = ("Search %s has no ktlua counterpart: the " ..
+      "default searcher is used"):format(name)
+    return
+  end
+  problem.search = ours
+  local attributes = lookup(s, "Attributes") or {}
+  if #attributes > 0 then -- the searcher's options: {"annealing", alpha = 0.9}
+    problem.search = { ours }
+    for _, a in ipairs(attributes) do
+      local key, value = lookup(a, "Name"), lookup(a, "Value")
+      problem.search[tostring(key)] = tonumber(value) or value
+    end
+  end
+end
+
+-- BAT's BenchmarkConfig.iterations: the timed runs of each configuration.
+local function read_benchmark(doc, problem)
+  local iterations = lookup(lookup(doc, "BenchmarkConfig") or {}, "iterations")
+  if iterations ~= nil then
+    problem.repeats = integer_of(iterations, problem.path, "BenchmarkConfig.iterations")
+  end
 end
 
 local function read_kernel(doc, problem)
@@ -448,6 +467,7 @@ function t1.t1_read(path)
   read_kernel(doc, problem)
   read_budget(doc, problem)
   read_search(doc, problem)
+  read_benchmark(doc, problem)
   problem.name = problem.name or problem.kernel_name
   local f = io.open(problem.file, "rb")
   if f then
@@ -619,7 +639,8 @@ function t1.t1(path, opts)
   add_modifiers(k, problem.global, "global")
   for _, ref in ipairs(problem.references) do add_reference(k, ref, problem, arrays) end
   problem.tuner, problem.arrays, problem.kernel = tuner, arrays, k
-  local options = { stop = next(problem.stop) and problem.stop or nil, search = problem.search }
+  local options = { stop = next(problem.stop) and problem.stop or nil, search = problem.search,
+                    repeats = problem.repeats }
   return k, options, problem
 end
 

@@ -76,7 +76,7 @@ function run.main(args)
     options.stop[key] = v
   end
   options.search = o.search or options.search
-  options.seed, options.repeats, options.output = o.seed, o.repeats, o.output
+  options.seed, options.repeats, options.output = o.seed, o.repeats or options.repeats, o.output
   for _, note in ipairs(problem.notes) do io.stderr:write("note: ", note, "\n") end
   local results = tuner:tune(k, options)
   results:print{ top = 10 }
