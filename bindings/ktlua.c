@@ -75,7 +75,9 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_db(L);
   lk_open_online(L);
   lk_open_spawn(L);
+  lk_open_t1(L);
   merge_stdlib(L, "ktlua.values");
+  merge_stdlib(L, "ktlua.t1"); /* kt.t1, kt.t1_read */
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
   lua_pushcfunction(L, l_clock);

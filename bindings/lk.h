@@ -72,6 +72,9 @@ lk_task *lk_check_task(lua_State *L, int idx);
 /* The same, for what changes the task: raises while it is busy (tuned,
 ** run, or generating its space: kt_task_busy). */
 lk_task *lk_check_idle_task(lua_State *L, int idx);
+/* k:constraint(f[, names]) at 2 and 3 becomes k:constraint(names, g) with
+** g(a, b, ...) = f{A = a, B = b, ...}; names found by calling f once. */
+void lk_constraint_table_form(lua_State *L, const kt_space *s);
 /* An element type from a name ("float") or a struct type. */
 const kt_type *lk_check_type(lua_State *L, int idx);
 
@@ -169,6 +172,7 @@ void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
+void lk_open_t1(lua_State *L);      /* kt.python_list and what ktlua.t1 reads with */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_space_def(lua_State *L); /* kt.space */

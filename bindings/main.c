@@ -21,6 +21,7 @@ static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
     "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
     "       ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS\n"
+    "       ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] ...\n"
     "\n"
     "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
     "and in `...`. With no script, starts an interactive prompt where the module is\n"
@@ -43,6 +44,7 @@ static const char *const usage =
     "                 the best configurations, statuses, failures and plots (gnuplot): best so\n"
     "                 far against evaluations and time, time distribution, each parameter's\n"
     "                 effect; --png also writes the plots as PNG files\n"
+    "  run            tune the kernel of a T1 tuning-problem file (`ktlua run --help`)\n"
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
@@ -109,8 +111,16 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
   return report_status(L, status);
 }
 
-/* `ktlua db ...` and `ktlua report ...`: the main function of a stdlib
-** module (ktlua.db_export, ktlua.report_html) with the arguments after it. */
+/* `ktlua db ...`, `ktlua report ...` and `ktlua run ...`: the main function
+** of a stdlib module with the arguments after it. */
+static const char *command_of(const char *word) {
+  static const char *const commands[][2] = {
+      {"db", "ktlua.db_export"}, {"report", "ktlua.report_html"}, {"run", "ktlua.t1_run"}};
+  for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+    if (!strcmp(word, commands[c][0])) return commands[c][1];
+  return NULL;
+}
+
 static int run_command(lua_State *L, const char *module, char **argv, int argc, int first) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ktlua");
@@ -252,11 +262,9 @@ int main(int argc, char **argv) {
       status = LUA_ERRRUN;
     }
   }
-  if (status == LUA_OK && i < argc && !strcmp(argv[i], "db")) {
-    status = run_command(L, "ktlua.db_export", argv, argc, i + 1);
-    ran = true;
-  } else if (status == LUA_OK && i < argc && !strcmp(argv[i], "report")) {
-    status = run_command(L, "ktlua.report_html", argv, argc, i + 1);
+  const char *command_module = i < argc ? command_of(argv[i]) : NULL;
+  if (status == LUA_OK && command_module) {
+    status = run_command(L, command_module, argv, argc, i + 1);
     ran = true;
   } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);
