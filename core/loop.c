@@ -122,6 +122,7 @@ int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   if (p.seed) l->seeds--;
   kt_result *res = &l->results->items[at];
   res->over.searcher += p.searcher_ns;
+  if (res->finished == 0) res->finished = kt_wall_s(); /* a replay keeps the recorded time */
   l->clock_ns += res->over.total;
   kt_stop_state_record(&l->st, res);
   if (l->o->journal && !recorded && kt_journal_append(l->o->journal, l->results, res, err))

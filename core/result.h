@@ -45,6 +45,7 @@ typedef struct kt_result {
   size_t launches;    /* kernel launches in one run */
   kt_overheads over;
   double compile_ns;  /* the compiles' own time (on worker threads: not part of over) */
+  double finished;    /* when it was recorded, in Unix seconds; 0: unknown */
   char *error;        /* compiler log, fault or mismatch; NULL if none */
   char *build_log;    /* the compiler's messages for builds that succeeded (warnings) */
   char *device_log;   /* what the device process wrote on stderr meanwhile */

@@ -146,7 +146,7 @@ describe("the parser fuzzer", function()
       load = "line 2: JSON: line 1, column 156: number out of range" },
     ["journal_time_out_of_range.jsonl"] = { load = "line 2: time_ms is out of range" },
     ["kt_cache_time_out_of_range.json"] = {
-      load = "neither a ktlua results file (JSON or CSV) nor a journal",
+      load = "cache entry '1' has a time out of range",
       replay = "cache entry '1' has a time out of range" },
     ["results_kernel_names.json"] = {}, -- kernel names broke the CSV header
   }
