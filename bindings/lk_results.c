@@ -3,7 +3,8 @@
 ** the order evaluated), results:best(), results:write(path),
 ** results:summary(), results:print() (stdlib ktlua.report).
 **
-** A result's `resources` lists, per kernel, what the compiled kernel uses:
+** A result's `finished` is when it was recorded (Unix seconds), when
+** known. A result's `resources` lists, per kernel, what the compiled kernel uses:
 ** registers (per thread), shared_bytes (static shared/local memory per
 ** block), local_bytes (per-thread local/private memory), constant_bytes,
 ** max_threads (the largest block it allows); a value the backend cannot
@@ -131,6 +132,10 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_setfield(L, -2, "resources");
   set_ms(L, "build_ms", r->over.build);
   set_ms(L, "compile_ms", r->compile_ns);
+  if (r->finished > 0) { /* Unix seconds */
+    lua_pushnumber(L, r->finished);
+    lua_setfield(L, -2, "finished");
+  }
   push_overheads(L, &r->over);
   lua_setfield(L, -2, "overheads_ms");
   const char *keys[] = {"error", "build_log", "device_log", "retried"};

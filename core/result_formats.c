@@ -6,6 +6,8 @@
 #define _DEFAULT_SOURCE /* timegm */
 #include "result_formats.h"
 
+#include "json.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,38 @@ int kt_param_value_index(const kt_param *p, const kt_value *v, uint32_t *out) {
       return 0;
     }
   return -1;
+}
+
+/* A float as Python's str() writes it (the shortest text that reads back,
+** with ".0" on whole numbers, exponents below 1e-4 and from 1e16). */
+void kt_python_float(double x, char *buf, size_t size) {
+  if (isnan(x) || isinf(x)) {
+    snprintf(buf, size, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    return;
+  }
+  int digits = 1;
+  for (; digits < 17; digits++) {
+    snprintf(buf, size, "%.*e", digits - 1, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  int exp = x == 0 ? 0 : atoi(strchr(buf, 'e') + 1);
+  if (exp < -4 || exp >= 16) {
+    snprintf(buf, size, "%.*e", digits - 1, x);
+    return;
+  }
+  int decimals = digits - 1 - exp;
+  snprintf(buf, size, "%.*f", decimals > 0 ? decimals : 0, x);
+  if (!strchr(buf, '.')) strncat(buf, ".0", size - strlen(buf) - 1);
+}
+
+void kt_json_param_value(FILE *f, const kt_value *v) {
+  char buf[64];
+  if (v->type != KT_VFLOAT || !isfinite(v->u.f)) {
+    kt_json_value(f, v);
+    return;
+  }
+  kt_python_float(v->u.f, buf, sizeof buf);
+  fputs(buf, f);
 }
 
 /* ---- parameters gathered from records ---- */

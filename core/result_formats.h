@@ -27,6 +27,12 @@ kt_results *kt_results_parse(const char *text, size_t len, const char **format,
 /* A JSON number, string or boolean as a parameter value (strings point
 ** into the document); -1 for anything else. */
 int kt_value_from_json(const kt_jvalue *j, kt_value *v);
+/* A float as Python's str() writes it: the shortest text that reads back,
+** with ".0" on whole numbers (Kernel Tuner's cache keys are such texts). */
+void kt_python_float(double x, char *buf, size_t size);
+/* A parameter value in JSON, a float keeping its '.' so that it reads back
+** as a float. */
+void kt_json_param_value(FILE *f, const kt_value *v);
 /* The index of v among p's values; -1 when it is not one of them. */
 int kt_param_value_index(const kt_param *p, const kt_value *v, uint32_t *out);
 

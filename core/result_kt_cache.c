@@ -92,11 +92,12 @@ static int outcome(const char *key, const kt_jvalue *e, kt_result *r, kt_error *
     r->time_ns = NS(time->u.num.f);
     if (isinf(r->time_ns)) return kt_fail(err, "cache entry '%s' has a time out of range", key);
     r->launches = 1;
+    if (error && !(r->error = kt_strdup(error->u.str, err))) return -1;
   } else if (time && time->type == KT_JSTRING) {
     r->status = strcmp(time->u.str, "CompilationFailedConfig") == 0 ? KT_COMPILE_FAILED
                                                                      : KT_RUNTIME_FAILED;
-    const char *text = error ? error->u.str : time->u.str;
-    if (!(r->error = kt_strdup(text, err))) return -1;
+    const char *text = error ? error->u.str : status ? NULL : time->u.str; /* ktlua's: its own */
+    if (text && !(r->error = kt_strdup(text, err))) return -1;
   } else {
     return kt_fail(err, "cache entry '%s' has no time", key);
   }
@@ -150,45 +151,12 @@ kt_results *kt_results_from_cache(const kt_jvalue *root, kt_error *err) {
 
 /* ---- writing ---- */
 
-/* A float as Python's str() writes it (the shortest text that reads back,
-** with ".0" on whole numbers, exponents below 1e-4 and from 1e16). */
-static void python_float(double x, char *buf, size_t size) {
-  if (isnan(x) || isinf(x)) {
-    snprintf(buf, size, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
-    return;
-  }
-  int digits = 1;
-  for (; digits < 17; digits++) {
-    snprintf(buf, size, "%.*e", digits - 1, x);
-    if (strtod(buf, NULL) == x) break;
-  }
-  int exp = x == 0 ? 0 : atoi(strchr(buf, 'e') + 1);
-  if (exp < -4 || exp >= 16) {
-    snprintf(buf, size, "%.*e", digits - 1, x);
-    return;
-  }
-  int decimals = digits - 1 - exp;
-  snprintf(buf, size, "%.*f", decimals > 0 ? decimals : 0, x);
-  if (!strchr(buf, '.')) strncat(buf, ".0", size - strlen(buf) - 1);
-}
-
 /* What Python's str() makes of a value: the pieces of a cache key. */
 static void python_str(const kt_value *v, char *buf, size_t size) {
-  if (v->type == KT_VFLOAT) python_float(v->u.f, buf, size);
+  if (v->type == KT_VFLOAT) kt_python_float(v->u.f, buf, size);
   else if (v->boolean) snprintf(buf, size, "%s", v->u.i ? "True" : "False");
   else if (v->type == KT_VINT) snprintf(buf, size, "%" PRId64, v->u.i);
   else snprintf(buf, size, "%s", v->u.s);
-}
-
-/* Values in JSON, floats keeping their '.' so that Python reads a float. */
-static void json_value(FILE *f, const kt_value *v) {
-  char buf[64];
-  if (v->type != KT_VFLOAT || !isfinite(v->u.f)) {
-    kt_json_value(f, v);
-    return;
-  }
-  python_float(v->u.f, buf, sizeof buf);
-  fputs(buf, f);
 }
 
 static void write_key(FILE *f, const kt_results *r, const kt_result *x) {
@@ -217,7 +185,7 @@ static void write_entry(FILE *f, const kt_results *r, const kt_result *x) {
   for (size_t p = 0; p < r->nparams; p++) {
     kt_json_string(f, r->params[p].name);
     fputc(':', f);
-    json_value(f, &r->params[p].values[x->vi[p]]);
+    kt_json_param_value(f, &r->params[p].values[x->vi[p]]);
     fputc(',', f);
   }
   fputs("\"time\":", f);
@@ -268,7 +236,7 @@ static void write_header(FILE *f, const kt_results *r, const kt_cache_opts *o) {
     fputs(": [", f);
     for (size_t v = 0; v < r->params[p].nvalues; v++) {
       fputs(v ? ", " : "", f);
-      json_value(f, &r->params[p].values[v]);
+      kt_json_param_value(f, &r->params[p].values[v]);
     }
     fputc(']', f);
   }

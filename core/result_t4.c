@@ -102,8 +102,10 @@ static int read_time(const t4_reader *rd, const kt_jvalue *x, size_t i, kt_resul
   if (v && v->type == KT_JNUMBER) res->time_ns = v->u.num.f * ns;
   if (res->status == KT_OK && isnan(res->time_ns))
     return kt_fail(rd->err, "result %zu is correct but has no time measurement", i + 1);
+  /* ktlua's own files say whether there was an error text */
   const kt_jvalue *error = kt_json_get_type(x, "ktlua_error", KT_JSTRING);
-  if (!error && v && v->type == KT_JSTRING && res->status != KT_OK) error = v;
+  bool own = kt_json_get(x, "ktlua_status") != NULL;
+  if (!error && !own && v && v->type == KT_JSTRING && res->status != KT_OK) error = v;
   if (error && !(res->error = kt_strdup(error->u.str, rd->err))) return -1;
   return 0;
 }
@@ -278,7 +280,7 @@ static void write_result(FILE *f, const kt_results *r, const kt_result *x) {
     fputs(p ? "," : "", f);
     kt_json_string(f, r->params[p].name);
     fputc(':', f);
-    kt_json_value(f, &r->params[p].values[x->vi[p]]);
+    kt_json_param_value(f, &r->params[p].values[x->vi[p]]);
   }
   const kt_overheads *o = &x->over;
   fputs("},\"times\":{\"compilation\":", f);
