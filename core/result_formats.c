@@ -133,17 +133,19 @@ static struct acc_param *acc_find(kt_param_acc *a, const char *name, kt_error *e
   return p;
 }
 
+/* Every value is kept (but a repeat of the last) and sorted and made
+** distinct once, in n log n: a parameter may take a value per record. */
 int kt_param_acc_note(kt_param_acc *a, const char *name, const kt_value *v, kt_error *err) {
   struct acc_param *p = acc_find(a, name, err);
   if (!p) return -1;
-  for (size_t i = p->n; i-- > 0;) /* records tend to repeat the last values */
-    if (kt_value_equal(&p->values[i], v)) return 0;
+  if (p->n && kt_value_equal(&p->values[p->n - 1], v)) return 0;
   if (kt_grow(&p->values, &p->cap, p->n + 1, sizeof *p->values, err)) return -1;
   p->values[p->n++] = *v;
   return 0;
 }
 
-/* Numbers ascending (false before 0 where they meet), then strings. */
+/* Numbers ascending (false before 0 where they meet), then strings;
+** values that kt_value_equal calls equal compare equal. */
 static int value_order(const void *pa, const void *pb) {
   const kt_value *a = pa, *b = pb;
   double x, y;
@@ -154,7 +156,14 @@ static int value_order(const void *pa, const void *pb) {
   return (int)b->boolean - (int)a->boolean;
 }
 
-kt_results *kt_param_acc_results(const kt_param_acc *a, const char *task,
+int kt_sorted_value_index(const kt_param *p, const kt_value *v, uint32_t *out) {
+  const kt_value *at = bsearch(v, p->values, p->nvalues, sizeof *v, value_order);
+  if (!at) return -1;
+  *out = (uint32_t)(at - p->values);
+  return 0;
+}
+
+kt_results *kt_param_acc_results(kt_param_acc *a, const char *task,
                                  const char *const *kernels, size_t nkernels,
                                  const char *device, kt_error *err) {
   kt_space *space = kt_space_new(err);
@@ -162,7 +171,11 @@ kt_results *kt_param_acc_results(const kt_param_acc *a, const char *task,
   for (size_t i = 0; i < a->n && rc == 0; i++) {
     struct acc_param *p = &a->params[i];
     qsort(p->values, p->n, sizeof *p->values, value_order);
-    rc = kt_space_add_param(space, p->name, p->values, p->n, err);
+    size_t kept = 0;
+    for (size_t k = 0; k < p->n; k++)
+      if (kept == 0 || value_order(&p->values[kept - 1], &p->values[k]) != 0)
+        p->values[kept++] = p->values[k];
+    rc = kt_space_add_param(space, p->name, p->values, kept, err);
   }
   kt_results *r = rc == 0 ? kt_results_new(task, space, kernels, nkernels, device, err) : NULL;
   kt_space_free(space);

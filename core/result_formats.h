@@ -44,11 +44,15 @@ typedef struct kt_param_acc {
 } kt_param_acc;
 
 int kt_param_acc_note(kt_param_acc *a, const char *name, const kt_value *v, kt_error *err);
-/* Empty results over the parameters gathered, their values sorted. */
-kt_results *kt_param_acc_results(const kt_param_acc *a, const char *task,
+/* Empty results over the parameters gathered, their values sorted and
+** made distinct (in a). */
+kt_results *kt_param_acc_results(kt_param_acc *a, const char *task,
                                  const char *const *kernels, size_t nkernels,
                                  const char *device, kt_error *err);
 void kt_param_acc_clear(kt_param_acc *a);
+/* kt_param_value_index for the results' parameters (values sorted), in
+** log n. */
+int kt_sorted_value_index(const kt_param *p, const kt_value *v, uint32_t *out);
 
 /* Timestamps as files write them ("2023-01-24 01:03:17.677311+00:00",
 ** "2024-04-25 20:16:20 UTC", RFC 3339) to Unix seconds; 0 when text is

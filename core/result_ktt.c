@@ -87,7 +87,7 @@ static int gather(kt_param_acc *acc, const kt_jvalue *results, kt_error *err) {
 }
 
 /* The results' kernels: those of the record that ran the most. */
-static kt_results *new_results(const kt_param_acc *acc, const kt_jvalue *root, kt_error *err) {
+static kt_results *new_results(kt_param_acc *acc, const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *results = kt_json_get_type(root, "Results", KT_JARRAY);
   const kt_jvalue *meta = kt_json_get_type(root, "Metadata", KT_JOBJECT);
   const kt_jvalue *most = NULL;
@@ -186,7 +186,7 @@ static int read_result(const ktt_reader *rd, kt_results *r, const kt_jvalue *x, 
       c++;
     kt_value v;
     if (c == config->n || config_value(&config->u.items[c], &v) ||
-        kt_param_value_index(&r->params[p], &v, &vi[p]))
+        kt_sorted_value_index(&r->params[p], &v, &vi[p]))
       return kt_fail(rd->err, "result %zu has no value for %s", i + 1, r->params[p].name);
   }
   kt_result *res = kt_results_add(r, r->n, vi, rd->err);

@@ -162,7 +162,7 @@ static int read_result(const t4_reader *rd, kt_results *r, const kt_jvalue *x, s
   for (size_t p = 0; p < r->nparams; p++) {
     kt_value v;
     if (kt_value_from_json(kt_json_get(config, r->params[p].name), &v) ||
-        kt_param_value_index(&r->params[p], &v, &vi[p]))
+        kt_sorted_value_index(&r->params[p], &v, &vi[p]))
       return kt_fail(rd->err, "result %zu has no value for %s", i + 1, r->params[p].name);
   }
   kt_result *res = kt_results_add(r, r->n, vi, rd->err);
@@ -180,7 +180,7 @@ static void read_identity(const kt_jvalue *meta, kt_results *r) {
   }
 }
 
-static kt_results *new_results(const kt_param_acc *acc, const kt_jvalue *meta, kt_error *err) {
+static kt_results *new_results(kt_param_acc *acc, const kt_jvalue *meta, kt_error *err) {
   const kt_jvalue *id = kt_json_get_type(meta, "ktlua", KT_JOBJECT);
   const kt_jvalue *task = kt_json_get_type(id, "task", KT_JSTRING);
   const kt_jvalue *device = kt_json_get_type(id, "device", KT_JSTRING);
@@ -221,21 +221,6 @@ kt_results *kt_results_from_t4(const kt_jvalue *root, kt_error *err) {
 
 /* ---- writing ---- */
 
-static double m_time(const kt_results *r, const kt_result *x) {
-  (void)r;
-  return MS(x->time_ns);
-}
-
-/* The numeric measurements of a result, one row each: a new measurement
-** (a user metric) is one more row. Their values are in the row's unit;
-** NaN leaves the measurement out. */
-static const struct t4_measure {
-  const char *name, *unit;
-  double (*get)(const kt_results *r, const kt_result *x);
-} measures[] = {
-    {"time", "milliseconds", m_time},
-};
-
 static const char *invalidity(kt_status s) {
   switch (s) {
     case KT_OK: return "correct";
@@ -246,19 +231,32 @@ static const char *invalidity(kt_status s) {
   }
 }
 
+/* One measurement, {"name", "value", "unit"}, unless value is NaN (not
+** measured); *n counts those written. */
+static void write_measure(FILE *f, int *n, const char *name, double value, const char *unit) {
+  if (isnan(value)) return;
+  fputs((*n)++ ? ",{\"name\":" : "{\"name\":", f);
+  kt_json_string(f, name);
+  fputs(",\"value\":", f);
+  kt_json_number(f, value);
+  fputs(",\"unit\":", f);
+  kt_json_string(f, unit);
+  fputc('}', f);
+}
+
+/* Every numeric measurement of a result: a new one (a user metric, say)
+** is one more write_measure line here. A failure's time is, as Kernel
+** Tuner writes it, the name of its error. */
 static void write_measurements(FILE *f, const kt_results *r, const kt_result *x) {
-  fputs(",\"measurements\":[", f);
   int n = 0;
-  for (size_t i = 0; i < sizeof measures / sizeof *measures; i++) {
-    double v = measures[i].get(r, x);
-    bool failed_time = i == 0 && x->status != KT_OK;
-    if (isnan(v) && !failed_time) continue;
-    fprintf(f, "%s{\"name\":\"%s\",\"value\":", n++ ? "," : "", measures[i].name);
-    /* as Kernel Tuner writes a failure's time: the error's name */
-    if (failed_time)
-      fputs(x->status == KT_COMPILE_FAILED ? "\"CompilationFailedConfig\"" : "\"RuntimeFailedConfig\"", f);
-    else kt_json_number(f, v);
-    fprintf(f, ",\"unit\":\"%s\"}", measures[i].unit);
+  (void)r;
+  fputs(",\"measurements\":[", f);
+  if (x->status == KT_OK) {
+    write_measure(f, &n, "time", MS(x->time_ns), "milliseconds");
+  } else {
+    fprintf(f, "{\"name\":\"time\",\"value\":\"%s\",\"unit\":\"milliseconds\"}",
+            x->status == KT_COMPILE_FAILED ? "CompilationFailedConfig" : "RuntimeFailedConfig");
+    n++;
   }
   fputc(']', f);
 }
