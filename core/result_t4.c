@@ -14,7 +14,9 @@
 **
 ** Reading: the time is the measurement named "time" (a failure's is an
 ** error name); results that broke constraints are no configurations.
-** Writing: ktlua's task, device, kernels and identity go into
+** Writing: every numeric measurement goes through write_measure (one
+** line each, in write_measurements); ktlua's task, device, kernels and
+** identity go into
 ** metadata.ktlua, and each result's exact status and error into
 ** ktlua_status and ktlua_error, so that a file read back loses nothing the
 ** format has no place for; other tools ignore them.
