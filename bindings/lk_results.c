@@ -237,7 +237,8 @@ static void check_write_options(lua_State *L, int idx, int64_t size[3], kt_cache
   luaL_checktype(L, idx, LUA_TTABLE);
   lk_check_keys(L, idx, "write options", keys);
   lua_getfield(L, idx, "problem_size");
-  if (lua_isinteger(L, -1)) { /* one size: a list of one */
+  bool scalar = lua_isinteger(L, -1);
+  if (scalar) { /* one size: a list of one, written as a number */
     lua_createtable(L, 1, 0);
     lua_insert(L, -2);
     lua_rawseti(L, -2, 1);
@@ -253,14 +254,14 @@ static void check_write_options(lua_State *L, int idx, int64_t size[3], kt_cache
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  *o = (kt_cache_opts){n ? size : NULL, n};
+  *o = (kt_cache_opts){n ? size : NULL, n, scalar};
 }
 
 static int results_write(lua_State *L) {
   kt_results *r = check_results(L, 1);
   const char *path = luaL_checkstring(L, 2), *format = luaL_optstring(L, 3, NULL);
   int64_t size[3];
-  kt_cache_opts cache = {NULL, 0};
+  kt_cache_opts cache = {NULL, 0, false};
   check_write_options(L, 4, size, &cache);
   write_with(L, r, path, format, &cache);
   lua_settop(L, 1);

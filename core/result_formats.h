@@ -74,10 +74,12 @@ kt_results *kt_results_from_ktt(const kt_jvalue *root, kt_error *err);
 bool kt_cache_is(const kt_jvalue *root);
 kt_results *kt_results_from_cache(const kt_jvalue *root, kt_error *err);
 /* problem_size: what Kernel Tuner's tune_kernel was given (it compares it
-** with the cache's); NULL leaves it out. */
+** with the cache's: a number with a number, a list item by item), a list
+** of nproblem sizes or, when scalar, one number; NULL leaves it out. */
 typedef struct kt_cache_opts {
   const int64_t *problem_size;
   size_t nproblem;
+  bool scalar;
 } kt_cache_opts;
 int kt_results_write_cache(const kt_results *r, const char *path, const kt_cache_opts *o,
                            kt_error *err);

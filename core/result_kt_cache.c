@@ -218,7 +218,9 @@ static void write_header(FILE *f, const kt_results *r, const kt_cache_opts *o) {
   kt_json_string(f, r->device);
   fputs(",\n\"kernel_name\": ", f);
   kt_json_string(f, r->nkernels == 1 ? r->kernels[0] : r->task);
-  if (o && o->problem_size) {
+  if (o && o->problem_size && o->scalar) {
+    fprintf(f, ",\n\"problem_size\": %" PRId64, o->problem_size[0]);
+  } else if (o && o->problem_size) {
     fputs(",\n\"problem_size\": [", f);
     for (size_t i = 0; i < o->nproblem; i++)
       fprintf(f, "%s%" PRId64, i ? ", " : "", o->problem_size[i]);
