@@ -201,7 +201,7 @@ static void check_values(lua_State *L, int idx, kt_value **out, size_t *n) {
     lua_rawgeti(L, idx, (lua_Integer)i + 1);
     if (!lk_to_value(L, -1, &(*out)[i]))
       luaL_argerror(L, idx, lua_pushfstring(L, "value %d is a %s; parameter values are "
-                                               "numbers or strings", (int)i + 1,
+                                               "numbers, strings or booleans", (int)i + 1,
                                             luaL_typename(L, -1)));
     lua_pop(L, 1); /* strings stay alive in the table */
   }

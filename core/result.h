@@ -52,6 +52,7 @@ typedef struct kt_result {
   kt_overheads over;
   double compile_ns;  /* the compiles' own time (on worker threads: not part of over) */
   double elapsed_ns;  /* since the search began when recorded (a replay: its clock); NAN: unknown */
+  double finished;    /* when it was recorded, in Unix seconds; 0: unknown */
   char *error;        /* compiler log, fault or mismatch; NULL if none */
   char *build_log;    /* the compiler's messages for builds that succeeded (warnings) */
   char *device_log;   /* what the device process wrote on stderr meanwhile */

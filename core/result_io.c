@@ -11,6 +11,7 @@
 #include "json.h"
 #include "metrics.h"
 #include "result.h"
+#include "result_formats.h"
 
 #define MS(ns) ((ns) / 1e6)
 
@@ -59,10 +60,11 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
   char buf[256];
   fprintf(f, "%llu", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
-    kt_value_format(&r->params[p].values[x->vi[p]], buf, sizeof buf);
+    const kt_value *v = &r->params[p].values[x->vi[p]];
+    kt_value_format(v, buf, sizeof buf);
     fputc(',', f);
-    if (r->params[p].values[x->vi[p]].type == KT_VSTRING) csv_text(f, buf);
-    else fputs(buf, f);
+    if (v->type == KT_VSTRING) csv_text(f, buf);
+    else fputs(v->boolean ? (v->u.i ? "true" : "false") : buf, f);
   }
   fprintf(f, ",%s,", kt_status_name(x->status));
   if (x->status == KT_OK) fprintf(f, "%.9g", MS(x->time_ns));
@@ -206,6 +208,11 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   }
   fputs(",\"error\":", f);
   kt_json_string(f, x->error);
+  if (x->finished > 0) {
+    char stamp[64];
+    kt_time_format(x->finished, stamp, sizeof stamp);
+    fprintf(f, ",\"finished\":\"%s\"", stamp);
+  }
   json_launched(f, x);
   const char *keys[] = {"build_log", "device_log", "retried"};
   const char *texts[] = {x->build_log, x->device_log, x->retried};
