@@ -1,12 +1,11 @@
 /*
 ** lk_t1.c: what the T1 reader (stdlib ktlua.t1) needs from C: Python list
-** expressions for parameter values (kt.python_list, core/expr_list.c) and a
-** JSON file as Lua tables, read by the core's JSON reader (core/json_read.c).
+** expressions for parameter values (kt.python_list, core/expr_list.c); it
+** reads its JSON with kt.json.
 */
 #include "lk.h"
 
 #include "../core/expr.h"
-#include "../core/json_read.h"
 
 /* kt.python_list("[2**i for i in range(5, 11)]") -> {32, 64, ..., 1024} */
 static int l_python_list(lua_State *L) {
@@ -26,58 +25,6 @@ static int l_python_list(lua_State *L) {
 }
 
 /* JSON nesting is bounded by the reader; Lua's stack grows with it. */
-static void push_json(lua_State *L, const kt_jvalue *v) {
-  luaL_checkstack(L, 4, "JSON nested too deeply");
-  switch (v->type) {
-    case KT_JNULL: lua_pushnil(L); break;
-    case KT_JBOOL: lua_pushboolean(L, v->u.b); break;
-    case KT_JNUMBER:
-      if (v->integer) lua_pushinteger(L, (lua_Integer)v->u.num.i);
-      else lua_pushnumber(L, v->u.num.f);
-      break;
-    case KT_JSTRING: lua_pushlstring(L, v->u.str, v->n); break;
-    case KT_JARRAY:
-      lua_createtable(L, (int)v->n, 0);
-      for (size_t i = 0; i < v->n; i++) {
-        push_json(L, &v->u.items[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-      }
-      break;
-    case KT_JOBJECT:
-      lua_createtable(L, 0, (int)v->n);
-      for (size_t i = 0; i < v->n; i++) {
-        push_json(L, &v->u.members[i].value);
-        lua_setfield(L, -2, v->u.members[i].key);
-      }
-      break;
-  }
-}
-
-/* kt._json_file(path): the document as tables (null is nil), or nil and
-** why. For ktlua.t1; kt.json is the public reader. */
-static int doc_gc(lua_State *L) {
-  kt_jdoc **box = luaL_checkudata(L, 1, "ktlua.jdoc");
-  kt_json_free(*box);
-  *box = NULL;
-  return 0;
-}
-
-static int l_json_file(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  kt_jdoc **box = lua_newuserdatauv(L, sizeof *box, 0); /* frees it if Lua raises */
-  *box = NULL;
-  luaL_setmetatable(L, "ktlua.jdoc");
-  kt_error err;
-  if (!(*box = kt_json_read_file(path, &err))) {
-    lua_pushnil(L);
-    lua_pushstring(L, err.msg);
-    return 2;
-  }
-  push_json(L, kt_json_root(*box));
-  kt_json_free(*box);
-  *box = NULL;
-  return 1;
-}
 
 /* ---- expressions evaluated from Lua ---- */
 
@@ -138,13 +85,8 @@ void lk_open_t1(lua_State *L) {
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
-  if (luaL_newmetatable(L, "ktlua.jdoc")) {
-    lua_pushcfunction(L, doc_gc);
-    lua_setfield(L, -2, "__gc");
-  }
-  lua_pop(L, 1);
   static const luaL_Reg fns[] = {
-      {"python_list", l_python_list}, {"_json_file", l_json_file},
+      {"python_list", l_python_list},
       {"_expression", l_expression}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
 }

@@ -454,10 +454,21 @@ local function read_kernel(doc, problem)
   end
 end
 
+-- T1 readers treat a null as an absent key.
+local function without_nulls(v, null)
+  if v == null then return nil end
+  if type(v) == "table" then
+    for k, x in pairs(v) do v[k] = without_nulls(x, null) end
+  end
+  return v
+end
+
 function t1.t1_read(path)
   if type(path) ~= "string" then error("t1_read: expected the path of a T1 file", 2) end
-  local doc, why = kt()._json_file(path)
-  if not doc then error(why, 0) end
+  local json = kt().json
+  local ok, doc = pcall(json.read, path)
+  if not ok then error(doc, 0) end
+  doc = without_nulls(doc, json.null)
   if type(doc) ~= "table" then fail(path, "a T1 file is a JSON object") end
   local problem = { path = path, params = {}, values = {}, constraints = {}, args = {},
                     stop = {}, notes = {}, defects = {} }
