@@ -14,6 +14,8 @@ local o = require("ktlua.cli").options(arg, {
   device = "cuda:0", count = 20, out = "", datasets = os.getenv("KTLUA_DATASETS") or "../shared/datasets",
 })
 
+if o.out ~= "" then assert(os.execute(("mkdir -p '%s'"):format(o.out:gsub("'", "'\\''")))) end
+
 local here = debug.getinfo(1, "S").source:match("^@(.*)/bench/t1/[^/]*$") or "."
 local bat = here .. "/spec/fixtures/t1/bat/"
 local files = {
