@@ -74,6 +74,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_replay(L);
   lk_open_db(L);
   lk_open_online(L);
+  lk_open_probe(L);
   merge_stdlib(L, "ktlua.values");
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
