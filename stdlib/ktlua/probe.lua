@@ -82,4 +82,21 @@ function methods.print(rec, f)
   end
 end
 
+-- `ktlua --probe[=DEVICE] [--probe-db=DB] [--probe-quick]`
+function M.main(o)
+  local kt = require "ktlua"
+  local db = o.db and kt.db(o.db)
+  local rec = kt.probe(o.device, { db = db, quick = o.quick })
+  rec:print()
+  local h2d, d2h = rec.transfer.h2d.pinned or {}, rec.transfer.d2h.pinned or {}
+  print(("summary: launch %.3g us, copy %.4g GB/s (group %s), pinned h2d %.4g GB/s, "
+    .. "d2h %.4g GB/s, fp32 %.4g Gflop/s"):format((rec.launch_ns or 0) / 1e3, rec.memory_gbs or 0,
+    tostring(rec.best_group), h2d.gbs or 0, d2h.gbs or 0,
+    math.max(rec.ops.fp32_add or 0, rec.ops.fp32_mul or 0, 2 * (rec.ops.fp32_fma or 0))))
+  if db then
+    print(("stored in %s"):format(o.db))
+    db:close()
+  end
+end
+
 return M
