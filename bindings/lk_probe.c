@@ -75,7 +75,10 @@ static void check_sizes(lua_State *L, int opts, bool quick, uint64_t max_alloc, 
 }
 
 static void check_groups(lua_State *L, int opts, uint64_t lo, uint64_t hi, kt_probe_opts *o) {
-  if (lk_get_field(L, opts, "groups") != LUA_TNIL) {
+  int type = lk_get_field(L, opts, "groups");
+  if (type != LUA_TNIL && type != LUA_TTABLE)
+    luaL_error(L, "kt.probe options.groups: expected {lo, hi}, work-group sizes with 1 <= lo <= hi");
+  if (type == LUA_TTABLE) {
     lua_rawgeti(L, -1, 1);
     lua_rawgeti(L, -2, 2);
     lo = lua_isinteger(L, -2) ? (uint64_t)lua_tointeger(L, -2) : 0;

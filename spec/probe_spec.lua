@@ -123,6 +123,7 @@ describe("kt.probe", function()
     fails({ min = 1 }, "expected 2 <= min <= max repetitions, got min = 1, max = 100")
     fails({ min = 10, max = 5 }, "expected 2 <= min <= max repetitions, got min = 10, max = 5")
     fails({ groups = { 64, 16 } }, "options.groups: expected {lo, hi}, work-group sizes with 1 <= lo <= hi")
+    fails({ groups = 64 }, "options.groups: expected {lo, hi}")
     fails({ sizes = { 0 } }, "options.sizes[1]: expected at most 32 byte counts from 1 to")
     fails({ reps = 3 }, "kt.probe options: unknown field 'reps' (expected one of:")
     fails({ iters = 0 }, "options.iters: expected a whole number from 1 to 1048576, got 0")
@@ -151,6 +152,32 @@ describe("ktlua --probe", function()
     out, code = shell.run(shell.ktlua .. " --probe-db=" .. path)
     assert.are.equal(1, code)
     assert.matches("--probe-db and --probe-quick go with --probe[=DEVICE]", out, 1, true)
+  end)
+end)
+
+describe("the examples' costs", function()
+  it("give the model's error on their tunings, from a kept probe", function()
+    local path = files.tmpname(".db")
+    local db = kt.db(path)
+    kt.probe(device, { quick = true, parts = { "launch", "sweep", "ops" }, db = db })
+    db:close()
+    for _, ex in ipairs({ { "vectoradd", "vadd", 4096 }, { "reduction", "reduce", 8192 },
+                          { "sort", "radix_sort", 4096 } }) do
+      local out, code = shell.run(("%s examples/tune_%s.lua --n=%d --repeats=1 --device=%s --probe=%s")
+        :format(shell.ktlua, ex[1], ex[3], device.id, path))
+      assert.are.equal(0, code, out)
+      for _, model in ipairs({ "sum", "max" }) do
+        assert.matches(("cost model (%s) of %s on %s: %%d+ configurations, bias [-+]%%d"):format(
+          model, ex[2], device.name:gsub("%p", "%%%0")), out)
+      end
+    end
+    local out, code = shell.run(("%s examples/tune_vectoradd.lua --n=256 --probe=%s.none")
+      :format(shell.ktlua, path))
+    assert.are.equal(1, code)
+    assert.matches("no probe of " .. device.name, out, 1, true)
+    assert.matches("run: ktlua --probe=", out, 1, true)
+    os.remove(path)
+    os.remove(path .. ".none")
   end)
 end)
 
