@@ -167,7 +167,7 @@ describe("the examples' costs", function()
         :format(shell.ktlua, ex[1], ex[3], device.id, path))
       assert.are.equal(0, code, out)
       for _, model in ipairs({ "sum", "max" }) do
-        assert.matches(("cost model (%s) of %s on %s: %%d+ configurations, bias [-+]%%d"):format(
+        assert.matches(("cost model %%(%s%%) of %s on %s: %%d+ configurations, bias [-+]%%d"):format(
           model, ex[2], device.name:gsub("%p", "%%%0")), out)
       end
     end
