@@ -78,8 +78,9 @@ typedef struct kt_db_probe_key {
 /* Replaces the record of (device, backend). */
 int kt_db_store_probe(kt_db *db, const kt_db_probe_key *key, const struct kt_probe *p,
                       kt_error *err);
-/* Reads it back: 1 when found (driver, version, date malloc'd into the
-** key's fields), 0 when the database has none. */
+/* Reads it back into p (zeroed first; the caller frees it with
+** kt_probe_free) and meta (freed with kt_db_probe_meta_free): 1 when found,
+** 0 when the database has none, -1 on error (both left empty). */
 typedef struct kt_db_probe_meta {
   char *driver, *version, *date;
 } kt_db_probe_meta;
