@@ -93,7 +93,8 @@ static void check_groups(lua_State *L, int opts, uint64_t lo, uint64_t hi, kt_pr
 }
 
 static const char *const option_keys[] = {"rse", "min", "max", "sizes", "sweep_bytes", "groups",
-                                          "iters", "parts", "quick", "db", NULL};
+                                          "iters", "parts", "quick", "db", "time_limit",
+                                          NULL};
 
 /* The options at opts (may be none); leaves a userdata (the sizes). */
 static void check_options(lua_State *L, int opts, const kt_device_info *dev, kt_probe_opts *o) {
@@ -124,6 +125,9 @@ static void check_options(lua_State *L, int opts, const kt_device_info *dev, kt_
   check_groups(L, opts, quick ? 16 : cpu ? 8 : 1, quick ? 64 : most, o);
   o->op_iters = (uint32_t)positive(L, opts, "iters", quick ? 16 : 256, 1 << 20);
   o->op_items = quick ? 1024 : 0;
+  o->time_limit = lk_opt_number(L, opts, "kt.probe options", "time_limit", 600);
+  if (!(o->time_limit >= 0 && o->time_limit <= 86400))
+    luaL_error(L, "kt.probe options.time_limit: expected seconds from 0 (none) to 86400");
   o->parts = check_parts(L, opts);
   check_sizes(L, opts, quick, max_alloc, o);
 }

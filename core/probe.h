@@ -33,6 +33,7 @@ typedef struct kt_probe_opts {
   uint32_t op_iters;          /* loop trips of the arithmetic kernels */
   uint64_t op_items;          /* their work-items (0: enough to fill the device) */
   unsigned parts;             /* KT_PROBE_* */
+  double time_limit;          /* seconds the whole probe may take apart (0: no limit) */
 } kt_probe_opts;
 
 /* One measurement. */

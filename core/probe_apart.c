@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,12 +106,16 @@ int kt_probe_device(const char *id, const kt_probe_opts *o, kt_probe *out, kt_er
   }
   kt_msg m;
   kt_msg_init(&m);
-  kt_wire_rc w = kt_wire_recv(sv[0], &m, 0);
+  int64_t deadline = o->time_limit > 0 ? kt_now_ns() + (int64_t)(o->time_limit * 1e9) : 0;
+  kt_wire_rc w = kt_wire_recv(sv[0], &m, deadline);
   close(sv[0]);
+  if (w == KT_WIRE_TIMEOUT) kill(pid, SIGKILL); /* a kernel that hangs the device */
   int status;
   waitpid(pid, &status, 0);
-  int rc = w == KT_WIRE_OK ? get_probe(&m, out, err)
-                           : kt_fail(err, "the probe process died before answering");
+  int rc = w == KT_WIRE_OK        ? get_probe(&m, out, err)
+           : w == KT_WIRE_TIMEOUT ? kt_fail(err, "the probe took longer than its time limit "
+                                                 "(%g s) and was stopped", o->time_limit)
+                                  : kt_fail(err, "the probe process died before answering");
   kt_msg_free(&m);
   if (rc) kt_probe_free(out);
   return rc;
