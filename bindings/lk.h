@@ -181,6 +181,7 @@ void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_json(lua_State *L);    /* kt.json */
+void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
 /* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);
 kt_tuner *lk_check_tuner(lua_State *L, int idx);

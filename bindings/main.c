@@ -29,6 +29,10 @@ static const char *const usage =
     "\n"
     "options:\n"
     "  --devices      list the OpenCL and CUDA devices with their properties\n"
+    "  --probe[=DEVICE]  measure the device (default: the default device): transfers,\n"
+    "                 launch floor, work-group sweep, arithmetic rates (kt.probe)\n"
+    "  --probe-db=DB  ... and keep the figures in the database DB (kt.db)\n"
+    "  --probe-quick  ... with small sizes and few iterations (for tests)\n"
     "  -e CODE        run CODE (after loading the module as `kt`)\n"
     "  -i             start the prompt after running the script or -e code\n"
     "  --journal=DIR  tunings without a journal of their own keep one in DIR/<task>.jsonl\n"
@@ -141,6 +145,28 @@ static int run_command(lua_State *L, const char *module, char **argv, int argc, 
   return report_status(L, status);
 }
 
+/* `ktlua --probe`: ktlua.probe's main. */
+static int run_probe(lua_State *L, const char *device, const char *db, bool quick) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua");
+  int status = call(L, 1, 0); /* which preloads the stdlib */
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.probe");
+  if (status == LUA_OK) status = call(L, 1, 1);
+  if (status == LUA_OK) {
+    lua_getfield(L, -1, "main");
+    lua_remove(L, -2);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, device);
+    lua_setfield(L, -2, "device");
+    if (db) lua_pushstring(L, db), lua_setfield(L, -2, "db");
+    lua_pushboolean(L, quick);
+    lua_setfield(L, -2, "quick");
+    status = call(L, 1, 0);
+  }
+  return report_status(L, status);
+}
+
 /* ---- the prompt ---- */
 
 static bool incomplete(lua_State *L, int status) {
@@ -230,7 +256,8 @@ int main(int argc, char **argv) {
   luaL_openlibs(L);
   load_module(L);
   int status = LUA_OK, i = 1;
-  bool interactive = false, ran = false;
+  bool interactive = false, ran = false, probe_quick = false;
+  const char *probe = NULL, *probe_db = NULL;
   for (; i < argc && argv[i][0] == '-' && argv[i][1] && status == LUA_OK; i++) {
     const char *o = argv[i];
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -246,6 +273,12 @@ int main(int argc, char **argv) {
       status = set_kt_global(L);
       if (status == LUA_OK) status = run_code(L, argv[++i], "=(command line)");
       ran = true;
+    } else if (!strcmp(o, "--probe") || (!strncmp(o, "--probe=", 8) && o[8])) {
+      probe = o[7] ? o + 8 : "default";
+    } else if (!strncmp(o, "--probe-db=", 11) && o[11]) {
+      probe_db = o + 11;
+    } else if (!strcmp(o, "--probe-quick")) {
+      probe_quick = true;
     } else if (!strcmp(o, "-i")) {
       interactive = true;
     } else if (!strncmp(o, "--journal=", 10) && o[10]) {
@@ -261,6 +294,14 @@ int main(int argc, char **argv) {
       fprintf(stderr, "ktlua: unknown option '%s'\n%s", o, usage);
       status = LUA_ERRRUN;
     }
+  }
+  if (status == LUA_OK && (probe_db || probe_quick) && !probe) {
+    fprintf(stderr, "ktlua: --probe-db and --probe-quick go with --probe[=DEVICE]\n");
+    status = LUA_ERRRUN;
+  }
+  if (status == LUA_OK && probe) {
+    status = run_probe(L, probe, probe_db, probe_quick);
+    ran = true;
   }
   const char *command_module = i < argc ? command_of(argv[i]) : NULL;
   if (status == LUA_OK && command_module) {

@@ -140,6 +140,16 @@ if [ -f bench/trust/matmul_oob.lua ]; then
   echo '```' >>"$summary"
 fi
 
+# The device probes and the cost model's error on the examples (issue 15),
+# when the bundle has them and GPU_CHECK_PROBE is not 0.
+if [ -f bench/probe/model.lua ] && [ "${GPU_CHECK_PROBE:-1}" != 0 ]; then
+  printf '\nDevice probes and the cost model (`bench/probe/model.lua`):\n\n' >>"$summary"
+  for dev in $devices; do
+    logged "probe on $dev" timeout "${GPU_CHECK_PROBE_TIMEOUT:-300}" ./ktlua bench/probe/model.lua "--device=$dev"
+    cat "$out/.last" >>"$summary"
+  done
+fi
+
 # The overhead benchmark (issue 6), when the bundle has it and
 # GPU_CHECK_BENCH is not 0: a vector addition and a tiled GEMM per device.
 if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
