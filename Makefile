@@ -14,6 +14,7 @@
 #   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
 #   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
 #   make bench-space  time building and counting large tuning spaces
+#   make bench-model  time the model searcher's neural networks on 100,000 configurations
 #   make clean
 
 PREFIX ?= /usr/local
@@ -35,10 +36,18 @@ CUDA_INC ?= $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(CUDA_HOME)/include)
 CUDA_SRC = core/backend_cuda.c core/cuda_lib.c core/nvrtc.c
 CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC))
 
+# The model searcher's neural networks are FANN's (libfann-dev); without
+# its headers (or with `make FANN_INC=`) that searcher says it is unavailable.
+FANN_INC ?= $(if $(wildcard /usr/include/floatfann.h),/usr/include)
+FANN_SRC = core/ensemble.c
+# -O3 vectorises the predictions over a whole space (core/ensemble.c).
+FANN_CFLAGS = -O3 $(if $(FANN_INC),-DKT_HAVE_FANN -I$(FANN_INC))
+FANN_LIBS = $(if $(FANN_INC),-lfloatfann)
+
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
 OPT ?= -O2 -g
-LIBS = -lOpenCL -lsqlite3 -lz -ldl -lm -lpthread
+LIBS = -lOpenCL -lsqlite3 -lz $(FANN_LIBS) -ldl -lm -lpthread
 
 CORE_SRC = $(sort $(wildcard core/*.c))
 # The executable's own files (its prompt links GNU readline; the module does not).
@@ -54,7 +63,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) $(EXE_SRC)) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test fuzz asan install uninstall install-lua bundle clean bench-searchers bench-space FORCE
+.PHONY: all deps demo check test fuzz asan install uninstall install-lua bundle clean bench-searchers bench-space bench-model FORCE
 all: $(B)/ktlua $(B)/ktlua.so $(B)/libktlua.a
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -68,6 +77,14 @@ $(B)/obj/%.o: %.c $(HEADERS)
 CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(CUDA_SRC))
 $(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
 $(CUDA_OBJ): $(B)/cuda.flags
+
+FANN_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(FANN_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(FANN_SRC))
+$(FANN_OBJ): XCFLAGS = $(FANN_CFLAGS)
+$(FANN_OBJ): $(B)/fann.flags
+
+$(B)/fann.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(FANN_CFLAGS)' | cmp -s - $@ || echo '$(FANN_CFLAGS)' > $@
 
 $(B)/cuda.flags: FORCE
 	@mkdir -p $(B)
@@ -155,6 +172,14 @@ bench-searchers: all
 $(B)/bench_space: bench/space/bench_space.c $(OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
+
+# bench-model: what the model searcher's networks cost on 100,000 configurations.
+$(B)/bench_model: bench/model/bench_model.c $(OBJ)
+	@echo "  LD      $@"
+	@$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
+
+bench-model: $(B)/bench_model
+	$(B)/bench_model
 
 bench-space: deps $(B)/bench_space
 	$(B)/bench_space $(DATASETS)/gemm_RTX_3090.json.gz

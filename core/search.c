@@ -21,6 +21,9 @@
 **   pso           particle swarm: swarm (20), w (0.5), c1 (2), c2 (1)
 **   staged        OCLoptimizer's staged search: stages ("A,B;C" or
 **                 {{"A", "B"}, {"C"}}), keep (1), tolerance (0), rounds (0)
+**   model         Falch and Elster's model-based search (a neural network
+**                 ensemble, FANN): sample (24), k (11), hidden (50), t (0.05),
+**                 epochs (100), ahead (8)
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages
@@ -58,6 +61,7 @@ int kt_search_genetic_init(kt_searcher *s, const kt_search_opts *o, kt_error *er
 int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -73,6 +77,7 @@ static const struct {
     {"differential", kt_search_differential_init},
     {"pso", kt_search_pso_init},
     {"staged", kt_search_staged_init},
+    {"model", kt_search_model_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
