@@ -20,9 +20,9 @@ kt_ensemble *kt_ensemble_new(size_t ninputs, const kt_ensemble_opts *o, kt_error
 
 void kt_ensemble_free(kt_ensemble *e) { (void)e; }
 
-int kt_ensemble_train(kt_ensemble *e, const float *x, const float *y, size_t n, unsigned epochs,
-                      kt_error *err) {
-  (void)e, (void)x, (void)y, (void)n, (void)epochs;
+int kt_ensemble_train(kt_ensemble *e, const float *x, const float *y, size_t n, size_t m,
+                      unsigned epochs, kt_error *err) {
+  (void)e, (void)x, (void)y, (void)n, (void)m, (void)epochs;
   return kt_fail(err, "ktlua was built without FANN");
 }
 
@@ -127,15 +127,15 @@ kt_ensemble *kt_ensemble_new(size_t ninputs, const kt_ensemble_opts *o, kt_error
   return e;
 }
 
-/* Each network learns from its own resample, n points drawn with repeats. */
-int kt_ensemble_train(kt_ensemble *e, const float *x, const float *y, size_t n, unsigned epochs,
-                      kt_error *err) {
-  if (n == 0) return 0;
-  if (n > UINT_MAX) return kt_fail(err, "too many points to train a neural network on");
-  struct fann_train_data *data = fann_create_train((unsigned)n, (unsigned)e->ninputs, 1u);
+/* Each network learns from its own resample, m points drawn with repeats. */
+int kt_ensemble_train(kt_ensemble *e, const float *x, const float *y, size_t n, size_t m,
+                      unsigned epochs, kt_error *err) {
+  if (n == 0 || m == 0) return 0;
+  if (m > UINT_MAX) return kt_fail(err, "too many points to train a neural network on");
+  struct fann_train_data *data = fann_create_train((unsigned)m, (unsigned)e->ninputs, 1u);
   if (!data) return kt_fail(err, "out of memory (training data of a neural network)");
   for (unsigned j = 0; j < e->o.k; j++) {
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < m; i++) {
       size_t pick = (size_t)kt_rng_below(&e->rng, n);
       for (size_t c = 0; c < e->ninputs; c++) data->input[i][c] = x[pick * e->ninputs + c];
       data->output[i][0] = y[pick];

@@ -31,9 +31,10 @@ bool kt_ensemble_available(void);
 kt_ensemble *kt_ensemble_new(size_t ninputs, const kt_ensemble_opts *o, kt_error *err);
 void kt_ensemble_free(kt_ensemble *e);
 /* Trains for `epochs` on n points (x: n rows of ninputs) and their
-** targets y. */
-int kt_ensemble_train(kt_ensemble *e, const float *x, const float *y, size_t n, unsigned epochs,
-                      kt_error *err);
+** targets y: each network on its own m points drawn from them with
+** repeats. */
+int kt_ensemble_train(kt_ensemble *e, const float *x, const float *y, size_t n, size_t m,
+                      unsigned epochs, kt_error *err);
 /* The mean prediction of the networks for each of n points. */
 void kt_ensemble_predict(kt_ensemble *e, const float *x, size_t n, float *out);
 /* The same through FANN's own fann_run, point by point (slower): what

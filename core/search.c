@@ -7,7 +7,8 @@
 **   exhaustive    every configuration in index order (the default of tuner:tune)
 **   random        seeded random order without repetition
 **   bestfirst     best-first local search in episodes: RECOMMENDED. Options:
-**                 sample (16), width (8), patience (4), ahead (8), model (1)
+**                 sample (16), width (8), patience (4), ahead (8), model (1),
+**                 restart (0)
 **   greedy        greedy descent with restarts (adjacent, then Hamming
 **                 neighbourhood): sample (16), adjacent (1), model (1)
 **   annealing     simulated annealing: t0 (0.1), alpha (0.99), t_min (0.001),
@@ -84,7 +85,7 @@ static const struct {
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged";
+         "staged, model";
 }
 
 const char *kt_search_default(const kt_stop *s) {

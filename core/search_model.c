@@ -11,32 +11,31 @@
 ** stage measures the unexplored configurations whose predicted time is
 ** within a factor 1 + `t` of the predicted best (best first; when none is
 ** left, the best predicted ones). The ensemble learns again, from the
-** weights it has reached, each time the results have grown by a quarter
-** since it last learnt (at least `ahead`), and when the configurations
-** within the threshold run out. A failed configuration is learnt as
-** e (2.7) times slower than the slowest success, so that it is not
-** predicted fast, nor are its neighbours.
+** weights it has reached, once the configurations within the threshold
+** have been measured and the results have grown by the fraction
+** `retrain` since it last learnt (at least one result; 0: after every
+** threshold's worth), and in any case once they have grown by a quarter
+** (at least `ahead`). Learning costs in proportion to the results, so
+** `retrain` bounds what it costs per evaluation. A failed configuration
+** is learnt as e (2.7) times slower than the slowest success, so that it
+** is not predicted fast, nor are its neighbours (surrogate.h).
 **
 ** Spaces of over 2^18 configurations are predicted on a random 2^18 of
 ** them, drawn once per tuning. Up to `ahead` proposals are in flight.
 ** Options: sample (24; below 1, a fraction of the valid configurations),
 ** k (11), hidden (50: 40 to 70, the paper's range), t (0.05), epochs
-** (100), ahead (8). Needs FANN: without it, the searcher says so.
+** (100), retrain (0.25), ahead (8). Needs FANN: without it, the searcher says so.
 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ensemble.h"
 #include "indexmap.h"
 #include "neighbors.h"
-#include "permutation.h"
 #include "result.h"
 #include "search.h"
-
-#define POOL_MAX (1u << 18)
-#define FAILED_PENALTY 1.0 /* in log time, above the slowest success */
+#include "surrogate.h"
 
 typedef struct ranked {
   float pred;
@@ -49,30 +48,15 @@ typedef struct model {
   double sample_opt, threshold, retrain;
   unsigned sample, ahead, epochs;
   kt_ensemble_opts net_opts;
-  kt_ensemble *net;
-  size_t d;              /* inputs: one per parameter */
-  uint64_t *pool;        /* the configurations predicted */
-  float *px, *pred;      /* their inputs and predictions */
-  size_t npool;
+  kt_surrogate sg;
   ranked *queue;         /* pool positions to propose, best predicted first */
   size_t nqueue, qnext;
-  float *tx, *ty;        /* every result's inputs, and the targets of a training */
-  double *tlog;          /* every result's log time, INFINITY when it failed */
-  size_t nres, capres, nok;
   size_t trained_at;     /* results at the last training; 0 before the first */
-  double mu, sd;         /* log time normalisation, fixed at the first training */
   kt_indexmap proposed;
   uint64_t *flights;
   unsigned nflights;
   uint64_t drawn;
 } model;
-
-static void inputs_of(const model *m, const uint32_t *vi, float *x) {
-  for (size_t p = 0; p < m->d; p++) {
-    size_t nv = kt_space_param(m->w.space, p)->nvalues;
-    x[p] = nv > 1 ? (float)vi[p] / (float)(nv - 1) : 0.0f;
-  }
-}
 
 static bool taken(const model *m, uint64_t index) {
   uint64_t unused;
@@ -81,68 +65,31 @@ static bool taken(const model *m, uint64_t index) {
 
 static void release(model *m) {
   kt_walker_clear(&m->w);
-  kt_ensemble_free(m->net);
-  m->net = NULL;
-  free(m->pool), free(m->px), free(m->pred), free(m->queue);
-  free(m->tx), free(m->ty), free(m->tlog);
-  m->pool = NULL, m->px = m->pred = m->tx = m->ty = NULL, m->queue = NULL, m->tlog = NULL;
-  m->npool = m->nqueue = m->qnext = m->nres = m->capres = m->nok = m->trained_at = 0;
+  kt_surrogate_clear(&m->sg);
+  free(m->queue);
+  m->queue = NULL;
+  m->nqueue = m->qnext = m->trained_at = 0;
   kt_indexmap_clear(&m->proposed);
   m->nflights = 0;
   m->drawn = 0;
-}
-
-/* The pool: every configuration, or a random POOL_MAX of them. */
-static int make_pool(model *m, kt_error *err) {
-  uint64_t count = m->w.count;
-  m->npool = count < POOL_MAX ? (size_t)count : POOL_MAX;
-  if (!(m->pool = kt_calloc(m->npool ? m->npool : 1, sizeof *m->pool, err)) ||
-      !(m->px = kt_calloc(m->npool * m->d + 1, sizeof *m->px, err)) ||
-      !(m->pred = kt_calloc(m->npool + 1, sizeof *m->pred, err)) ||
-      !(m->queue = kt_calloc(m->npool + 1, sizeof *m->queue, err)))
-    return -1;
-  kt_permutation perm;
-  kt_permutation_init(&perm, count, m->seed ^ 0x6d6f64656cULL);
-  for (size_t i = 0; i < m->npool; i++) {
-    m->pool[i] = m->npool == count ? i : kt_permutation_at(&perm, i);
-    if (kt_space_config(m->w.space, m->pool[i], m->w.vi, err)) return -1;
-    inputs_of(m, m->w.vi, m->px + i * m->d);
-  }
-  return 0;
 }
 
 static int md_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   model *m = s->state;
   release(m);
   if (kt_walker_init(&m->w, space, m->seed, err)) return -1;
-  m->d = kt_space_nparams(space);
   m->sample = kt_search_size(m->sample_opt, m->w.count);
   kt_ensemble_opts o = m->net_opts;
   o.seed = m->seed;
-  if (!(m->net = kt_ensemble_new(m->d ? m->d : 1, &o, err))) return -1;
-  return make_pool(m, err);
+  if (kt_surrogate_init(&m->sg, space, &o, m->epochs, 0, err)) return -1;
+  return (m->queue = kt_calloc(m->sg.npool + 1, sizeof *m->queue, err)) ? 0 : -1;
 }
 
 /* ---- learning and predicting ---- */
 
-static int train(model *m, kt_error *err) {
-  double worst = -INFINITY;
-  if (!m->trained_at) { /* normalise by the first sample's successes */
-    double sum = 0, sq = 0;
-    for (size_t i = 0; i < m->nres; i++)
-      if (isfinite(m->tlog[i])) sum += m->tlog[i], sq += m->tlog[i] * m->tlog[i];
-    m->mu = sum / (double)m->nok;
-    double var = sq / (double)m->nok - m->mu * m->mu;
-    m->sd = var > 1e-12 ? sqrt(var) : 1;
-  }
-  for (size_t i = 0; i < m->nres; i++)
-    if (isfinite(m->tlog[i]) && m->tlog[i] > worst) worst = m->tlog[i];
-  for (size_t i = 0; i < m->nres; i++) {
-    double t = isfinite(m->tlog[i]) ? m->tlog[i] : worst + FAILED_PENALTY;
-    m->ty[i] = (float)((t - m->mu) / m->sd);
-  }
-  if (kt_ensemble_train(m->net, m->tx, m->ty, m->nres, m->epochs, err)) return -1;
-  m->trained_at = m->nres;
+static int learn(model *m, kt_error *err) {
+  if (kt_surrogate_learn(&m->sg, err)) return -1;
+  m->trained_at = m->sg.n;
   return 0;
 }
 
@@ -155,13 +102,14 @@ static int by_prediction(const void *a, const void *b) {
 /* The queue: unexplored configurations predicted within the threshold of
 ** the best prediction; when there are none, the best predicted `fallback`. */
 static void build_queue(model *m, size_t fallback) {
+  const kt_surrogate *sg = &m->sg;
   float best = INFINITY;
-  for (size_t i = 0; i < m->npool; i++) best = m->pred[i] < best ? m->pred[i] : best;
-  float cut = best + (float)(log1p(m->threshold) / m->sd);
+  for (size_t i = 0; i < sg->npool; i++) best = sg->pred[i] < best ? sg->pred[i] : best;
+  float cut = best + (float)(log1p(m->threshold) / sg->sd);
   size_t n = 0, open = 0;
-  for (size_t i = 0; i < m->npool; i++) { /* those within the cut first */
-    if (taken(m, m->pool[i])) continue;
-    ranked r = {m->pred[i], (uint32_t)i};
+  for (size_t i = 0; i < sg->npool; i++) { /* those within the cut first */
+    if (taken(m, sg->pool[i])) continue;
+    ranked r = {sg->pred[i], (uint32_t)i};
     m->queue[open++] = r;
     if (r.pred <= cut) {
       m->queue[open - 1] = m->queue[n];
@@ -189,12 +137,12 @@ static int refresh(model *m, kt_error *err) {
   size_t grown = (size_t)ceil((double)m->trained_at * m->retrain);
   size_t need = m->trained_at + (grown > 1 ? grown : 1);
   bool out = m->qnext >= m->nqueue;
-  if (!m->trained_at || m->nres >= m->trained_at + quarter || (out && m->nres >= need)) {
-    if (train(m, err)) return -1;
-    kt_ensemble_predict(m->net, m->px, m->npool, m->pred);
+  size_t nres = m->sg.n;
+  if (!m->trained_at || nres >= m->trained_at + quarter || (out && nres >= need)) {
+    if (learn(m, err)) return -1;
     build_queue(m, m->ahead);
   } else if (out && !m->nflights) {
-    build_queue(m, need - m->nres);
+    build_queue(m, need - nres);
   }
   return 0;
 }
@@ -216,12 +164,12 @@ static int draw(model *m, uint64_t *out, bool *any) {
 ** come back (or none at all, with nothing in flight). */
 static int propose(model *m, uint64_t *out, bool *any, kt_error *err) {
   *any = false;
-  if (m->drawn < m->sample || (!m->nok && m->nres >= m->drawn)) return draw(m, out, any);
-  if (!m->nok) return 0; /* the model waits for a success */
-  if (m->nres < m->sample && m->nflights) return 0; /* and for the whole sample */
+  if (m->drawn < m->sample || (!m->sg.nok && m->sg.n >= m->drawn)) return draw(m, out, any);
+  if (!m->sg.nok) return 0; /* the model waits for a success */
+  if (m->sg.n < m->sample && m->nflights) return 0; /* and for the whole sample */
   if (refresh(m, err)) return -1;
   while (m->qnext < m->nqueue) {
-    uint64_t i = m->pool[m->queue[m->qnext++].pos];
+    uint64_t i = m->sg.pool[m->queue[m->qnext++].pos];
     if (!taken(m, i)) {
       *out = i;
       *any = true;
@@ -253,20 +201,10 @@ static int md_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
       break;
     }
   if (kt_walker_explored(&m->w, index, NULL)) return 0; /* learnt already */
-  if (kt_walker_record(&m->w, index, r, err) ||
-      kt_grow(&m->tlog, &m->capres, m->nres + 1, sizeof *m->tlog, err))
-    return -1;
-  size_t cap = m->capres;
-  float *tx = realloc(m->tx, cap * m->d * sizeof *tx + 1), *ty;
-  if (!tx) return kt_fail(err, "out of memory");
-  m->tx = tx;
-  if (!(ty = realloc(m->ty, cap * sizeof *ty))) return kt_fail(err, "out of memory");
-  m->ty = ty;
-  double cost = kt_result_cost(r);
-  inputs_of(m, r->vi, m->tx + m->nres * m->d);
-  m->tlog[m->nres++] = isfinite(cost) ? log(cost) : INFINITY;
-  m->nok += isfinite(cost);
-  return 0;
+  return kt_walker_record(&m->w, index, r, err) ||
+                 kt_surrogate_add(&m->sg, r->vi, kt_result_cost(r), err)
+             ? -1
+             : 0;
 }
 
 static void md_destroy(void *state) {
@@ -314,7 +252,7 @@ int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err)
       option(o, "hidden", 50, 40, 70, INTEGER, &hidden, err) ||
       option(o, "t", 0.05, 0, 100, NUMBER, &t, err) ||
       option(o, "epochs", 100, 1, 100000, INTEGER, &epochs, err) ||
-      option(o, "retrain", 0.1, 0, 100, NUMBER, &retrain, err) ||
+      option(o, "retrain", 0.25, 0, 100, NUMBER, &retrain, err) ||
       option(o, "ahead", 8, 1, 1024, INTEGER, &ahead, err))
     return -1;
   if (!kt_ensemble_available())
