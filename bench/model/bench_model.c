@@ -62,7 +62,7 @@ static void measure(size_t d, size_t sample, unsigned hidden, const float *x, co
       exit(1);
     }
     double t0 = now();
-    if (kt_ensemble_train(e, x, y, sample, 100, &err)) {
+    if (kt_ensemble_train(e, x, y, sample, sample, 100, &err)) {
       fprintf(stderr, "bench_model: %s\n", err.msg);
       exit(1);
     }
