@@ -225,7 +225,8 @@ uninstall:
 # A folder that runs on an x86-64 Linux machine with no Lua and no package
 # registry (the GPU machines): ktlua (a launcher that finds what lies
 # beside it), bin/ktlua (Lua linked statically), lib/ (the OpenCL ICD
-# loader and the C modules busted needs, which need only libc), share/lua
+# loader, SQLite, readline, FANN where ktlua has it, and the C modules
+# busted needs, which need only libc), share/lua
 # (busted and its pure-Lua modules, from this machine's Debian packages),
 # stdlib, examples, spec, and gpu-check.sh.
 ARCH_LIB = /usr/lib/$(shell $(CC) -dumpmachine)
@@ -234,6 +235,7 @@ LUA_CLIB ?= $(ARCH_LIB)/lua/5.4
 OPENCL_LOADER ?= $(ARCH_LIB)/libOpenCL.so.1
 SQLITE_LIB ?= $(ARCH_LIB)/libsqlite3.so.0
 READLINE_LIB ?= $(ARCH_LIB)/libreadline.so.8
+FANN_LIB = $(if $(FANN_INC),$(ARCH_LIB)/libfloatfann.so.2)
 BUSTED ?= /usr/bin/busted
 BUSTED_LUA = busted busted.lua cliargs cliargs.lua dkjson.lua luassert mediator.lua pl say system term
 BUSTED_C = lfs.so system/core.so term/core.so
@@ -244,7 +246,7 @@ bundle: $(B)/ktlua
 	@mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib/lua/system $(BUNDLE)/lib/lua/term $(BUNDLE)/share/lua
 	cp $(B)/ktlua $(BUNDLE)/bin/ktlua
 	cp -L $(BUSTED) $(BUNDLE)/bin/busted
-	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(READLINE_LIB) $(BUNDLE)/lib/
+	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(READLINE_LIB) $(FANN_LIB) $(BUNDLE)/lib/
 	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done
 	for m in $(BUSTED_LUA); do cp -RL $(LUA_SHARE)/$$m $(BUNDLE)/share/lua/ || exit 1; done
 	cp -R stdlib examples spec bench $(BUNDLE)/

@@ -35,7 +35,7 @@
 ** Searchers written in Lua are tables with init/next/report (see
 ** bindings/lk_search.c and doc/searchers.md).
 **
-** Which to use: bestfirst. On the nine recorded spaces of
+** Which to use: bestfirst. On the twelve recorded spaces of
 ** ../shared/datasets (bench/searchers, bench/RESULTS.md) it reaches on
 ** average 0.93 to 0.998 of the optimum within 2% of the valid
 ** configurations and beats random search at every budget from 1% to 10%;
