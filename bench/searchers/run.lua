@@ -141,7 +141,7 @@ local function bench_dataset(d, searchers, runs)
       line[#line + 1] = (" %.3f / %.3f / %.3f |"):format(cells[i].mean, cells[i].p5, cells[i].score)
     end
     results[s[1]:match("^([^:]+)")] = results[s[1]:match("^([^:]+)")] or cells
-    line[#line + 1] = (" %.2f ms |"):format(1e3 * (os.clock() - t) / (runs * budgets[#budgets]))
+    line[#line + 1] = (" %.1f µs |"):format(1e6 * (os.clock() - t) / (runs * budgets[#budgets]))
     io.write(table.concat(line), "\n")
     io.flush()
   end
