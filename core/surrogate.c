@@ -12,7 +12,8 @@
 #define FAILED_PENALTY 1.0 /* in log time, above the slowest success */
 
 static void inputs_of(const kt_surrogate *sg, const uint32_t *vi, float *x) {
-  for (size_t p = 0; p < sg->d; p++) {
+  x[0] = 0; /* a space without parameters has one input, always 0 */
+  for (size_t p = 0; p < kt_space_nparams(sg->space); p++) {
     size_t nv = kt_space_param(sg->space, p)->nvalues;
     x[p] = nv > 1 ? (float)vi[p] / (float)(nv - 1) : 0.0f;
   }
@@ -46,11 +47,11 @@ int kt_surrogate_init(kt_surrogate *sg, const kt_space *s, const kt_ensemble_opt
                       unsigned epochs, size_t resample, kt_error *err) {
   *sg = (kt_surrogate){0};
   sg->space = s;
-  sg->d = kt_space_nparams(s);
+  sg->d = kt_space_nparams(s) ? kt_space_nparams(s) : 1;
   sg->epochs = epochs;
   sg->resample = resample;
   if (!(sg->vi = kt_calloc(sg->d + 1, sizeof *sg->vi, err)) ||
-      !(sg->net = kt_ensemble_new(sg->d ? sg->d : 1, o, err)) || make_pool(sg, o->seed, err)) {
+      !(sg->net = kt_ensemble_new(sg->d, o, err)) || make_pool(sg, o->seed, err)) {
     kt_surrogate_clear(sg);
     return -1;
   }

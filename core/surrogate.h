@@ -20,7 +20,7 @@
 
 typedef struct kt_surrogate {
   const kt_space *space;
-  size_t d;           /* inputs: one per parameter */
+  size_t d;           /* inputs: one per parameter (one without parameters) */
   kt_ensemble *net;
   unsigned epochs;
   size_t resample;    /* points in each network's resample; 0: as many as the results */

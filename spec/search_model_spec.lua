@@ -27,14 +27,14 @@ end
 
 -- A 12 x 12 bowl: 1 + 0.02 ((a - 8)^2 + (b - 3)^2) ms, its optimum at a = 8,
 -- b = 3; with `failing`, the 21 configurations with a + b >= 17 failed.
-local function bowl(failing)
+local function bowl(failing, all_fail)
   local records, values = {}, {}
   for a = 0, 11 do
     values[#values + 1] = a
     for b = 0, 11 do
       local t = ("%.4f"):format(1 + 0.02 * ((a - 8) ^ 2 + (b - 3) ^ 2))
       local time, times = t, t
-      if failing and a + b >= 17 then time, times = '"RuntimeFailedConfig"', "" end
+      if all_fail or (failing and a + b >= 17) then time, times = '"RuntimeFailedConfig"', "" end
       records[#records + 1] = ('"%d,%d": {"a": %d, "b": %d, "time": %s, "times": [%s]}'):format(
         a, b, a, b, time, times)
     end
@@ -105,6 +105,19 @@ describe("the model searcher", function()
       seen[i] = true
     end
     assert.equal(1, results:best().time_ms)
+  end)
+
+  it_fann("explores at random while nothing succeeds, and never learns from failures alone", function()
+    local rec = bowl(true, true)
+    local results = rec:tune{search = {"model", sample = 10, seed = 1}, stop = {count = 40}}
+    assert.equal(40, #results)
+    assert.is_nil(results:best())
+    local seen = {}
+    for _, i in ipairs(indices(results)) do
+      assert.is_nil(seen[i])
+      seen[i] = true
+    end
+    assert.equal(144, #rec:tune{search = {"model", sample = 10, seed = 1}, stop = {count = 1000}})
   end)
 
   it("rejects bad options, naming what they take", function()
