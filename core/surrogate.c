@@ -92,5 +92,7 @@ int kt_surrogate_learn(kt_surrogate *sg, kt_error *err) {
   size_t m = sg->resample && sg->resample < sg->n ? sg->resample : sg->n;
   if (kt_ensemble_train(sg->net, sg->tx, sg->ty, sg->n, m, sg->epochs, err)) return -1;
   kt_ensemble_predict(sg->net, sg->px, sg->npool, sg->pred);
+  for (size_t i = 0; i < sg->npool; i++) /* a network gone astray predicts nothing fast */
+    if (isnan(sg->pred[i])) sg->pred[i] = INFINITY;
   return 0;
 }
