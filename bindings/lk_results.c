@@ -248,6 +248,7 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "statuses");
   set_ms(L, "wall_ms", r->wall_ns);
   set_ms(L, "setup_ms", r->setup_ns);
+  set_ms(L, "device_ms", r->device_ns);
   set_ms(L, "kernel_ms", kernel);
   set_ms(L, "build_ms", sum.build);
   set_ms(L, "compile_ms", compile);

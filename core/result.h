@@ -68,6 +68,8 @@ typedef struct kt_results {
   uint64_t pruned[KT_PRUNE_END - 1]; /* removed by the device's limits, by kt_prune_kind - 1 */
   double wall_ns;     /* whole tuning */
   double setup_ns;    /* uploads and references before the first configuration */
+  double device_ns;   /* device time of every launch, timed or not (warm-ups, references,
+                      ** runs again); 0 where unknown */
   char *searcher;
   const char *stopped; /* why the tuning ended (static text) */
   size_t input_checks;   /* device inputs compared with the tuning's host contents */

@@ -233,6 +233,8 @@ static void json_file(FILE *f, const kt_results *r) {
   kt_json_number(f, MS(r->wall_ns));
   fputs(",\"setup_ms\":", f);
   kt_json_number(f, MS(r->setup_ns));
+  fputs(",\"device_ms\":", f);
+  kt_json_number(f, MS(r->device_ns));
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
   fprintf(f, ",\"input_checks\":%zu,\"inputs_changed\":%zu,\"device_log\":", r->input_checks,

@@ -51,6 +51,7 @@ struct kt_tuner {
   unsigned checks;  /* checked this many times, */
   size_t base;      /* from this size after its first configuration */
   unsigned renewals;
+  double device_ns; /* every launch's device time, timed or not */
 };
 
 /* Between configurations: replaces a device process that has grown past

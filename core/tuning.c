@@ -11,6 +11,7 @@
 #include "journal_id.h"
 #include "prune.h"
 #include "tune_int.h"
+#include "validate_async.h"
 
 /* ---- resuming ---- */
 
@@ -66,6 +67,7 @@ static void tuning_clear(tuning *tu) {
   free(tu->seeds);
   kt_indexmap_clear(&tu->known);
   tune_guard_clear(&tu->guard);
+  kt_checker_free(tu->checker);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
@@ -97,7 +99,7 @@ static int seed_indices(tuning *tu, size_t *n, kt_error *err) {
 
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
-  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns()};
+  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns(), .device0 = t->device_ns};
   kt_indexmap_init(&tu->known);
   *out = NULL;
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
@@ -144,6 +146,7 @@ int tune_end(tuning *tu, int rc, kt_error *err) {
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
+  tu->results->device_ns = tu->t->device_ns - tu->device0;
   tuning_clear(tu);
   return rc;
 }

@@ -1,0 +1,177 @@
+/*
+** measure.c: a configuration's runs once it is built (tune_int.h): the
+** untimed warm-up, the outputs checked against the references, and the
+** timed runs.
+**
+** Where the task lets it (no launcher of its own, kernel time as the
+** objective), the timed runs are queued back to back and waited for once
+** (run_batch.h), and the outputs of the warm-up are compared on a host
+** worker (validate_async.h) while they run: the device is not left idle
+** for host work. A configuration found invalid then loses the samples
+** it got meanwhile, as if it had never been timed.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_batch.h"
+#include "stats.h"
+#include "tune_int.h"
+#include "validate.h"
+#include "validate_async.h"
+
+/* ---- checking outputs ---- */
+
+static int read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err) {
+  kt_reference *r = &tu->task->refs_list[i];
+  int64_t t0 = kt_now_ns();
+  if (!tuner_devarray(tu->t, r->target))
+    return kt_fail(err, "task %s: output %zu (%s[%zu]) is not an argument of its kernels, nor "
+                   "did its launcher give it to one", tu->task->name, i + 1,
+                   r->target->type->name, r->target->length);
+  if (kt_run_read(run, r->target, tu->scratch[i], 0, 0, err)) return -1;
+  res->over.data += (double)(kt_now_ns() - t0);
+  return 0;
+}
+
+/* Keeps a comparison's verdict on output i: -1 (err) when it could not
+** compare, the configuration invalid when the output differs. */
+static int verdict(kt_run *run, size_t i, int same, char *why, kt_error *err) {
+  if (same < 0) {
+    free(why);
+    return kt_fail_prefix(err, "comparing output %zu: ", i + 1);
+  }
+  if (same) {
+    free(why);
+    return 0;
+  }
+  run->status = KT_INVALID_OUTPUT;
+  free(run->error);
+  run->error = why ? why : strdup("the output differs from the reference");
+  return 0;
+}
+
+/* Reads every output back and compares it: with a comparator of the
+** script's at once, on the checker (started, not waited for) when
+** `later`, else here. */
+static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_error *err) {
+  for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
+    kt_reference *r = &tu->task->refs_list[i];
+    if (read_output(tu, run, i, res, err)) return -1;
+    int64_t t0 = kt_now_ns();
+    char *why = NULL;
+    int same;
+    if (r->compare) {
+      same = r->compare(tu->scratch[i], r->expected, r->compare_cb.ud, &why, err);
+    } else if (later) {
+      if (kt_checker_add(tu->checker, tu->scratch[i], r->expected, r->method, r->tolerance,
+                         r->first, err))
+        return -1;
+      continue;
+    } else {
+      same = kt_compare_arrays(tu->scratch[i], r->expected, r->method, r->tolerance, r->first,
+                               &why, err);
+    }
+    res->over.validation += (double)(kt_now_ns() - t0);
+    if (verdict(run, i, same, why, err)) return -1;
+  }
+  if (later) kt_checker_start(tu->checker);
+  return 0;
+}
+
+/* The which-th output handed to the checker. */
+static size_t checked_output(const kt_task *task, size_t which) {
+  for (size_t i = 0; i < task->nrefs; i++)
+    if (!task->refs_list[i].compare && which-- == 0) return i;
+  return 0;
+}
+
+/* Waits for the checker's verdicts (also after an error, so that it is
+** idle for the next configuration). */
+static int check_end(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  size_t which;
+  char *why;
+  kt_error cerr;
+  int same = kt_checker_wait(tu->checker, &which, &why, &cerr);
+  res->over.validation += (double)(kt_now_ns() - t0);
+  if (same < 0) *err = cerr;
+  if (same == 0 && run->status != KT_OK) same = 1; /* it failed otherwise first */
+  return verdict(run, checked_output(tu->task, which), same, why, err);
+}
+
+int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  return check_begin(tu, run, res, false, err);
+}
+
+/* ---- timed runs ---- */
+
+static void account(kt_result *res, const kt_run *run) {
+  res->over.data += run->data_ns;
+  res->over.launcher += run->launcher_ns;
+  res->over.wait += run->wait_ns;
+}
+
+static bool enough_samples(const kt_repeat *rp, const double *x, size_t n) {
+  if (rp->fixed > 0) return n >= (size_t)rp->fixed;
+  if (n >= (size_t)rp->max) return true;
+  return n >= (size_t)rp->min && kt_rse(x, n) < rp->rse;
+}
+
+/* How many runs to queue together: those the rule needs whatever they
+** measure, then one at a time, as the rule decides after each. */
+static size_t next_batch(const kt_repeat *rp, size_t n) {
+  if (rp->fixed > 0) return (size_t)rp->fixed - n;
+  return n < (size_t)rp->min ? (size_t)rp->min - n : 1;
+}
+
+static int time_one(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  if (kt_run_execute(run, err)) return -1;
+  account(res, run);
+  if (run->status == KT_OK)
+    res->samples_ns[res->nsamples++] =
+        run->kernel_ns + (tu->opts->include_host ? run->launcher_ns : 0);
+  return 0;
+}
+
+static int time_batch(kt_run *run, kt_result *res, size_t n, kt_error *err) {
+  if (kt_run_execute_batch(run, n, res->samples_ns + res->nsamples, err)) return -1;
+  account(res, run);
+  if (run->status == KT_OK) res->nsamples += n;
+  return 0;
+}
+
+static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_error *err) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t cap = (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
+  if (!(res->samples_ns = kt_calloc(cap, sizeof *res->samples_ns, err))) return -1;
+  while (run->status == KT_OK && !enough_samples(rp, res->samples_ns, res->nsamples)) {
+    int rc = batched ? time_batch(run, res, next_batch(rp, res->nsamples), err)
+                     : time_one(tu, run, res, err);
+    if (rc) return -1;
+  }
+  if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
+  return 0;
+}
+
+int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
+  account(res, run);
+  res->launches = run->launches;
+  if (tune_copy_launches(res, run, err)) return -1;
+  if (run->status == KT_OK && run->launches == 0) {
+    run->status = KT_RUNTIME_FAILED;
+    run->error = strdup("the launcher launched no kernel");
+  }
+  bool batched = kt_run_batchable(run) && !tu->opts->include_host;
+  bool later = batched && tu->checker;
+  int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
+  if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
+  if (later) {
+    kt_error cerr;
+    int crc = check_end(tu, run, res, rc ? &cerr : err);
+    if (rc == 0) rc = crc;
+  }
+  if (run->status != KT_OK) res->nsamples = 0; /* an invalid output was timed meanwhile */
+  return rc;
+}
