@@ -417,7 +417,8 @@ static int tuner_tune(lua_State *L) {
   static const char *const keys[] = {"search",    "seed",    "stop",       "repeats",
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
-                                     "check_inputs", "db", "size", "seeds", NULL};
+                                     "check_inputs", "db", "size", "seeds", "pipeline",
+                                     "validate_on", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -437,6 +438,7 @@ static int tuner_tune(lua_State *L) {
   lk_check_journal(L, 3, ut->task->name, &o);
   lk_check_time_limit(L, 3, &o);
   check_fail_fast(L, 3, &o);
+  lk_check_pipeline(L, 3, &o);
   const char *when = lk_opt_string(L, 3, "tune options", "check_inputs", "auto");
   if (strcmp(when, "always") == 0) o.check_inputs = KT_CHECK_ALWAYS;
   else if (strcmp(when, "failures") == 0) o.check_inputs = KT_CHECK_FAILURES;

@@ -19,6 +19,7 @@
 #include "tune_int.h"
 #include "validate.h"
 #include "validate_async.h"
+#include "validate_device.h"
 
 /* ---- checking outputs ---- */
 
@@ -51,12 +52,19 @@ static int verdict(kt_run *run, size_t i, int same, char *why, kt_error *err) {
   return 0;
 }
 
-/* Reads every output back and compares it: with a comparator of the
-** script's at once, on the checker (started, not waited for) when
-** `later`, else here. */
+/* Compares every output: when `later`, those that suit it on the device
+** and the others read back and compared on the checker (both queued or
+** started, not waited for), else read back and compared here; with a
+** comparator of the script's, read back and compared here. */
 static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_error *err) {
   for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
     kt_reference *r = &tu->task->refs_list[i];
+    if (later && tu->devcheck && kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) {
+      int64_t t0 = kt_now_ns();
+      if (kt_devcheck_enqueue(tu->devcheck, i, r, err)) return -1;
+      res->over.validation += (double)(kt_now_ns() - t0);
+      continue;
+    }
     if (read_output(tu, run, i, res, err)) return -1;
     int64_t t0 = kt_now_ns();
     char *why = NULL;
@@ -75,14 +83,58 @@ static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_e
     res->over.validation += (double)(kt_now_ns() - t0);
     if (verdict(run, i, same, why, err)) return -1;
   }
-  if (later) kt_checker_start(tu->checker);
+  if (later) {
+    int64_t t0 = kt_now_ns();
+    kt_checker_start(tu->checker);
+    res->over.validation += (double)(kt_now_ns() - t0);
+  }
   return 0;
 }
 
 /* The which-th output handed to the checker. */
-static size_t checked_output(const kt_task *task, size_t which) {
-  for (size_t i = 0; i < task->nrefs; i++)
-    if (!task->refs_list[i].compare && which-- == 0) return i;
+static size_t checked_output(const tuning *tu, size_t which) {
+  for (size_t i = 0; i < tu->task->nrefs; i++)
+    if (!tu->task->refs_list[i].compare && !kt_devcheck_queued(tu->devcheck, i) && which-- == 0)
+      return i;
+  return 0;
+}
+
+/* Output i differed on the device: the configuration runs once more and
+** the host compares that output, for a message that names the element. */
+static char *describe_again(tuning *tu, kt_run *run, size_t i, size_t ndiff, size_t at,
+                            kt_result *res, kt_error *err) {
+  kt_reference *r = &tu->task->refs_list[i];
+  char *why = NULL;
+  if (kt_run_execute(run, err)) return NULL;
+  if (run->status == KT_OK && read_output(tu, run, i, res, err)) return NULL;
+  int same = run->status != KT_OK ? 1
+             : kt_compare_arrays(tu->scratch[i], r->expected, r->method, r->tolerance, r->first,
+                                 &why, err);
+  if (same < 0) return NULL;
+  if (same == 0 && why) return why;
+  free(why);
+  size_t n = 320;
+  if ((why = malloc(n)))
+    snprintf(why, n, "element %zu differed from the reference (%s difference > tolerance %.3g; "
+             "%zu elements differ, compared on the device); a run again %s", at,
+             kt_cmp_method_name(r->method), r->tolerance, ndiff,
+             run->status == KT_OK ? "matched it" : "failed");
+  run->status = KT_OK; /* the verdict is the first run's */
+  return why;
+}
+
+/* Takes the verdicts of the comparisons queued on the device. */
+static int device_verdicts(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  for (size_t i = 0; i < tu->task->nrefs; i++) {
+    if (!kt_devcheck_queued(tu->devcheck, i)) continue;
+    size_t ndiff, at;
+    int same = kt_devcheck_result(tu->devcheck, i, &ndiff, &at, err);
+    if (same < 0) return kt_fail_prefix(err, "comparing output %zu on the device: ", i + 1);
+    if (same || run->status != KT_OK) continue;
+    char *why = describe_again(tu, run, i, ndiff, at, res, err);
+    if (!why) return -1;
+    if (verdict(run, i, 0, why, err)) return -1;
+  }
   return 0;
 }
 
@@ -97,7 +149,12 @@ static int check_end(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   res->over.validation += (double)(kt_now_ns() - t0);
   if (same < 0) *err = cerr;
   if (same == 0 && run->status != KT_OK) same = 1; /* it failed otherwise first */
-  return verdict(run, checked_output(tu->task, which), same, why, err);
+  int rc = verdict(run, checked_output(tu, which), same, why, err);
+  int64_t t1 = kt_now_ns();
+  if (rc == 0 && run->status == KT_OK && tu->devcheck) rc = device_verdicts(tu, run, res, err);
+  kt_devcheck_discard(tu->devcheck);
+  res->over.validation += (double)(kt_now_ns() - t1);
+  return rc;
 }
 
 int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
@@ -163,7 +220,7 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
   }
-  bool batched = kt_run_batchable(run) && !tu->opts->include_host;
+  bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
   bool later = batched && tu->checker;
   int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);

@@ -19,7 +19,10 @@ static int enqueue(kt_run *run, size_t *first, kt_error *err) {
   run->launches = 0;
   run->nshapes = 0; /* the shapes of one execution, as kt_run_execute leaves them */
   kt_error lerr;
-  if (run_launch_all(run, NULL, &lerr) == 0) return 0;
+  int64_t t1 = kt_now_ns();
+  int rc = run_launch_all(run, NULL, &lerr);
+  run->launcher_ns += (double)(kt_now_ns() - t1); /* queueing the launches: host time */
+  if (rc == 0) return 0;
   if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", lerr.msg);
   return run_config_fails(run, run_fault_status(run->fault), lerr.msg), 1;
 }

@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "tune_int.h"
 #include "validate_async.h"
+#include "validate_device.h"
 
 /* ---- running one configuration once ---- */
 
@@ -215,6 +216,12 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
 
 /* ---- the tuning ---- */
 
+static bool any_on_device(const tuning *tu) {
+  for (size_t i = 0; i < tu->task->nrefs; i++)
+    if (kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on)) return true;
+  return false;
+}
+
 static int set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
@@ -222,6 +229,9 @@ static int set_up(tuning *tu, kt_error *err) {
       tuner_upload(tu->t, tu->task, NULL, err))
     return -1;
   if (tu->task->nrefs && !tu->checker && !(tu->checker = kt_checker_new(err))) return -1;
+  if (!tu->devcheck && any_on_device(tu) &&
+      !(tu->devcheck = kt_devcheck_new(tu->t, tu->task->nrefs, err)))
+    return -1;
   tu->results->setup_ns = (double)(kt_now_ns() - t0);
   tu->set_up = true;
   return 0;

@@ -32,6 +32,7 @@ typedef struct tuning {
   kt_indexmap known;  /* ... by the index of their configuration in this space */
   kt_guard guard;
   struct kt_checker *checker; /* compares outputs while timed runs go on */
+  struct kt_devcheck *devcheck; /* compares outputs on the device */
   size_t same_failures; /* the first configurations, all failed alike */
   uint64_t *seeds;      /* opts->seeds as indices in the pruned space */
   kt_loop_opts lo;      /* for the loop, with ... */

@@ -85,6 +85,12 @@ typedef struct kt_tune_opts {
   ** lists, one after the other; those the device's limits prune are left out. */
   const uint32_t *seeds;
   size_t nseeds;
+  /* Timed runs one by one, outputs compared on the tuning thread, as
+  ** before the pipeline (measure.c): for comparing the two. */
+  bool serial;
+  /* Where outputs are compared: 0 (auto), 1 (host), 2 (device), as
+  ** kt_validate_on (validate_device.h). */
+  int validate_on;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

@@ -12,6 +12,7 @@
 #include "prune.h"
 #include "tune_int.h"
 #include "validate_async.h"
+#include "validate_device.h"
 
 /* ---- resuming ---- */
 
@@ -68,6 +69,7 @@ static void tuning_clear(tuning *tu) {
   kt_indexmap_clear(&tu->known);
   tune_guard_clear(&tu->guard);
   kt_checker_free(tu->checker);
+  kt_devcheck_free(tu->devcheck);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
