@@ -52,6 +52,7 @@ static const char cuda_source[] =
 
 typedef struct slot {
   kt_array *counts; /* 2 uints on the device: differing elements, n - the first */
+  kt_array *want;   /* the expected values with a device copy (retained) */
   kt_bevent *ev;    /* the last comparison's launch */
   uint64_t losses;  /* the tuner's, when it was queued (tuner_losses) */
   uint64_t n;       /* the elements it compares */
@@ -133,7 +134,9 @@ void kt_devcheck_free(kt_devcheck *d) {
     slot *s = &d->slots[i];
     drop_event(d->t, s);
     if (s->counts) tuner_unbind_array(d->t, s->counts);
+    if (s->want) tuner_unbind_array(d->t, s->want);
     kt_array_release(s->counts);
+    kt_array_release(s->want);
   }
   free(d->slots);
   free(d);
@@ -166,6 +169,17 @@ static int launch(kt_devcheck *d, slot *s, kt_bkernel *bk, const kt_reference *r
   return t->be->launch(t->ctx, 0, bk, args, 6, 1, global, local, &s->ev, &fault, err);
 }
 
+/* The expected values of a reference (computed again by each tuning)
+** whose device copy this slot frees. */
+static int keep_expected(slot *s, kt_array *want, kt_tuner *t) {
+  if (s->want == want) return 0;
+  if (s->want) tuner_unbind_array(t, s->want);
+  kt_array_release(s->want);
+  kt_array_retain(want);
+  s->want = want;
+  return 0;
+}
+
 int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, kt_error *err) {
   kt_tuner *t = d->t;
   slot *s = &d->slots[i];
@@ -179,10 +193,11 @@ int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, kt_erro
   free(src);
   if (rc > 0) return kt_fail(err, "the comparison kernel does not compile here: %s",
                              log ? log : "");
-  devarray *out = tuner_devarray(t, r->target);
-  kt_bbuf *want = rc == 0 ? device_copy(t, r->expected, KT_READ, err) : NULL;
+  if (rc < 0 || keep_expected(s, r->expected, t)) return -1;
+  kt_bbuf *want = device_copy(t, r->expected, KT_READ, err);
   kt_bbuf *counts = want ? device_copy(t, s->counts, KT_READ_WRITE, err) : NULL;
   if (!counts) return -1;
+  devarray *out = tuner_devarray(t, r->target); /* after the binds, which move the list */
   if (!out) return kt_fail(err, "output %zu is not an argument of the task's kernels", i + 1);
   drop_event(t, s);
   s->losses = tuner_losses(t);
