@@ -198,10 +198,15 @@ static int time_batch(kt_run *run, kt_result *res, size_t n, kt_error *err) {
   return 0;
 }
 
+static size_t most_samples(const kt_repeat *rp) {
+  return (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
+}
+
 static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_error *err) {
   const kt_repeat *rp = &tu->opts->repeat;
-  size_t cap = (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
-  if (!(res->samples_ns = kt_calloc(cap, sizeof *res->samples_ns, err))) return -1;
+  if (!res->samples_ns &&
+      !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err)))
+    return -1;
   while (run->status == KT_OK && !enough_samples(rp, res->samples_ns, res->nsamples)) {
     int rc = batched ? time_batch(run, res, next_batch(rp, res->nsamples), err)
                      : time_one(tu, run, res, err);
@@ -211,7 +216,66 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
   return 0;
 }
 
+/* ---- the warm-up queued with the first timed runs ---- */
+
+/* When no output of the warm-up need come back to the host (every one
+** is compared on the device, or there is none to compare), it is queued
+** with the comparisons and the first timed runs, and waited for with
+** them. */
+static bool fusable(const tuning *tu) {
+  for (size_t i = 0; i < tu->task->nrefs; i++)
+    if (!tu->devcheck || !kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on))
+      return false;
+  return true;
+}
+
+typedef struct fused {
+  tuning *tu;
+  kt_result *res;
+} fused;
+
+static int queue_checks(kt_run *run, void *ud, kt_error *err) {
+  fused *f = ud;
+  (void)run;
+  int64_t t0 = kt_now_ns();
+  for (size_t i = 0; i < f->tu->task->nrefs; i++)
+    if (kt_devcheck_enqueue(f->tu->devcheck, i, &f->tu->task->refs_list[i], err)) return -1;
+  f->res->over.validation += (double)(kt_now_ns() - t0);
+  return 0;
+}
+
+static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t first = next_batch(rp, 0);
+  double *ns = kt_calloc(first + 1, sizeof *ns, err);
+  if (!ns || !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err))) {
+    free(ns);
+    return -1;
+  }
+  fused f = {tu, res};
+  int rc = kt_run_execute_hooked(run, first + 1, ns, queue_checks, &f, err);
+  if (rc == 0) {
+    account(res, run);
+    res->launches = run->launches;
+    rc = tune_copy_launches(res, run, err);
+  }
+  if (rc == 0 && run->status == KT_OK) {
+    memcpy(res->samples_ns, ns + 1, first * sizeof *ns); /* ns[0]: the warm-up */
+    res->nsamples = first;
+    int64_t t0 = kt_now_ns();
+    rc = device_verdicts(tu, run, res, err);
+    res->over.validation += (double)(kt_now_ns() - t0);
+  }
+  kt_devcheck_discard(tu->devcheck);
+  free(ns);
+  if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, true, err);
+  if (run->status != KT_OK) res->nsamples = 0;
+  return rc;
+}
+
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
+  if (batched && fusable(tu)) return measure_fused(tu, run, res, err);
   if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
   account(res, run);
   res->launches = run->launches;
@@ -220,7 +284,6 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
   }
-  bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
   bool later = batched && tu->checker;
   int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);

@@ -49,6 +49,11 @@ static int collect(kt_run *run, const size_t *first, size_t n, double *ns, kt_er
 }
 
 int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err) {
+  return kt_run_execute_hooked(run, n, ns, NULL, NULL, err);
+}
+
+int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, kt_batch_hook hook, void *ud,
+                          kt_error *err) {
   size_t *first = kt_calloc(n ? n : 1, sizeof *first, err);
   if (!first) return -1;
   run->kernel_ns = run->launcher_ns = run->wait_ns = run->data_ns = 0;
@@ -58,7 +63,10 @@ int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err) {
     tuner_set_deadline(run->tuner, kt_now_ns() + (int64_t)n * run->time_limit_ns);
   int rc = 0;
   size_t queued = 0;
-  while (queued < n && rc == 0 && run->status == KT_OK) rc = enqueue(run, &first[queued++], err);
+  while (queued < n && rc == 0 && run->status == KT_OK) {
+    rc = enqueue(run, &first[queued++], err);
+    if (queued == 1 && rc == 0 && run->status == KT_OK && hook) rc = hook(run, ud, err);
+  }
   if (rc >= 0) rc = collect(run, first, queued, ns, err);
   tuner_set_deadline(run->tuner, 0);
   for (size_t i = 0; i < queued && rc == 0; i++) run->kernel_ns += ns[i];

@@ -29,4 +29,12 @@ bool kt_run_batchable(const kt_run *run);
 ** (run->status), as it would have failed the execution it happened in. */
 int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err);
 
+/* Work queued after the first execution of a batch (a comparison of its
+** outputs on the device); -1 on a fatal error. */
+typedef int (*kt_batch_hook)(kt_run *run, void *ud, kt_error *err);
+/* kt_run_execute_batch, with hook called once the first execution is
+** queued (when it could be). */
+int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, kt_batch_hook hook, void *ud,
+                          kt_error *err);
+
 #endif

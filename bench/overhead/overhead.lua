@@ -11,15 +11,15 @@
 --     [--fraction=F (0 < F < 1: a budget of that fraction, searched by bestfirst)
 --      [--ahead=A (bestfirst's proposals in flight; 0: its default)]]
 --     [--serial (timed runs one by one, outputs compared on the tuning thread: without the
---      pipeline of core/measure.c)]
+--      pipeline of core/measure.c)] [--validate_on=auto|host|device]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
   repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0, fraction = 0.0, ahead = 0,
-  serial = false },
+  serial = false, validate_on = "auto" },
   "bench/overhead/overhead.lua")
 -- The options of every tuning here: all configurations, or a budget for bestfirst.
 local tune_options = { repeats = opt.repeats, lookahead = opt.lookahead > 0 and opt.lookahead or nil,
-                       pipeline = not opt.serial }
+                       pipeline = not opt.serial, validate_on = opt.validate_on }
 if opt.fraction > 0 then
   tune_options.stop = { fraction = opt.fraction }
   tune_options.search = { "bestfirst", seed = 1, ahead = opt.ahead > 0 and opt.ahead or nil }

@@ -7,10 +7,11 @@
 --   ktlua bench/pipeline/gemm.lua [--device=ID] [--size=S (M = N = K)] [--n=N (configurations)]
 --     [--repeats=R] [--seed=SEED] [--serial (timed runs one by one, host comparison on the tuning
 --     thread: as before the pipeline)] [--both (serial, then pipelined)] [--inprocess]
+--     [--validate_on=auto|host|device (where outputs are compared; default auto: the device on a GPU)]
 --     [--threads=T (compile threads; 0: one per core)] [--json=FILE (results of the last tuning)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", size = 2048, n = 200, repeats = 7,
-  seed = 1, serial = false, both = false, inprocess = false, threads = 0, json = "" },
+  seed = 1, serial = false, both = false, inprocess = false, threads = 0, json = "", validate_on = "auto" },
   "bench/pipeline/gemm.lua")
 
 local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads })
@@ -44,14 +45,15 @@ k:reference(C, { kernel = naive, config = { TS_M = 16, TS_N = 16, WPT_M = 16, WP
 
 local function tune(pipeline)
   local r = tuner:tune(k, { search = "random", seed = opt.seed, stop = { count = opt.n },
-                            repeats = opt.repeats, pipeline = pipeline, progress = false })
+                            repeats = opt.repeats, pipeline = pipeline, progress = false,
+                            validate_on = opt.validate_on })
   local sm = r:summary()
   local threads = tuner:cache().threads
   local wall, device = sm.wall_ms / 1e3, sm.device_ms / 1e3
   local compile = sm.compile_ms / 1e3
   local best = r:best()
   print(("%-9s %d configs (%d ok)  wall %.2f s  device busy %.3f s (timed %.3f s)  compile %.2f s (/%d threads: %.2f s, %.1f configs/s)"):format(
-    pipeline and "pipelined" or "serial", sm.evaluated, sm.statuses.ok, wall, device, sm.kernel_ms / 1e3,
+    pipeline and "pipelined" or "serial  ", sm.evaluated, sm.statuses.ok, wall, device, sm.kernel_ms / 1e3,
     compile, threads, compile / threads, sm.evaluated / wall))
   print(("          wall / device busy %.2f  wall / max(device busy, compile / threads) %.2f  framework %.1f us/config"):format(
     wall / device, wall / math.max(device, compile / threads), sm.framework_ms * 1e3 / sm.evaluated))
