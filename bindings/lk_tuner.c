@@ -418,7 +418,7 @@ static int tuner_tune(lua_State *L) {
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
                                      "check_inputs", "db", "size", "seeds", "pipeline",
-                                     "validate_on", NULL};
+                                     "validate_on", "early_stop", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {

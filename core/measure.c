@@ -176,10 +176,29 @@ static bool enough_samples(const kt_repeat *rp, const double *x, size_t n) {
 }
 
 /* How many runs to queue together: those the rule needs whatever they
-** measure, then one at a time, as the rule decides after each. */
-static size_t next_batch(const kt_repeat *rp, size_t n) {
-  if (rp->fixed > 0) return (size_t)rp->fixed - n;
-  return n < (size_t)rp->min ? (size_t)rp->min - n : 1;
+** measure, then one at a time, as the rule decides after each; with
+** early stop, no more than its first runs before it decides. */
+static size_t next_batch(const tuning *tu, size_t n) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t want = rp->fixed > 0 ? (size_t)rp->fixed - n : n < (size_t)rp->min ? (size_t)rp->min - n : 1;
+  size_t early = (size_t)tu->opts->early.runs;
+  if (n < early && n + want > early) want = early - n;
+  return want;
+}
+
+/* Whether the configuration is clearly slower than the best so far, after
+** exactly its first early.runs timed runs (kt_early_stop). */
+static bool clearly_slower(const tuning *tu, const kt_result *res) {
+  const kt_early_stop *e = &tu->opts->early;
+  if (e->runs <= 0 || res->nsamples != (size_t)e->runs) return false;
+  const kt_result *best = kt_results_best(tu->results);
+  if (!best || best == res || !(best->time_ns > 0)) return false;
+  double lo = res->samples_ns[0], hi = lo;
+  for (size_t i = 1; i < res->nsamples; i++) {
+    if (res->samples_ns[i] < lo) lo = res->samples_ns[i];
+    if (res->samples_ns[i] > hi) hi = res->samples_ns[i];
+  }
+  return lo > e->factor * best->time_ns && hi - lo <= e->spread * lo;
 }
 
 static int time_one(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
@@ -208,12 +227,22 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
       !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err)))
     return -1;
   while (run->status == KT_OK && !enough_samples(rp, res->samples_ns, res->nsamples)) {
-    int rc = batched ? time_batch(run, res, next_batch(rp, res->nsamples), err)
+    if (clearly_slower(tu, res)) {
+      res->cut_short = true;
+      break;
+    }
+    int rc = batched ? time_batch(run, res, next_batch(tu, res->nsamples), err)
                      : time_one(tu, run, res, err);
     if (rc) return -1;
   }
   if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
   return 0;
+}
+
+/* A configuration that did not come out ok keeps no samples. */
+static void lose_samples(kt_result *res) {
+  res->nsamples = 0;
+  res->cut_short = false;
 }
 
 /* ---- the warm-up queued with the first timed runs ---- */
@@ -246,7 +275,7 @@ static int queue_checks(kt_run *run, void *ud, kt_error *err) {
 
 static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   const kt_repeat *rp = &tu->opts->repeat;
-  size_t first = next_batch(rp, 0);
+  size_t first = next_batch(tu, 0);
   double *ns = kt_calloc(first + 1, sizeof *ns, err);
   if (!ns || !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err))) {
     free(ns);
@@ -269,7 +298,7 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
   kt_devcheck_discard(tu->devcheck);
   free(ns);
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, true, err);
-  if (run->status != KT_OK) res->nsamples = 0;
+  if (run->status != KT_OK) lose_samples(res);
   return rc;
 }
 
@@ -292,6 +321,6 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     int crc = check_end(tu, run, res, rc ? &cerr : err);
     if (rc == 0) rc = crc;
   }
-  if (run->status != KT_OK) res->nsamples = 0; /* an invalid output was timed meanwhile */
+  if (run->status != KT_OK) lose_samples(res); /* an invalid output was timed meanwhile */
   return rc;
 }

@@ -127,7 +127,7 @@ const kt_result *kt_results_best(const kt_results *r) {
   const kt_result *best = NULL;
   for (size_t i = 0; i < r->n; i++) {
     const kt_result *x = &r->items[i];
-    if (x->status == KT_OK && (!best || x->time_ns < best->time_ns)) best = x;
+    if (x->status == KT_OK && !x->cut_short && (!best || x->time_ns < best->time_ns)) best = x;
   }
   return best;
 }

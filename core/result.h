@@ -49,6 +49,8 @@ typedef struct kt_result {
   char *build_log;    /* the compiler's messages for builds that succeeded (warnings) */
   char *device_log;   /* what the device process wrote on stderr meanwhile */
   char *retried;      /* run twice: the first verdict, and why it was run again */
+  bool cut_short;     /* early stop: clearly slower than the best after its first timed
+                      ** runs, so not repeated further; never the best */
   kt_launch_shape *launched;
   size_t nlaunched;
 } kt_result;
@@ -100,7 +102,7 @@ void kt_results_release(kt_results *r);
 /* Appends a copy of vi; returns the new record (zeroed but for index/vi). */
 kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
                           kt_error *err);
-/* The fastest ok result, or NULL. */
+/* The fastest ok result not cut short, or NULL. */
 const kt_result *kt_results_best(const kt_results *r);
 void kt_result_clear(kt_result *r);
 /* Forgets the outcome of r (status, times, sizes, logs), keeping index and

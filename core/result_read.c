@@ -26,6 +26,7 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->over = src->over;
   dst->compile_ns = src->compile_ns;
   dst->launches = src->launches;
+  dst->cut_short = src->cut_short;
   if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
       copy_text(&dst->device_log, src->device_log, err) ||
       copy_text(&dst->retried, src->retried, err))
@@ -181,6 +182,8 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   if (kt_result_samples_from_json(res, kt_json_get_type(x, "samples_ms", KT_JARRAY), err))
     return -1;
   res->launches = (size_t)count(x, "launches", 0);
+  const kt_jvalue *cut = kt_json_get(x, "cut_short");
+  res->cut_short = cut && cut->type == KT_JBOOL && cut->u.b;
   res->compile_ns = NS(number(x, "compile_ms", 0));
   const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);
   res->over = (kt_overheads){NS(number(o, "build", 0)),     NS(number(o, "data", 0)),

@@ -8,10 +8,12 @@
 --     [--repeats=R] [--seed=SEED] [--serial (timed runs one by one, host comparison on the tuning
 --     thread: as before the pipeline)] [--both (serial, then pipelined)] [--inprocess]
 --     [--validate_on=auto|host|device (where outputs are compared; default auto: the device on a GPU)]
+--     [--early_stop (tune option early_stop = true)]
 --     [--threads=T (compile threads; 0: one per core)] [--json=FILE (results of the last tuning)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", size = 2048, n = 200, repeats = 7,
-  seed = 1, serial = false, both = false, inprocess = false, threads = 0, json = "", validate_on = "auto" },
+  seed = 1, serial = false, both = false, inprocess = false, threads = 0, json = "", validate_on = "auto",
+  early_stop = false },
   "bench/pipeline/gemm.lua")
 
 local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads })
@@ -46,7 +48,7 @@ k:reference(C, { kernel = naive, config = { TS_M = 16, TS_N = 16, WPT_M = 16, WP
 local function tune(pipeline)
   local r = tuner:tune(k, { search = "random", seed = opt.seed, stop = { count = opt.n },
                             repeats = opt.repeats, pipeline = pipeline, progress = false,
-                            validate_on = opt.validate_on })
+                            validate_on = opt.validate_on, early_stop = opt.early_stop })
   local sm = r:summary()
   local threads = tuner:cache().threads
   local wall, device = sm.wall_ms / 1e3, sm.device_ms / 1e3
@@ -60,8 +62,13 @@ local function tune(pipeline)
   print(("          wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + searcher %.3f + framework %.3f s"):format(
     sm.setup_ms / 1e3, sm.build_ms / 1e3, sm.wait_ms / 1e3, sm.data_ms / 1e3, sm.validation_ms / 1e3,
     sm.searcher_ms / 1e3, sm.framework_ms / 1e3))
-  local order = {}
-  for i = 1, #r do order[i] = r[i].index end
+  local order, cut, runs = {}, 0, 0
+  for i = 1, #r do
+    order[i] = r[i].index
+    cut = cut + (r[i].cut_short and 1 or 0)
+    runs = runs + #r[i].samples_ms
+  end
+  print(("          timed runs %d, cut short by early stop %d"):format(runs, cut))
   print(("          configurations evaluated (indices): %s%s"):format(table.concat(order, ",", 1, math.min(#order, 8)),
     #order > 8 and ",..." or ""))
   if best then
