@@ -7,8 +7,9 @@
 ** objective), the timed runs are queued back to back and waited for once
 ** (run_batch.h), and the outputs of the warm-up are compared on a host
 ** worker (validate_async.h) while they run: the device is not left idle
-** for host work. A configuration found invalid then loses the samples
-** it got meanwhile, as if it had never been timed.
+** for host work (on a GPU: a CPU device would share its cores with the
+** comparison, which then comes first). A configuration found invalid
+** then loses the samples it got meanwhile, as if it had never been timed.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -159,6 +160,13 @@ static int check_end(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
 
 int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   return check_begin(tu, run, res, false, err);
+}
+
+/* A CPU device runs kernels on the cores a host comparison would take:
+** there the comparison comes before the timed runs, not beside them. */
+static bool device_on_host(const kt_tuner *t) {
+  const char *type = kt_device_string(&t->device, "type");
+  return type && strcmp(type, "cpu") == 0;
 }
 
 /* ---- timed runs ---- */
@@ -313,7 +321,7 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
   }
-  bool later = batched && tu->checker;
+  bool later = batched && tu->checker && !device_on_host(tu->t);
   int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
   if (later) {
