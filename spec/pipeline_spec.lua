@@ -118,6 +118,28 @@ describe("the pipeline", function()
     end)
   end
 
+  it("fails only the configuration whose device process dies during its queued timed runs", function()
+    -- MODE 1 counts its executions in an array it may not write, and writes far from its buffers
+    -- in the third: the second of its timed runs, queued with the first.
+    local src = [[__kernel void boom(__global int *count, __global int *o) {
+      if (MODE == 1 && get_global_id(0) == 0) {
+        int c = count[0];
+        count[0] = c + 1;
+        if (c >= 2) { __global int *far = (__global int *)((ulong)o ^ 0x7f0000000000UL); far[0] = 1; }
+      }
+      o[get_global_id(0)] = 7; }]]
+    local count, o = kt.array("int", 1), kt.array("int", 64)
+    local k = tuner:kernel{ source = src, name = "boom", global = 64, group = 64, args = { count:input(), o:output() } }
+    k:param("MODE", { 0, 1, 2 })
+    k:reference(o, function(ref) ref:fill(7) end)
+    local r = tuner:tune(k, { repeats = 3 })
+    assert.are.same({ "ok", "runtime_failed", "ok" }, { r[1].status, r[2].status, r[3].status })
+    assert.matches("^first run: runtime_failed %(the device process died of signal %d+", r[2].retried)
+    assert.are.equal(3, #r[1].samples_ms)
+    assert.are.equal(3, #r[3].samples_ms)
+    assert.are.equal(0, #r[2].samples_ms)
+  end)
+
   it("rejects bad options, naming the expected values", function()
     local k, a, c = twice("float", 256)
     k:reference(c, function(ref) for i = 0, 255 do ref[i] = a[i] * 2 end end)
