@@ -52,7 +52,8 @@ static const char cuda_source[] =
 
 typedef struct slot {
   kt_array *counts; /* 2 uints on the device: differing elements, n - the first */
-  kt_array *want;   /* the expected values with a device copy (retained) */
+  kt_array *want;   /* the expected values with a device copy (retained) ... */
+  bool own_want;    /* ... made here (not an array of the task's, which stays bound) */
   kt_bevent *ev;    /* the last comparison's launch */
   uint64_t losses;  /* the tuner's, when it was queued (tuner_losses) */
   uint64_t n;       /* the elements it compares */
@@ -134,7 +135,7 @@ void kt_devcheck_free(kt_devcheck *d) {
     slot *s = &d->slots[i];
     drop_event(d->t, s);
     if (s->counts) tuner_unbind_array(d->t, s->counts);
-    if (s->want) tuner_unbind_array(d->t, s->want);
+    if (s->want && s->own_want) tuner_unbind_array(d->t, s->want);
     kt_array_release(s->counts);
     kt_array_release(s->want);
   }
@@ -173,7 +174,8 @@ static int launch(kt_devcheck *d, slot *s, kt_bkernel *bk, const kt_reference *r
 ** whose device copy this slot frees. */
 static int keep_expected(slot *s, kt_array *want, kt_tuner *t) {
   if (s->want == want) return 0;
-  if (s->want) tuner_unbind_array(t, s->want);
+  if (s->want && s->own_want) tuner_unbind_array(t, s->want);
+  s->own_want = !tuner_devarray(t, want);
   kt_array_release(s->want);
   kt_array_retain(want);
   s->want = want;
