@@ -54,9 +54,10 @@ local function tune(pipeline)
   local wall, device = sm.wall_ms / 1e3, sm.device_ms / 1e3
   local compile = sm.compile_ms / 1e3
   local best = r:best()
-  print(("%-9s %d configs (%d ok)  wall %.2f s  device busy %.3f s (timed %.3f s)  compile %.2f s (/%d threads: %.2f s, %.1f configs/s)"):format(
+  -- Compile throughput: configurations per second that the compile threads could build.
+  print(("%-9s %d configs (%d ok)  wall %.2f s  device busy %.3f s (timed %.3f s)  compile %.2f s (/%d threads: %.2f s; %.1f configs/s)"):format(
     pipeline and "pipelined" or "serial  ", sm.evaluated, sm.statuses.ok, wall, device, sm.kernel_ms / 1e3,
-    compile, threads, compile / threads, sm.evaluated / wall))
+    compile, threads, compile / threads, compile > 0 and sm.evaluated / (compile / threads) or 0))
   print(("          wall / device busy %.2f  wall / max(device busy, compile / threads) %.2f  framework %.1f us/config"):format(
     wall / device, wall / math.max(device, compile / threads), sm.framework_ms * 1e3 / sm.evaluated))
   print(("          wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + searcher %.3f + framework %.3f s"):format(
