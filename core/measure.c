@@ -53,6 +53,12 @@ static int verdict(kt_run *run, size_t i, int same, char *why, kt_error *err) {
   return 0;
 }
 
+/* Why the comparison kernel cannot serve, once, in the results' log. */
+static void note_broken(tuning *tu, char *why) {
+  if (why) kt_log_append(&tu->results->device_log, why);
+  free(why);
+}
+
 /* Compares every output: when `later`, those that suit it on the device
 ** and the others read back and compared on the checker (both queued or
 ** started, not waited for), else read back and compared here; with a
@@ -62,9 +68,12 @@ static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_e
     kt_reference *r = &tu->task->refs_list[i];
     if (later && tu->devcheck && kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) {
       int64_t t0 = kt_now_ns();
-      if (kt_devcheck_enqueue(tu->devcheck, i, r, err)) return -1;
+      char *why = NULL;
+      int rc = kt_devcheck_enqueue(tu->devcheck, i, r, &why, err);
+      note_broken(tu, why);
       res->over.validation += (double)(kt_now_ns() - t0);
-      continue;
+      if (rc < 0) return -1;
+      if (rc == 0) continue; /* else the host compares it */
     }
     if (read_output(tu, run, i, res, err)) return -1;
     int64_t t0 = kt_now_ns();
@@ -259,10 +268,16 @@ static void lose_samples(kt_result *res) {
 ** is compared on the device, or there is none to compare), it is queued
 ** with the comparisons and the first timed runs, and waited for with
 ** them. */
-static bool fusable(const tuning *tu) {
-  for (size_t i = 0; i < tu->task->nrefs; i++)
-    if (!tu->devcheck || !kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on))
-      return false;
+static bool fusable(tuning *tu) {
+  for (size_t i = 0; i < tu->task->nrefs; i++) {
+    const kt_reference *r = &tu->task->refs_list[i];
+    if (!tu->devcheck || !kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) return false;
+    char *why = NULL;
+    kt_error err;
+    int rc = kt_devcheck_ready(tu->devcheck, r, &why, &err);
+    note_broken(tu, why);
+    if (rc) return false; /* a fatal error comes back when the host path meets it */
+  }
   return true;
 }
 
@@ -275,8 +290,8 @@ static int queue_checks(kt_run *run, void *ud, kt_error *err) {
   fused *f = ud;
   (void)run;
   int64_t t0 = kt_now_ns();
-  for (size_t i = 0; i < f->tu->task->nrefs; i++)
-    if (kt_devcheck_enqueue(f->tu->devcheck, i, &f->tu->task->refs_list[i], err)) return -1;
+  for (size_t i = 0; i < f->tu->task->nrefs; i++) /* ready (fusable): never 1 here */
+    if (kt_devcheck_enqueue(f->tu->devcheck, i, &f->tu->task->refs_list[i], NULL, err)) return -1;
   f->res->over.validation += (double)(kt_now_ns() - t0);
   return 0;
 }

@@ -62,6 +62,7 @@ typedef struct slot {
 
 struct kt_devcheck {
   kt_tuner *t;
+  bool broken; /* the kernel does not compile here */
   slot *slots;
   size_t n;
 };
@@ -182,19 +183,40 @@ static int keep_expected(slot *s, kt_array *want, kt_tuner *t) {
   return 0;
 }
 
-int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, kt_error *err) {
+/* The comparison kernel for r's element type (waiting for its compile).
+** One that does not compile here leaves the comparisons to the host: 1,
+** with *why saying so (malloc'd). */
+static int kernel_for(kt_devcheck *d, const kt_reference *r, kt_bkernel **bk, char **why,
+                      kt_error *err) {
+  if (d->broken) return 1;
+  char *src = source_for(d->t, r->target->type->kind, err);
+  if (!src) return -1;
+  const char *log = NULL;
+  double compile_ns = 0;
+  int rc = kt_build_get(d->t->cache, src, "", NAME, bk, &log, &compile_ns, err);
+  free(src);
+  if (rc <= 0) return rc;
+  d->broken = true;
+  size_t n = (log ? strlen(log) : 0) + 128;
+  if (why && (*why = malloc(n)))
+    snprintf(*why, n, "the comparison kernel does not compile here; outputs are compared on "
+             "the host:\n%s\n", log ? log : "");
+  return 1;
+}
+
+int kt_devcheck_ready(kt_devcheck *d, const kt_reference *r, char **why, kt_error *err) {
+  kt_bkernel *bk;
+  return kernel_for(d, r, &bk, why, err);
+}
+
+int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, char **why,
+                        kt_error *err) {
   kt_tuner *t = d->t;
   slot *s = &d->slots[i];
   if (!s->counts && !(s->counts = kt_array_new(kt_type_scalar(KT_UINT), 2, err))) return -1;
-  char *src = source_for(t, r->target->type->kind, err);
-  if (!src) return -1;
   kt_bkernel *bk = NULL;
-  const char *log = NULL;
-  double compile_ns = 0;
-  int rc = kt_build_get(t->cache, src, "", NAME, &bk, &log, &compile_ns, err);
-  free(src);
-  if (rc > 0) return kt_fail(err, "the comparison kernel does not compile here: %s",
-                             log ? log : "");
+  int rc = kernel_for(d, r, &bk, why, err);
+  if (rc > 0) return 1;
   if (rc < 0 || keep_expected(s, r->expected, t)) return -1;
   kt_bbuf *want = device_copy(t, r->expected, KT_READ, err);
   kt_bbuf *counts = want ? device_copy(t, s->counts, KT_READ_WRITE, err) : NULL;

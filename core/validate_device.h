@@ -38,8 +38,14 @@ void kt_devcheck_free(kt_devcheck *d);
 /* Whether reference r is compared on the device under `where`. */
 bool kt_devcheck_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where);
 
-/* Queues the comparison of reference i's output as run left it. */
-int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, kt_error *err);
+/* Makes sure the comparison kernel for r is built: 0 when it is, 1 when
+** it does not compile on this device (with *why, malloc'd, for the
+** results' device log; every later call says 1), -1 on a fatal error. */
+int kt_devcheck_ready(kt_devcheck *d, const kt_reference *r, char **why, kt_error *err);
+/* Queues the comparison of reference i's output as run left it: 0, or 1
+** (nothing queued) as kt_devcheck_ready says. */
+int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, char **why,
+                        kt_error *err);
 /* Forgets the comparisons queued (their run failed otherwise). */
 void kt_devcheck_discard(kt_devcheck *d);
 /* Whether output i's comparison was queued and its outcome not yet taken. */
