@@ -189,6 +189,8 @@ kt_tuner *lk_check_tuner(lua_State *L, int idx);
 ** and resume, time_limit, and db with size (the database, or NULL). */
 void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o);
 void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
+/* tune options.pipeline (lk_pipeline.c). */
+void lk_check_pipeline(lua_State *L, int opts, kt_tune_opts *o);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */

@@ -115,6 +115,10 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_setfield(L, -2, "samples_ms");
   lua_pushinteger(L, (lua_Integer)r->launches);
   lua_setfield(L, -2, "launches");
+  if (r->cut_short) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "cut_short");
+  }
   if (r->nkernels > 0 && r->sizes[0].dims > 0) push_kernel_sizes(L, &r->sizes[0]);
   lua_createtable(L, (int)r->nkernels, 0);
   for (size_t k = 0; k < r->nkernels; k++) {
@@ -304,6 +308,7 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "statuses");
   set_ms(L, "wall_ms", r->wall_ns);
   set_ms(L, "setup_ms", r->setup_ns);
+  set_ms(L, "device_ms", r->device_ns);
   set_ms(L, "kernel_ms", kernel);
   set_ms(L, "build_ms", sum.build);
   set_ms(L, "compile_ms", compile);

@@ -190,7 +190,8 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     json_usage(f, &x->usage[k]);
   }
   const kt_overheads *o = &x->over;
-  fprintf(f, "],\"launches\":%zu,\"compile_ms\":", x->launches);
+  fprintf(f, "],%s\"launches\":%zu,\"compile_ms\":", x->cut_short ? "\"cut_short\":true," : "",
+          x->launches);
   kt_json_number(f, MS(x->compile_ns));
   fputs(",\"overheads_ms\":{\"build\":", f);
   kt_json_number(f, MS(o->build));
@@ -279,6 +280,8 @@ static void json_file(FILE *f, const kt_results *r) {
   kt_json_number(f, MS(r->wall_ns));
   fputs(",\"setup_ms\":", f);
   kt_json_number(f, MS(r->setup_ns));
+  fputs(",\"device_ms\":", f);
+  kt_json_number(f, MS(r->device_ns));
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
   fprintf(f, ",\"input_checks\":%zu,\"inputs_changed\":%zu,\"device_log\":", r->input_checks,

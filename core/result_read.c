@@ -33,6 +33,7 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->cost = src->cost;
   dst->costed = src->costed;
   if (kt_result_copy_metrics(dst, src, err)) return -1;
+  dst->cut_short = src->cut_short;
   if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
       copy_text(&dst->device_log, src->device_log, err) ||
       copy_text(&dst->retried, src->retried, err))
@@ -186,6 +187,8 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   if (kt_result_samples_from_json(res, kt_json_get_type(x, "samples_ms", KT_JARRAY), err))
     return -1;
   res->launches = (size_t)count(x, "launches", 0);
+  const kt_jvalue *cut = kt_json_get(x, "cut_short");
+  res->cut_short = cut && cut->type == KT_JBOOL && cut->u.b;
   res->compile_ns = NS(number(x, "compile_ms", 0));
   res->elapsed_ns = NS(number(x, "elapsed_ms", NAN));
   if (isinf(res->elapsed_ns)) return kt_fail(err, "elapsed_ms is out of range");
@@ -318,6 +321,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   if (r) {
     kt_results_rescore(r); /* the best by the objective the file names */
     r->wall_ns = NS(number(root, "wall_ms", 0));
+    r->device_ns = NS(number(root, "device_ms", 0));
     r->input_checks = (size_t)number(root, "input_checks", 0);
     r->inputs_changed = (size_t)number(root, "inputs_changed", 0);
     if (log) kt_log_append(&r->device_log, log->u.str);

@@ -172,6 +172,25 @@ if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
   esac
   echo '```' >>"$summary"
 fi
+
+# The pipeline benchmark (issue 18): a 2048^3 GEMM, 200 random configurations,
+# 7 timed runs each, validated: one by one, then pipelined (outputs compared
+# on the device), then pipelined with a host comparison.
+if [ -f bench/pipeline/gemm.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
+  case " $devices " in *" cuda:0 "*)
+    {
+      echo
+      echo "Pipeline benchmark (\`bench/pipeline/gemm.lua\`):"
+      echo
+      echo '```'
+    } >>"$summary"
+    logged "pipeline on cuda:0" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/pipeline/gemm.lua --device=cuda:0 --both
+    cat "$out/.last" >>"$summary"
+    logged "pipeline on cuda:0, host comparison" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/pipeline/gemm.lua --device=cuda:0 --validate_on=host
+    cat "$out/.last" >>"$summary"
+    echo '```' >>"$summary" ;;
+  esac
+fi
 rm -f "$out/.last"
 
 cat "$summary"
