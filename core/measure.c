@@ -59,6 +59,18 @@ static void note_broken(tuning *tu, char *why) {
   free(why);
 }
 
+int tune_devcheck_prepare(tuning *tu, kt_error *err) {
+  for (size_t i = 0; tu->devcheck && i < tu->task->nrefs; i++) {
+    const kt_reference *r = &tu->task->refs_list[i];
+    if (!kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) continue;
+    char *why = NULL;
+    int rc = kt_devcheck_ready(tu->devcheck, r, &why, err);
+    note_broken(tu, why);
+    if (rc) return rc < 0 ? -1 : 0; /* broken: the host compares, as the log says */
+  }
+  return 0;
+}
+
 /* Compares every output: when `later`, those that suit it on the device
 ** and the others read back and compared on the checker (both queued or
 ** started, not waited for), else read back and compared here; with a

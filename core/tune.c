@@ -235,6 +235,7 @@ static int set_up(tuning *tu, kt_error *err) {
   if (!tu->devcheck && any_on_device(tu) &&
       !(tu->devcheck = kt_devcheck_new(tu->t, tu->task->nrefs, err)))
     return -1;
+  if (tune_devcheck_prepare(tu, err)) return -1;
   tu->results->setup_ns = (double)(kt_now_ns() - t0);
   tu->set_up = true;
   return 0;

@@ -67,6 +67,10 @@ int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
 /* The warm-up, validation and timed runs of a prepared configuration
 ** (measure.c). */
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
+/* Compiles the comparison kernels of the outputs compared on the device
+** (validate_device.c) before the first configuration: their compile is
+** the tuning's setup, not a configuration's overhead. */
+int tune_devcheck_prepare(tuning *tu, kt_error *err);
 /* The sizes of the launches the run's last execution made, into res. */
 int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err);
 /* The error for a tuner in use by a tuning or a run (tune.c). */
