@@ -181,6 +181,35 @@ describe("objectives in replays", function()
       .. "(recorded: energy, GFLOPS/W) or a function(result, cfg), got 'power'")
   end)
 
+  it("give the optimum and the score of a search by an objective", function()
+    local rec = kt.replay(path)
+    assert.are.equal(1, rec:optimum().config.A)
+    assert.are.equal(2, rec:optimum{ objective = "energy" }.config.A)
+    assert.are.equal(3, rec:optimum{ objective = "GFLOPS/W", maximize = true }.config.A)
+    assert.are.equal(1, rec:optimum{ objective = "kernel" }.config.A)
+    -- exhaustive goes A = 1, 2, 3, 4: the score is the mean of optimum over best so far
+    local r = rec:tune{ search = "exhaustive", objective = "energy" }
+    local reached, score = rec:score(r)
+    assert.are.same({ 1, (0.25 / 0.40 + 3) / 4 }, { reached, score })
+    reached, score = rec:score(r, 1)
+    assert.are.same({ 0.25 / 0.40, 0.25 / 0.40 }, { reached, score })
+    r = rec:tune{ search = "exhaustive", objective = "GFLOPS/W", maximize = true }
+    reached, score = rec:score(r, 2)
+    assert.are.same({ 12.5 / 20, (10 / 20 + 12.5 / 20) / 2 }, { reached, score })
+    -- by another objective than the search's
+    reached, score = rec:score(r, 0, { objective = "kernel" })
+    assert.are.same({ 1, 1 }, { reached, score })
+    assert.has_error(function() rec:optimum{ objective = "power" } end,
+      "optimum options.objective: expected 'kernel' or a recorded metric (energy, GFLOPS/W), got 'power'")
+    assert.has_error(function() rec:optimum{ maximize = true } end,
+      "optimum options.maximize: give the objective to maximise")
+    assert.has_error(function() rec:score(r, 0, { objective = "kernel", maximize = true }) end,
+      "score options.maximize: the time (objective 'kernel') is minimised")
+    r = rec:tune{ search = "exhaustive", objective = function(res) return res.time_ms end }
+    assert.has_error(function() rec:score(r) end, "rec:score: no record of the recording has a "
+      .. "value of the objective 'objective' (give it as score options.objective)")
+  end)
+
   it("optimise the metrics of ktlua's own results files", function()
     local json = files.tmpname(".json")
     tuner:tune(scale(), { repeats = 1, metrics = { score = score }, output = json })
