@@ -12,7 +12,6 @@
 **       score (see core/replay.h), by the results' objective unless given
 **   rec:count(), #rec, rec.task, rec.device, rec.format
 */
-#include <stdlib.h>
 #include <string.h>
 
 #include "../core/metrics.h"
@@ -62,39 +61,7 @@ static int replay_tune(lua_State *L) {
   return lk_tune_return(L, 2, h, rc, &err);
 }
 
-/* {objective = name, maximize = bool} at idx (none: *name and *maximize
-** stay): the objective must be the time ("kernel") or a recorded metric. */
-static void check_objective(lua_State *L, int idx, const char *what, const kt_results *rec,
-                            const char **name, bool *maximize) {
-  static const char *const keys[] = {"objective", "maximize", NULL};
-  if (lua_isnoneornil(L, idx)) return;
-  luaL_checktype(L, idx, LUA_TTABLE);
-  lk_check_keys(L, idx, what, keys);
-  const char *given = lk_opt_string(L, idx, what, "objective", NULL);
-  bool most = lk_opt_boolean(L, idx, what, "maximize", 0);
-  if (!given && most) luaL_error(L, "%s.maximize: give the objective to maximise", what);
-  if (!given) given = "kernel";
-  if (kt_objective_is_time(given) && most)
-    luaL_error(L, "%s.maximize: the time (objective '%s') is minimised", what, given);
-  size_t n = 0;
-  const char **names = kt_results_metric_names(rec, &n, NULL);
-  bool known = kt_objective_is_time(given);
-  for (size_t i = 0; i < n && !known; i++) known = strcmp(names[i], given) == 0;
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  for (size_t i = 0; i < n; i++) {
-    luaL_addstring(&b, i ? ", " : "");
-    luaL_addstring(&b, names[i]);
-  }
-  free(names);
-  luaL_pushresult(&b);
-  if (!known)
-    luaL_error(L, "%s.objective: expected 'kernel' or a recorded metric (%s), got '%s'", what,
-               n ? lua_tostring(L, -1) : "none recorded", given);
-  lua_pop(L, 1);
-  *name = given;
-  *maximize = most;
-}
+static const char *const objective_keys[] = {"objective", "maximize", NULL};
 
 /* rec:optimum([{objective =, maximize =}]) -> the best record (nil if none) */
 static int replay_optimum(lua_State *L) {
@@ -102,9 +69,11 @@ static int replay_optimum(lua_State *L) {
   const kt_results *rec = kt_replay_records(r);
   const kt_result *best = kt_replay_optimum(r);
   if (!lua_isnoneornil(L, 2)) {
-    const char *objective = NULL;
-    bool maximize = false;
-    check_objective(L, 2, "optimum options", rec, &objective, &maximize);
+    const char *objective = rec->objective;
+    bool maximize = rec->maximize;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "optimum options", objective_keys);
+    lk_check_objective(L, 2, "optimum options", rec, &objective, &maximize);
     best = kt_results_best_of(rec, objective, maximize);
   }
   if (!best) return 0;
@@ -136,7 +105,11 @@ static int replay_score(lua_State *L) {
   if (budget < 0) luaL_argerror(L, 3, "expected a budget of 0 (all) or more evaluations");
   const char *objective = res->objective;
   bool maximize = res->maximize;
-  check_objective(L, 4, "score options", kt_replay_records(r), &objective, &maximize);
+  if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TTABLE);
+    lk_check_keys(L, 4, "score options", objective_keys);
+    lk_check_objective(L, 4, "score options", kt_replay_records(r), &objective, &maximize);
+  }
   double reached = 0, score = 0;
   if (kt_replay_score(r, res, (uint64_t)budget, objective, maximize, &reached, &score) &&
       !kt_objective_is_time(objective))

@@ -88,6 +88,32 @@ describe("metrics", function()
     os.remove(json)
   end)
 
+  it("are chosen by kt.load's objective: a CSV file names none, any file may get another", function()
+    local csv, json = files.tmpname(".csv"), files.tmpname(".json")
+    local r = tuner:tune(scale(), { repeats = 1, metrics = { score = score }, objective = "score",
+                                    maximize = true, output = { csv, json } })
+    local fastest = r[1]
+    for i = 2, #r do if r[i].time_ms < fastest.time_ms then fastest = r[i] end end
+    local plain = kt.load(csv) -- by the time
+    assert.are.same({ "kernel", false }, { plain.objective, plain.maximize })
+    assert.are.equal(fastest.index, plain:best().index)
+    local back = kt.load(csv, { objective = "score", maximize = true })
+    assert.are.same({ "score", true, 2 }, { back.objective, back.maximize, back:best().config.X })
+    assert.are.equal(4, kt.load(csv, { objective = "score" }):best().config.X)
+    -- and back to the time from a file whose objective is a metric
+    back = kt.load(json, { objective = "kernel" })
+    assert.are.same({ "kernel", false, fastest.index }, { back.objective, back.maximize, back:best().index })
+    assert.are.equal(2, kt.load(json, { max_bytes = 1 << 20 }):best().config.X)
+    assert.has_error(function() kt.load(csv, { objective = "speed" }) end,
+      "load options.objective: expected 'kernel' or a recorded metric (score), got 'speed'")
+    assert.has_error(function() kt.load(csv, { maximize = true }) end,
+      "load options.maximize: give the objective to maximise")
+    assert.has_error(function() kt.load(csv, { max_bytes = 0 }) end,
+      "bad argument #2 to 'load' (max_bytes must be a positive number of bytes)")
+    os.remove(csv)
+    os.remove(json)
+  end)
+
   it("drive the searchers: a searcher hears the objective's cost", function()
     local costs = {}
     local walk = { init = function(self, space) self.i, self.n = -1, space:count() end,
