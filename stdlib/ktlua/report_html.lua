@@ -527,8 +527,9 @@ end
 
 -- ---- the command ----
 
-local usage = [[
-usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS
+local usage = [==[
+usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]
+                    [--objective=NAME [--maximize]] RESULTS
   writes the results of a tuning or a replay (a results file, JSON or CSV,
   or a journal) as one self-contained HTML page, PAGE (default: RESULTS
   with .html for its extension): the best configurations, the statuses,
@@ -536,16 +537,21 @@ usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS
   evaluations and against time, the distribution of the times, each
   parameter's effect); --png also writes each plot as PAGE-NAME.png;
   --top=N lists the N best configurations (default 10); --timeout=S gives
-  gnuplot S seconds (default 60)
-]]
+  gnuplot S seconds (default 60); --objective=NAME ranks the configurations
+  and draws the best so far by the metric NAME of the results (or the time:
+  kernel), --maximize maximises it; without them, by the objective the
+  results file names (a CSV file names none: the time)
+]==]
 
 function page.main(args)
-  local output, path, opts = nil, nil, {}
+  local output, path, opts, load = nil, nil, {}, {}
   local i = 1
   while i <= #args do
     local a = args[i]
     if a == "-o" and args[i + 1] then output = args[i + 1]; i = i + 1
     elseif a == "--png" then opts.png = true
+    elseif a:match("^%-%-objective=.") then load.objective = a:match("^%-%-objective=(.*)")
+    elseif a == "--maximize" then load.maximize = true
     elseif a:match("^%-%-timeout=") then
       opts.timeout = tonumber(a:match("^%-%-timeout=(.*)"))
       if not opts.timeout or opts.timeout <= 0 then
@@ -560,7 +566,7 @@ function page.main(args)
     i = i + 1
   end
   if not path then error("ktlua report: no results file given\n" .. usage, 0) end
-  local ok, results = pcall(require("ktlua").load, path)
+  local ok, results = pcall(require("ktlua").load, path, load)
   if not ok then error("ktlua report: " .. tostring(results), 0) end
   output = output or (path:gsub("%.gz$", ""):gsub("%.[^./]*$", "") .. ".html")
   if output == path then error("ktlua report: the page would replace the results file " .. path, 0) end
