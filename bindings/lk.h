@@ -275,6 +275,8 @@ struct kt_metrics;
 struct kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *host,
                                     const kt_results *recorded);
 void lk_push_metrics(lua_State *L, const kt_result *r); /* {name = value, ...} */
+void lk_check_objective(lua_State *L, int idx, const char *what, const kt_results *rec,
+                        const char **name, bool *maximize);
 
 /* ---- kernel sources written per configuration (lk_codegen.c) ---- */
 

@@ -2,7 +2,8 @@
 ** lk_online.c: online tuning (core/online.h) as a Lua object.
 **
 **   local on = tuner:online(k, {search =, stop =, seed =, journal =, resume =, time_limit =,
-**                               lookahead =, fallback = config, db =, size =, validate =})
+**                               lookahead =, fallback = config, db =, size =, validate =,
+**                               metrics =, objective =, maximize =})
 **   local step = on:step()  -- the task run once on the arrays as they are; outputs read back
 **   on:best(), on:results(), on:done(), on:stop()
 **
@@ -24,8 +25,9 @@ typedef struct lk_online {
 } lk_online;
 
 /* The uservalue keeps what the online tuning uses alive: the tuner, the
-** kernel, the searcher's hold, the database and the size table. */
-enum { KEEP_TUNER = 1, KEEP_TASK, KEEP_HOLD, KEEP_DB, KEEP_SIZE };
+** kernel, the searcher's hold, the database, the size table and the
+** metrics (their functions are called at the search's steps). */
+enum { KEEP_TUNER = 1, KEEP_TASK, KEEP_HOLD, KEEP_DB, KEEP_SIZE, KEEP_METRICS };
 
 static lk_online *check_online(lua_State *L, int idx) {
   lk_online *u = luaL_checkudata(L, idx, LK_ONLINE);
@@ -184,7 +186,8 @@ static bool stored_best(lua_State *L, int opts, kt_space *space, uint32_t *vi) {
 
 int lk_tuner_online(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "journal", "resume", "time_limit",
-                                     "lookahead", "fallback", "db", "size", "validate", NULL};
+                                     "lookahead", "fallback", "db", "size", "validate", "metrics",
+                                     "objective", "maximize", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -197,6 +200,12 @@ int lk_tuner_online(lua_State *L) {
   int hold = lua_gettop(L);
   kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
                     .lookahead = lo.lookahead};
+  bool host;
+  o.metrics = lk_check_metrics(L, 3, &o.stop, &host, NULL);
+  int metrics = lua_gettop(L);
+  /* a step runs once and its time is the kernel's (tuner:run's) */
+  if (host) luaL_error(L, "online options.objective: 'kernel+host' is not measured online (a "
+                          "step's time is the kernel's)");
   lk_check_journal(L, 3, ut->task->name, &o);
   lk_check_time_limit(L, 3, &o);
   struct kt_db *db = lk_check_db_option(L, 3);
@@ -213,7 +222,7 @@ int lk_tuner_online(lua_State *L) {
   lk_online *u = lua_newuserdatauv(L, sizeof *u, 1);
   *u = (lk_online){NULL, db};
   luaL_setmetatable(L, LK_ONLINE);
-  lua_createtable(L, 5, 0);
+  lua_createtable(L, 6, 0);
   int keep[] = {1, 2, hold};
   for (int i = 0; i < 3; i++) {
     lua_pushvalue(L, keep[i]);
@@ -223,6 +232,8 @@ int lk_tuner_online(lua_State *L) {
   lua_rawseti(L, -2, KEEP_DB);
   lua_getfield(L, 3, "size");
   lua_rawseti(L, -2, KEEP_SIZE);
+  lua_pushvalue(L, metrics);
+  lua_rawseti(L, -2, KEEP_METRICS);
   lua_setiuservalue(L, -2, 1);
   bool validate = lk_opt_boolean(L, 3, "online options", "validate", 0);
   if (validate && !ut->task->nrefs)

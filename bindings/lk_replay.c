@@ -4,14 +4,17 @@
 ** gzipped or not):
 **   rec:tune{search, seed, stop, progress, output} -> results; stop.seconds
 **       and summary().total_ms count the simulated clock
-**   rec:optimum()           -> the fastest recorded result (nil if none)
+**   rec:optimum([{objective =, maximize =}]) -> the best recorded result,
+**       by the recording's objective or the one given (nil if none)
 **   rec:space()             -> the space view (see lk_space.c)
 **   rec:records()           -> the whole recording as results
-**   rec:score(results[, budget]) -> reached, score (see core/replay.h)
+**   rec:score(results[, budget[, {objective =, maximize =}]]) -> reached,
+**       score (see core/replay.h), by the results' objective unless given
 **   rec:count(), #rec, rec.task, rec.device, rec.format
 */
 #include <string.h>
 
+#include "../core/metrics.h"
 #include "lk.h"
 
 typedef struct lk_replay {
@@ -58,11 +61,23 @@ static int replay_tune(lua_State *L) {
   return lk_tune_return(L, 2, h, rc, &err);
 }
 
+static const char *const objective_keys[] = {"objective", "maximize", NULL};
+
+/* rec:optimum([{objective =, maximize =}]) -> the best record (nil if none) */
 static int replay_optimum(lua_State *L) {
   kt_replay *r = check_replay(L, 1);
+  const kt_results *rec = kt_replay_records(r);
   const kt_result *best = kt_replay_optimum(r);
+  if (!lua_isnoneornil(L, 2)) {
+    const char *objective = rec->objective;
+    bool maximize = rec->maximize;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lk_check_keys(L, 2, "optimum options", objective_keys);
+    lk_check_objective(L, 2, "optimum options", rec, &objective, &maximize);
+    best = kt_results_best_of(rec, objective, maximize);
+  }
   if (!best) return 0;
-  lk_push_result(L, kt_replay_records(r), best);
+  lk_push_result(L, rec, best);
   return 1;
 }
 
@@ -78,7 +93,8 @@ static int replay_records(lua_State *L) {
   return 1;
 }
 
-/* rec:score(results[, budget]) -> reached, score */
+/* rec:score(results[, budget[, {objective =, maximize =}]]) -> reached,
+** score; by the results' own objective unless given. */
 static int replay_score(lua_State *L) {
   kt_replay *r = check_replay(L, 1);
   const kt_results *res = ((lk_results *)lk_check_object(L, 2, LK_RESULTS))->r;
@@ -87,8 +103,18 @@ static int replay_score(lua_State *L) {
   if (res->space_count != kt_space_count(space) || res->nparams != kt_space_nparams(space))
     luaL_argerror(L, 2, "the results are not of this recording's space");
   if (budget < 0) luaL_argerror(L, 3, "expected a budget of 0 (all) or more evaluations");
-  double reached, score;
-  kt_replay_score(r, res, (uint64_t)budget, &reached, &score);
+  const char *objective = res->objective;
+  bool maximize = res->maximize;
+  if (!lua_isnoneornil(L, 4)) {
+    luaL_checktype(L, 4, LUA_TTABLE);
+    lk_check_keys(L, 4, "score options", objective_keys);
+    lk_check_objective(L, 4, "score options", kt_replay_records(r), &objective, &maximize);
+  }
+  double reached = 0, score = 0;
+  if (kt_replay_score(r, res, (uint64_t)budget, objective, maximize, &reached, &score) &&
+      !kt_objective_is_time(objective))
+    return luaL_error(L, "rec:score: no record of the recording has a value of the objective "
+                         "'%s' (give it as score options.objective)", objective);
   lua_pushnumber(L, reached);
   lua_pushnumber(L, score);
   return 2;

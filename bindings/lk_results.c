@@ -12,9 +12,11 @@
 ** tell is absent.
 */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lk.h"
+#include "../core/metrics.h"
 #include "../core/result_formats.h"
 
 #define MS(ns) ((ns) / 1e6)
@@ -416,23 +418,44 @@ static int results_index(lua_State *L) {
   return 1;
 }
 
-/* kt.load(path[, {max_bytes = n}]): results from a results file (.json)
-** or a journal, of at most max_bytes (gunzipped). */
+/* Makes objective (with maximize) the results' objective: their best and
+** costs go by it from now on. A time keeps the time the file names. */
+static void set_objective(lua_State *L, kt_results *r, const char *objective, bool maximize) {
+  if (!objective || (kt_objective_is_time(objective) && kt_objective_is_time(r->objective))) return;
+  char *copy = strdup(objective);
+  if (!copy) luaL_error(L, "not enough memory");
+  free(r->objective);
+  r->objective = copy;
+  r->maximize = maximize;
+  kt_results_rescore(r);
+}
+
+/* kt.load(path[, {max_bytes = n, objective =, maximize =}]): results from
+** a results file or a journal, of at most max_bytes (gunzipped); objective
+** overrides the one the file names (a CSV file names none). */
 static int l_load(lua_State *L) {
-  static const char *const keys[] = {"max_bytes", NULL};
+  static const char *const keys[] = {"max_bytes", "objective", "maximize", NULL};
   const char *path = luaL_checkstring(L, 1);
   lua_Integer max = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lk_check_keys(L, 2, "load options", keys);
+    bool limited = lk_get_field(L, 2, "max_bytes") != LUA_TNIL;
+    lua_pop(L, 1);
     max = lk_opt_integer(L, 2, "load options", "max_bytes", 0);
-    if (max <= 0) luaL_argerror(L, 2, "max_bytes must be a positive number of bytes");
+    if (limited && max <= 0) luaL_argerror(L, 2, "max_bytes must be a positive number of bytes");
   }
   kt_error err;
-  kt_results *r = kt_results_read(path, (size_t)max, &err);
+  kt_results *r = kt_results_read(path, max > 0 ? (size_t)max : 0, &err);
   if (!r) return lk_error(L, &err);
-  lk_push_results(L, r);
+  lk_push_results(L, r); /* owns r from here, also on an error below */
   kt_results_release(r);
+  if (!lua_isnoneornil(L, 2)) {
+    const char *objective = NULL;
+    bool maximize = false;
+    lk_check_objective(L, 2, "load options", r, &objective, &maximize);
+    set_objective(L, r, objective, maximize);
+  }
   return 1;
 }
 

@@ -141,13 +141,18 @@ static kt_notation check_notation(lua_State *L, int idx) {
 /* Makes a kernel and its task from a definition table; pushes the object. */
 int lk_new_kernel(lua_State *L, int idx) {
   static const char *const keys[] = {"name", "file", "source", "prelude", "global", "group",
-                                     "options", "notation", "round_global", "args", NULL};
+                                     "options", "notation", "round_global", "args",
+                                     "generator_limit", NULL};
   luaL_checktype(L, idx, LUA_TTABLE);
   lk_check_keys(L, idx, "kernel", keys);
   const char *name = lk_opt_string(L, idx, "kernel", "name", NULL);
   const char *file = lk_opt_string(L, idx, "kernel", "file", NULL);
   bool generated = lk_codegen_wanted(L, idx);
   const char *source = generated ? NULL : lk_opt_string(L, idx, "kernel", "source", NULL);
+  bool limited = lk_get_field(L, idx, "generator_limit") != LUA_TNIL;
+  lua_pop(L, 1);
+  if (limited && !generated)
+    luaL_error(L, "kernel.generator_limit: only a source or prelude function has a time limit");
   if (!name) luaL_error(L, "kernel.name: the kernel function's name is required");
   bool has_source = lk_get_field(L, idx, "source") != LUA_TNIL;
   lua_pop(L, 1);

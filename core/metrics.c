@@ -142,9 +142,30 @@ int kt_metrics_apply(const kt_metrics *m, kt_results *rs, kt_result *r, kt_error
   return 0;
 }
 
+bool kt_objective_is_time(const char *objective) {
+  return !objective || !strcmp(objective, "kernel") || !strcmp(objective, "kernel+host");
+}
+
+double kt_result_objective(const kt_result *r, const char *objective) {
+  if (r->status != KT_OK) return NAN;
+  return kt_objective_is_time(objective) ? r->time_ns / 1e6 : kt_result_metric(r, objective);
+}
+
+const kt_result *kt_results_best_of(const kt_results *rs, const char *objective, bool maximize) {
+  const kt_result *best = NULL;
+  double most = NAN;
+  for (size_t i = 0; i < rs->n; i++) {
+    double v = kt_result_objective(&rs->items[i], objective);
+    if (isnan(v) || (best && (maximize ? v <= most : v >= most))) continue;
+    best = &rs->items[i];
+    most = v;
+  }
+  return best;
+}
+
 void kt_results_rescore(kt_results *rs) {
   const char *objective = rs->objective;
-  bool time = !objective || !strcmp(objective, "kernel") || !strcmp(objective, "kernel+host");
+  bool time = kt_objective_is_time(objective);
   for (size_t i = 0; i < rs->n; i++) {
     kt_result *r = &rs->items[i];
     r->costed = !time;

@@ -70,6 +70,14 @@ void kt_result_free_metrics(kt_result *r);
 /* Every metric name of the results, in order of first appearance: a
 ** malloc'd array of pointers into the results (*n of them). */
 const char **kt_results_metric_names(const kt_results *rs, size_t *n, kt_error *err);
+/* Whether an objective's name is the time's ("kernel", "kernel+host"; NULL). */
+bool kt_objective_is_time(const char *objective);
+/* r's value of the objective: its time in ms for the time, else its metric
+** of that name; NAN when r failed or has none. */
+double kt_result_objective(const kt_result *r, const char *objective);
+/* The ok result with the least (or, maximize, the most) value of the
+** objective; NULL when none has one. */
+const kt_result *kt_results_best_of(const kt_results *rs, const char *objective, bool maximize);
 /* Sets each result's cost from rs->objective and rs->maximize (results
 ** read from a file). */
 void kt_results_rescore(kt_results *rs);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "recording.h"
 
 struct kt_replay {
@@ -68,15 +69,24 @@ int kt_replay_tune(kt_replay *r, const kt_loop_opts *o, kt_results **out, kt_err
 
 /* ---- scoring ---- */
 
-void kt_replay_score(const kt_replay *r, const kt_results *res, uint64_t budget,
-                     double *reached, double *score) {
-  double optimum = r->optimum ? r->optimum->time_ns : 0, best = INFINITY, sum = 0;
+/* optimum against best, as a fraction of 1; 0 before anything has a value */
+static double ratio(double optimum, double best, bool maximize) {
+  if (isnan(best)) return 0;
+  return maximize ? best / optimum : optimum / best;
+}
+
+int kt_replay_score(const kt_replay *r, const kt_results *res, uint64_t budget,
+                    const char *objective, bool maximize, double *reached, double *score) {
+  const kt_result *opt = kt_results_best_of(r->rec.records, objective, maximize);
+  if (!opt) return -1;
+  double optimum = kt_result_objective(opt, objective), best = NAN, sum = 0;
   if (budget == 0) budget = res->n;
   for (uint64_t i = 0; i < budget; i++) {
-    const kt_result *x = i < res->n ? &res->items[i] : NULL;
-    if (x && x->status == KT_OK && x->time_ns < best) best = x->time_ns;
-    sum += optimum / best;
+    double v = i < res->n ? kt_result_objective(&res->items[i], objective) : NAN;
+    if (!isnan(v) && (isnan(best) || (maximize ? v > best : v < best))) best = v;
+    sum += ratio(optimum, best, maximize);
   }
-  *reached = optimum / best;
+  *reached = ratio(optimum, best, maximize);
   *score = budget ? sum / (double)budget : 0;
+  return 0;
 }

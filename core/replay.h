@@ -43,10 +43,12 @@ const char *kt_replay_format(const kt_replay *r);
 int kt_replay_tune(kt_replay *r, const kt_loop_opts *o, kt_results **out, kt_error *err);
 
 /* How well a search did within its first budget evaluations (0: all of
-** them): *reached is optimum time / best time found (0 when nothing
-** succeeded); *score is the mean of that ratio after each of the budget
-** evaluations, a search that ended early keeping its best. */
-void kt_replay_score(const kt_replay *r, const kt_results *res, uint64_t budget,
-                     double *reached, double *score);
+** them) by an objective (metrics.h: NULL or "kernel" is the time): *reached
+** is the recording's optimum over the best found (best over optimum when
+** maximised; 0 when nothing had a value); *score is the mean of that ratio
+** after each of the budget evaluations, a search that ended early keeping
+** its best. -1 when no record has a value of the objective. */
+int kt_replay_score(const kt_replay *r, const kt_results *res, uint64_t budget,
+                    const char *objective, bool maximize, double *reached, double *score);
 
 #endif

@@ -95,6 +95,34 @@ describe("a kernel source function", function()
     tuner:close()
   end)
 
+  it("fails a configuration whose generator runs past its time limit, and tunes on", function()
+    local tuner = kt.tuner()
+    local a = kt.array("float", n):fill(function(i) return i end)
+    local c = kt.array("float", n)
+    local k = tuner:kernel{ name = "twice", global = n, args = { a:input(), c:output() },
+      generator_limit = 0.2,
+      source = function(cfg)
+        while cfg.TERMS == 2 do end -- never ends
+        return unrolled(cfg)
+      end }
+    k:param("TERMS", { 1, 2, 4 })
+    local t0 = os.time()
+    local r = tuner:tune(k, { repeats = 1, search = "exhaustive" })
+    assert.is_true(os.time() - t0 < 30)
+    assert.are.same({ "ok", "generator_failed", "ok" }, statuses(r))
+    assert.matches("^kernel twice: source%(cfg%) failed: spec/codegen_spec.lua:%d+: the generator "
+      .. "ran past its time limit %(0.2 s%)\nstack traceback:", r[2].error)
+    -- the hook is gone once the generator has returned
+    assert.are.equal(nil, debug.gethook())
+    assert.has_error(function()
+      tuner:kernel{ name = "x", global = 1, source = function() end, generator_limit = 0 }
+    end, "kernel.generator_limit: expected a positive number of seconds")
+    assert.has_error(function()
+      tuner:kernel{ name = "x", global = 1, source = "__kernel void x() {}", generator_limit = 1 }
+    end, "kernel.generator_limit: only a source or prelude function has a time limit")
+    tuner:close()
+  end)
+
   it("stops a tuning whose first configurations all fail alike", function()
     local tuner = kt.tuner()
     local k = twice(tuner, function() error("broken", 0) end)

@@ -331,7 +331,7 @@ describe("reading a file", function()
     assert.has_error(function() kt.load(plain, { max_bytes = 0 }) end,
       "bad argument #2 to 'load' (max_bytes must be a positive number of bytes)")
     assert.has_error(function() kt.load(plain, { limit = 1 }) end,
-      "load options: unknown field 'limit' (expected one of: max_bytes)")
+      "load options: unknown field 'limit' (expected one of: max_bytes, objective, maximize)")
     os.remove(plain)
     os.remove(plain .. ".gz")
   end)

@@ -88,6 +88,32 @@ describe("metrics", function()
     os.remove(json)
   end)
 
+  it("are chosen by kt.load's objective: a CSV file names none, any file may get another", function()
+    local csv, json = files.tmpname(".csv"), files.tmpname(".json")
+    local r = tuner:tune(scale(), { repeats = 1, metrics = { score = score }, objective = "score",
+                                    maximize = true, output = { csv, json } })
+    local fastest = r[1]
+    for i = 2, #r do if r[i].time_ms < fastest.time_ms then fastest = r[i] end end
+    local plain = kt.load(csv) -- by the time
+    assert.are.same({ "kernel", false }, { plain.objective, plain.maximize })
+    assert.are.equal(fastest.index, plain:best().index)
+    local back = kt.load(csv, { objective = "score", maximize = true })
+    assert.are.same({ "score", true, 2 }, { back.objective, back.maximize, back:best().config.X })
+    assert.are.equal(4, kt.load(csv, { objective = "score" }):best().config.X)
+    -- and back to the time from a file whose objective is a metric
+    back = kt.load(json, { objective = "kernel" })
+    assert.are.same({ "kernel", false, fastest.index }, { back.objective, back.maximize, back:best().index })
+    assert.are.equal(2, kt.load(json, { max_bytes = 1 << 20 }):best().config.X)
+    assert.has_error(function() kt.load(csv, { objective = "speed" }) end,
+      "load options.objective: expected 'kernel' or a recorded metric (score), got 'speed'")
+    assert.has_error(function() kt.load(csv, { maximize = true }) end,
+      "load options.maximize: give the objective to maximise")
+    assert.has_error(function() kt.load(csv, { max_bytes = 0 }) end,
+      "bad argument #2 to 'load' (max_bytes must be a positive number of bytes)")
+    os.remove(csv)
+    os.remove(json)
+  end)
+
   it("drive the searchers: a searcher hears the objective's cost", function()
     local costs = {}
     local walk = { init = function(self, space) self.i, self.n = -1, space:count() end,
@@ -179,6 +205,35 @@ describe("objectives in replays", function()
     assert.has_error(function() rec:tune{ objective = "power" } end,
       "tune options.objective: expected 'kernel', 'kernel+host', the name of a metric "
       .. "(recorded: energy, GFLOPS/W) or a function(result, cfg), got 'power'")
+  end)
+
+  it("give the optimum and the score of a search by an objective", function()
+    local rec = kt.replay(path)
+    assert.are.equal(1, rec:optimum().config.A)
+    assert.are.equal(2, rec:optimum{ objective = "energy" }.config.A)
+    assert.are.equal(3, rec:optimum{ objective = "GFLOPS/W", maximize = true }.config.A)
+    assert.are.equal(1, rec:optimum{ objective = "kernel" }.config.A)
+    -- exhaustive goes A = 1, 2, 3, 4: the score is the mean of optimum over best so far
+    local r = rec:tune{ search = "exhaustive", objective = "energy" }
+    local reached, score = rec:score(r)
+    assert.are.same({ 1, (0.25 / 0.40 + 3) / 4 }, { reached, score })
+    reached, score = rec:score(r, 1)
+    assert.are.same({ 0.25 / 0.40, 0.25 / 0.40 }, { reached, score })
+    r = rec:tune{ search = "exhaustive", objective = "GFLOPS/W", maximize = true }
+    reached, score = rec:score(r, 2)
+    assert.are.same({ 12.5 / 20, (10 / 20 + 12.5 / 20) / 2 }, { reached, score })
+    -- by another objective than the search's
+    reached, score = rec:score(r, 0, { objective = "kernel" })
+    assert.are.same({ 1, 1 }, { reached, score })
+    assert.has_error(function() rec:optimum{ objective = "power" } end,
+      "optimum options.objective: expected 'kernel' or a recorded metric (energy, GFLOPS/W), got 'power'")
+    assert.has_error(function() rec:optimum{ maximize = true } end,
+      "optimum options.maximize: give the objective to maximise")
+    assert.has_error(function() rec:score(r, 0, { objective = "kernel", maximize = true }) end,
+      "score options.maximize: the time (objective 'kernel') is minimised")
+    r = rec:tune{ search = "exhaustive", objective = function(res) return res.time_ms end }
+    assert.has_error(function() rec:score(r) end, "rec:score: no record of the recording has a "
+      .. "value of the objective 'objective' (give it as score options.objective)")
   end)
 
   it("optimise the metrics of ktlua's own results files", function()

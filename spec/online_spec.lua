@@ -147,11 +147,38 @@ describe("an online tuning", function()
     os.remove(path)
   end)
 
+  it("goes by the objective and metrics given, as tuner:tune does", function()
+    local k, x, y = plus_one(16)
+    local on = tuner:online(k, { search = "exhaustive", objective = "wg", maximize = true,
+      metrics = { wg = function(r, cfg) return cfg.WG * 10 end,
+                  ms = function(r) return r.time_ms end } })
+    for _ = 1, 4 do assert.is_true(on:step().searching) end
+    local last = on:step()
+    assert.are.same({ false, 8 }, { last.searching, last.config.WG }) -- the largest WG is best
+    local rs = on:results()
+    assert.are.same({ "wg", true }, { rs.objective, rs.maximize })
+    for i = 1, 4 do
+      assert.are.equal(rs[i].config.WG * 10, rs[i].metrics.wg)
+      assert.are.equal(rs[i].time_ms, rs[i].metrics.ms)
+    end
+    assert.are.same({ 8, 80 }, { on:best().config.WG, on:best().metrics.wg })
+    assert.are.equal(y[0], 2)
+    assert.has_error(function() tuner:online(k, { objective = "kernel+host" }) end,
+      "online options.objective: 'kernel+host' is not measured online (a step's time is the "
+      .. "kernel's)")
+    assert.has_error(function() tuner:online(k, { objective = "gflops" }) end,
+      "tune options.objective: expected 'kernel', 'kernel+host', the name of a metric or a "
+      .. "function(result, cfg), got 'gflops'")
+    assert.has_error(function() tuner:online(k, { maximize = true }) end,
+      "tune options.maximize: give the objective to maximise")
+  end)
+
   it("rejects options it does not know and configurations that are not in its space", function()
     local k = plus_one(16)
     assert.has_error(function() tuner:online(k, { repeats = 3 }) end,
       "online options: unknown field 'repeats' (expected one of: search, seed, stop, journal, "
-      .. "resume, time_limit, lookahead, fallback, db, size, validate)")
+      .. "resume, time_limit, lookahead, fallback, db, size, validate, metrics, objective, "
+      .. "maximize)")
     assert.has_error(function() tuner:online(k, { fallback = { WG = 3 } }) end)
     assert.has_error(function() tuner:online(k, { db = kt.db(os.tmpname()) }) end,
       "tune options: db and size go together (the database keys what it stores by the problem size)")

@@ -231,6 +231,60 @@ describe("results:report", function()
     os.remove(path)
   end)
 
+  it("ranks and draws the convergence by the results' objective when it is a metric", function()
+    -- a made-up metric whose order is known: 10 VEC + WG / 16, maximised
+    local function per_vec(_, cfg) return cfg.VEC * 10 + cfg.WG // 16 end
+    local r = kt.replay(json):tune{ search = "exhaustive", metrics = { per_vec = per_vec },
+                                    objective = "per_vec", maximize = true }
+    local path = files.tmpname(".html")
+    r:report(path)
+    local html = files.read(path)
+    check_page(html)
+    check_numbers(html, r)
+    local best = html:match('<table id="best">.-</table>')
+    local values = {}
+    for v in best:gmatch('data%-value="([^"]+)"') do values[#values + 1] = tonumber(v) end
+    assert.are.same({ 82, 81, 44, 42, 41, 24, 22, 21, 14, 12 }, values) -- VEC 8 with WG 64 failed
+    assert.matches("<th class=\"n\">per_vec</th>", best)
+    local rows = {}
+    for tr in best:gmatch("<tr>(.-)</tr>") do rows[#rows + 1] = tr end
+    assert.matches("<td>32</td><td>8</td>", rows[2])
+    assert.matches('<td class="n">1.00x</td>$', rows[2])
+    assert.matches(('<td class="n">%.2fx</td>$'):format(82 / 81), rows[3])
+    assert.matches("<td>objective</td><td>per_vec, maximised</td>", html)
+    assert.matches("<td>best</td><td>per_vec 82, ", html)
+    -- the convergence by it, its axis named; the distribution stays in time
+    assert.matches("<title>best per_vec so far against evaluations</title>", html)
+    assert.matches("<title>best per_vec so far against time</title>", html)
+    local conv = html:match('<figure id="fig%-convergence".-</figure>')
+    assert.matches(">per_vec<", conv)
+    assert.is_nil(conv:find(">time %(ms%)<"))
+    assert.matches("Best per_vec so far %(red%)", conv)
+    assert.matches(">time %(ms%)<", html:match('<figure id="fig%-distribution".-</figure>'))
+    -- a CSV file names no objective: the command takes one
+    local csv = files.tmpname(".csv")
+    r:write(csv)
+    local out, code = run(ktlua .. " report --objective=per_vec --maximize " .. csv .. " -o " .. path)
+    assert.are.equal(0, code, out)
+    html = files.read(path)
+    check_numbers(html, kt.load(csv, { objective = "per_vec", maximize = true }))
+    assert.matches('<table id="best">.-data%-value="82"', html)
+    assert.matches("<title>best per_vec so far against evaluations</title>", html)
+    out, code = run(ktlua .. " report --objective=speed " .. csv .. " -o " .. path)
+    assert.are.equal(1, code)
+    assert.matches("ktlua report: load options.objective: expected 'kernel' or a recorded metric "
+      .. "%(per_vec%), got 'speed'", out)
+    os.remove(csv)
+    -- by the time, as before
+    kt.load(json):report(path)
+    html = files.read(path)
+    conv = html:match('<figure id="fig%-convergence".-</figure>')
+    assert.matches("<title>best time so far against evaluations</title>", conv)
+    assert.matches(">time %(ms%)<", conv)
+    assert.is_nil(html:find("data-value=", 1, true))
+    os.remove(path)
+  end)
+
   it("needs no gnuplot for results with nothing ok, and says when gnuplot is missing", function()
     local rec = kt.replay("spec/fixtures/small_cache.json")
     local failed = files.tmpname(".json")
@@ -311,10 +365,12 @@ describe("results:report", function()
 
   it("is in the help and the man page", function()
     local out = run(ktlua .. " --help")
-    assert.matches("ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS", out, 1, true)
+    assert.matches("ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]\n"
+      .. "                    [--objective=NAME [--maximize]] RESULTS", out, 1, true)
     assert.matches("KTLUA_GNUPLOT", out, 1, true)
     out = run("groff -man -Tascii doc/ktlua.1 | col -b")
-    assert.matches("ktlua report [-o page] [--png] [--top=n] [--timeout=s] results", out, 1, true)
+    assert.matches("ktlua%s+report%s+%[%-o%s+page%]%s+%[%-%-png%]%s+%[%-%-top=n%]%s+%[%-%-timeout=s%]%s+"
+      .. "%[%-%-objec%-?%s*tive=name%s+%[%-%-maximize%]%]%s+results", out)
     assert.matches("KTLUA_GNUPLOT", out, 1, true)
   end)
 end)

@@ -11,7 +11,8 @@
 -- input, within a time limit (timeout seconds, default 60). The data goes
 -- in datablocks of the script, so nothing in it is ever a command; the
 -- commands are the caller's own, never text from a results file (labels
--- come from the data: ktlua.gnuplot.label makes one safe). KTLUA_GNUPLOT
+-- come from the data: ktlua.gnuplot.label and ktlua.gnuplot.text make one
+-- safe). KTLUA_GNUPLOT
 -- names another gnuplot program than the one found in PATH.
 local gnuplot = {}
 
@@ -25,6 +26,16 @@ function gnuplot.label(text)
   text = tostring(text):gsub("[^%w%p ]", "?"):gsub("[\"\\]", "'")
   if #text > 24 then text = text:sub(1, 21) .. "..." end
   return '"' .. text .. '"'
+end
+
+-- A row of a datablock that a command shows as text (set ylabel $name[1]):
+-- at most 40 printable characters, never the datablock's end. The text is
+-- data, so it may come from a results file.
+function gnuplot.text(text)
+  text = tostring(text):gsub("[^%w%p ]", "?")
+  if #text > 40 then text = text:sub(1, 37) .. "..." end
+  if text:match("^EOD") then text = " " .. text end
+  return text
 end
 
 -- gnuplot's own quoting of a path; ours come from os.tmpname or the

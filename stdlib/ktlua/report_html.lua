@@ -9,7 +9,10 @@
 -- error that says so (a page without its plots would hide that they are
 -- missing). Options: top (best configurations listed, default 10), png
 -- (also write each plot as a PNG file beside the page: PAGE-NAME.png),
--- timeout (seconds gnuplot may take, default 60).
+-- timeout (seconds gnuplot may take, default 60). Results whose objective
+-- is a metric (results.objective, results.maximize) rank their best
+-- configurations and draw their convergence by it; the other plots show
+-- the times.
 local page = {}
 
 local gnuplot = require("ktlua.gnuplot")
@@ -64,10 +67,37 @@ local function effects(list, params)
   return out
 end
 
+-- The objective the results were tuned for: the time, or a metric by
+-- name, maximised or not. value(r) is r's (nil when r has none).
+local function objective(results)
+  local name = results.objective
+  if name == "kernel" or name == "kernel+host" then
+    return { metric = false, label = "time (ms)", name = "time",
+             value = function(r) return r.time_ms end }
+  end
+  return { metric = true, label = name, name = name, maximize = results.maximize,
+           value = function(r) return r.metrics and r.metrics[name] end }
+end
+
+-- a before b in the ranking: the better value, then the lower index
+local function ranker(obj)
+  return function(a, b)
+    local va, vb = obj.value(a), obj.value(b)
+    if va ~= vb then
+      if obj.maximize then return va > vb end
+      return va < vb
+    end
+    return a.index < b.index
+  end
+end
+
+local function better(obj, v, than) return than == nil or (obj.maximize and v > than or not obj.maximize and v < than) end
+
 local function gather(results, opts)
   local list, s = results:list(), results:summary()
+  local obj = objective(results)
   local m = { results = results, list = list, summary = s, params = results.params,
-              ok = {}, failed = {}, top = opts.top or 10 }
+              ok = {}, failed = {}, top = opts.top or 10, objective = obj }
   -- The time axis: elapsed_ms, or where any result lacks it (a CSV file, a
   -- file written before ktlua recorded it) the configurations' own times summed.
   local best, clock, walled = nil, 0, true
@@ -78,7 +108,8 @@ local function gather(results, opts)
     r.clock_ms = walled and r.elapsed_ms or clock
     if r.status == "ok" then
       m.ok[#m.ok + 1] = r
-      if not best or r.time_ms < best.time_ms then
+      local v = obj.value(r)
+      if v ~= nil and better(obj, v, best and obj.value(best)) then
         best = r
         m.steps[#m.steps + 1] = { i = i, r = r }
       end
@@ -88,12 +119,17 @@ local function gather(results, opts)
   end
   m.walled = walled
   m.best = best
-  m.sorted = {}
-  for i, r in ipairs(m.ok) do m.sorted[i] = r end
+  -- ranked by the objective (the ok results that have its value); sorted by time
+  m.ranked, m.sorted = {}, {}
+  for i, r in ipairs(m.ok) do
+    m.sorted[i] = r
+    if obj.value(r) ~= nil then m.ranked[#m.ranked + 1] = r end
+  end
   table.sort(m.sorted, function(a, b)
     if a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
     return a.index < b.index
   end)
+  table.sort(m.ranked, ranker(obj))
   m.effects = effects(list, m.params)
   return m
 end
@@ -102,30 +138,36 @@ end
 
 local function range_is_wide(lo, hi) return lo > 0 and hi / lo > 20 end
 
--- Best so far: a step after each improvement, held to the last evaluation.
+-- Best so far: a step after each improvement, held to the last evaluation;
+-- of the objective (the time, or the metric the results were tuned for).
 local function convergence(m, by_time)
-  local n = #m.list
+  local n, obj = #m.list, m.objective
   local seconds = by_time and m.list[n].clock_ms >= 2000
   local scale = seconds and 1e-3 or 1
   local function x(i) return by_time and m.list[i].clock_ms * scale or i end
   local each, steps, failed = {}, {}, {}
   for i, r in ipairs(m.list) do
-    if r.status == "ok" then each[#each + 1] = num(x(i)) .. " " .. num(r.time_ms)
-    else failed[#failed + 1] = num(x(i)) end
+    local v = r.status == "ok" and obj.value(r)
+    if v then each[#each + 1] = num(x(i)) .. " " .. num(v)
+    elseif r.status ~= "ok" then failed[#failed + 1] = num(x(i)) end
   end
-  for _, st in ipairs(m.steps) do steps[#steps + 1] = num(x(st.i)) .. " " .. num(st.r.time_ms) end
-  steps[#steps + 1] = num(x(n)) .. " " .. num(m.best.time_ms)
+  for _, st in ipairs(m.steps) do steps[#steps + 1] = num(x(st.i)) .. " " .. num(obj.value(st.r)) end
+  steps[#steps + 1] = num(x(n)) .. " " .. num(obj.value(m.best))
   local xlabel = not by_time and "evaluations"
     or (m.walled and "time since the search began" or "summed time of the configurations")
        .. (seconds and " (s)" or " (ms)")
-  local lo, hi = m.sorted[1].time_ms, m.sorted[#m.sorted].time_ms
+  local lo, hi = obj.value(m.ranked[1]), obj.value(m.ranked[#m.ranked])
+  if lo > hi then lo, hi = hi, lo end
+  local what = obj.metric and "best " .. obj.name .. " so far" or "best time so far"
   return {
     name = by_time and "convergence-time" or "convergence",
-    title = by_time and "best time so far against time" or "best time so far against evaluations",
-    width = 600, height = 340, data = { each = each, best = steps, failed = failed },
+    title = what .. (by_time and " against time" or " against evaluations"),
+    width = 600, height = 340,
+    data = { each = each, best = steps, failed = failed, ylabel = { gnuplot.text(obj.label) } },
     commands = {
-      "set xlabel '" .. xlabel .. "'", "set ylabel 'time (ms)'", "set grid",
-      "set key top right", range_is_wide(lo, hi) and "set logscale y" or "set yrange [0:*]",
+      "set xlabel '" .. xlabel .. "'", "set ylabel $ylabel[1]", "set grid",
+      "set key top right", range_is_wide(lo, hi) and "set logscale y"
+        or (lo >= 0 and "set yrange [0:*]" or "set yrange [*:*]"),
       by_time and "set xrange [0:*]" or "set xrange [0.5:" .. num(n + 0.5) .. "]",
       "set y2range [0:1]", -- failures along the bottom, whatever the time axis
       ("plot $each using 1:2 with points pt 7 ps 0.5 lc rgb '%s' title 'each ok configuration', "
@@ -238,6 +280,15 @@ local function row(cells, tag)
   return "<tr>" .. table.concat(out) .. "</tr>"
 end
 
+local function no_best(m)
+  if #m.ok > 0 then return "no ok configuration has a value of " .. m.objective.name end
+  return "no configuration came out ok"
+end
+
+local function best_value(m)
+  return m.objective.metric and (m.objective.name .. " " .. ("%.6g"):format(m.objective.value(m.best)) .. ", ") or ""
+end
+
 local function overview(m, source)
   local s, r = m.summary, m.results
   local items = {
@@ -245,9 +296,12 @@ local function overview(m, source)
     { "evaluated", ("%d of %s valid configurations"):format(s.evaluated, tostring(s.space_valid)),
       attrs = ('id="evaluated" data-count="%d"'):format(s.evaluated) },
     { "stopped", s.stopped }, { "wall time", ms(s.wall_ms) .. " ms" },
-    { "best", m.best and (ms(m.best.time_ms) .. " ms: " .. require("ktlua.report").config(
-        m.best.config, m.params)) or "none: no configuration came out ok" },
+    { "best", m.best and (best_value(m) .. ms(m.best.time_ms) .. " ms: " .. require("ktlua.report").config(
+        m.best.config, m.params)) or "none: " .. no_best(m) },
   }
+  if m.objective.metric then
+    table.insert(items, 6, { "objective", m.objective.name .. (m.objective.maximize and ", maximised" or "") })
+  end
   if source then table.insert(items, 1, { "results", source }) end
   local out = { '<table id="overview">' }
   for _, it in ipairs(items) do
@@ -257,27 +311,40 @@ local function overview(m, source)
   return table.concat(out, "\n")
 end
 
+-- How far r is from the best, as a factor of 1 or more.
+local function versus(m, r)
+  local obj, v, b = m.objective, m.objective.value(r), m.objective.value(m.best)
+  if obj.maximize then return b / v end
+  return v / b
+end
+
 local function best_table(m)
-  if not m.best then return "<p>No configuration came out ok.</p>" end
+  if not m.best then return "<p>" .. esc((no_best(m):gsub("^n", "N"))) .. ".</p>" end
+  local obj = m.objective
   local head = { { "rank" }, { "index", attrs = 'class="n"' } }
   for _, p in ipairs(m.params) do head[#head + 1] = { p.name } end
+  if obj.metric then head[#head + 1] = { obj.name, attrs = 'class="n"' } end
   head[#head + 1] = { "time (ms)", attrs = 'class="n"' }
   head[#head + 1] = { "runs", attrs = 'class="n"' }
   head[#head + 1] = { "vs best", attrs = 'class="n"' }
   local out = { '<table id="best">', row(head, "th") }
-  for rank = 1, math.min(m.top, #m.sorted) do
-    local r = m.sorted[rank]
+  for rank = 1, math.min(m.top, #m.ranked) do
+    local r = m.ranked[rank]
     local cells = { { rank }, { r.index, attrs = 'class="n"' } }
     for _, p in ipairs(m.params) do cells[#cells + 1] = { value_text(r.config[p.name]) } end
+    if obj.metric then
+      cells[#cells + 1] = { ("%.6g"):format(obj.value(r)),
+                            attrs = ('class="n objective" data-value="%.17g"'):format(obj.value(r)) }
+    end
     cells[#cells + 1] = { ms(r.time_ms), attrs = ('class="n time" data-ms="%.17g"'):format(r.time_ms) }
     -- a CSV file keeps no samples: unknown, not none
     cells[#cells + 1] = { #r.samples_ms > 0 and #r.samples_ms or "-", attrs = 'class="n"' }
-    cells[#cells + 1] = { ("%.2fx"):format(r.time_ms / m.best.time_ms), attrs = 'class="n"' }
+    cells[#cells + 1] = { ("%.2fx"):format(versus(m, r)), attrs = 'class="n"' }
     out[#out + 1] = row(cells)
   end
   out[#out + 1] = "</table>"
-  if #m.sorted > m.top then
-    out[#out + 1] = ('<p class="note">%d more ok configurations.</p>'):format(#m.sorted - m.top)
+  if #m.ranked > m.top then
+    out[#out + 1] = ('<p class="note">%d more ok configurations.</p>'):format(#m.ranked - m.top)
   end
   return table.concat(out, "\n")
 end
@@ -347,7 +414,8 @@ local function plots(m, figs, svgs)
     .. "sums the configurations' own times.")
   local out = {
     "<h2>Convergence</h2>", '<div class="figs">',
-    figure(svgs, by.convergence, "Best time so far (red) and each ok configuration's time (grey), "
+    figure(svgs, by.convergence, ("Best %s so far (red) and each ok configuration's %s (grey), ")
+      :format(esc(m.objective.name), esc(m.objective.name))
       .. "by evaluation" .. (#m.failed > 0 and "; failed configurations are the orange triangles "
       .. "along the bottom." or ".")),
     figure(svgs, by["convergence-time"], "The same against time." .. time_note), "</div>",
@@ -459,8 +527,9 @@ end
 
 -- ---- the command ----
 
-local usage = [[
-usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS
+local usage = [==[
+usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]
+                    [--objective=NAME [--maximize]] RESULTS
   writes the results of a tuning or a replay (a results file, JSON or CSV,
   or a journal) as one self-contained HTML page, PAGE (default: RESULTS
   with .html for its extension): the best configurations, the statuses,
@@ -468,16 +537,21 @@ usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS
   evaluations and against time, the distribution of the times, each
   parameter's effect); --png also writes each plot as PAGE-NAME.png;
   --top=N lists the N best configurations (default 10); --timeout=S gives
-  gnuplot S seconds (default 60)
-]]
+  gnuplot S seconds (default 60); --objective=NAME ranks the configurations
+  and draws the best so far by the metric NAME of the results (or the time:
+  kernel), --maximize maximises it; without them, by the objective the
+  results file names (a CSV file names none: the time)
+]==]
 
 function page.main(args)
-  local output, path, opts = nil, nil, {}
+  local output, path, opts, load = nil, nil, {}, {}
   local i = 1
   while i <= #args do
     local a = args[i]
     if a == "-o" and args[i + 1] then output = args[i + 1]; i = i + 1
     elseif a == "--png" then opts.png = true
+    elseif a:match("^%-%-objective=.") then load.objective = a:match("^%-%-objective=(.*)")
+    elseif a == "--maximize" then load.maximize = true
     elseif a:match("^%-%-timeout=") then
       opts.timeout = tonumber(a:match("^%-%-timeout=(.*)"))
       if not opts.timeout or opts.timeout <= 0 then
@@ -492,7 +566,7 @@ function page.main(args)
     i = i + 1
   end
   if not path then error("ktlua report: no results file given\n" .. usage, 0) end
-  local ok, results = pcall(require("ktlua").load, path)
+  local ok, results = pcall(require("ktlua").load, path, load)
   if not ok then error("ktlua report: " .. tostring(results), 0) end
   output = output or (path:gsub("%.gz$", ""):gsub("%.[^./]*$", "") .. ".html")
   if output == path then error("ktlua report: the page would replace the results file " .. path, 0) end
