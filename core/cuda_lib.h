@@ -12,6 +12,7 @@
 #include <cudaTypedefs.h>
 #include <nvrtc.h>
 
+#include "device.h"
 #include "kt.h"
 
 /* Driver functions as (name without "cu", API version): the version picks
@@ -68,6 +69,13 @@ typedef struct kt_cuda_lib {
 /* Loads both libraries on the first call (from any thread) and returns the
 ** table, which nothing changes afterwards. */
 const kt_cuda_lib *kt_cuda_lib_get(void);
+
+/* Why CUDA has no devices here (no driver, no NVRTC), or NULL (cuda_devices.c). */
+const char *kt_cuda_unavailable(const kt_cuda_lib *lib);
+/* The backend's enumerate (cuda_devices.c): the driver's devices, or none
+** and *why. */
+int kt_cuda_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
+                      kt_error *err);
 /* NVRTC only (nvrtc_ok, nvrtc_why, include_dir): the driver stays unloaded. */
 const kt_cuda_lib *kt_cuda_nvrtc_get(void);
 
