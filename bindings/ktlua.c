@@ -75,6 +75,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_db(L);
   lk_open_online(L);
   lk_open_spawn(L);
+  lk_open_split(L);
   merge_stdlib(L, "ktlua.values");
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");

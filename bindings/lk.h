@@ -176,6 +176,7 @@ void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
+void lk_open_split(lua_State *L);   /* kt.split and the preloaded module ktlua.split_run */
 /* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);
 kt_tuner *lk_check_tuner(lua_State *L, int idx);
