@@ -14,8 +14,8 @@
 -- How the shares are found: each device's configuration is tuned on the
 -- whole range (tuner:tune with options.tune) unless options.configs gives
 -- them; its speed (items per ms) gives the first shares, in proportion;
--- then each step runs the parts at once (options.repeats times, the median
--- of the slowest part's kernel time), takes each part's measured speed and
+-- then each step runs the parts at once (once untimed, then options.repeats
+-- times: the median of the slowest part's kernel time), takes each part's measured speed and
 -- shares again, until the shares stay put or options.refine steps have run.
 -- Each device alone is measured the same way, and the best of every
 -- measured sharing (a device alone included) is the answer.
@@ -202,10 +202,24 @@ local function median(xs)
   return n % 2 == 1 and xs[(n + 1) // 2] or (xs[n // 2] + xs[n // 2 + 1]) / 2
 end
 
--- Runs the parts of counts at once, repeats times: the median of the
--- slowest part's kernel time, and of each part's time (nil: no share).
-function split.measure(self, counts, repeats)
-  local runner = require "ktlua.split_run"
+-- Runs the parts at once; fails on a part that did not come out ok.
+local function run_parts(self, parts, which)
+  local results = require("ktlua.split_run").run(parts, self.time_limit)
+  for j, res in ipairs(results) do
+    local i = which[j]
+    if res.status ~= "ok" then
+      fail("part %d on %s: %s%s", i, self.tuners[i].device.id, res.status,
+           res.error and (": " .. res.error) or "")
+    end
+  end
+  return results
+end
+
+-- Runs the parts of counts at once, once untimed (a warm-up, unless
+-- repeats is 1), then repeats times: the median of the slowest part's
+-- kernel time, and of each part's time (nil: no share).
+local function measure(self, counts, repeats)
+  repeats = repeats or self.repeats
   local parts, which, offset = {}, {}, 0
   for i, c in ipairs(counts) do
     if c > 0 then
@@ -215,16 +229,12 @@ function split.measure(self, counts, repeats)
     end
     offset = offset + c
   end
+  if repeats > 1 then run_parts(self, parts, which) end
   local spans, times = {}, {}
-  for r = 1, repeats or self.repeats do
-    local results = runner.run(parts, self.time_limit)
+  for r = 1, repeats do
     local span = 0
-    for j, res in ipairs(results) do
+    for j, res in ipairs(run_parts(self, parts, which)) do
       local i = which[j]
-      if res.status ~= "ok" then
-        fail("part %d on %s: %s%s", i, self.tuners[i].device.id, res.status,
-             res.error and (": " .. res.error) or "")
-      end
       times[i] = times[i] or {}
       times[i][r] = res.time_ms
       span = math.max(span, res.time_ms)
@@ -270,7 +280,7 @@ end
 
 -- Measures counts and keeps it as a step (and as the best so far).
 local function step(self, counts, kind)
-  local span, part_ms = split.measure(self, counts)
+  local span, part_ms = measure(self, counts)
   local s = { counts = counts, time_ms = span, parts_ms = part_ms, kind = kind }
   self.steps[#self.steps + 1] = s
   if not self.best or span < self.best.time_ms then self.best = s end
@@ -369,7 +379,7 @@ local function run_split(opts, tuners, opened, where)
       if opts.speeds then speeds[i] = opts.speeds[i] end
     end
     if opts.counts then step(self, opts.counts, "given") else find_shares(self, speeds) end
-    split.measure(self, self.best.counts, 1) -- its outputs are the ones combined
+    measure(self, self.best.counts, 1) -- its outputs are the ones combined
     return answer(self, combine(self, self.best.counts))
   end)
   for _, t in ipairs(opened) do t:close() end
