@@ -4,8 +4,11 @@
 **
 **   local results = require("ktlua.split_run").run({{tuner, kernel, config}, ...}, seconds)
 **
-** Every part runs once, at the same time; each result is what tuner:run
-** returns. seconds (optional) is how long each may wait for its device.
+** Every part runs once, at the same time (core/split.h); each result is
+** {status =, error =, time_ms =, end_ms =}: its kernel time (device events)
+** and when its execution ended on the host clock, from when the parts were
+** let go together. seconds (optional) is how long each may wait for its
+** device.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +18,18 @@
 
 typedef struct split_hold {
   size_t n;
-  kt_results **results;
   kt_split_part *parts;
 } split_hold;
 
 static int hold_gc(lua_State *L) {
   split_hold *h = lua_touserdata(L, 1);
-  for (size_t i = 0; h->results && i < h->n; i++) kt_results_release(h->results[i]);
-  free(h->results);
+  for (size_t i = 0; h->parts && i < h->n; i++) free(h->parts[i].error);
   free(h->parts);
   memset(h, 0, sizeof *h);
   return 0;
 }
 
-/* parts[i] = {tuner, kernel, config}: its result set and value indices. */
+/* parts[i] = {tuner, kernel, config}: its value indices. */
 static void check_part(lua_State *L, split_hold *h, size_t i) {
   lua_rawgeti(L, 1, (lua_Integer)i + 1);
   if (!lua_istable(L, -1))
@@ -47,14 +48,25 @@ static void check_part(lua_State *L, split_hold *h, size_t i) {
   }
   lua_pop(L, 1);
   lua_rawseti(L, 3, (lua_Integer)i + 1); /* keeps vi while the parts run */
-  kt_error err;
-  const char *dev = kt_device_string(kt_tuner_device(t), "name");
-  kt_result *res = NULL;
-  if (!(h->results[i] = kt_results_for_task(ut->task, dev, &err)) ||
-      !(res = kt_results_add(h->results[i], 0, vi, &err)))
-    lk_error(L, &err);
-  h->parts[i] = (kt_split_part){t, ut->task, vi, res};
+  h->parts[i] = (kt_split_part){.tuner = t, .task = ut->task, .vi = vi};
   lua_settop(L, p - 1);
+}
+
+/* {status =, error =, time_ms = (device events), end_ms = (host clock,
+** from when the first part was let go)}. */
+static void push_part(lua_State *L, const kt_split_part *p, int64_t start) {
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, kt_status_name(p->status));
+  lua_setfield(L, -2, "status");
+  if (p->error) {
+    lua_pushstring(L, p->error);
+    lua_setfield(L, -2, "error");
+  }
+  lua_pushnumber(L, p->kernel_ns / 1e6);
+  lua_setfield(L, -2, "time_ms");
+  lua_pushnumber(L, (double)(p->end_ns - start) / 1e6);
+  lua_setfield(L, -2, "end_ms");
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 }
 
 static int l_run(lua_State *L) {
@@ -65,9 +77,8 @@ static int l_run(lua_State *L) {
   lua_newtable(L); /* 3: keeps the value indices */
   size_t n = (size_t)luaL_len(L, 1);
   split_hold *h = lk_new_guarded(L, sizeof *h, hold_gc);
-  h->results = calloc(n ? n : 1, sizeof *h->results);
   h->parts = calloc(n ? n : 1, sizeof *h->parts);
-  if (!h->results || !h->parts) return luaL_error(L, "out of memory");
+  if (!h->parts) return luaL_error(L, "out of memory");
   h->n = n;
   for (size_t i = 0; i < n; i++) check_part(L, h, i);
   kt_error err;
@@ -75,11 +86,11 @@ static int l_run(lua_State *L) {
   int rc = kt_split_run(h->parts, n, (int64_t)(seconds * 1e9), &interrupted, &err);
   if (interrupted) return luaL_error(L, "split interrupted");
   if (rc) return lk_error(L, &err);
+  int64_t start = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || h->parts[i].start_ns < start) start = h->parts[i].start_ns;
   lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    lk_push_result(L, h->results[i], h->parts[i].out);
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
+  for (size_t i = 0; i < n; i++) push_part(L, &h->parts[i], start);
   return 1;
 }
 

@@ -20,12 +20,38 @@
 #include "kernel.h"
 #include "tuner_int.h"
 
+/* The parts wait at the gate until every one has built its kernel. */
+typedef struct gate {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  size_t ready;
+  bool open;
+} gate;
+
 typedef struct part_run {
-  const kt_split_part *part;
+  kt_split_part *part;
   int64_t limit_ns;
+  gate *gate;
   int rc;
   kt_error err;
 } part_run;
+
+static void gate_wait(gate *g) {
+  pthread_mutex_lock(&g->lock);
+  g->ready++;
+  pthread_cond_broadcast(&g->changed);
+  while (!g->open) pthread_cond_wait(&g->changed, &g->lock);
+  pthread_mutex_unlock(&g->lock);
+}
+
+/* Opens the gate once the `started` parts are all at it. */
+static void gate_open(gate *g, size_t started) {
+  pthread_mutex_lock(&g->lock);
+  while (g->ready < started) pthread_cond_wait(&g->changed, &g->lock);
+  g->open = true;
+  pthread_cond_broadcast(&g->changed);
+  pthread_mutex_unlock(&g->lock);
+}
 
 static int no_callbacks(const kt_task *task, size_t i, kt_error *err) {
   if (task->launcher)
@@ -93,6 +119,9 @@ static int check_parts(const kt_split_part *parts, size_t n, kt_error *err) {
         rc = kt_fail(err, "parts %zu and %zu are the same task: each part needs its own", j + 1,
                      i + 1);
     }
+    if (rc == 0 && (kt_tuner_busy(p->tuner) || kt_task_busy(p->task)))
+      rc = kt_fail(err, "part %zu: its tuner or task is in use (a tuning or a run is in progress)",
+                   i + 1);
     if (rc == 0 && !kt_tuner_isolated(p->tuner))
       rc = kt_fail(err, "part %zu: its tuner is not isolated: a split drives each device from "
                    "its own device process", i + 1);
@@ -107,10 +136,48 @@ static int check_parts(const kt_split_part *parts, size_t n, kt_error *err) {
   return rc;
 }
 
+static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud) {
+  (void)place;
+  return access & KT_WRITE ? tuner_read(ud, a, a, NULL) : 0;
+}
+
+/* Uploads and builds; waits for the other parts (also after a failure, so
+** that none waits for ever); executes. A device process lost meanwhile (a
+** crash, the time limit) fails the part's run only, as in a tuning. */
+static int prepare_execute(part_run *r, kt_run *run) {
+  kt_split_part *p = r->part;
+  kt_tuner *t = p->tuner;
+  kt_config cfg = {p->task->space, 0, p->vi};
+  kt_space_index(p->task->space, p->vi, &cfg.index);
+  uint64_t losses = tuner_losses(t);
+  int rc = tuner_upload(t, p->task, NULL, &r->err);
+  if (rc == 0) rc = kt_run_prepare(run, t, p->task, &cfg, &r->err);
+  run->time_limit_ns = r->limit_ns;
+  gate_wait(r->gate);
+  p->start_ns = kt_now_ns();
+  if (rc == 0 && run->status == KT_OK) rc = kt_run_execute(run, &r->err);
+  p->end_ns = kt_now_ns();
+  if (rc && tuner_losses(t) != losses) {
+    if (run->status == KT_OK) run->status = KT_RUNTIME_FAILED;
+    free(run->error);
+    run->error = strdup(r->err.msg);
+    rc = 0;
+  }
+  return rc;
+}
+
 static void *run_part(void *ud) {
   part_run *r = ud;
-  const kt_split_part *p = r->part;
-  r->rc = kt_tuner_run_once(p->tuner, p->task, p->vi, r->limit_ns, p->out, &r->err);
+  kt_split_part *p = r->part;
+  kt_run run;
+  memset(&run, 0, sizeof run);
+  r->rc = prepare_execute(r, &run);
+  p->status = run.status;
+  p->kernel_ns = run.kernel_ns;
+  if (run.error) p->error = strdup(run.error);
+  if (r->rc == 0 && run.status == KT_OK && tuner_each_array(p->task, read_back, p->tuner, &r->err))
+    r->rc = kt_fail_prefix(&r->err, "reading outputs back: ");
+  kt_run_release(&run);
   return NULL;
 }
 
@@ -123,7 +190,34 @@ static int join_all(pthread_t *th, part_run *runs, size_t started, size_t n, kt_
   return rc;
 }
 
-int kt_split_run(const kt_split_part *parts, size_t n, int64_t limit_ns, bool *interrupted,
+static void pin(kt_split_part *parts, size_t n, bool on) {
+  for (size_t i = 0; i < n; i++) {
+    parts[i].tuner->busy = on;
+    if (on) kt_task_pin(parts[i].task);
+    else kt_task_unpin(parts[i].task);
+  }
+}
+
+/* One thread per part, let go together; a part whose thread cannot start
+** fails the run after the others have run. */
+static int run_threads(kt_split_part *parts, size_t n, int64_t limit_ns, pthread_t *th,
+                       part_run *runs, kt_error *err) {
+  gate g = {.ready = 0, .open = false};
+  pthread_mutex_init(&g.lock, NULL);
+  pthread_cond_init(&g.changed, NULL);
+  size_t started = 0;
+  for (; started < n; started++) {
+    runs[started] = (part_run){.part = &parts[started], .limit_ns = limit_ns, .gate = &g};
+    if (pthread_create(&th[started], NULL, run_part, &runs[started])) break;
+  }
+  gate_open(&g, started);
+  int rc = join_all(th, runs, started, n, err);
+  pthread_cond_destroy(&g.changed);
+  pthread_mutex_destroy(&g.lock);
+  return rc;
+}
+
+int kt_split_run(kt_split_part *parts, size_t n, int64_t limit_ns, bool *interrupted,
                  kt_error *err) {
   *interrupted = false;
   if (n == 0) return kt_fail(err, "no parts to run");
@@ -137,12 +231,9 @@ int kt_split_run(const kt_split_part *parts, size_t n, int64_t limit_ns, bool *i
   }
   kt_interrupt_guard guard;
   kt_interrupt_arm(&guard);
-  size_t started = 0;
-  for (; started < n; started++) {
-    runs[started] = (part_run){.part = &parts[started], .limit_ns = limit_ns};
-    if (pthread_create(&th[started], NULL, run_part, &runs[started])) break;
-  }
-  int rc = join_all(th, runs, started, n, err);
+  pin(parts, n, true);
+  int rc = run_threads(parts, n, limit_ns, th, runs, err);
+  pin(parts, n, false);
   *interrupted = kt_interrupted();
   kt_interrupt_disarm(&guard);
   free(th);

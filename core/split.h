@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "result.h"
 #include "task.h"
 #include "tuner.h"
 
@@ -17,17 +16,23 @@ typedef struct kt_split_part {
   kt_tuner *tuner;
   kt_task *task;
   const uint32_t *vi; /* the configuration, value index of every parameter */
-  kt_result *out;     /* what the run gave (as kt_tuner_run_once fills it) */
+  /* What the run gave: */
+  kt_status status;
+  char *error;        /* why, when status is not ok (malloc'd; the caller frees it) */
+  double kernel_ns;   /* the launches' device time */
+  int64_t start_ns;   /* kt_now_ns() when the parts were let go together ... */
+  int64_t end_ns;     /* ... and when this part's execution had ended */
 } kt_split_part;
 
-/* Runs every part once, at the same time, each as kt_tuner_run_once does
-** (its arrays uploaded from the host, its outputs read back into them).
-** Refuses a tuner or task given twice, an array two parts share, a tuner
-** that is not isolated, and tasks with launchers, source generators or
-** modifier functions (they would call Lua from another thread). A part
-** that fails to run is the error; one whose kernel failed has the status
-** in its result. *interrupted says whether Ctrl-C came meanwhile. */
-int kt_split_run(const kt_split_part *parts, size_t n, int64_t limit_ns, bool *interrupted,
+/* Runs every part once, at the same time: each thread uploads what changed
+** and builds its kernel, then all wait for each other and execute together
+** (so that their kernels overlap), then each reads its outputs back into
+** its arrays. Refuses a tuner or task given twice or in use, an array two
+** parts share, a tuner that is not isolated, and tasks with launchers,
+** source generators or modifier functions (they would call Lua from another
+** thread). A part whose kernel failed has its status; a fatal error of a
+** part is the error. *interrupted says whether Ctrl-C came meanwhile. */
+int kt_split_run(kt_split_part *parts, size_t n, int64_t limit_ns, bool *interrupted,
                  kt_error *err);
 
 #endif

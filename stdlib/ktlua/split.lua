@@ -19,6 +19,14 @@
 -- shares again, until the shares stay put or options.refine steps have run.
 -- Each device alone is measured the same way, and the best of every
 -- measured sharing (a device alone included) is the answer.
+--
+-- A step's time is on the host clock, as devices share no other: the
+-- parts upload what changed and build their kernels, then are let go
+-- together (core/split.c), and the time runs from then until the last
+-- part's execution has ended (launch messages, restoring outputs, kernels,
+-- waits). Each part's kernel time (device events) is kept beside it, and
+-- the wall time of the whole run (uploads and reading back each part's
+-- whole copy of the outputs too).
 local split = {}
 
 local OPTIONS = {
@@ -196,6 +204,8 @@ local function tune_device(self, i)
   return best.config, best.time_ms
 end
 
+local function now() return require("ktlua").clock() end
+
 local function median(xs)
   table.sort(xs)
   local n = #xs
@@ -216,8 +226,9 @@ local function run_parts(self, parts, which)
 end
 
 -- Runs the parts of counts at once, once untimed (a warm-up, unless
--- repeats is 1), then repeats times: the median of the slowest part's
--- kernel time, and of each part's time (nil: no share).
+-- repeats is 1), then repeats times: the medians of the time until the
+-- last part ended, of each part's (nil: no share) and kernel time, and of
+-- the whole run's wall time.
 local function measure(self, counts, repeats)
   repeats = repeats or self.repeats
   local parts, which, offset = {}, {}, 0
@@ -230,20 +241,23 @@ local function measure(self, counts, repeats)
     offset = offset + c
   end
   if repeats > 1 then run_parts(self, parts, which) end
-  local spans, times = {}, {}
+  local spans, times, kernels, walls = {}, {}, {}, {}
   for r = 1, repeats do
-    local span = 0
-    for j, res in ipairs(run_parts(self, parts, which)) do
+    local span, t0 = 0, now()
+    local results = run_parts(self, parts, which)
+    walls[r] = (now() - t0) * 1e3
+    for j, res in ipairs(results) do
       local i = which[j]
-      times[i] = times[i] or {}
-      times[i][r] = res.time_ms
-      span = math.max(span, res.time_ms)
+      times[i], kernels[i] = times[i] or {}, kernels[i] or {}
+      times[i][r], kernels[i][r] = res.end_ms, res.time_ms
+      span = math.max(span, res.end_ms)
     end
     spans[r] = span
   end
-  local part_ms = {}
-  for i in pairs(times) do part_ms[i] = median(times[i]) end
-  return median(spans), part_ms
+  local part_ms, kernel_ms = {}, {}
+  for i in pairs(times) do part_ms[i], kernel_ms[i] = median(times[i]), median(kernels[i]) end
+  return { time_ms = median(spans), parts_ms = part_ms, kernels_ms = kernel_ms,
+           wall_ms = median(walls) }
 end
 
 -- Copies each part's slice of every output into it, then checks it.
@@ -280,10 +294,10 @@ end
 
 -- Measures counts and keeps it as a step (and as the best so far).
 local function step(self, counts, kind)
-  local span, part_ms = measure(self, counts)
-  local s = { counts = counts, time_ms = span, parts_ms = part_ms, kind = kind }
+  local s = measure(self, counts)
+  s.counts, s.kind = counts, kind
   self.steps[#self.steps + 1] = s
-  if not self.best or span < self.best.time_ms then self.best = s end
+  if not self.best or s.time_ms < self.best.time_ms then self.best = s end
   return s
 end
 
@@ -341,16 +355,18 @@ local function answer(self, status, why)
   local parts, offset = {}, 0
   for i, c in ipairs(self.best.counts) do
     parts[i] = { device = self.tuners[i].device.id, offset = offset, count = c,
-      config = self.configs[i], time_ms = self.best.parts_ms[i], alone_ms = self.alone_ms[i],
+      config = self.configs[i], time_ms = self.best.parts_ms[i],
+      kernel_ms = self.best.kernels_ms[i], alone_ms = self.alone_ms[i],
       tuned_ms = self.tuned_ms[i] }
     offset = offset + c
   end
-  local alone
+  local alone, alone_wall
   for _, s in ipairs(self.steps) do
     if s.kind == "alone" and (not alone or s.time_ms < alone) then alone = s.time_ms end
+    if s.kind == "alone" and (not alone_wall or s.wall_ms < alone_wall) then alone_wall = s.wall_ms end
   end
   return { parts = parts, counts = self.best.counts, time_ms = self.best.time_ms,
-    best_alone_ms = alone, speedup = alone and alone / self.best.time_ms, steps = self.steps,
+    wall_ms = self.best.wall_ms, best_alone_ms = alone, best_alone_wall_ms = alone_wall, speedup = alone and alone / self.best.time_ms, steps = self.steps,
     status = status, error = why }
 end
 
