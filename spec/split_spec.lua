@@ -87,6 +87,19 @@ describe("kt.split", function()
     local tuned = split.shares(N, { N / r.parts[1].tuned_ms, N / r.parts[2].tuned_ms }, 64)
     assert.are.same(tuned, r.steps[3].counts)
     assert.are.equal(math.min(r.steps[1].time_ms, r.steps[2].time_ms), r.best_alone_ms)
+    for _, s in ipairs(r.steps) do -- one run per step: its time is its last part's end
+      local last = 0
+      for i = 1, 2 do
+        if s.counts[i] > 0 then
+          assert.is_true(s.kernels_ms[i] > 0)
+          last = math.max(last, s.parts_ms[i])
+        else
+          assert.is_nil(s.parts_ms[i])
+        end
+      end
+      assert.are.equal(last, s.time_ms)
+      assert.is_true(s.wall_ms >= s.time_ms)
+    end
   end)
 
   it("starts from given speeds and configurations", function()
@@ -177,6 +190,19 @@ describe("kt.split's bad input", function()
     assert.is_false(ok)
     assert.matches("part 2 (axpi) uses an array another part uses: give each part its own arrays",
                    err, 1, true)
+  end)
+
+  it("refuses parts that would call Lua from their threads", function()
+    local options = problem{ options = { configs = CONFIGS, counts = { 512, 512 } } }
+    local make = options.kernel
+    options.kernel = function(tuner, part)
+      local k = make(tuner, part)
+      k:launcher(function(run) run:launch(k) end)
+      return k
+    end
+    local ok, err = pcall(kt.split, options)
+    assert.is_false(ok)
+    assert.matches("part 1 (axpi) has a launcher: a split runs tasks without one", err, 1, true)
   end)
 
   it("stops a part past its time limit", function()
