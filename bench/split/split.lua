@@ -106,9 +106,10 @@ local function run_case(case)
           s.time_ms, table.concat(each, " / "), s.wall_ms))
   end
   for d, p in ipairs(r.parts) do
-    print(("part %d: %s, items %d..%d (%.1f%%), WG=%d, alone %.4f ms (tuned %.4f ms)"):format(d,
-          p.device, p.offset, p.offset + p.count - 1, 100 * p.count / case.n, p.config.WG,
-          p.alone_ms or 0, p.tuned_ms or 0))
+    local items = p.count > 0 and ("items %d..%d"):format(p.offset, p.offset + p.count - 1)
+                  or "no items"
+    print(("part %d: %s, %s (%.1f%%), WG=%d, alone %.4f ms (tuned %.4f ms)"):format(d, p.device,
+          items, 100 * p.count / case.n, p.config.WG, p.alone_ms or 0, p.tuned_ms or 0))
   end
   print(("chosen: %.4f ms (wall %.3f ms); best device alone %.4f ms (wall %.3f ms); speedup "
          .. "%.2fx (%+.0f%%); output %s"):format(r.time_ms, r.wall_ms, r.best_alone_ms,
