@@ -130,6 +130,10 @@ static int check_parts(const kt_split_part *parts, size_t n, kt_error *err) {
     l.task = p->task->name;
     if (rc == 0) rc = tuner_each_array(p->task, add_array, &l, err);
     if (rc == 0) rc = kt_space_generate(p->task->space, err);
+    uint64_t index;
+    if (rc == 0 && kt_space_index(p->task->space, p->vi, &index))
+      rc = kt_fail(err, "part %zu (%s): the configuration breaks a constraint of its space", i + 1,
+                   p->task->name);
     if (rc == 0) rc = restart_here(p->tuner, p->task, err);
   }
   free(l.a);
