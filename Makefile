@@ -14,6 +14,7 @@
 #   make bundle       build/bundle: ktlua for a GPU machine without Lua (scripts/gpu-check.sh)
 #   make bench-searchers  compare the searchers on the recorded spaces in $(DATASETS)
 #   make bench-space  time building and counting large tuning spaces
+#   make bench-model  time the model searcher's neural networks on 100,000 configurations
 #   make clean
 
 PREFIX ?= /usr/local
@@ -35,10 +36,18 @@ CUDA_INC ?= $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(CUDA_HOME)/include)
 CUDA_SRC = core/backend_cuda.c core/cuda_lib.c core/nvrtc.c
 CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC))
 
+# The model searcher's neural networks are FANN's (libfann-dev); without
+# its headers (or with `make FANN_INC=`) that searcher says it is unavailable.
+FANN_INC ?= $(if $(wildcard /usr/include/floatfann.h),/usr/include)
+FANN_SRC = core/ensemble.c
+# -O3 vectorises the predictions over a whole space (core/ensemble.c).
+FANN_CFLAGS = -O3 $(if $(FANN_INC),-DKT_HAVE_FANN -I$(FANN_INC))
+FANN_LIBS = $(if $(FANN_INC),-lfloatfann)
+
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
 OPT ?= -O2 -g
-LIBS = -lOpenCL -lsqlite3 -lz -ldl -lm -lpthread
+LIBS = -lOpenCL -lsqlite3 -lz $(FANN_LIBS) -ldl -lm -lpthread
 
 CORE_SRC = $(sort $(wildcard core/*.c))
 # The executable's own files (its prompt links GNU readline; the module does not).
@@ -54,7 +63,7 @@ ASAN = $(B)/asan
 ASAN_FLAGS = -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_OBJ = $(patsubst %.c,$(ASAN)/obj/%.o,$(CORE_SRC) $(BIND_SRC) $(EXE_SRC)) $(ASAN)/obj/stdlib_embed.o
 
-.PHONY: all deps demo check test fuzz asan install uninstall install-lua bundle clean bench-searchers bench-space FORCE
+.PHONY: all deps demo check test fuzz asan install uninstall install-lua bundle clean bench-searchers bench-space bench-model FORCE
 all: $(B)/ktlua $(B)/ktlua.so $(B)/libktlua.a
 
 $(B)/obj/%.o: %.c $(HEADERS)
@@ -68,6 +77,14 @@ $(B)/obj/%.o: %.c $(HEADERS)
 CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(CUDA_SRC))
 $(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
 $(CUDA_OBJ): $(B)/cuda.flags
+
+FANN_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(FANN_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(FANN_SRC))
+$(FANN_OBJ): XCFLAGS = $(FANN_CFLAGS)
+$(FANN_OBJ): $(B)/fann.flags
+
+$(B)/fann.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(FANN_CFLAGS)' | cmp -s - $@ || echo '$(FANN_CFLAGS)' > $@
 
 $(B)/cuda.flags: FORCE
 	@mkdir -p $(B)
@@ -156,6 +173,14 @@ $(B)/bench_space: bench/space/bench_space.c $(OBJ)
 	@echo "  LD      $@"
 	@$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
 
+# bench-model: what the model searcher's networks cost on 100,000 configurations.
+$(B)/bench_model: bench/model/bench_model.c $(OBJ)
+	@echo "  LD      $@"
+	@$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(LUA_LIB) -Wl,-E $(LIBS)
+
+bench-model: $(B)/bench_model
+	$(B)/bench_model
+
 bench-space: deps $(B)/bench_space
 	$(B)/bench_space $(DATASETS)/gemm_RTX_3090.json.gz
 
@@ -200,7 +225,8 @@ uninstall:
 # A folder that runs on an x86-64 Linux machine with no Lua and no package
 # registry (the GPU machines): ktlua (a launcher that finds what lies
 # beside it), bin/ktlua (Lua linked statically), lib/ (the OpenCL ICD
-# loader and the C modules busted needs, which need only libc), share/lua
+# loader, SQLite, readline, FANN where ktlua has it, and the C modules
+# busted needs, which need only libc), share/lua
 # (busted and its pure-Lua modules, from this machine's Debian packages),
 # stdlib, examples, spec, and gpu-check.sh.
 ARCH_LIB = /usr/lib/$(shell $(CC) -dumpmachine)
@@ -209,6 +235,7 @@ LUA_CLIB ?= $(ARCH_LIB)/lua/5.4
 OPENCL_LOADER ?= $(ARCH_LIB)/libOpenCL.so.1
 SQLITE_LIB ?= $(ARCH_LIB)/libsqlite3.so.0
 READLINE_LIB ?= $(ARCH_LIB)/libreadline.so.8
+FANN_LIB = $(if $(FANN_INC),$(ARCH_LIB)/libfloatfann.so.2)
 BUSTED ?= /usr/bin/busted
 BUSTED_LUA = busted busted.lua cliargs cliargs.lua dkjson.lua luassert mediator.lua pl say system term
 BUSTED_C = lfs.so system/core.so term/core.so
@@ -219,7 +246,7 @@ bundle: $(B)/ktlua
 	@mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib/lua/system $(BUNDLE)/lib/lua/term $(BUNDLE)/share/lua
 	cp $(B)/ktlua $(BUNDLE)/bin/ktlua
 	cp -L $(BUSTED) $(BUNDLE)/bin/busted
-	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(READLINE_LIB) $(BUNDLE)/lib/
+	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(READLINE_LIB) $(FANN_LIB) $(BUNDLE)/lib/
 	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done
 	for m in $(BUSTED_LUA); do cp -RL $(LUA_SHARE)/$$m $(BUNDLE)/share/lua/ || exit 1; done
 	cp -R stdlib examples spec bench $(BUNDLE)/

@@ -75,8 +75,12 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_db(L);
   lk_open_online(L);
   lk_open_spawn(L);
+  lk_open_t1(L);
+  lk_open_json(L);
+  lk_open_probe(L);
   lk_open_split(L);
   merge_stdlib(L, "ktlua.values");
+  merge_stdlib(L, "ktlua.t1"); /* kt.t1, kt.t1_read */
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
   lua_pushcfunction(L, l_clock);

@@ -72,6 +72,9 @@ lk_task *lk_check_task(lua_State *L, int idx);
 /* The same, for what changes the task: raises while it is busy (tuned,
 ** run, or generating its space: kt_task_busy). */
 lk_task *lk_check_idle_task(lua_State *L, int idx);
+/* k:constraint(f[, names]) at 2 and 3 becomes k:constraint(names, g) with
+** g(a, b, ...) = f{A = a, B = b, ...}; names found by calling f once. */
+void lk_constraint_table_form(lua_State *L, const kt_space *s);
 /* An element type from a name ("float") or a struct type. */
 const kt_type *lk_check_type(lua_State *L, int idx);
 
@@ -169,6 +172,7 @@ void lk_open_task(lua_State *L);    /* kernel and composition methods */
 void lk_open_tuner(lua_State *L);   /* kt.tuner */
 void lk_open_results(lua_State *L);
 void lk_open_run(lua_State *L);     /* k:launcher and the run object */
+void lk_open_t1(lua_State *L);      /* kt.python_list and what ktlua.t1 reads with */
 void lk_open_cuda(lua_State *L);    /* kt.cuda_compile */
 void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_space_def(lua_State *L); /* kt.space */
@@ -176,6 +180,8 @@ void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
+void lk_open_json(lua_State *L);    /* kt.json */
+void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
 void lk_open_split(lua_State *L);   /* kt.split and the preloaded module ktlua.split_run */
 /* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);
@@ -184,6 +190,8 @@ kt_tuner *lk_check_tuner(lua_State *L, int idx);
 ** and resume, time_limit, and db with size (the database, or NULL). */
 void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o);
 void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
+/* tune options.pipeline (lk_pipeline.c). */
+void lk_check_pipeline(lua_State *L, int opts, kt_tune_opts *o);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */

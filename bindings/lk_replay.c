@@ -1,6 +1,7 @@
 /*
 ** lk_replay.c: kt.replay(path), a recorded space to tune without a device
-** (ktlua result files and Kernel Tuner cache files, gzipped or not):
+** (any results file kt.load reads: ktlua's, T4, KTT, Kernel Tuner caches;
+** gzipped or not):
 **   rec:tune{search, seed, stop, progress, output} -> results; stop.seconds
 **       and summary().total_ms count the simulated clock
 **   rec:optimum()           -> the fastest recorded result (nil if none)

@@ -4,7 +4,8 @@
 ** results:summary(), results:print() (stdlib ktlua.report), results:report()
 ** (an HTML page: stdlib ktlua.report_html).
 **
-** A result's `resources` lists, per kernel, what the compiled kernel uses:
+** A result's `finished` is when it was recorded (Unix seconds), when
+** known. A result's `resources` lists, per kernel, what the compiled kernel uses:
 ** registers (per thread), shared_bytes (static shared/local memory per
 ** block), local_bytes (per-thread local/private memory), constant_bytes,
 ** max_threads (the largest block it allows); a value the backend cannot
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "lk.h"
+#include "../core/result_formats.h"
 
 #define MS(ns) ((ns) / 1e6)
 
@@ -113,6 +115,10 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   lua_setfield(L, -2, "samples_ms");
   lua_pushinteger(L, (lua_Integer)r->launches);
   lua_setfield(L, -2, "launches");
+  if (r->cut_short) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "cut_short");
+  }
   if (r->nkernels > 0 && r->sizes[0].dims > 0) push_kernel_sizes(L, &r->sizes[0]);
   lua_createtable(L, (int)r->nkernels, 0);
   for (size_t k = 0; k < r->nkernels; k++) {
@@ -132,6 +138,10 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   set_ms(L, "build_ms", r->over.build);
   set_ms(L, "compile_ms", r->compile_ns);
   if (!isnan(r->elapsed_ns)) set_ms(L, "elapsed_ms", r->elapsed_ns);
+  if (r->finished > 0) { /* Unix seconds */
+    lua_pushnumber(L, r->finished);
+    lua_setfield(L, -2, "finished");
+  }
   push_overheads(L, &r->over);
   lua_setfield(L, -2, "overheads_ms");
   const char *keys[] = {"error", "build_log", "device_log", "retried"};
@@ -202,24 +212,68 @@ const char *lk_results_format(const char *path) {
   return ends_with(path, ".csv") ? "csv" : ends_with(path, ".json") ? "json" : NULL;
 }
 
-/* results:write(path[, format]): format "csv" or "json", else from the
-** path's extension. */
-int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format) {
+/* results:write(path[, format[, options]]): format "csv", "json", "t4" or
+** "kernel-tuner-cache" (options.problem_size: what Kernel Tuner's
+** tune_kernel is given, a number or a list of them), else from the path's
+** extension (.csv, .json). */
+static int write_as(lua_State *L, kt_results *r, const char *path, const char *format,
+                    const kt_cache_opts *cache, kt_error *err) {
+  if (strcmp(format, "csv") == 0) return kt_results_write_csv(r, path, err);
+  if (strcmp(format, "json") == 0) return kt_results_write_json(r, path, err);
+  if (strcmp(format, "t4") == 0) return kt_results_write_t4(r, path, err);
+  if (strcmp(format, "kernel-tuner-cache") == 0) return kt_results_write_cache(r, path, cache, err);
+  return luaL_error(L, "unknown result format '%s' (expected csv, json, t4 or kernel-tuner-cache)",
+                    format);
+}
+
+static int write_with(lua_State *L, kt_results *r, const char *path, const char *format,
+                      const kt_cache_opts *cache) {
   if (!format) format = lk_results_format(path);
   if (!format)
     return luaL_error(L, "cannot tell the format of '%s': name it .csv or .json, or give the "
                          "format", path);
   kt_error err;
-  int rc;
-  if (strcmp(format, "csv") == 0) rc = kt_results_write_csv(r, path, &err);
-  else if (strcmp(format, "json") == 0) rc = kt_results_write_json(r, path, &err);
-  else return luaL_error(L, "unknown result format '%s' (expected csv or json)", format);
-  return rc ? lk_error(L, &err) : 0;
+  return write_as(L, r, path, format, cache, &err) ? lk_error(L, &err) : 0;
+}
+
+int lk_results_write(lua_State *L, kt_results *r, const char *path, const char *format) {
+  return write_with(L, r, path, format, NULL);
+}
+
+/* options.problem_size into o->problem_size (at most 3 sizes, in size). */
+static void check_write_options(lua_State *L, int idx, int64_t size[3], kt_cache_opts *o) {
+  static const char *const keys[] = {"problem_size", NULL};
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lk_check_keys(L, idx, "write options", keys);
+  lua_getfield(L, idx, "problem_size");
+  bool scalar = lua_isinteger(L, -1);
+  if (scalar) { /* one size: a list of one, written as a number */
+    lua_createtable(L, 1, 0);
+    lua_insert(L, -2);
+    lua_rawseti(L, -2, 1);
+  }
+  size_t n = lua_istable(L, -1) ? (size_t)luaL_len(L, -1) : 0;
+  if (!lua_isnil(L, -1) && (n < 1 || n > 3))
+    luaL_argerror(L, idx, "problem_size must be a size or a list of 1 to 3 sizes");
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, -1, (lua_Integer)i + 1);
+    if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0)
+      luaL_argerror(L, idx, "problem_size must be a size or a list of 1 to 3 sizes");
+    size[i] = (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  *o = (kt_cache_opts){n ? size : NULL, n, scalar};
 }
 
 static int results_write(lua_State *L) {
   kt_results *r = check_results(L, 1);
-  lk_results_write(L, r, luaL_checkstring(L, 2), luaL_optstring(L, 3, NULL));
+  const char *path = luaL_checkstring(L, 2), *format = luaL_optstring(L, 3, NULL);
+  int64_t size[3];
+  kt_cache_opts cache = {NULL, 0, false};
+  check_write_options(L, 4, size, &cache);
+  write_with(L, r, path, format, &cache);
   lua_settop(L, 1);
   return 1;
 }
@@ -254,6 +308,7 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "statuses");
   set_ms(L, "wall_ms", r->wall_ns);
   set_ms(L, "setup_ms", r->setup_ns);
+  set_ms(L, "device_ms", r->device_ns);
   set_ms(L, "kernel_ms", kernel);
   set_ms(L, "build_ms", sum.build);
   set_ms(L, "compile_ms", compile);

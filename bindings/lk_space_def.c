@@ -75,6 +75,8 @@ static void add_constraints(lua_State *L, int def, int k) {
       lua_rawgeti(L, pair, 1);
       lua_rawgeti(L, pair, 2);
       lua_remove(L, pair);
+    } else if (ct == LUA_TFUNCTION) {
+      lua_pushnil(L);
     } else if (ct != LUA_TSTRING) {
       luaL_argerror(L, 1, lua_pushfstring(L, "%s: expected an expression or {names, function}, "
                                              "got %s", what, luaL_typename(L, -1)));

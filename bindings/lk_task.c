@@ -201,7 +201,7 @@ static void check_values(lua_State *L, int idx, kt_value **out, size_t *n) {
     lua_rawgeti(L, idx, (lua_Integer)i + 1);
     if (!lk_to_value(L, -1, &(*out)[i]))
       luaL_argerror(L, idx, lua_pushfstring(L, "value %d is a %s; parameter values are "
-                                               "numbers or strings", (int)i + 1,
+                                               "numbers, strings or booleans", (int)i + 1,
                                             luaL_typename(L, -1)));
     lua_pop(L, 1); /* strings stay alive in the table */
   }
@@ -271,10 +271,12 @@ static int constraint_expr(lua_State *L, lk_task *ut) {
   return 1;
 }
 
-/* k:constraint({"A", "B"}, function(a, b) return ... end), or an expression */
+/* k:constraint({"A", "B"}, function(a, b) return ... end), an expression, or
+** k:constraint(function(p) return p.A < p.B end[, {"A", "B"}]) (lk_constraint.c) */
 static int task_constraint(lua_State *L) {
   lk_task *ut = lk_check_idle_task(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING) return constraint_expr(L, ut);
+  if (lua_type(L, 2) == LUA_TFUNCTION) lk_constraint_table_form(L, ut->task->space);
   luaL_checktype(L, 2, LUA_TTABLE);
   luaL_checktype(L, 3, LUA_TFUNCTION);
   size_t n = (size_t)luaL_len(L, 2);

@@ -10,6 +10,7 @@
 
 #include "../core/atomic_file.h"
 #include "../core/db.h"
+#include "../core/metrics.h"
 #include "lk.h"
 
 kt_tuner *lk_check_tuner(lua_State *L, int idx) {
@@ -418,7 +419,8 @@ static int tuner_tune(lua_State *L) {
                                      "progress",  "output",  "objective",  "journal",
                                      "resume",    "time_limit", "lookahead", "fail_fast",
                                      "check_inputs", "db", "size", "seeds", "metrics",
-                                     "maximize", NULL};
+                                     "maximize", "pipeline",
+                                     "validate_on", "early_stop", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -435,6 +437,10 @@ static int tuner_tune(lua_State *L) {
   lk_check_journal(L, 3, ut->task->name, &o);
   lk_check_time_limit(L, 3, &o);
   check_fail_fast(L, 3, &o);
+  lk_check_pipeline(L, 3, &o);
+  if (o.early.runs > 0 && kt_metrics_objective_name(o.metrics))
+    luaL_error(L, "tune options.early_stop: cutting configurations short by their time needs the "
+                  "time as the objective (objective is '%s')", kt_metrics_objective_name(o.metrics));
   const char *when = lk_opt_string(L, 3, "tune options", "check_inputs", "auto");
   if (strcmp(when, "always") == 0) o.check_inputs = KT_CHECK_ALWAYS;
   else if (strcmp(when, "failures") == 0) o.check_inputs = KT_CHECK_FAILURES;

@@ -198,7 +198,10 @@ int lk_opt_boolean(lua_State *L, int idx, const char *what, const char *field, i
 
 void lk_push_value(lua_State *L, const kt_value *v) {
   switch (v->type) {
-    case KT_VINT: lua_pushinteger(L, v->u.i); break;
+    case KT_VINT:
+      if (v->boolean) lua_pushboolean(L, v->u.i != 0);
+      else lua_pushinteger(L, v->u.i);
+      break;
     case KT_VFLOAT: lua_pushnumber(L, v->u.f); break;
     case KT_VSTRING: lua_pushstring(L, v->u.s); break;
   }
@@ -207,7 +210,13 @@ void lk_push_value(lua_State *L, const kt_value *v) {
 /* The string of a KT_VSTRING points into the Lua string (valid while it
 ** stays on the stack); the core copies what it keeps. */
 bool lk_to_value(lua_State *L, int idx, kt_value *v) {
+  v->boolean = false;
   switch (lua_type(L, idx)) {
+    case LUA_TBOOLEAN:
+      v->type = KT_VINT;
+      v->u.i = lua_toboolean(L, idx);
+      v->boolean = true;
+      return true;
     case LUA_TNUMBER:
       if (lua_isinteger(L, idx)) {
         v->type = KT_VINT;

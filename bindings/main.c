@@ -21,6 +21,7 @@ static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
     "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
     "       ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S] RESULTS\n"
+    "       ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] ...\n"
     "\n"
     "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
     "and in `...`. With no script, starts an interactive prompt where the module is\n"
@@ -28,6 +29,10 @@ static const char *const usage =
     "\n"
     "options:\n"
     "  --devices      list the OpenCL and CUDA devices with their properties\n"
+    "  --probe[=DEVICE]  measure the device (default: the default device): transfers,\n"
+    "                 launch floor, work-group sweep, arithmetic rates (kt.probe)\n"
+    "  --probe-db=DB  ... and keep the figures in the database DB (kt.db)\n"
+    "  --probe-quick  ... with small sizes and few iterations (for tests)\n"
     "  -e CODE        run CODE (after loading the module as `kt`)\n"
     "  -i             start the prompt after running the script or -e code\n"
     "  --journal=DIR  tunings without a journal of their own keep one in DIR/<task>.jsonl\n"
@@ -43,6 +48,7 @@ static const char *const usage =
     "                 the best configurations, statuses, failures and plots (gnuplot): best so\n"
     "                 far against evaluations and time, time distribution, each parameter's\n"
     "                 effect; --png also writes the plots as PNG files\n"
+    "  run            tune the kernel of a T1 tuning-problem file (`ktlua run --help`)\n"
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
@@ -109,8 +115,16 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
   return report_status(L, status);
 }
 
-/* `ktlua db ...` and `ktlua report ...`: the main function of a stdlib
-** module (ktlua.db_export, ktlua.report_html) with the arguments after it. */
+/* `ktlua db ...`, `ktlua report ...` and `ktlua run ...`: the main function
+** of a stdlib module with the arguments after it. */
+static const char *command_of(const char *word) {
+  static const char *const commands[][2] = {
+      {"db", "ktlua.db_export"}, {"report", "ktlua.report_html"}, {"run", "ktlua.t1_run"}};
+  for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+    if (!strcmp(word, commands[c][0])) return commands[c][1];
+  return NULL;
+}
+
 static int run_command(lua_State *L, const char *module, char **argv, int argc, int first) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ktlua");
@@ -127,6 +141,28 @@ static int run_command(lua_State *L, const char *module, char **argv, int argc, 
       lua_rawseti(L, -2, i - first + 1);
     }
     status = lua_pcall(L, 1, 0, 0); /* its errors speak to a user: no traceback */
+  }
+  return report_status(L, status);
+}
+
+/* `ktlua --probe`: ktlua.probe's main. */
+static int run_probe(lua_State *L, const char *device, const char *db, bool quick) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua");
+  int status = call(L, 1, 0); /* which preloads the stdlib */
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "ktlua.probe");
+  if (status == LUA_OK) status = call(L, 1, 1);
+  if (status == LUA_OK) {
+    lua_getfield(L, -1, "main");
+    lua_remove(L, -2);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, device);
+    lua_setfield(L, -2, "device");
+    if (db) lua_pushstring(L, db), lua_setfield(L, -2, "db");
+    lua_pushboolean(L, quick);
+    lua_setfield(L, -2, "quick");
+    status = call(L, 1, 0);
   }
   return report_status(L, status);
 }
@@ -220,7 +256,8 @@ int main(int argc, char **argv) {
   luaL_openlibs(L);
   load_module(L);
   int status = LUA_OK, i = 1;
-  bool interactive = false, ran = false;
+  bool interactive = false, ran = false, probe_quick = false;
+  const char *probe = NULL, *probe_db = NULL;
   for (; i < argc && argv[i][0] == '-' && argv[i][1] && status == LUA_OK; i++) {
     const char *o = argv[i];
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -236,6 +273,12 @@ int main(int argc, char **argv) {
       status = set_kt_global(L);
       if (status == LUA_OK) status = run_code(L, argv[++i], "=(command line)");
       ran = true;
+    } else if (!strcmp(o, "--probe") || (!strncmp(o, "--probe=", 8) && o[8])) {
+      probe = o[7] ? o + 8 : "default";
+    } else if (!strncmp(o, "--probe-db=", 11) && o[11]) {
+      probe_db = o + 11;
+    } else if (!strcmp(o, "--probe-quick")) {
+      probe_quick = true;
     } else if (!strcmp(o, "-i")) {
       interactive = true;
     } else if (!strncmp(o, "--journal=", 10) && o[10]) {
@@ -252,11 +295,17 @@ int main(int argc, char **argv) {
       status = LUA_ERRRUN;
     }
   }
-  if (status == LUA_OK && i < argc && !strcmp(argv[i], "db")) {
-    status = run_command(L, "ktlua.db_export", argv, argc, i + 1);
+  if (status == LUA_OK && (probe_db || probe_quick) && !probe) {
+    fprintf(stderr, "ktlua: --probe-db and --probe-quick go with --probe[=DEVICE]\n");
+    status = LUA_ERRRUN;
+  }
+  if (status == LUA_OK && probe) {
+    status = run_probe(L, probe, probe_db, probe_quick);
     ran = true;
-  } else if (status == LUA_OK && i < argc && !strcmp(argv[i], "report")) {
-    status = run_command(L, "ktlua.report_html", argv, argc, i + 1);
+  }
+  const char *command_module = i < argc ? command_of(argv[i]) : NULL;
+  if (status == LUA_OK && command_module) {
+    status = run_command(L, command_module, argv, argc, i + 1);
     ran = true;
   } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);

@@ -160,6 +160,10 @@ typedef struct kt_backend {
   /* Ends that process as a crash would (the generation counts up); the
   ** next call starts a fresh one. */
   void (*renew)(kt_bctx *ctx);
+  /* The host memory of a buffer placed KT_PLACE_HOST: pinned memory that
+  ** transfers read and write at the bus's full speed (the probes measure
+  ** it); valid until the buffer is freed. */
+  void *(*host_memory)(kt_bctx *ctx, kt_bbuf *buf, kt_error *err);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

@@ -353,6 +353,12 @@ static void cu_buffer_free(kt_bctx *ctx, kt_bbuf *b) {
   free(b);
 }
 
+static void *cu_host_memory(kt_bctx *ctx, kt_bbuf *b, kt_error *err) {
+  (void)ctx;
+  if (b->place != KT_PLACE_HOST) return kt_fail(err, "the buffer is not in pinned host memory"), NULL;
+  return b->host; /* cuMemHostAlloc'd: pinned */
+}
+
 static int transfer_done(kt_bctx *ctx, CUstream s, CUresult e, bool blocking, const char *what,
                          kt_error *err) {
   if (e == CUDA_SUCCESS && blocking) e = api(ctx)->StreamSynchronize(s);
@@ -706,6 +712,7 @@ const kt_backend kt_backend_cuda = {
     .event_free = cu_event_free,
     .marker = cu_marker,
     .queue_wait = cu_queue_wait,
+    .host_memory = cu_host_memory,
 };
 
 #else

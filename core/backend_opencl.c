@@ -25,7 +25,8 @@ struct kt_bctx {
 
 struct kt_bbuf {
   cl_mem mem;
-  void *host; /* zero-copy buffers own the host memory they map */
+  void *host;   /* zero-copy buffers own the host memory they map */
+  void *mapped; /* host buffers: their memory, mapped once asked for */
 };
 
 struct kt_bprog {
@@ -290,11 +291,28 @@ static kt_bbuf *cl_buffer_new(kt_bctx *ctx, size_t bytes, kt_placement place,
 }
 
 static void cl_buffer_free(kt_bctx *ctx, kt_bbuf *b) {
-  (void)ctx;
   if (!b) return;
+  if (b->mapped && ctx->queues[0]) {
+    clEnqueueUnmapMemObject(ctx->queues[0], b->mem, b->mapped, 0, NULL, NULL);
+    clFinish(ctx->queues[0]);
+  }
   clReleaseMemObject(b->mem);
   free(b->host);
   free(b);
+}
+
+/* CL_MEM_ALLOC_HOST_PTR memory, mapped for good: what drivers pin. */
+static void *cl_host_memory(kt_bctx *ctx, kt_bbuf *b, kt_error *err) {
+  if (b->mapped) return b->mapped;
+  cl_command_queue queue = get_queue(ctx, 0, err);
+  size_t bytes = 0;
+  if (!queue) return NULL;
+  cl_int e = clGetMemObjectInfo(b->mem, CL_MEM_SIZE, sizeof bytes, &bytes, NULL);
+  if (e == CL_SUCCESS)
+    b->mapped = clEnqueueMapBuffer(queue, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                   NULL, NULL, &e);
+  if (e != CL_SUCCESS) cl_fail(err, e, "clEnqueueMapBuffer");
+  return e == CL_SUCCESS ? b->mapped : NULL;
 }
 
 static int cl_buffer_write(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes,
@@ -580,4 +598,5 @@ const kt_backend kt_backend_opencl = {
     .event_free = cl_event_free,
     .marker = cl_marker,
     .queue_wait = cl_queue_wait,
+    .host_memory = cl_host_memory,
 };

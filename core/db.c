@@ -12,7 +12,7 @@
 #include "json_read.h"
 
 /* The file format's version, in SQLite's user_version. */
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2 /* 2: the probes tables (db_probe.c) */
 struct kt_db {
   sqlite3 *h;
   char *path;
@@ -25,9 +25,11 @@ static const char schema[] =
     " objective TEXT NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL,"
     " options TEXT NOT NULL, driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL,"
     " config TEXT NOT NULL, time_ms REAL NOT NULL,"
-    " PRIMARY KEY (kernel, device, backend, size, objective, rank));";
+    " PRIMARY KEY (kernel, device, backend, size, objective, rank));" KT_DB_PROBE_SCHEMA;
 
-static int db_fail(kt_db *db, const char *doing, kt_error *err) {
+struct sqlite3 *kt_db_sqlite(kt_db *db) { return db->h; }
+
+int kt_db_fail(kt_db *db, const char *doing, kt_error *err) {
   int code = sqlite3_errcode(db->h);
   const char *why = sqlite3_errmsg(db->h);
   if (code == SQLITE_NOTADB) return kt_fail(err, "%s is not a SQLite database (%s)", db->path, why);
@@ -38,17 +40,17 @@ static int db_fail(kt_db *db, const char *doing, kt_error *err) {
 }
 
 static int exec(kt_db *db, const char *sql, const char *doing, kt_error *err) {
-  return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(db, doing, err);
+  return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : kt_db_fail(db, doing, err);
 }
 
 static int user_version(kt_db *db, int *version, kt_error *err) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-    return db_fail(db, "reading its version", err);
+    return kt_db_fail(db, "reading its version", err);
   int rc = sqlite3_step(st);
   *version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
   sqlite3_finalize(st);
-  return rc == SQLITE_ROW ? 0 : db_fail(db, "reading its version", err);
+  return rc == SQLITE_ROW ? 0 : kt_db_fail(db, "reading its version", err);
 }
 
 static int set_up(kt_db *db, kt_error *err) {
@@ -61,7 +63,7 @@ static int set_up(kt_db *db, kt_error *err) {
   if (version == SCHEMA_VERSION) return 0;
   /* WAL: readers never wait for a writer; the table and version in one go. */
   if (exec(db, "PRAGMA journal_mode=WAL", "setting it up", err)) return -1;
-  char sql[sizeof schema + 96];
+  char sql[sizeof schema + 96]; /* IF NOT EXISTS: version 1 files gain the new tables */
   snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;", schema,
            SCHEMA_VERSION);
   if (exec(db, sql, "creating its table", err) == 0) return 0;
@@ -130,7 +132,7 @@ static int replace_rows(kt_db *db, const kt_db_row *rows, size_t n, kt_error *er
     rc = sqlite3_step(del) == SQLITE_DONE ? 0 : -1;
   }
   for (size_t i = 0; i < n && rc == 0; i++) rc = insert(db, ins, &rows[i]);
-  if (rc) db_fail(db, "storing", err);
+  if (rc) kt_db_fail(db, "storing", err);
   sqlite3_finalize(del);
   sqlite3_finalize(ins);
   return rc ? -1 : 0;
@@ -189,7 +191,7 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
   size_t cap = 0;
   *rows = NULL;
   *n = 0;
-  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(db, "reading", err);
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return kt_db_fail(db, "reading", err);
   for (int i = 0; i < 5; i++)
     if (given[i]) bind_text(st, i + 1, given[i]);
   sqlite3_bind_int(st, 6, f->best_only);
@@ -201,7 +203,7 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
       break;
     }
   }
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW) db_fail(db, "reading", err);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) kt_db_fail(db, "reading", err);
   sqlite3_finalize(st);
   if (rc == SQLITE_DONE) return 0;
   kt_db_rows_free(*rows, *n);

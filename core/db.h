@@ -55,4 +55,37 @@ void kt_db_rows_free(kt_db_row *rows, size_t n);
 long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *distance,
                    kt_error *err);
 
+/* For the database's other tables (db_probe.c): its SQLite handle, and
+** the error of its last call, saying what was being done. */
+struct sqlite3;
+struct sqlite3 *kt_db_sqlite(kt_db *db);
+int kt_db_fail(kt_db *db, const char *doing, kt_error *err);
+
+/* Device probes (probe.h), one record per (device, backend). */
+#define KT_DB_PROBE_SCHEMA                                                                  \
+  "CREATE TABLE IF NOT EXISTS probes (device TEXT NOT NULL, backend TEXT NOT NULL,"         \
+  " driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL, notes TEXT,"           \
+  " PRIMARY KEY (device, backend));"                                                        \
+  "CREATE TABLE IF NOT EXISTS probe_rows (device TEXT NOT NULL, backend TEXT NOT NULL,"     \
+  " kind TEXT NOT NULL, name TEXT NOT NULL, size INTEGER NOT NULL, reps INTEGER NOT NULL,"  \
+  " mean_ns REAL NOT NULL, rse REAL NOT NULL, capped INTEGER NOT NULL, value REAL NOT NULL,"\
+  " PRIMARY KEY (device, backend, kind, name, size));"
+
+struct kt_probe;
+typedef struct kt_db_probe_key {
+  const char *device, *backend, *driver, *version, *date;
+} kt_db_probe_key;
+/* Replaces the record of (device, backend). */
+int kt_db_store_probe(kt_db *db, const kt_db_probe_key *key, const struct kt_probe *p,
+                      kt_error *err);
+/* Reads it back into p (zeroed first; the caller frees it with
+** kt_probe_free) and meta (freed with kt_db_probe_meta_free): 1 when found,
+** 0 when the database has none, -1 on error (both left empty). */
+typedef struct kt_db_probe_meta {
+  char *driver, *version, *date;
+} kt_db_probe_meta;
+int kt_db_read_probe(kt_db *db, const char *device, const char *backend, struct kt_probe *p,
+                     kt_db_probe_meta *meta, kt_error *err);
+void kt_db_probe_meta_free(kt_db_probe_meta *m);
+
 #endif

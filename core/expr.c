@@ -142,7 +142,8 @@ static bool equal(const kt_value *a, const kt_value *b) {
 static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err);
 
 static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *err) {
-  if (ints(a, b) && in->op != OP_DIV) return arith_ints(in, &a->u.i, b->u.i, err);
+  bool float_pow = in->op == OP_POW && b->type == KT_VINT && b->u.i < 0; /* 2 ** -1 */
+  if (ints(a, b) && in->op != OP_DIV && !float_pow) return arith_ints(in, &a->u.i, b->u.i, err);
   double x = num(a), y = num(b);
   switch ((expr_op)in->op) {
     case OP_ADD: *a = vfloat(x + y); break;
@@ -150,6 +151,7 @@ static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *e
     case OP_MUL: *a = vfloat(x * y); break;
     case OP_DIV: *a = vfloat(x / y); break;
     case OP_IDIV: *a = vfloat(floor(x / y)); break;
+    case OP_POW: *a = vfloat(pow(x, y)); break;
     default: *a = vfloat(float_mod(x, y)); break;
   }
   return 0;
@@ -239,6 +241,15 @@ int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err) {
 
 bool kt_expr_integer(const kt_expr *e) { return e->root != NULL; }
 
+/* Whether the ** at pc has a constant exponent >= 0 (the last instruction
+** of an operand is its root): then it gives an integer for any integer. */
+static bool const_exponent(const kt_expr *e, size_t pc) {
+  const expr_ins *prev = &e->code[pc - 1];
+  if (prev->op != OP_CONST) return false;
+  const kt_value *k = &e->consts[prev->arg];
+  return k->type == KT_VINT && k->u.i >= 0;
+}
+
 bool expr_keeps_to_ints(const kt_expr *e) {
   for (size_t i = 0; i < e->nconsts; i++)
     if (e->consts[i].type != KT_VINT) return false;
@@ -246,6 +257,7 @@ bool expr_keeps_to_ints(const kt_expr *e) {
     const expr_ins *in = &e->code[pc];
     if (in->op == OP_DIV || (in->op == OP_CALL && (in->arg == FN_SQRT || in->arg == FN_POW)))
       return false;
+    if (in->op == OP_POW && !const_exponent(e, pc)) return false;
   }
   return true;
 }
@@ -256,6 +268,7 @@ static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) 
     case OP_ADD: *a = wrap(x + y); return 0;
     case OP_SUB: *a = wrap(x - y); return 0;
     case OP_MUL: *a = wrap(x * y); return 0;
+    case OP_POW: *a = int_pow(*a, b); return 0;
     default:
       if (b == 0) return expr_by_zero(err, in->op, in->pos);
       *a = in->op == OP_MOD ? floor_mod(*a, b) : floor_div(*a, b);

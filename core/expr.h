@@ -7,11 +7,18 @@
 ** Syntax (the C and the Lua spellings are both accepted):
 **   numbers     12  0x1F  1.5  2e3        strings  "float"  'float'
 **   booleans    true  false               names    parameters or constants
-**   arithmetic  + - * / // %  and unary -
-**   comparison  == != ~= < <= > >=        (they do not chain)
-**   logic       && and   || or   ! not    (short-circuit)
+**   booleans    also True  False (Python)
+**   arithmetic  + - * / // % ** and unary -
+**   comparison  == != ~= < <= > >=        (chained as in Python:
+**               1 <= A <= 8 is 1 <= A and A <= 8)
+**   membership  A in [1, 2, 4]  A not in (3, 5)
+**   logic       && and   || or   ! not    (short-circuit; `not` of a value
+**               binds as in Python: not A == 1 is not (A == 1))
 **   functions   min(a, b, ...) max(a, b, ...) abs(x) floor(x) ceil(x)
 **               sqrt(x) pow(x, y)
+** ** is Python's: right to left, above unary minus on its left (-2 ** 2 is
+** -4); integers with an exponent >= 0 give integers (wrapping around like
+** + - *), other operands a float, as pow does.
 ** Numbers behave as in Lua 5.4, so that an expression and the same test
 ** written as a Lua function always agree: integers stay integers under
 ** + - * // %, while / and pow give floats; // rounds down and % takes the
@@ -36,6 +43,10 @@ typedef struct kt_named_value {
 /* A parse error says at which character (1-based) and why. */
 kt_expr *kt_expr_parse(const char *text, kt_error *err);
 void kt_expr_free(void *e);
+/* Parses the longest expression from text + start, stopping before the
+** first token that cannot continue it (a ',', a ']', a name such as 'for');
+** *end is that token's offset. Positions in errors count from text. */
+kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, kt_error *err);
 
 const char *kt_expr_text(const kt_expr *e);
 /* true when the expression is a condition (true or false), false when it
@@ -67,5 +78,14 @@ int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err);
 ** integers alone, several times faster, with the same results. */
 bool kt_expr_integer(const kt_expr *e);
 int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err);
+
+/* Parameter values written as a Python list ("[2**i for i in range(5, 11)]",
+** "[1] + list(range(2, 8, 2))"): list literals, range(), list(), + and
+** comprehensions, evaluated by expr_list.c without running Python. *out
+** (strings included) is the caller's, freed by kt_values_free. At most
+** KT_LIST_MAX values; errors name the character. */
+#define KT_LIST_MAX ((size_t)1 << 20)
+int kt_expr_list(const char *text, kt_value **out, size_t *n, kt_error *err);
+void kt_values_free(kt_value *v, size_t n);
 
 #endif

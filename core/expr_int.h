@@ -20,13 +20,18 @@
 /* The deepest tree the integer machine walks by recursion; a deeper one
 ** (a long chain such as A+B+...+Z) runs on the bytecode machine instead. */
 #define EXPR_TREE_DEPTH 1000
+/* The most instructions that chained comparisons and 'in' lists may add by
+** repeating an operand ("1 <= A <= 2" reads A twice), so that nesting them
+** cannot blow an expression up exponentially. */
+#define EXPR_COPIES_MAX ((size_t)1 << 20)
 
 typedef enum expr_op {
   OP_CONST, OP_VAR, OP_NEG, OP_NOT,
   OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
   OP_AND, OP_OR, /* jump to arg when the top decides, else pop it */
-  OP_CALL        /* function arg with nargs arguments */
+  OP_CALL,       /* function arg with nargs arguments */
+  OP_POW         /* Python's **: integers stay integers for exponents >= 0 */
 } expr_op;
 
 typedef enum expr_fn { FN_MIN, FN_MAX, FN_ABS, FN_FLOOR, FN_CEIL, FN_SQRT, FN_POW } expr_fn;
@@ -83,6 +88,16 @@ static inline int64_t floor_div(int64_t a, int64_t b) {
   int64_t q = a / b;
   if (a % b != 0 && (a < 0) != (b < 0)) q--;
   return q;
+}
+
+/* x ** y for y >= 0, wrapping around as the other integer operators do. */
+static inline int64_t int_pow(int64_t x, int64_t y) {
+  uint64_t r = 1, b = (uint64_t)x;
+  for (; y > 0; y >>= 1) {
+    if (y & 1) r *= b;
+    b *= b;
+  }
+  return wrap(r);
 }
 
 static inline int64_t floor_mod(int64_t a, int64_t b) {

@@ -55,6 +55,7 @@ static int64_t e_divmod(const inode *n, ictx *c) {
   c->failed = true;
   return 0;
 }
+static int64_t e_pow(const inode *n, ictx *c) { return int_pow(val(n->a, c), val(n->b, c)); }
 static int64_t e_eq(const inode *n, ictx *c) { return val(n->a, c) == val(n->b, c); }
 static int64_t e_ne(const inode *n, ictx *c) { return val(n->a, c) != val(n->b, c); }
 static int64_t e_lt(const inode *n, ictx *c) { return val(n->a, c) < val(n->b, c); }
@@ -80,7 +81,7 @@ static int64_t (*const evals[])(const inode *, ictx *) = {
     [OP_NEG] = e_neg, [OP_NOT] = e_not, [OP_ADD] = e_add, [OP_SUB] = e_sub, [OP_MUL] = e_mul,
     [OP_IDIV] = e_divmod, [OP_MOD] = e_divmod, [OP_EQ] = e_eq, [OP_NE] = e_ne, [OP_LT] = e_lt,
     [OP_LE] = e_le, [OP_GT] = e_gt, [OP_GE] = e_ge, [OP_AND] = e_and, [OP_OR] = e_or,
-    [OP_CALL] = e_call};
+    [OP_CALL] = e_call, [OP_POW] = e_pow};
 
 /* ---- from bytecode to tree ---- */
 

@@ -14,7 +14,7 @@
 typedef enum tk {
   TK_END, TK_INT, TK_FLOAT, TK_STR, TK_NAME, TK_TRUE, TK_FALSE, TK_LPAREN, TK_RPAREN,
   TK_COMMA, TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_EQ, TK_NE,
-  TK_LT, TK_LE, TK_GT, TK_GE, TK_AND, TK_OR, TK_NOT
+  TK_LT, TK_LE, TK_GT, TK_GE, TK_AND, TK_OR, TK_NOT, TK_POW, TK_IN, TK_LBRACK, TK_RBRACK
 } tk;
 
 typedef struct token {
@@ -42,6 +42,7 @@ typedef struct parser {
   token tok;
   int depth; /* stack depth after the code emitted so far */
   int nesting; /* parentheses, calls and unary operators open */
+  size_t copied; /* instructions that chains and 'in' lists repeated */
   kt_error *err;
 } parser;
 
@@ -95,7 +96,8 @@ static int lex_string(parser *p, token *t) {
 
 static tk keyword(const char *s, size_t n) {
   static const struct { const char *word; tk kind; } words[] = {
-      {"and", TK_AND}, {"or", TK_OR}, {"not", TK_NOT}, {"true", TK_TRUE}, {"false", TK_FALSE}};
+      {"and", TK_AND}, {"or", TK_OR}, {"not", TK_NOT}, {"true", TK_TRUE}, {"false", TK_FALSE},
+      {"True", TK_TRUE}, {"False", TK_FALSE}, {"in", TK_IN}};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strlen(words[i].word) == n && strncmp(words[i].word, s, n) == 0) return words[i].kind;
   return TK_NAME;
@@ -113,10 +115,11 @@ static void lex_name(parser *p, token *t) {
 ** slip from another language, named as such. */
 static int lex_operator(parser *p, token *t) {
   static const struct { const char *text; tk kind; } ops[] = {
-      {"//", TK_DSLASH}, {"==", TK_EQ}, {"!=", TK_NE}, {"~=", TK_NE}, {"<=", TK_LE},
+      {"//", TK_DSLASH}, {"**", TK_POW}, {"==", TK_EQ}, {"!=", TK_NE}, {"~=", TK_NE}, {"<=", TK_LE},
       {">=", TK_GE}, {"&&", TK_AND}, {"||", TK_OR}, {"+", TK_PLUS}, {"-", TK_MINUS},
       {"*", TK_STAR}, {"/", TK_SLASH}, {"%", TK_PERCENT}, {"<", TK_LT}, {">", TK_GT},
-      {"!", TK_NOT}, {"(", TK_LPAREN}, {")", TK_RPAREN}, {",", TK_COMMA}};
+      {"!", TK_NOT}, {"(", TK_LPAREN}, {")", TK_RPAREN}, {",", TK_COMMA}, {"[", TK_LBRACK},
+      {"]", TK_RBRACK}};
   const char *s = p->src + t->pos;
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     size_t n = strlen(ops[i].text);
@@ -130,7 +133,7 @@ static int lex_operator(parser *p, token *t) {
     case '&': return fail_at(p, t->pos, "'&' is not an operator: write '&&' (or 'and')");
     case '|': return fail_at(p, t->pos, "'|' is not an operator: write '||' (or 'or')");
     case '=': return fail_at(p, t->pos, "'=' is not an operator: write '==' to compare");
-    case '^': return fail_at(p, t->pos, "'^' is not an operator: write pow(x, y)");
+    case '^': return fail_at(p, t->pos, "'^' is not an operator: write x ** y or pow(x, y)");
     default:
       if (isprint((unsigned char)s[0]))
         return fail_at(p, t->pos, "unexpected character '%c'", s[0]);
@@ -161,7 +164,8 @@ static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) 
   static const signed char effect[] = {
       [OP_CONST] = 1, [OP_VAR] = 1, [OP_NEG] = 0, [OP_NOT] = 0, [OP_ADD] = -1, [OP_SUB] = -1,
       [OP_MUL] = -1, [OP_DIV] = -1, [OP_IDIV] = -1, [OP_MOD] = -1, [OP_EQ] = -1, [OP_NE] = -1,
-      [OP_LT] = -1, [OP_LE] = -1, [OP_GT] = -1, [OP_GE] = -1, [OP_AND] = -1, [OP_OR] = -1};
+      [OP_LT] = -1, [OP_LE] = -1, [OP_GT] = -1, [OP_GE] = -1, [OP_AND] = -1, [OP_OR] = -1,
+      [OP_POW] = -1};
   kt_expr *e = p->e;
   p->depth += op == OP_CALL ? 1 - nargs : effect[op];
   if (p->depth > EXPR_STACK) return fail_at(p, pos, "the expression is nested too deeply");
@@ -326,11 +330,38 @@ static int parse_primary(parser *p, operand *o) {
   }
 }
 
+/* x ** y, right to left; the exponent may be negated (2 ** -1), and a
+** unary minus on the left takes the whole power (-2 ** 2 == -4), as in
+** Python. */
+static int parse_unary(parser *p, operand *o);
+
+static int parse_power(parser *p, operand *o) {
+  if (parse_primary(p, o)) return -1;
+  if (p->tok.kind != TK_POW) return 0;
+  token t = p->tok;
+  operand r;
+  if (need_number(p, o, "'**'") || nest(p, t.pos) || next(p) || parse_unary(p, &r) ||
+      need_number(p, &r, "'**'"))
+    return -1;
+  p->nesting--;
+  o->type = T_NUM;
+  return emit(p, OP_POW, 0, 0, t.pos);
+}
+
+static int arith_loop(parser *p, operand *o, int level);
+static int comparison_rest(parser *p, operand *o, size_t start);
+
 static int parse_unary(parser *p, operand *o) {
   token t = p->tok;
-  if (t.kind != TK_MINUS && t.kind != TK_NOT) return parse_primary(p, o);
+  if (t.kind != TK_MINUS && t.kind != TK_NOT) return parse_power(p, o);
+  size_t start = p->e->ncode;
   if (nest(p, t.pos) || next(p) || parse_unary(p, o)) return -1;
   p->nesting--;
+  /* `not` of a value binds as in Python, more loosely than comparisons:
+  ** not A == 1 is not (A == 1); `not` of a condition stays as it was. */
+  if (t.kind == TK_NOT && o->type != T_BOOL &&
+      (arith_loop(p, o, 1) || arith_loop(p, o, 0) || comparison_rest(p, o, start)))
+    return -1;
   if (t.kind == TK_MINUS ? need_number(p, o, "'-'") : need_condition(p, o, "'!'")) return -1;
   o->pos = t.pos;
   o->type = t.kind == TK_MINUS ? T_NUM : T_BOOL;
@@ -354,9 +385,8 @@ static int parse_term(parser *p, operand *o, int level) {
   return level == 0 ? parse_arith(p, o, 1) : parse_unary(p, o);
 }
 
-/* Left-associative arithmetic: level 0 adds, level 1 multiplies. */
-static int parse_arith(parser *p, operand *o, int level) {
-  if (parse_term(p, o, level)) return -1;
+/* The operators of one level after its first operand o. */
+static int arith_loop(parser *p, operand *o, int level) {
   for (int code; (code = arith_op(p->tok.kind, level)) >= 0;) {
     token t = p->tok;
     char what[8];
@@ -370,26 +400,134 @@ static int parse_arith(parser *p, operand *o, int level) {
   return 0;
 }
 
+/* Left-associative arithmetic: level 0 adds, level 1 multiplies. */
+static int parse_arith(parser *p, operand *o, int level) {
+  return parse_term(p, o, level) || arith_loop(p, o, level);
+}
+
 static bool is_comparison(tk k) { return k >= TK_EQ && k <= TK_GE; }
 
-static int parse_comparison(parser *p, operand *o) {
-  if (parse_arith(p, o, 0)) return -1;
-  token t = p->tok;
-  if (!is_comparison(t.kind)) return 0;
-  char what[8];
-  snprintf(what, sizeof what, "'%.*s'", (int)t.len, p->src + t.pos);
-  operand r;
-  if (next(p) || parse_arith(p, &r, 0)) return -1;
-  bool equality = t.kind == TK_EQ || t.kind == TK_NE;
-  if (equality ? need_comparable(p, o, &r)
-               : need_number(p, o, what) || need_number(p, &r, what))
-    return -1;
-  o->type = T_BOOL;
-  if (emit(p, (expr_op)(OP_EQ + (t.kind - TK_EQ)), 0, 0, t.pos)) return -1;
-  if (is_comparison(p->tok.kind))
-    return fail_at(p, p->tok.pos, "comparisons do not chain: join them with && "
-                                  "(a < b && b < c)");
+/* Emits the code [from, to) once more (an operand that a chain or an 'in'
+** list reads again), its jumps moved along with it. */
+static int copy_code(parser *p, size_t from, size_t to, size_t pos) {
+  p->copied += to - from;
+  if (p->copied > EXPR_COPIES_MAX)
+    return fail_at(p, pos, "the expression is too long once its chained comparisons and "
+                           "'in' lists are expanded");
+  size_t at = p->e->ncode;
+  for (size_t pc = from; pc < to; pc++) {
+    expr_ins in = p->e->code[pc];
+    if (in.op == OP_AND || in.op == OP_OR) in.arg = in.arg - (uint32_t)from + (uint32_t)at;
+    if (emit(p, (expr_op)in.op, in.arg, in.nargs, in.pos - 1u)) return -1;
+  }
   return 0;
+}
+
+/* Whether the token after the current one is 'in' (for 'not in'). */
+static bool next_is_in(parser *p) {
+  size_t at = p->at;
+  token t = p->tok;
+  kt_error *err = p->err, scratch;
+  p->err = &scratch;
+  bool in = next(p) == 0 && p->tok.kind == TK_IN;
+  p->at = at;
+  p->tok = t;
+  p->err = err;
+  return in;
+}
+
+static bool at_in(parser *p) {
+  return p->tok.kind == TK_IN || (p->tok.kind == TK_NOT && next_is_in(p));
+}
+
+/* x in [a, b, ...] (or a tuple) is (x == a or x == b) or ..., x read
+** again for each item; x not in [...] is its negation. The left operand's
+** code is [start, end of code). Each jump ends after the next test, as
+** a || b || c does, which keeps the integer machine's tree shallow. */
+static int parse_in(parser *p, operand *o, size_t start) {
+  bool negate = p->tok.kind == TK_NOT;
+  if ((negate && next(p)) || next(p)) return -1;
+  tk close = p->tok.kind == TK_LBRACK ? TK_RBRACK : p->tok.kind == TK_LPAREN ? TK_RPAREN : TK_END;
+  if (close == TK_END) return fail_at(p, p->tok.pos, "'in' takes a list: [1, 2] or (1, 2)");
+  size_t open = p->tok.pos, lend = p->e->ncode, n = 0;
+  if (nest(p, open) || next(p)) return -1;
+  while (p->tok.kind != close) {
+    size_t jump = SIZE_MAX;
+    if (n > 0) {
+      if (p->tok.kind != TK_COMMA)
+        return fail_at(p, p->tok.pos, "expected ',' or '%c' in the list at character %zu",
+                       close == TK_RBRACK ? ']' : ')', open + 1);
+      if (next(p)) return -1;
+      if (p->tok.kind == close) break;
+      jump = p->e->ncode;
+      if (emit(p, OP_OR, 0, 0, p->tok.pos) || copy_code(p, start, lend, p->tok.pos)) return -1;
+    }
+    operand r;
+    size_t pos = p->tok.pos;
+    if (parse_arith(p, &r, 0) || need_comparable(p, o, &r) || emit(p, OP_EQ, 0, 0, pos))
+      return -1;
+    if (jump != SIZE_MAX) p->e->code[jump].arg = (uint32_t)p->e->ncode;
+    n++;
+  }
+  p->nesting--;
+  if (n == 0) { /* nothing is in an empty list */
+    p->e->ncode = start;
+    p->depth--;
+    kt_value v = {.type = KT_VINT, .u.i = negate};
+    if (emit_const(p, &v, open)) return -1;
+  } else if (negate && emit(p, OP_NOT, 0, 0, open)) {
+    return -1;
+  }
+  o->type = T_BOOL;
+  if (next(p)) return -1;
+  if (is_comparison(p->tok.kind) || at_in(p))
+    return fail_at(p, p->tok.pos, "'in' does not chain with other comparisons: join them "
+                                  "with and");
+  return 0;
+}
+
+static int compare_pair(parser *p, const token *t, operand *l, operand *r) {
+  char what[8];
+  snprintf(what, sizeof what, "'%.*s'", (int)t->len, p->src + t->pos);
+  bool equality = t->kind == TK_EQ || t->kind == TK_NE;
+  if (equality ? need_comparable(p, l, r) : need_number(p, l, what) || need_number(p, r, what))
+    return -1;
+  return emit(p, (expr_op)(OP_EQ + (t->kind - TK_EQ)), 0, 0, t->pos);
+}
+
+/* The comparisons after a left operand o whose code starts at start. They
+** chain as in Python: a < b <= c is a < b and b <= c, b read twice; each
+** jump ends after the next comparison, as (a && b) && c does. */
+static int comparison_rest(parser *p, operand *o, size_t start) {
+  if (at_in(p)) return parse_in(p, o, start);
+  if (!is_comparison(p->tok.kind)) return 0;
+  operand l = *o;
+  size_t jump = SIZE_MAX;
+  for (;;) {
+    token t = p->tok;
+    operand r;
+    size_t rs = p->e->ncode;
+    if (next(p) || parse_arith(p, &r, 0)) return -1;
+    size_t re = p->e->ncode;
+    if (compare_pair(p, &t, &l, &r)) return -1;
+    if (jump != SIZE_MAX) p->e->code[jump].arg = (uint32_t)p->e->ncode;
+    if (at_in(p))
+      return fail_at(p, p->tok.pos, "'in' does not chain with other comparisons: join them "
+                                    "with and");
+    if (!is_comparison(p->tok.kind)) break;
+    jump = p->e->ncode;
+    size_t copy = jump + 1;
+    if (emit(p, OP_AND, 0, 0, p->tok.pos) || copy_code(p, rs, re, p->tok.pos)) return -1;
+    l = r;
+    if (r.type == T_NAME) l.ins = copy + (r.ins - rs); /* the copy is what is compared next */
+  }
+  o->type = T_BOOL;
+  return 0;
+}
+
+static int parse_comparison(parser *p, operand *o) {
+  size_t start = p->e->ncode;
+  return parse_arith(p, o, 0) || comparison_rest(p, o, start);
 }
 
 /* && and || at one level: the left side decides by jumping over the right
@@ -414,23 +552,43 @@ static int parse_logic(parser *p, operand *o, bool is_or) {
 
 static int parse_or(parser *p, operand *o) { return parse_logic(p, o, true); }
 
-kt_expr *kt_expr_parse(const char *text, kt_error *err) {
+/* Parses from text + start; with end, stops before the first token that
+** cannot continue the expression (and says where), else that token is an
+** error. */
+static kt_expr *parse_from(const char *text, size_t start, size_t *end, kt_error *err) {
   kt_expr *e = kt_calloc(1, sizeof *e, err);
   if (!e) return NULL;
-  parser p = {e, text, 0, {0}, 0, 0, err};
+  parser p = {e, text, start, {0}, 0, 0, 0, err};
   operand o;
-  int rc = (e->text = kt_strdup(text, err)) ? 0 : -1;
-  if (rc == 0) rc = next(&p) || parse_or(&p, &o);
-  if (rc == 0 && p.tok.kind != TK_END)
+  int rc = next(&p) || parse_or(&p, &o);
+  if (rc == 0 && p.tok.kind != TK_END && !end)
     rc = fail_at(&p, p.tok.pos, "unexpected '%.*s' after a complete expression",
                  (int)p.tok.len, text + p.tok.pos);
   if (rc == 0) {
+    size_t stop = p.tok.pos;
+    if (end) {
+      *end = stop;
+      while (stop > start && isspace((unsigned char)text[stop - 1])) stop--;
+    }
     e->condition = o.type == T_BOOL;
-    rc = expr_build_tree(e, err);
+    rc = (e->text = kt_alloc(stop - start + 1, err)) ? 0 : -1;
+    if (rc == 0) {
+      memcpy(e->text, text + start, stop - start);
+      e->text[stop - start] = '\0';
+      rc = expr_build_tree(e, err);
+    }
   }
   if (rc) {
     kt_expr_free(e);
     return NULL;
   }
   return e;
+}
+
+kt_expr *kt_expr_parse(const char *text, kt_error *err) {
+  return parse_from(text, 0, NULL, err);
+}
+
+kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, kt_error *err) {
+  return parse_from(text, start, end, err);
 }

@@ -45,7 +45,10 @@ void kt_json_number(FILE *f, double x) {
 
 void kt_json_value(FILE *f, const kt_value *v) {
   switch (v->type) {
-    case KT_VINT: fprintf(f, "%" PRId64, v->u.i); break;
+    case KT_VINT:
+      if (v->boolean) fputs(v->u.i ? "true" : "false", f);
+      else fprintf(f, "%" PRId64, v->u.i);
+      break;
     case KT_VFLOAT: kt_json_number(f, v->u.f); break;
     case KT_VSTRING: kt_json_string(f, v->u.s); break;
   }

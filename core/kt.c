@@ -82,6 +82,7 @@ int kt_value_format(const kt_value *v, char *buf, size_t size) {
 }
 
 bool kt_value_equal(const kt_value *a, const kt_value *b) {
+  if (a->boolean != b->boolean) return false;
   if (a->type != b->type) {
     double x, y;
     return kt_value_number(a, &x) && kt_value_number(b, &y) && x == y;
@@ -107,6 +108,12 @@ int64_t kt_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+double kt_wall_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void *kt_alloc(size_t size, kt_error *err) {

@@ -45,7 +45,10 @@ const char *kt_status_name(kt_status s);
 /* Returns -1 for an unknown name. */
 int kt_status_from_name(const char *name);
 
-/* A tuning parameter's value: integer, floating point or string. */
+/* A tuning parameter's value: integer, floating point or string. A
+** boolean (from a file or Lua) is an integer 0 or 1 flagged as one: kernels
+** see 0 or 1, files and Lua get a boolean back, and it is distinct from
+** the integer (Kernel Tuner's caches may list 0, 1, False and True). */
 typedef enum kt_vtype { KT_VINT, KT_VFLOAT, KT_VSTRING } kt_vtype;
 
 typedef struct kt_value {
@@ -55,6 +58,7 @@ typedef struct kt_value {
     double f;
     char *s; /* owned by whoever owns the value list */
   } u;
+  bool boolean; /* KT_VINT only */
 } kt_value;
 
 /* Writes the value as it appears after #define NAME; returns bytes needed. */
@@ -65,6 +69,8 @@ bool kt_value_number(const kt_value *v, double *out);
 
 /* Monotonic clock in nanoseconds. */
 int64_t kt_now_ns(void);
+/* The time of day, in Unix seconds. */
+double kt_wall_s(void);
 
 /* Allocation that reports failure through kt_error. */
 void *kt_alloc(size_t size, kt_error *err);

@@ -124,6 +124,7 @@ int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   kt_result *res = &l->results->items[at];
   if (l->o->metrics && kt_metrics_apply(l->o->metrics, l->results, res, err)) return -1;
   res->over.searcher += p.searcher_ns;
+  if (res->finished == 0) res->finished = kt_wall_s(); /* a replay keeps the recorded time */
   l->clock_ns += res->over.total;
   res->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - l->t0) : l->clock_ns;
   kt_stop_state_record(&l->st, res);

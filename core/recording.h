@@ -10,7 +10,7 @@
 typedef struct kt_recording {
   kt_space *space;      /* the recorded parameters and configurations, generated */
   kt_results *records;  /* items[i] is configuration i */
-  const char *format;   /* "ktlua-results" or "kernel-tuner-cache" */
+  const char *format;   /* as kt_results_parse names it */
 } kt_recording;
 
 /* A configuration recorded twice keeps its last record. */

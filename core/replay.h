@@ -2,8 +2,8 @@
 ** replay.h: tuning against recorded results instead of a device
 ** (simulation mode).
 **
-** A recording is one of ktlua's own result files or a Kernel Tuner cache
-** file, gzip-compressed or not. Its space has the recorded parameters and
+** A recording is any results file kt.load reads (result_formats.h: ktlua's
+** own, T4, KTT, Kernel Tuner caches), gzip-compressed or not. Its space has the recorded parameters and
 ** exactly the recorded configurations as its valid set; evaluating a
 ** configuration copies its recorded outcome (a failed one stays failed),
 ** and each evaluation advances a simulated clock by the time the
@@ -35,7 +35,7 @@ kt_space *kt_replay_space(const kt_replay *r);
 const kt_results *kt_replay_records(const kt_replay *r);
 /* The fastest recorded configuration, NULL when none succeeded. */
 const kt_result *kt_replay_optimum(const kt_replay *r);
-/* "ktlua-results" or "kernel-tuner-cache". */
+/* The file's format, as kt_results_parse names it. */
 const char *kt_replay_format(const kt_replay *r);
 
 /* Searches the recording with o (whose clock is ignored: stop.seconds

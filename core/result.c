@@ -132,7 +132,8 @@ const kt_result *kt_results_best(const kt_results *r) {
   const kt_result *best = NULL;
   for (size_t i = 0; i < r->n; i++) {
     const kt_result *x = &r->items[i];
-    if (x->status == KT_OK && (!best || kt_result_cost(x) < kt_result_cost(best))) best = x;
+    if (x->status == KT_OK && !x->cut_short && (!best || kt_result_cost(x) < kt_result_cost(best)))
+      best = x;
   }
   return best;
 }

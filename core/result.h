@@ -52,10 +52,13 @@ typedef struct kt_result {
   kt_overheads over;
   double compile_ns;  /* the compiles' own time (on worker threads: not part of over) */
   double elapsed_ns;  /* since the search began when recorded (a replay: its clock); NAN: unknown */
+  double finished;    /* when it was recorded, in Unix seconds; 0: unknown */
   char *error;        /* compiler log, fault or mismatch; NULL if none */
   char *build_log;    /* the compiler's messages for builds that succeeded (warnings) */
   char *device_log;   /* what the device process wrote on stderr meanwhile */
   char *retried;      /* run twice: the first verdict, and why it was run again */
+  bool cut_short;     /* early stop: clearly slower than the best after its first timed
+                      ** runs, so not repeated further; never the best */
   kt_launch_shape *launched;
   size_t nlaunched;
   kt_metric_value *metrics; /* user metrics and recorded numbers (metrics.h) */
@@ -79,6 +82,8 @@ typedef struct kt_results {
   uint64_t pruned[KT_PRUNE_END - 1]; /* removed by the device's limits, by kt_prune_kind - 1 */
   double wall_ns;     /* whole tuning */
   double setup_ns;    /* uploads and references before the first configuration */
+  double device_ns;   /* device time of every launch, timed or not (warm-ups, references,
+                      ** runs again); 0 where unknown */
   char *searcher;
   const char *stopped; /* why the tuning ended (static text) */
   size_t input_checks;   /* device inputs compared with the tuning's host contents */
@@ -111,7 +116,7 @@ void kt_results_release(kt_results *r);
 kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
                           kt_error *err);
 /* The ok result of least cost (kt_result_cost: the fastest, unless an
-** objective says otherwise), or NULL. */
+** objective says otherwise) that was not cut short, or NULL. */
 const kt_result *kt_results_best(const kt_results *r);
 void kt_result_clear(kt_result *r);
 /* Forgets the outcome of r (status, times, sizes, logs), keeping index and

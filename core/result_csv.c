@@ -121,18 +121,22 @@ static int read_layout(const row *h, layout *lo, kt_error *err) {
 static int cell_value(const cell *c, kt_value *v) {
   char *end;
   if (c->quoted) {
-    *v = (kt_value){KT_VSTRING, {.s = c->s}};
+    *v = (kt_value){.type = KT_VSTRING, .u.s = c->s};
+    return 0;
+  }
+  if (strcmp(c->s, "true") == 0 || strcmp(c->s, "false") == 0) {
+    *v = (kt_value){KT_VINT, {.i = c->s[0] == 't'}, true};
     return 0;
   }
   errno = 0;
   long long i = strtoll(c->s, &end, 10);
   if (*c->s && !*end && errno == 0) {
-    *v = (kt_value){KT_VINT, {.i = i}};
+    *v = (kt_value){.type = KT_VINT, .u.i = i};
     return 0;
   }
   double f = strtod(c->s, &end);
   if (!*c->s || *end) return -1;
-  *v = (kt_value){KT_VFLOAT, {.f = f}};
+  *v = (kt_value){.type = KT_VFLOAT, .u.f = f};
   return 0;
 }
 
@@ -143,7 +147,8 @@ static int compare_values(const void *pa, const void *pb) {
   bool na = kt_value_number(a, &x), nb = kt_value_number(b, &y);
   if (na != nb) return na ? -1 : 1;
   if (!na) return strcmp(a->u.s, b->u.s);
-  return x < y ? -1 : x > y ? 1 : 0;
+  if (x != y && !isnan(x) && !isnan(y)) return x < y ? -1 : 1;
+  return (int)a->boolean - (int)b->boolean;
 }
 
 /* The distinct values of column col over the rows, sorted, into a new

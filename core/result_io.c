@@ -11,6 +11,7 @@
 #include "json.h"
 #include "metrics.h"
 #include "result.h"
+#include "result_formats.h"
 
 #define MS(ns) ((ns) / 1e6)
 
@@ -59,10 +60,11 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
   char buf[256];
   fprintf(f, "%llu", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
-    kt_value_format(&r->params[p].values[x->vi[p]], buf, sizeof buf);
+    const kt_value *v = &r->params[p].values[x->vi[p]];
+    kt_value_format(v, buf, sizeof buf);
     fputc(',', f);
-    if (r->params[p].values[x->vi[p]].type == KT_VSTRING) csv_text(f, buf);
-    else fputs(buf, f);
+    if (v->type == KT_VSTRING) csv_text(f, buf);
+    else fputs(v->boolean ? (v->u.i ? "true" : "false") : buf, f);
   }
   fprintf(f, ",%s,", kt_status_name(x->status));
   if (x->status == KT_OK) fprintf(f, "%.9g", MS(x->time_ns));
@@ -188,7 +190,8 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     json_usage(f, &x->usage[k]);
   }
   const kt_overheads *o = &x->over;
-  fprintf(f, "],\"launches\":%zu,\"compile_ms\":", x->launches);
+  fprintf(f, "],%s\"launches\":%zu,\"compile_ms\":", x->cut_short ? "\"cut_short\":true," : "",
+          x->launches);
   kt_json_number(f, MS(x->compile_ns));
   fputs(",\"overheads_ms\":{\"build\":", f);
   kt_json_number(f, MS(o->build));
@@ -206,6 +209,11 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   }
   fputs(",\"error\":", f);
   kt_json_string(f, x->error);
+  if (x->finished > 0) {
+    char stamp[64];
+    kt_time_format(x->finished, stamp, sizeof stamp);
+    fprintf(f, ",\"finished\":\"%s\"", stamp);
+  }
   json_launched(f, x);
   const char *keys[] = {"build_log", "device_log", "retried"};
   const char *texts[] = {x->build_log, x->device_log, x->retried};
@@ -272,6 +280,8 @@ static void json_file(FILE *f, const kt_results *r) {
   kt_json_number(f, MS(r->wall_ns));
   fputs(",\"setup_ms\":", f);
   kt_json_number(f, MS(r->setup_ns));
+  fputs(",\"device_ms\":", f);
+  kt_json_number(f, MS(r->device_ns));
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
   fprintf(f, ",\"input_checks\":%zu,\"inputs_changed\":%zu,\"device_log\":", r->input_checks,

@@ -3,6 +3,7 @@
 ** (JSON, format "ktlua-results"; or CSV, result_csv.c) or a journal (a
 ** header line, format "ktlua-journal", then one result per line). A
 ** journal's last line may have been cut short by a kill: it is left out.
+** kt_results_read reads the other formats too (result_formats.h).
 */
 #include <errno.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include "json_read.h"
 #include "metrics.h"
 #include "result.h"
+#include "result_formats.h"
 
 #define NS(ms) ((ms) * 1e6)
 
@@ -26,10 +28,12 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->time_ns = src->time_ns;
   dst->over = src->over;
   dst->compile_ns = src->compile_ns;
+  dst->finished = src->finished;
   dst->launches = src->launches;
   dst->cost = src->cost;
   dst->costed = src->costed;
   if (kt_result_copy_metrics(dst, src, err)) return -1;
+  dst->cut_short = src->cut_short;
   if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
       copy_text(&dst->device_log, src->device_log, err) ||
       copy_text(&dst->retried, src->retried, err))
@@ -89,19 +93,6 @@ static uint64_t count(const kt_jvalue *obj, const char *key, uint64_t dflt) {
 static int64_t usage(const kt_jvalue *obj, const char *key) {
   uint64_t n;
   return whole(kt_json_get(obj, key), INT64_MAX, &n) ? -1 : (int64_t)n;
-}
-
-static int to_value(const kt_jvalue *j, kt_value *v) {
-  if (j && j->type == KT_JNUMBER) {
-    if (j->integer) *v = (kt_value){KT_VINT, {.i = j->u.num.i}};
-    else *v = (kt_value){KT_VFLOAT, {.f = j->u.num.f}};
-    return 0;
-  }
-  if (j && j->type == KT_JSTRING) {
-    *v = (kt_value){KT_VSTRING, {.s = (char *)j->u.str}};
-    return 0;
-  }
-  return -1;
 }
 
 static int read_sizes(const kt_jvalue *list, size_t out[3], int *dims) {
@@ -196,9 +187,13 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   if (kt_result_samples_from_json(res, kt_json_get_type(x, "samples_ms", KT_JARRAY), err))
     return -1;
   res->launches = (size_t)count(x, "launches", 0);
+  const kt_jvalue *cut = kt_json_get(x, "cut_short");
+  res->cut_short = cut && cut->type == KT_JBOOL && cut->u.b;
   res->compile_ns = NS(number(x, "compile_ms", 0));
   res->elapsed_ns = NS(number(x, "elapsed_ms", NAN));
   if (isinf(res->elapsed_ns)) return kt_fail(err, "elapsed_ms is out of range");
+  const kt_jvalue *stamp = kt_json_get_type(x, "finished", KT_JSTRING);
+  if (stamp) res->finished = kt_time_parse(stamp->u.str);
   const kt_jvalue *o = kt_json_get_type(x, "overheads_ms", KT_JOBJECT);
   res->over = (kt_overheads){NS(number(o, "build", 0)),     NS(number(o, "data", 0)),
                              NS(number(o, "validation", 0)), NS(number(o, "launcher", 0)),
@@ -221,7 +216,7 @@ static int read_config(const kt_jvalue *x, const kt_param *params, size_t np, ui
   if (!config) return kt_fail(err, "no config");
   for (size_t p = 0; p < np; p++) {
     kt_value v;
-    if (to_value(kt_json_get(config, params[p].name), &v))
+    if (kt_value_from_json(kt_json_get(config, params[p].name), &v))
       return kt_fail(err, "the config has no value for %s", params[p].name);
     size_t i = 0;
     while (i < params[p].nvalues && !kt_value_equal(&params[p].values[i], &v)) i++;
@@ -274,7 +269,7 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
     kt_value *v = values ? kt_calloc(values->n + 1, sizeof *v, err) : NULL;
     if (!name || !v) rc = kt_fail(err, "parameters[%zu] needs a name and values", p + 1);
     for (size_t i = 0; rc == 0 && i < values->n; i++)
-      if (to_value(&values->u.items[i], &v[i])) rc = kt_fail(err, "%s has a value of no type", name->u.str);
+      if (kt_value_from_json(&values->u.items[i], &v[i])) rc = kt_fail(err, "%s has a value of no type", name->u.str);
     if (rc == 0) rc = kt_space_add_param(space, name->u.str, v, values->n, err);
     free(v);
   }
@@ -326,6 +321,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   if (r) {
     kt_results_rescore(r); /* the best by the objective the file names */
     r->wall_ns = NS(number(root, "wall_ms", 0));
+    r->device_ns = NS(number(root, "device_ms", 0));
     r->input_checks = (size_t)number(root, "input_checks", 0);
     r->inputs_changed = (size_t)number(root, "inputs_changed", 0);
     if (log) kt_log_append(&r->device_log, log->u.str);
@@ -387,30 +383,12 @@ int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *e
   return !journal ? 1 : *out ? 0 : -1;
 }
 
-/* A JSON results file, a CSV one, or neither. */
-static kt_results *read_results_file(const char *text, size_t len, kt_error *err) {
-  if (kt_results_csv_is(text, len)) return kt_results_from_csv(text, len, err);
-  size_t at = strspn(text, " \t\r\n");
-  if (at == len || text[at] != '{')
-    return kt_fail(err, "neither a ktlua results file (JSON or CSV) nor a journal"), NULL;
-  kt_results *r = NULL;
-  kt_jdoc *doc = kt_json_parse(text, len, err);
-  const kt_jvalue *root = doc ? kt_json_root(doc) : NULL;
-  const kt_jvalue *fmt = root ? kt_json_get_type(root, "format", KT_JSTRING) : NULL;
-  if (root && (!fmt || strcmp(fmt->u.str, "ktlua-results") != 0))
-    kt_fail(err, "neither a ktlua results file (JSON or CSV) nor a journal");
-  else if (root)
-    r = kt_results_from_json(root, err);
-  kt_json_free(doc);
-  return r;
-}
-
 kt_results *kt_results_read(const char *path, size_t max, kt_error *err) {
   size_t len;
   char *text = kt_read_file(path, max, &len, err);
   if (!text) return NULL;
-  kt_results *r = NULL;
-  if (kt_journal_parse(text, len, &r, err) > 0) r = read_results_file(text, len, err);
+  const char *format;
+  kt_results *r = kt_results_parse(text, len, &format, err);
   free(text);
   if (!r) kt_fail_prefix(err, "%s: ", path);
   return r;

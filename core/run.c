@@ -12,7 +12,7 @@
 #include "codegen.h"
 #include "tuner_int.h"
 
-static int config_fails(kt_run *run, kt_status status, const char *why) {
+int run_config_fails(kt_run *run, kt_status status, const char *why) {
   run->status = status;
   free(run->error);
   run->error = strdup(why ? why : kt_status_name(status));
@@ -46,7 +46,7 @@ static int local_size(kt_run *run, const kt_arg *arg, size_t *bytes, kt_error *e
   }
   int rc = kt_arg_local_bytes(arg, &run->cfg, bytes, err);
   if (rc < 0) return -1;
-  if (rc > 0) return config_fails(run, KT_LAUNCH_FAILED, err->msg), 1;
+  if (rc > 0) return run_config_fails(run, KT_LAUNCH_FAILED, err->msg), 1;
   if (kt_grow(&run->locals, &run->caplocals, run->nlocals + 1, sizeof *run->locals, err))
     return -1;
   run->locals[run->nlocals++] = (kt_run_value){arg, NULL, *bytes};
@@ -73,7 +73,7 @@ static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
     snprintf(why, sizeof why,
              "kernel %s: a work-group of %zu work-items exceeds the kernel's limit of %lld "
              "on this device", run->task->kernels[ki]->name, threads, (long long)most);
-    config_fails(run, KT_TOO_MANY_THREADS, why);
+    run_config_fails(run, KT_TOO_MANY_THREADS, why);
     return 1;
   }
   return 0;
@@ -92,13 +92,13 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   const kt_kernel *k = run->task->kernels[ki];
   kt_run_kernel *rk = &run->kernels[ki];
   int rc = kt_task_sizes(run->task, ki, &run->cfg, &rk->sizes, err);
-  if (rc) return rc < 0 ? -1 : (config_fails(run, KT_LAUNCH_FAILED, err->msg), 1);
+  if (rc) return rc < 0 ? -1 : (run_config_fails(run, KT_LAUNCH_FAILED, err->msg), 1);
   char *source, *why;
   int64_t t0 = kt_now_ns(); /* a generator's time is build time */
   rc = kt_final_source(run->task, k, &run->cfg, &source, &why, err);
   if (rc) {
     run->build_ns += (double)(kt_now_ns() - t0);
-    if (rc > 0) config_fails(run, KT_GENERATOR_FAILED, why);
+    if (rc > 0) run_config_fails(run, KT_GENERATOR_FAILED, why);
     free(why);
     return rc;
   }
@@ -109,7 +109,7 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   run->compile_ns += compile_ns;
   free(source);
   if (rc < 0) return -1;
-  if (rc > 0) return config_fails(run, KT_COMPILE_FAILED, log), 1;
+  if (rc > 0) return run_config_fails(run, KT_COMPILE_FAILED, log), 1;
   if (log) note_build_log(run, k->name, log);
   rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki, &rk->sizes)) return 1;
@@ -145,7 +145,7 @@ static void clear_buffers(kt_run *run) {
   run->nbuffers = 0;
 }
 
-static void free_events(kt_run *run) {
+void run_free_events(kt_run *run) {
   for (size_t i = 0; i < run->nevents; i++)
     run->tuner->be->event_free(run->tuner->ctx, run->events[i]);
   run->nevents = 0;
@@ -153,7 +153,7 @@ static void free_events(kt_run *run) {
 
 /* Back to the state of the configuration: the kernels' own argument
 ** lists, no values or buffers of the launcher's, pristine contents. */
-static int reset(kt_run *run, kt_error *err) {
+int run_reset(kt_run *run, kt_error *err) {
   clear_values(run);
   clear_buffers(run);
   for (size_t ki = 0; ki < run->task->nkernels; ki++) {
@@ -177,7 +177,7 @@ void kt_run_release(kt_run *run) {
     }
     clear_values(run);
     clear_buffers(run);
-    free_events(run);
+    run_free_events(run);
   }
   run_async_free(run);
   free(run->kernels);
@@ -322,7 +322,7 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err
   return record_shape(run, ki, s, err);
 }
 
-static int launch_all(kt_run *run, void *ud, kt_error *err) {
+int run_launch_all(kt_run *run, void *ud, kt_error *err) {
   (void)ud;
   for (size_t ki = 0; ki < run->task->nkernels; ki++)
     if (kt_run_launch(run, ki, NULL, err)) return -1;
@@ -331,7 +331,7 @@ static int launch_all(kt_run *run, void *ud, kt_error *err) {
 
 /* ---- synchronising and transfers ---- */
 
-static int finish(kt_run *run, int queue, kt_error *err) {
+int run_finish(kt_run *run, int queue, kt_error *err) {
   kt_tuner *t = run->tuner;
   kt_fault fault = KT_FAULT_NONE;
   int64_t t0 = kt_now_ns();
@@ -342,7 +342,7 @@ static int finish(kt_run *run, int queue, kt_error *err) {
 }
 
 int kt_run_sync(kt_run *run, int queue, kt_error *err) {
-  int rc = finish(run, queue, err);
+  int rc = run_finish(run, queue, err);
   run_async_synced(run, queue, rc == 0);
   return rc;
 }
@@ -369,7 +369,7 @@ int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int
     return -1;
   kt_bbuf *buf = buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
   if (!buf) return transfer_fails(run);
-  if (finish(run, queue, err)) return -1;
+  if (run_finish(run, queue, err)) return -1;
   kt_tuner *t = run->tuner;
   dst->changes++;
   if (t->be->buffer_read(t->ctx, queue, buf, 0, count * a->type->size, dst->data, true, err))
@@ -386,7 +386,7 @@ int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
   kt_tuner *t = run->tuner;
   if (!buf) return transfer_fails(run);
   /* Waits first, so that a kernel past its time limit is a timeout here too. */
-  if (finish(run, queue, err)) return -1;
+  if (run_finish(run, queue, err)) return -1;
   if (t->be->buffer_write(t->ctx, queue, buf, 0, count * a->type->size, src->data, true, err))
     return transfer_fails(run);
   return 0;
@@ -512,7 +512,7 @@ int kt_run_set_args(kt_run *run, size_t ki, kt_arg *const *args, size_t n, kt_er
 /* ---- executing ---- */
 
 /* The status a fault gives the configuration. */
-static kt_status fault_status(kt_fault fault) {
+kt_status run_fault_status(kt_fault fault) {
   switch (fault) {
     case KT_FAULT_LAUNCH: return KT_LAUNCH_FAILED;
     case KT_FAULT_TIMEOUT: return KT_TIMEOUT;
@@ -523,9 +523,9 @@ static kt_status fault_status(kt_fault fault) {
 /* The fault took the context with it: this configuration keeps its
 ** runtime_failed status, and the tuner carries on in a fresh context.
 ** The run's kernels went with the old one. */
-static int reopen(kt_run *run, kt_error *err) {
+int run_reopen(kt_run *run, kt_error *err) {
   for (size_t ki = 0; ki < run->task->nkernels; ki++) run->kernels[ki].bk = NULL;
-  free_events(run);
+  run_free_events(run);
   clear_buffers(run);
   if (tuner_reopen(run->tuner, err))
     return kt_fail_prefix(err, "after %s: ", run->error ? run->error : "a device fault");
@@ -536,17 +536,18 @@ static int reopen(kt_run *run, kt_error *err) {
 static int collect(kt_run *run, kt_error *err) {
   kt_tuner *t = run->tuner;
   kt_error ferr;
-  int waited = finish(run, -1, &ferr);
+  int waited = run_finish(run, -1, &ferr);
   run_async_end(run, waited == 0);
   if (waited) {
     if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);
-    if (run->status == KT_OK) config_fails(run, fault_status(run->fault), ferr.msg);
+    if (run->status == KT_OK) run_config_fails(run, run_fault_status(run->fault), ferr.msg);
   }
   for (size_t i = 0; i < run->nevents; i++) {
     double ns = run->status == KT_OK ? t->be->event_ns(t->ctx, run->events[i]) : 0;
     if (ns > 0) run->kernel_ns += ns;
   }
-  free_events(run);
+  t->device_ns += run->kernel_ns;
+  run_free_events(run);
   return 0;
 }
 
@@ -557,10 +558,10 @@ int kt_run_execute(kt_run *run, kt_error *err) {
   run->fault = KT_FAULT_NONE;
   run->status = KT_OK;
   int64_t t0 = kt_now_ns();
-  if (reset(run, err)) return -1;
+  if (run_reset(run, err)) return -1;
   int64_t t1 = kt_now_ns();
   run->data_ns = (double)(t1 - t0);
-  kt_launcher_fn launcher = run->task->launcher ? run->task->launcher : launch_all;
+  kt_launcher_fn launcher = run->task->launcher ? run->task->launcher : run_launch_all;
   kt_error lerr;
   if (run->time_limit_ns > 0) tuner_set_deadline(run->tuner, t1 + run->time_limit_ns);
   int rc = launcher(run, run->task->launcher_cb.ud, &lerr);
@@ -568,7 +569,7 @@ int kt_run_execute(kt_run *run, kt_error *err) {
   run->launcher_ns = (double)(kt_now_ns() - t1) - run->wait_ns;
   if (rc) {
     if (run->fault == KT_FAULT_FATAL && !run->task->launcher) return kt_fail(err, "%s", lerr.msg);
-    config_fails(run, fault_status(run->fault), lerr.msg);
+    run_config_fails(run, run_fault_status(run->fault), lerr.msg);
   }
   /* A launcher stopped at the limit in its host code (lk_run.c) left the
   ** device well: what it queued gets a limit of its own. */
@@ -576,6 +577,6 @@ int kt_run_execute(kt_run *run, kt_error *err) {
     tuner_set_deadline(run->tuner, kt_now_ns() + run->time_limit_ns);
   rc = collect(run, err);
   tuner_set_deadline(run->tuner, 0);
-  if (rc == 0 && run->fault == KT_FAULT_STICKY) rc = reopen(run, err);
+  if (rc == 0 && run->fault == KT_FAULT_STICKY) rc = run_reopen(run, err);
   return rc;
 }

@@ -7,7 +7,8 @@
 **   exhaustive    every configuration in index order (the default of tuner:tune)
 **   random        seeded random order without repetition
 **   bestfirst     best-first local search in episodes: RECOMMENDED. Options:
-**                 sample (16), width (8), patience (4), ahead (8), model (1)
+**                 sample (16), width (8), patience (4), ahead (8), model (1),
+**                 restart (0)
 **   greedy        greedy descent with restarts (adjacent, then Hamming
 **                 neighbourhood): sample (16), adjacent (1), model (1)
 **   annealing     simulated annealing: t0 (0.1), alpha (0.99), t_min (0.001),
@@ -21,6 +22,9 @@
 **   pso           particle swarm: swarm (20), w (0.5), c1 (2), c2 (1)
 **   staged        OCLoptimizer's staged search: stages ("A,B;C" or
 **                 {{"A", "B"}, {"C"}}), keep (1), tolerance (0), rounds (0)
+**   model         Falch and Elster's model-based search (a neural network
+**                 ensemble, FANN): sample (24), k (11), hidden (50), t (0.05),
+**                 epochs (100), ahead (8)
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages
@@ -31,7 +35,7 @@
 ** Searchers written in Lua are tables with init/next/report (see
 ** bindings/lk_search.c and doc/searchers.md).
 **
-** Which to use: bestfirst. On the nine recorded spaces of
+** Which to use: bestfirst. On the twelve recorded spaces of
 ** ../shared/datasets (bench/searchers, bench/RESULTS.md) it reaches on
 ** average 0.93 to 0.998 of the optimum within 2% of the valid
 ** configurations and beats random search at every budget from 1% to 10%;
@@ -59,6 +63,7 @@ int kt_search_genetic_init(kt_searcher *s, const kt_search_opts *o, kt_error *er
 int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -74,13 +79,14 @@ static const struct {
     {"differential", kt_search_differential_init},
     {"pso", kt_search_pso_init},
     {"staged", kt_search_staged_init},
+    {"model", kt_search_model_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged";
+         "staged, model";
 }
 
 const char *kt_search_default(const kt_stop *s) {

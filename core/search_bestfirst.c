@@ -27,9 +27,17 @@
 ** entries, each counted against its entry's patience until its result
 ** comes back. A new episode waits for every result of the last one.
 **
+** With `restart` on, every episode but the first starts instead from the
+** `sample` configurations that a small neural network ensemble
+** (surrogate.h: 5 networks of 40 units, each learning from at most 256 of
+** the results) predicts fastest among those not yet explored; without
+** FANN the episodes start at random as with it off. Off by default: on
+** the recorded spaces it gained nothing (bench/RESULTS.md).
+**
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
-** values in a uniformly random order).
+** values in a uniformly random order), restart (0; 1: from the networks'
+** predictions).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +48,15 @@
 #include "pairwise.h"
 #include "result.h"
 #include "search.h"
+#include "surrogate.h"
+
+/* The networks that choose where an episode restarts: fewer and smaller
+** than the model searcher's, each on at most RESTART_RESAMPLE results, so
+** that learning costs about a tenth of a second whatever was explored. */
+#define RESTART_NETS 5
+#define RESTART_HIDDEN 40
+#define RESTART_EPOCHS 50
+#define RESTART_RESAMPLE 256
 
 typedef struct entry {
   double cost;
@@ -76,6 +93,10 @@ typedef struct bestfirst {
   size_t nnodes, capnodes;
   flight *flights;       /* proposals whose results are awaited */
   size_t nflights;
+  bool use_restart;
+  kt_surrogate sg;       /* every result, for the restarts; no network when off */
+  uint64_t *starts;      /* the episode's first configurations, best predicted first */
+  size_t nstarts, nextstart;
 } bestfirst;
 
 static bool in_flight(const bestfirst *b, uint64_t index) {
@@ -111,6 +132,7 @@ static int insert(bestfirst *b, uint64_t index, double cost, kt_error *err) {
 }
 
 static void new_episode(bestfirst *b) {
+  b->nstarts = b->nextstart = 0;
   for (size_t i = 0; i < b->nnodes; i++) kt_indices_clear(&b->nodes[i].moves);
   b->nnodes = 0;
   b->nfound = 0;
@@ -182,11 +204,39 @@ static int expand(bestfirst *b, uint64_t *out, const entry **from, kt_error *err
 /* A random configuration not yet taken; 1 when there is none now. */
 static int draw(bestfirst *b, uint64_t *out) {
   double cost;
+  while (b->nextstart < b->nstarts)
+    if (!taken(b, *out = b->starts[b->nextstart++], &cost)) return 0;
   for (int t = 0; t < 64; t++) {
     if (kt_random_unexplored(&b->w, out)) return 1;
     if (!taken(b, *out, &cost)) return 0;
   }
   return 1; /* what is left is in flight */
+}
+
+/* ---- restarts ---- */
+
+/* The episode's first configurations: the `sample` best predicted that
+** are not taken, once the networks have learnt every result so far. */
+static int plan_restart(bestfirst *b, kt_error *err) {
+  kt_surrogate *sg = &b->sg;
+  if (!sg->net || !sg->nok) return 0;
+  if (kt_surrogate_learn(sg, err)) return -1;
+  size_t want = b->sample, n = 0;
+  double cost;
+  for (size_t i = 0; i < sg->npool; i++) {
+    float p = sg->pred[i];
+    if ((n == want && !(p < sg->pred[b->starts[n - 1]])) || taken(b, sg->pool[i], &cost))
+      continue;
+    size_t at = n < want ? n++ : n - 1; /* insert by prediction into the best `want` */
+    while (at > 0 && p < sg->pred[b->starts[at - 1]]) {
+      b->starts[at] = b->starts[at - 1];
+      at--;
+    }
+    b->starts[at] = i;
+  }
+  for (size_t i = 0; i < n; i++) b->starts[i] = sg->pool[b->starts[i]];
+  b->nstarts = n;
+  return 0;
 }
 
 /* ---- the searcher ---- */
@@ -201,7 +251,13 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
       (b->use_model && kt_pairwise_init(&b->model, space, err) < 0))
     return -1;
   b->sample = kt_search_size(b->sample_opt, b->w.count);
-  return 0;
+  free(b->starts);
+  b->starts = NULL;
+  kt_surrogate_clear(&b->sg);
+  if (!b->use_restart || !kt_ensemble_available()) return 0;
+  kt_ensemble_opts o = {RESTART_NETS, RESTART_HIDDEN, b->seed};
+  if (!(b->starts = kt_calloc(b->sample, sizeof *b->starts, err))) return -1;
+  return kt_surrogate_init(&b->sg, space, &o, RESTART_EPOCHS, RESTART_RESAMPLE, err);
 }
 
 /* One proposal into *out, or none (*any false) until results come back
@@ -219,6 +275,7 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
     if (from) break;
     if (b->nflights) return 0; /* the episode ends once its results are in */
     new_episode(b);
+    if (b->use_restart && plan_restart(b, err)) return -1;
   }
   /* Nodes stay where they are until the episode ends, after its flights. */
   b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost} : (flight){*out, 0, 0};
@@ -242,7 +299,8 @@ static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   bestfirst *b = s->state;
   double cost = kt_result_cost(r);
   if (kt_walker_record(&b->w, index, r, err) ||
-      (b->model.nparams && kt_pairwise_add(&b->model, r->vi, cost, err)))
+      (b->model.nparams && kt_pairwise_add(&b->model, r->vi, cost, err)) ||
+      (b->sg.net && kt_surrogate_add(&b->sg, r->vi, cost, err)))
     return -1;
   for (size_t i = 0; i < b->nflights; i++) {
     if (b->flights[i].index != index) continue;
@@ -262,7 +320,9 @@ static void bf_destroy(void *state) {
   bestfirst *b = state;
   kt_walker_clear(&b->w);
   kt_pairwise_clear(&b->model);
+  kt_surrogate_clear(&b->sg);
   new_episode(b);
+  free(b->starts);
   free(b->nodes);
   free(b->found);
   free(b->flights);
@@ -273,14 +333,16 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
                                               bf_destroy};
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
-  static const char *const allowed[] = {"sample", "width", "patience", "ahead", "model", NULL};
-  double sample, width, patience, ahead, model;
+  static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
+                                        "model",  "restart", NULL};
+  double sample, width, patience, ahead, model, restart;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
       kt_search_opt_whole(o, "bestfirst", "patience", 4, 0, 1e9, false, &patience, err) ||
       kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err) ||
-      kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err))
+      kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err) ||
+      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -294,6 +356,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->width = (unsigned)width;
   b->patience = (unsigned)patience;
   b->use_model = model != 0;
+  b->use_restart = restart != 0;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;

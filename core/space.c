@@ -83,6 +83,7 @@ static int value_order(const void *pa, const void *pb) {
   kt_value_number(b, &y);
   if (isnan(x) || isnan(y)) return !!isnan(x) - !!isnan(y);
   if (x != y) return x < y ? -1 : 1;
+  if (a->boolean != b->boolean) return (int)a->boolean - (int)b->boolean;
   if (a->type != b->type) return a->type == KT_VINT ? -1 : 1;
   return a->type == KT_VINT ? (a->u.i > b->u.i) - (a->u.i < b->u.i) : 0;
 }

@@ -7,10 +7,11 @@
 
 #include "interrupt.h"
 #include "loop.h"
-#include "stats.h"
 #include "tune_int.h"
 #include "codegen.h"
 #include "validate.h"
+#include "validate_async.h"
+#include "validate_device.h"
 
 /* ---- running one configuration once ---- */
 
@@ -61,7 +62,7 @@ static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
 }
 
 /* The sizes of the launches the last execution made. */
-static int copy_launches(kt_result *res, const kt_run *run, kt_error *err) {
+int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err) {
   free(res->launched);
   res->launched = NULL;
   res->nlaunched = 0;
@@ -84,15 +85,13 @@ int tune_busy_error(kt_error *err) {
   return kt_fail(err, "the tuner is in use: a tuning or a run is in progress on it");
 }
 
-static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
-
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                   tuning *checked, kt_result *out, kt_error *err) {
   kt_run run;
   if (tuner_ensure_open(t, err) || run_fresh(t, task, vi, limit_ns, &run, err)) return -1;
   out->index = run.cfg.index;
-  int rc = checked && run.status == KT_OK ? validate(checked, &run, out, err) : 0;
-  if (rc == 0) rc = copy_sizes(out, &run, err) || copy_launches(out, &run, err) ? -1 : 0;
+  int rc = checked && run.status == KT_OK ? tune_validate(checked, &run, out, err) : 0;
+  if (rc == 0) rc = copy_sizes(out, &run, err) || tune_copy_launches(out, &run, err) ? -1 : 0;
   out->status = run.status;
   out->launches = run.launches;
   out->over.build = run.build_ns;
@@ -170,82 +169,6 @@ int tune_references(tuning *tu, kt_error *err) {
 
 /* ---- evaluating a configuration ---- */
 
-static int validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
-  for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
-    kt_reference *r = &tu->task->refs_list[i];
-    int64_t t0 = kt_now_ns();
-    if (!tuner_devarray(tu->t, r->target))
-      return kt_fail(err, "task %s: output %zu (%s[%zu]) is not an argument of its kernels, nor "
-                     "did its launcher give it to one", tu->task->name, i + 1,
-                     r->target->type->name, r->target->length);
-    if (kt_run_read(run, r->target, tu->scratch[i], 0, 0, err)) return -1;
-    int64_t t1 = kt_now_ns();
-    char *why = NULL;
-    int same = r->compare
-                   ? r->compare(tu->scratch[i], r->expected, r->compare_cb.ud, &why, err)
-               : r->method == KT_CMP_CLOSE
-                   ? kt_compare_close(tu->scratch[i], r->expected, r->tolerance, r->rtol, r->first,
-                                      &why, err)
-                   : kt_compare_arrays(tu->scratch[i], r->expected, r->method, r->tolerance,
-                                       r->first, &why, err);
-    res->over.data += (double)(t1 - t0);
-    res->over.validation += (double)(kt_now_ns() - t1);
-    if (same < 0) {
-      free(why);
-      return kt_fail_prefix(err, "comparing output %zu: ", i + 1);
-    }
-    if (!same) {
-      run->status = KT_INVALID_OUTPUT;
-      free(run->error);
-      run->error = why ? why : strdup("the output differs from the reference");
-    } else {
-      free(why);
-    }
-  }
-  return 0;
-}
-
-static void account(kt_result *res, const kt_run *run) {
-  res->over.data += run->data_ns;
-  res->over.launcher += run->launcher_ns;
-  res->over.wait += run->wait_ns;
-}
-
-static bool enough_samples(const kt_repeat *rp, const double *x, size_t n) {
-  if (rp->fixed > 0) return n >= (size_t)rp->fixed;
-  if (n >= (size_t)rp->max) return true;
-  return n >= (size_t)rp->min && kt_rse(x, n) < rp->rse;
-}
-
-static int time_runs(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
-  const kt_repeat *rp = &tu->opts->repeat;
-  size_t cap = (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
-  if (!(res->samples_ns = kt_calloc(cap, sizeof *res->samples_ns, err))) return -1;
-  while (!enough_samples(rp, res->samples_ns, res->nsamples)) {
-    if (kt_run_execute(run, err)) return -1;
-    account(res, run);
-    if (run->status != KT_OK) break;
-    res->samples_ns[res->nsamples++] =
-        run->kernel_ns + (tu->opts->include_host ? run->launcher_ns : 0);
-  }
-  if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
-  return 0;
-}
-
-static int measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
-  if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
-  account(res, run);
-  res->launches = run->launches;
-  if (copy_launches(res, run, err)) return -1;
-  if (run->status == KT_OK && run->launches == 0) {
-    run->status = KT_RUNTIME_FAILED;
-    run->error = strdup("the launcher launched no kernel");
-  }
-  if (run->status == KT_OK && validate(tu, run, res, err)) return -1;
-  if (run->status == KT_OK) return time_runs(tu, run, res, err);
-  return 0;
-}
-
 /* The time one execution may wait for the device. */
 int64_t tune_time_limit(const tuning *tu) {
   const kt_tune_opts *o = tu->opts;
@@ -271,7 +194,7 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   res->over.build = run.build_ns;
   res->compile_ns = run.compile_ns;
   if (rc == 0) rc = copy_sizes(res, &run, err);
-  if (rc == 0 && run.status == KT_OK) rc = measure(tu, &run, res, err);
+  if (rc == 0 && run.status == KT_OK) rc = tune_measure(tu, &run, res, err);
   if (rc && tuner_generation(tu->t) != gen) {
     /* The device process was lost during this configuration: it fails,
     ** the tuning goes on. */
@@ -296,12 +219,23 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
 
 /* ---- the tuning ---- */
 
+static bool any_on_device(const tuning *tu) {
+  for (size_t i = 0; i < tu->task->nrefs; i++)
+    if (kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on)) return true;
+  return false;
+}
+
 static int set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
   if (tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ||
       tuner_upload(tu->t, tu->task, NULL, err))
     return -1;
+  if (tu->task->nrefs && !tu->checker && !(tu->checker = kt_checker_new(err))) return -1;
+  if (!tu->devcheck && any_on_device(tu) &&
+      !(tu->devcheck = kt_devcheck_new(tu->t, tu->task->nrefs, err)))
+    return -1;
+  if (tune_devcheck_prepare(tu, err)) return -1;
   tu->results->setup_ns = (double)(kt_now_ns() - t0);
   tu->set_up = true;
   return 0;

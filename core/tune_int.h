@@ -31,11 +31,14 @@ typedef struct tuning {
   kt_results *prior;  /* a resumed journal's results ... */
   kt_indexmap known;  /* ... by the index of their configuration in this space */
   kt_guard guard;
+  struct kt_checker *checker; /* compares outputs while timed runs go on */
+  struct kt_devcheck *devcheck; /* compares outputs on the device */
   size_t same_failures; /* the first configurations, all failed alike */
   uint64_t *seeds;      /* opts->seeds as indices in the pruned space */
   kt_loop_opts lo;      /* for the loop, with ... */
   kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
   int64_t t0;
+  double device0; /* the tuner's device time when the tuning began */
 } tuning;
 
 /* Starts a tuning of task on t (tuning.c): the device's pruning, the space,
@@ -58,6 +61,18 @@ int tune_references(tuning *tu, kt_error *err);
 ** are invalid_output, and the arrays keep their contents. */
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                   tuning *checked, kt_result *out, kt_error *err);
+/* Compares the run's outputs with the references (measure.c): wrong ones
+** make it invalid_output. */
+int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
+/* The warm-up, validation and timed runs of a prepared configuration
+** (measure.c). */
+int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
+/* Compiles the comparison kernels of the outputs compared on the device
+** (validate_device.c) before the first configuration: their compile is
+** the tuning's setup, not a configuration's overhead. */
+int tune_devcheck_prepare(tuning *tu, kt_error *err);
+/* The sizes of the launches the run's last execution made, into res. */
+int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err);
 /* The error for a tuner in use by a tuning or a run (tune.c). */
 int tune_busy_error(kt_error *err);
 /* The time one execution may wait for the device (tune.c). */

@@ -182,6 +182,13 @@ devarray *tuner_devarray(kt_tuner *t, const kt_array *a) {
   return NULL;
 }
 
+void tuner_unbind_array(kt_tuner *t, const kt_array *a) {
+  devarray *d = tuner_devarray(t, a);
+  if (!d) return;
+  devarray_clear(t, d);
+  *d = t->arrays[--t->narrays];
+}
+
 /* The distinct arrays of a task's kernels, each with the union of its
 ** access modes (an array that one kernel reads and another writes is
 ** written) and the placement of its first use. */

@@ -51,6 +51,18 @@ typedef struct kt_repeat {
 } kt_repeat;
 
 #define KT_REPEAT_DEFAULT ((kt_repeat){0, 0.02, 3, 50})
+
+/* Early stop (measure.c): after its first `runs` timed runs, a
+** configuration whose fastest run took more than `factor` times the best
+** time so far, and whose runs spread by at most `spread` ((slowest -
+** fastest) / fastest), is repeated no further: it keeps its samples, is
+** marked cut_short, and is never the best. runs 0: never. */
+typedef struct kt_early_stop {
+  int runs;
+  double factor, spread;
+} kt_early_stop;
+
+#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 2.0, 0.1})
 #define KT_TIME_FACTOR_DEFAULT 50.0
 #define KT_TIME_FLOOR_DEFAULT 10e9
 
@@ -86,6 +98,13 @@ typedef struct kt_tune_opts {
   const uint32_t *seeds;
   size_t nseeds;
   const struct kt_metrics *metrics; /* user metrics and the objective (NULL: the time) */
+  /* Timed runs one by one, outputs compared on the tuning thread, as
+  ** before the pipeline (measure.c): for comparing the two. */
+  bool serial;
+  /* Where outputs are compared: 0 (auto), 1 (host), 2 (device), as
+  ** kt_validate_on (validate_device.h). */
+  int validate_on;
+  kt_early_stop early;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

@@ -51,6 +51,7 @@ struct kt_tuner {
   unsigned checks;  /* checked this many times, */
   size_t base;      /* from this size after its first configuration */
   unsigned renewals;
+  double device_ns; /* every launch's device time, timed or not */
 };
 
 /* Between configurations: replaces a device process that has grown past
@@ -62,6 +63,8 @@ int tuner_bind(kt_tuner *t, const kt_task *task, kt_error *err);
 devarray *tuner_bind_array(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
                            kt_error *err);
 devarray *tuner_devarray(kt_tuner *t, const kt_array *a);
+/* Frees the device copies of an array no kernel of the tuner uses again. */
+void tuner_unbind_array(kt_tuner *t, const kt_array *a);
 /* Marks the array as changed by this run, keeping a pristine copy first. */
 int tuner_protect(kt_tuner *t, devarray *d, int queue, kt_error *err);
 /* Copies every array of the task from the host to the device (and to the

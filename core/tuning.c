@@ -14,6 +14,8 @@
 #include "prune.h"
 #include "search.h"
 #include "tune_int.h"
+#include "validate_async.h"
+#include "validate_device.h"
 
 /* ---- resuming ---- */
 
@@ -62,6 +64,28 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   return 0;
 }
 
+/* The reference kernels start compiling first, beside the first
+** proposals', so that the set-up before the first configuration waits
+** for no compile of its own. What fails here fails again, and is
+** reported, when the reference is computed. */
+static void prefetch_references(tuning *tu) {
+  kt_error err;
+  for (size_t i = 0; i < tu->task->nrefs; i++) {
+    const kt_reference *r = &tu->task->refs_list[i];
+    uint64_t index;
+    if (r->kind != KT_REF_TASK || kt_space_generate(r->task->space, &err) ||
+        kt_space_index(r->task->space, r->task_vi, &index))
+      continue;
+    kt_config cfg = {r->task->space, index, r->task_vi};
+    for (size_t ki = 0; ki < r->task->nkernels; ki++) {
+      const kt_kernel *k = r->task->kernels[ki];
+      char *source = kt_build_source(r->task, k, &cfg, &err);
+      if (source) kt_build_prefetch(tu->t->cache, source, k->options, k->name, &err);
+      free(source);
+    }
+  }
+}
+
 static void tuning_clear(tuning *tu) {
   tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
   if (tu->scratch)
@@ -71,6 +95,8 @@ static void tuning_clear(tuning *tu) {
   free(tu->seeds);
   kt_indexmap_clear(&tu->known);
   tune_guard_clear(&tu->guard);
+  kt_checker_free(tu->checker);
+  kt_devcheck_free(tu->devcheck);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
@@ -111,7 +137,7 @@ static int generate_space(kt_space *s, const kt_tune_opts *o, kt_error *err) {
 
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
-  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns()};
+  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns(), .device0 = t->device_ns};
   kt_indexmap_init(&tu->known);
   kt_codegen_forget(task);
   *out = NULL;
@@ -119,6 +145,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
       generate_space(task->space, opts, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
+  prefetch_references(tu);
   if (!(tu->results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
   if (kt_results_identify(tu->results, task, t->device.backend->name,
@@ -165,6 +192,7 @@ int tune_end(tuning *tu, int rc, kt_error *err) {
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
+  tu->results->device_ns = tu->t->device_ns - tu->device0;
   tuning_clear(tu);
   return rc;
 }

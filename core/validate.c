@@ -127,3 +127,9 @@ int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_meth
   *why = describe(v.at, v.got, v.want, v.dist, method, tolerance, v.ndiff, n);
   return 0;
 }
+
+int kt_compare_reference(const kt_array *got, const kt_reference *r, char **why, kt_error *err) {
+  if (r->method == KT_CMP_CLOSE)
+    return kt_compare_close(got, r->expected, r->tolerance, r->rtol, r->first, why, err);
+  return kt_compare_arrays(got, r->expected, r->method, r->tolerance, r->first, why, err);
+}

@@ -20,6 +20,10 @@ int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_meth
 int kt_compare_close(const kt_array *got, const kt_array *expected, double atol, double rtol,
                      size_t first, char **why, kt_error *err);
 
+/* got against reference r's expected contents, by r's method (any of
+** them but a compare function): as kt_compare_arrays. */
+int kt_compare_reference(const kt_array *got, const kt_reference *r, char **why, kt_error *err);
+
 const char *kt_cmp_method_name(kt_cmp_method m);
 int kt_cmp_method_from_name(const char *name); /* -1 if unknown */
 

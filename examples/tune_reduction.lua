@@ -2,9 +2,10 @@
 -- parameters. Without atomics a launcher runs the kernel again on the
 -- partial sums, swapping buffers, until one sum is left.
 --   ktlua examples/tune_reduction.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
+--   [--early_stop] [--output=FILE (the results, JSON or CSV)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { n = 1 << 24, device = "default", repeats = 0,
-  progress = false }, "examples/tune_reduction.lua: a tuned sum of n floats")
+  progress = false, probe = "", early_stop = false, output = "" }, "examples/tune_reduction.lua: a tuned sum of n floats")
 
 local n = opt.n
 local tuner = kt.tuner(opt.device)
@@ -76,8 +77,24 @@ k:reference(result, function(ref)
   ref[0] = s
 end, { method = "relative", tolerance = 1e-3 })
 
+-- What a configuration does, for the cost model (k:predict, --probe): the
+-- launches and bytes of the launcher's passes, and an add per element.
+k:cost(function(cfg)
+  local step = cfg.WG * cfg.VEC
+  local m = cfg.UNBOUNDED_WG == 0 and cfg.WG_NUM or (n + step - 1) // step
+  local bytes, launches = 4 * n + 4 * m, 1
+  while cfg.USE_ATOMICS == 0 and m > 1 do
+    local groups = (m + step - 1) // step
+    bytes, launches, m = bytes + 4 * m + 4 * groups, launches + 1, groups
+  end
+  return { bytes = bytes, flops = n, launches = launches }
+end)
 print(("tuning a sum of %d floats on %s (%d compute units): %d configurations"):format(
   n, tuner.device.name, cus, k:space():count()))
-local results = tuner:tune(k, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil })
+local results = tuner:tune(k, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil,
+  early_stop = opt.early_stop, output = opt.output ~= "" and opt.output or nil })
 results:print()
 assert(results:best(), "no configuration of the reduction ran correctly")
+-- --probe=DB: the cost model's error on this tuning, from the probe that
+-- `ktlua --probe=ID --probe-db=DB` kept for the device.
+if opt.probe ~= "" then require("ktlua.cost").report(k, results, opt.probe, tuner.device) end

@@ -3,9 +3,10 @@
 -- launcher, tuned over work-group size, keys per work-item and number of
 -- work-groups.
 --   ktlua examples/tune_sort.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
+--   [--early_stop] [--output=FILE (the results, JSON or CSV)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { n = 1 << 20, device = "default", repeats = 0,
-  progress = false }, "examples/tune_sort.lua: a tuned radix sort of n uint keys")
+  progress = false, probe = "", early_stop = false, output = "" }, "examples/tune_sort.lua: a tuned radix sort of n uint keys")
 
 local n = opt.n
 local tuner = kt.tuner(opt.device)
@@ -56,8 +57,20 @@ sort:reference(keys, function(ref)
   ref:fill(function(i) return t[i + 1] end)
 end)
 
+-- What a configuration does, for the cost model (k:predict, --probe): eight
+-- passes of three launches; the keys are read twice and written once a
+-- pass, the counts (16 per group) written, scanned and read; a few integer
+-- operations per key and pass.
+sort:cost(function(cfg)
+  local counts_bytes = 16 * cfg.NUM_GROUPS * 4
+  return { bytes = 8 * (12 * n + 4 * counts_bytes), iops = 8 * 6 * n, launches = 24 }
+end)
 print(("tuning a radix sort of %d keys on %s: %d configurations"):format(
   n, tuner.device.name, sort:space():count()))
-local results = tuner:tune(sort, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil })
+local results = tuner:tune(sort, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil,
+  early_stop = opt.early_stop, output = opt.output ~= "" and opt.output or nil })
 results:print()
 assert(results:best(), "no configuration of the sort ran correctly")
+-- --probe=DB: the cost model's error on this tuning, from the probe that
+-- `ktlua --probe=ID --probe-db=DB` kept for the device.
+if opt.probe ~= "" then require("ktlua.cost").report(sort, results, opt.probe, tuner.device) end

@@ -140,6 +140,16 @@ if [ -f bench/trust/matmul_oob.lua ]; then
   echo '```' >>"$summary"
 fi
 
+# The device probes and the cost model's error on the examples (issue 15),
+# when the bundle has them and GPU_CHECK_PROBE is not 0.
+if [ -f bench/probe/model.lua ] && [ "${GPU_CHECK_PROBE:-1}" != 0 ]; then
+  printf '\nDevice probes and the cost model (`bench/probe/model.lua`):\n\n' >>"$summary"
+  for dev in $devices; do
+    logged "probe on $dev" timeout "${GPU_CHECK_PROBE_TIMEOUT:-300}" ./ktlua bench/probe/model.lua "--device=$dev"
+    cat "$out/.last" >>"$summary"
+  done
+fi
+
 # The overhead benchmark (issue 6), when the bundle has it and
 # GPU_CHECK_BENCH is not 0: a vector addition and a tiled GEMM per device.
 if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
@@ -161,6 +171,25 @@ if [ -f bench/overhead/overhead.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
     cat "$out/.last" >>"$summary" ;;
   esac
   echo '```' >>"$summary"
+fi
+
+# The pipeline benchmark (issue 18): a 2048^3 GEMM, 200 random configurations,
+# 7 timed runs each, validated: one by one, then pipelined (outputs compared
+# on the device), then pipelined with a host comparison.
+if [ -f bench/pipeline/gemm.lua ] && [ "${GPU_CHECK_BENCH:-1}" != 0 ]; then
+  case " $devices " in *" cuda:0 "*)
+    {
+      echo
+      echo "Pipeline benchmark (\`bench/pipeline/gemm.lua\`):"
+      echo
+      echo '```'
+    } >>"$summary"
+    logged "pipeline on cuda:0" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/pipeline/gemm.lua --device=cuda:0 --both
+    cat "$out/.last" >>"$summary"
+    logged "pipeline on cuda:0, host comparison" timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" ./ktlua bench/pipeline/gemm.lua --device=cuda:0 --validate_on=host
+    cat "$out/.last" >>"$summary"
+    echo '```' >>"$summary" ;;
+  esac
 fi
 rm -f "$out/.last"
 

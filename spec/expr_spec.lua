@@ -118,11 +118,18 @@ describe("an expression constraint", function()
       constraint_error("A | B"))
     assert.matches("at character 3: '=' is not an operator: write '==' to compare",
       constraint_error("A = B"))
-    assert.matches("at character 3: '%^' is not an operator: write pow%(x, y%)",
+    assert.matches("at character 3: '%^' is not an operator: write x %*%* y or pow%(x, y%)",
       constraint_error("A ^ 2 > 1"))
     assert.matches("at character 5: unexpected character '@'", constraint_error("A < @"))
-    assert.matches("at character 7: comparisons do not chain: join them with && %(a < b && b < c%)",
-      constraint_error("1 < A < 2"))
+    assert.matches("at character 6: 'in' takes a list: %[1, 2%] or %(1, 2%)",
+      constraint_error("A in B"))
+    assert.matches("at character 9: expected ',' or '%]' in the list at character 6",
+      constraint_error("A in [1 2]"))
+    assert.matches("at character 13: 'in' does not chain with other comparisons: join them " ..
+      "with and", constraint_error("A in [1, 2] == B"))
+    assert.matches("at character 7: 'in' does not chain", constraint_error("A < B in [1]"))
+    assert.matches("at character 3: unexpected 'not' after a complete expression",
+      constraint_error("A not B"))
     assert.matches("at character 7: expected '%)' to close the '%(' at character 1",
       constraint_error("(A < 2"))
     assert.matches("at character 1: unknown function 'mn' %(expected min, max, abs, floor, " ..
@@ -132,6 +139,74 @@ describe("an expression constraint", function()
     assert.matches("at character 6: unterminated string", constraint_error("S == 'float"))
     assert.matches("at character 1: expected a value, found the end of the expression",
       constraint_error(""))
+  end)
+
+  it("reads Kernel Tuner's Python syntax: **, in, chained comparisons, True, not", function()
+    local v = { 1, 2, 3, 4, 8, 16 }
+    assert.are.same({ 2, 3, 4 }, kept(v, "1 < A <= 4"))
+    assert.are.same({ 2, 3, 4 }, kept(v, "1 < A and A <= 4"))
+    assert.are.same({ 3, 4, 8 }, kept(v, "2 < A < 16 != A + 1 > 3"))   -- four links
+    assert.are.same({ 2 }, kept(v, "A == 2 == A"))
+    assert.are.same({ 1, 2, 8 }, kept(v, "A in [1, 2, 8]"))
+    assert.are.same({ 1, 2, 8 }, kept(v, "A in (1, 2, 8,)"))
+    assert.are.same({ 3, 4, 16 }, kept(v, "A not in [1, 2, 8]"))
+    assert.are.same({ 2, 4 }, kept(v, "A * 2 in [A + 2, 8]"))
+    assert.are.same({}, kept(v, "A in []"))
+    assert.are.same(v, kept(v, "A not in []"))
+    assert.are.same({ 4, 8, 16 }, kept(v, "2 ** A >= 16"))
+    assert.are.same({ 2 }, kept(v, "A ** 2 ** 3 == 256"))         -- right to left: 2 ** 8
+    assert.are.same({ 1, 2, 3 }, kept(v, "-A ** 2 > -10"))        -- -(A ** 2)
+    assert.are.same({ 2 }, kept(v, "A ** -1 == 0.5"))              -- a float
+    assert.are.same({ 2 }, kept(v, "2 ** (A - 3) == 0.5"))
+    assert.are.same({ 3, 4, 8, 16 }, kept(v, "A ** 2 // 4 >= 2 and True"))
+    assert.are.same({}, kept(v, "A > 0 and False"))
+    assert.are.same({ 1, 3, 4, 8, 16 }, kept(v, "not A == 2"))     -- not (A == 2)
+    assert.are.same({ 1, 16 }, kept(v, "not 1 < A < 16"))
+    assert.are.same({ 3, 16 }, kept(v, "not A in [1, 2, 4, 8]"))
+    assert.are.same({ 2, 3, 4, 8, 16 }, kept(v, "not (A < 2)"))
+    assert.are.same({ 8 }, kept(v, "not A * 2 + 1 != 17 and A > 1"))
+    assert.are.same({ 1, 16 }, kept(v, "min(A, 4) ** 2 in [1, 16] and max(A, 16) // A in [16, 1]"))
+    assert.are.same({ 2, 3, 4 }, kept(v, "(A // 2) % 2 == 1 or A == 4"))
+    -- Kernel Tuner's own restrictions, as written in its examples
+    local k = kernel()
+    k:param("block_size_x", { 16, 32, 64, 128 })
+    k:param("block_size_y", { 1, 2, 4, 8 })
+    k:param("tile_size_x", { 1, 2, 4 })
+    k:constraint("32 <= block_size_x*block_size_y <= 256 and tile_size_x in [1, 2]")
+    local n = 0
+    for _, c in k:space():configs() do
+      local t = c.block_size_x * c.block_size_y
+      assert.is_true(t >= 32 and t <= 256 and c.tile_size_x <= 2)
+      n = n + 1
+    end
+    assert.are.equal(12 * 2, n) -- 16: 3, 32: 4, 64: 3, 128: 2 block sizes; 2 tiles
+  end)
+
+  it("agrees with the integer machine and the bytecode machine on **", function()
+    -- a float constant beside ** keeps the bytecode machine; both give the same
+    local v = { 0, 1, 2, 3, 5, 7 }
+    for _, e in ipairs({ "A ** 3 - A > 20", "3 ** A > 20", "(A - 2) ** 3 < 0", "A ** 0 == 1" }) do
+      assert.are.same(kept(v, e), kept(v, e .. " and 1.5 > 1"), e)
+    end
+    local wrapped = {}                                              -- wraps around as * does
+    for _, a in ipairs(v) do
+      local x = 1
+      for _ = 1, 62 do x = x * a end
+      if x >= 0 then wrapped[#wrapped + 1] = a end
+    end
+    assert.are.same(wrapped, kept(v, "A ** 62 >= 0"))
+    assert.are.same(wrapped, kept(v, "A ** 62 >= 0 and 1.5 > 1"))
+  end)
+
+  it("bounds what chains and 'in' lists repeat", function()
+    local items = {}
+    for i = 2, 5001 do items[#items + 1] = i end
+    assert.are.same({ 2 }, kept({ 1, 2 }, "A in [" .. table.concat(items, ", ") .. "]"))
+    -- each level copies the one inside it: 2^40 instructions, refused
+    local nested = "A < 2"
+    for _ = 1, 40 do nested = "(A < 2) == (" .. nested .. ") == (A < 3)" end
+    assert.matches("the expression is too long once its chained comparisons and 'in' lists " ..
+      "are expanded", constraint_error(nested))
   end)
 
   it("bounds its nesting, which the parser follows on the C stack", function()
@@ -308,5 +383,57 @@ describe("expression and Lua function constraints", function()
       if se:count() > 0 and se:count() < se:count_all() then nontrivial = nontrivial + 1 end
     end
     assert.is_true(nontrivial >= 25, "too few spaces that constraints cut but do not empty")
+  end)
+end)
+
+describe("a function constraint of the whole configuration", function()
+  local function k3()
+    local k = kernel()
+    k:param("MWG", { 16, 32, 64 })
+    k:param("VWM", { 1, 2, 4, 8, 32 })
+    k:param("X", { 1, 2 })
+    return k
+  end
+
+  it("finds its parameters on a first call and prunes as the positional form does", function()
+    local k, calls = k3(), 0
+    k:constraint(function(p)
+      calls = calls + 1
+      return p.MWG % p.VWM == 0
+    end)
+    assert.are.equal(1, calls) -- the first call, with the first values
+    local n = 0
+    for _, c in k:space():configs() do
+      assert.are.equal(0, c.MWG % c.VWM)
+      n = n + 1
+    end
+    assert.are.equal(28, n) -- 16: 4, 32: 5, 64: 5 widths, twice
+    assert.is_true(calls > 1)
+    local p = kernel()
+    p:param("A", { 1, 2, 3 })
+    p:param("B", { 1, 2 })
+    p:constraint(function(c) return c.A > c.B end, { "A", "B" }) -- declared: no first call
+    assert.are.equal(3, p:space():count())
+    assert.are.equal(3, kt.space{ params = { { "A", { 1, 2, 3 } }, { "B", { 1, 2 } } },
+                                  constraints = { function(c) return c.A > c.B end } }:count())
+  end)
+
+  it("says when a branch reads what the first call did not, or what is no parameter", function()
+    local k = k3()
+    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end)  -- X is 1 on the first call
+    local ok, err = pcall(function() return k:space():count() end)
+    assert.is_false(ok)
+    assert.matches("the constraint reads p.VWM, which is not among its parameters %(\"X\"%): name " ..
+      "them all, k:constraint%(f, {\"X\", \"VWM\"}%)", err)
+    k = k3()
+    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end, { "X", "VWM" })
+    assert.are.equal(15 + 3 * 2, k:space():count()) -- X = 1: all; X = 2: widths 1 and 2
+    ok, err = pcall(k.constraint, k, function(p) return p.C > 1 end)
+    assert.is_false(ok)
+    assert.matches("the constraint reads p.C: there is no parameter C %(define the parameters " ..
+      "before the constraints that read them%)", err)
+    ok, err = pcall(k.constraint, k, function() return true end)
+    assert.is_false(ok)
+    assert.matches("the constraint read no parameter when called with the first values", err)
   end)
 end)

@@ -371,7 +371,7 @@ describe("kt.load", function()
     local path = tmp(".txt")
     spit(path, "hello")
     assert.has_error(function() kt.load(path) end,
-      path .. ": neither a ktlua results file (JSON or CSV) nor a journal")
+      path .. ": neither ktlua\'s results (JSON, CSV or journal) nor T4 results, KTT results or a Kernel Tuner cache")
     spit(path, "index,X\n0,1\n")
     assert.has_error(function() kt.load(path) end, path .. ": line 1 is no header of ktlua's results")
     os.remove(path)

@@ -1,6 +1,6 @@
 -- Seeded fuzzing, part of the suite: the readers (journals, results files,
--- Kernel Tuner caches; what they accept is written as JSON and CSV and
--- read again), expression constraints, and the API (spec/support/
+-- Kernel Tuner caches, T4 and KTT results; what they accept is written as
+-- JSON, CSV, T4 and a cache and read again), expression constraints, and the API (spec/support/
 -- fuzz_api.lua). Each fuzzer runs a bounded number of cases here and many
 -- more under `make fuzz` (KTLUA_FUZZ_SEED, KTLUA_FUZZ_CASES: see
 -- spec/support/fuzz.lua). A document that once broke a reader is kept in
@@ -84,6 +84,18 @@ local function check_load(path)
   local rows = csv_records(read(out .. ".csv"))
   assert.are.equal(n + 1, #rows)
   for i = 2, #rows do assert.are.equal(rows[1], rows[i], "fields of CSV row " .. i) end
+  -- the exchange formats keep each result's configuration, status and error
+  local formats = { "t4" }
+  if #r.params > 0 then formats[2] = "kernel-tuner-cache" end
+  for _, format in ipairs(formats) do
+    r:write(out .. ".json", format)
+    again = kt.load(out .. ".json")
+    assert.are.equal(n, #again, format)
+    for i = 1, n do
+      assert.are.same({ r[i].status, r[i].config, r[i].error },
+        { again[i].status, again[i].config, again[i].error }, format)
+    end
+  end
 end
 
 -- What kt.replay accepts can be explored and tuned.
@@ -146,7 +158,7 @@ describe("the parser fuzzer", function()
       load = "line 2: JSON: line 1, column 156: number out of range" },
     ["journal_time_out_of_range.jsonl"] = { load = "line 2: time_ms is out of range" },
     ["kt_cache_time_out_of_range.json"] = {
-      load = "neither a ktlua results file (JSON or CSV) nor a journal",
+      load = "cache entry '1' has a time out of range",
       replay = "cache entry '1' has a time out of range" },
     ["results_kernel_names.json"] = {}, -- kernel names broke the CSV header
   }

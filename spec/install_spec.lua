@@ -103,7 +103,8 @@ describe("make install", function()
     assert.are.equal("", out)
     out, code = run("groff -man -Tascii " .. page .. " | col -b")
     assert.are.equal(0, code, out)
-    for _, text in ipairs{"ktlua - a kernel auto-tuner", "db export", "--devices", "--resume=force",
+    for _, text in ipairs{"ktlua - a kernel auto-tuner", "db export", "run problem.json",
+                          "--devices", "--resume=force",
                           "KTLUA_DEVICE", "KTLUA_NVRTC", "kt.tuner", "README.md"} do
       assert.matches(text, out, 1, true)
     end

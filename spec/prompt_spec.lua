@@ -5,35 +5,40 @@ local files = require "spec.support.files"
 
 local have_tmux = shell.run("command -v tmux") ~= ""
 
+-- A server of this run's own: tmux's default one is shared with whatever
+-- else runs tmux on the machine, which may kill it between two commands.
+local TMUX = ("tmux -L ktlua_spec_%d_%d"):format(os.time(), math.random(1, 1 << 30))
+
 local KEYS = { Tab = true, Enter = true, Up = true, Home = true, ["C-u"] = true, ["C-d"] = true }
 
 -- A ktlua prompt in a detached tmux session with home as HOME.
 local function session(name, home)
-  os.execute(("tmux kill-session -t %s 2>/dev/null"):format(name))
-  local cmd = ("tmux new-session -d -s %s -x 120 -y 40 'HOME=%s %s'"):format(name, home, shell.ktlua)
+  os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name))
+  local cmd = (TMUX .. " new-session -d -s %s -x 120 -y 40 'HOME=%s %s'"):format(name, home, shell.ktlua)
   assert(os.execute(cmd))
   local s = {}
   -- Key names (Tab, Enter, ...) are pressed; anything else is typed as it is.
   function s.keys(...)
     for _, k in ipairs({ ... }) do
-      assert(os.execute(("tmux send-keys -t %s %s %q"):format(name, KEYS[k] and "" or "-l", k)))
+      assert(os.execute((TMUX .. " send-keys -t %s %s %q"):format(name, KEYS[k] and "" or "-l", k)))
     end
   end
   -- The screen once it shows pattern (within 15 s), or what it shows then.
   function s.wait(pattern)
     local screen
     for _ = 1, 150 do
-      screen = shell.run(("tmux capture-pane -p -t %s"):format(name))
+      screen = shell.run((TMUX .. " capture-pane -p -t %s"):format(name))
       if screen:find(pattern) then return screen end
       os.execute("sleep 0.1")
     end
     return screen
   end
-  function s.close() os.execute(("tmux kill-session -t %s 2>/dev/null"):format(name)) end
+  function s.close() os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name)) end
   return s
 end
 
 describe("the prompt on a terminal", function()
+  teardown(function() os.execute(TMUX .. " kill-server 2>/dev/null") end)
   if not have_tmux then
     pending("tmux is not installed (scripts/setup.sh installs it)")
     return
@@ -79,7 +84,7 @@ describe("the prompt on a terminal", function()
     assert.matches("\n40\n", s.wait("\n40\n"))
     s.keys("C-d")
     for _ = 1, 50 do
-      if shell.run("tmux has-session -t ktlua_history 2>/dev/null; echo $?"):match("1") then break end
+      if shell.run(TMUX .. " has-session -t ktlua_history 2>/dev/null; echo $?"):match("1") then break end
       os.execute("sleep 0.1")
     end
     s.close()

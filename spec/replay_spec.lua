@@ -182,7 +182,7 @@ describe("kt.replay", function()
     end)
 
     it("names a file that is neither format", function()
-      assert.same({nil, "FILE: neither a ktlua result file or journal nor a Kernel Tuner cache file"},
+      assert.same({nil, "FILE: neither ktlua's results (JSON, CSV or journal) nor T4 results, KTT results or a Kernel Tuner cache"},
         {replay_text('{"results": []}')})
     end)
 

@@ -108,7 +108,8 @@ describe("a space", function()
       "parameter name '1A' is not a valid identifier (letters, digits, '_')")
     assert.has_error(function() k:param("A", {}) end)
     assert.has_error(function() k:param("A", { 1, 1 }) end, "parameter 'A' lists the value 1 twice")
-    assert.has_error(function() k:param("A", { true }) end)
+    assert.has_error(function() k:param("A", { print }) end,
+      "bad argument #2 to 'param' (value 1 is a function; parameter values are numbers, strings or booleans)")
     k:param("A", { 1 })
     assert.has_error(function() k:param("A", { 2 }) end, "parameter 'A' is already defined")
     assert.has_error(function() k:constraint({ "A", "Z" }, function() return true end) end,

@@ -10,12 +10,18 @@
 --     0: one per core)] [--lookahead=L (configurations compiled ahead; 0: the default)]
 --     [--fraction=F (0 < F < 1: a budget of that fraction, searched by bestfirst)
 --      [--ahead=A (bestfirst's proposals in flight; 0: its default)]]
+--     [--serial (timed runs one by one, outputs compared on the tuning thread: without the
+--      pipeline of core/measure.c)] [--validate_on=auto|host|device] [--early_stop (tune option
+--      early_stop = true: the best found and the configurations cut short are printed)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
-  repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0, fraction = 0.0, ahead = 0 },
+  repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0, fraction = 0.0, ahead = 0,
+  serial = false, validate_on = "auto", early_stop = false },
   "bench/overhead/overhead.lua")
 -- The options of every tuning here: all configurations, or a budget for bestfirst.
-local tune_options = { repeats = opt.repeats, lookahead = opt.lookahead > 0 and opt.lookahead or nil }
+local tune_options = { repeats = opt.repeats, lookahead = opt.lookahead > 0 and opt.lookahead or nil,
+                       pipeline = not opt.serial, validate_on = opt.validate_on,
+                       early_stop = opt.early_stop }
 if opt.fraction > 0 then
   tune_options.stop = { fraction = opt.fraction }
   tune_options.search = { "bestfirst", seed = 1, ahead = opt.ahead > 0 and opt.ahead or nil }
@@ -44,10 +50,19 @@ local function report(name, results)
   print(("%-5s %5d configs (%d ok)  wall %7.2f s  kernels %7.3f s  compile %7.2f s (/%d threads: %6.2f s)  wall / ideal %5.2f  framework %6.1f us/config"):format(
     name, s.evaluated, s.statuses.ok, s.wall_ms / 1e3, kernel, compile, threads, compile / threads,
     s.wall_ms / 1e3 / ideal, s.framework_ms * 1e3 / s.evaluated))
+  print(("      device busy (every launch, timed or not) %.3f s: wall / device busy %.2f, wall / max(device busy, compile / threads) %.2f"):format(
+    s.device_ms / 1e3, s.wall_ms / s.device_ms, s.wall_ms / 1e3 / math.max(s.device_ms / 1e3, compile / threads)))
   print(("      wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + launcher %.2f + searcher %.3f + framework %.3f s"):format(
     s.setup_ms / 1e3, s.build_ms / 1e3, s.wait_ms / 1e3, s.data_ms / 1e3, s.validation_ms / 1e3,
     s.launcher_ms / 1e3, s.searcher_ms / 1e3, s.framework_ms / 1e3))
   print("      " .. compile_spread(results))
+  local best, cut, runs = results:best(), 0, 0
+  for i = 1, #results do
+    cut = cut + (results[i].cut_short and 1 or 0)
+    runs = runs + #results[i].samples_ms
+  end
+  print(("      timed runs %d, cut short %d; best %s"):format(runs, cut,
+    best and ("%.4f ms at index %d"):format(best.time_ms, best.index) or "none"))
   io.stdout:flush()
 end
 

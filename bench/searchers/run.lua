@@ -6,12 +6,12 @@
 -- at budgets of 1%, 2%, 5% and 10% of the valid configurations (rounded
 -- up). Per cell it prints the mean and the 5th percentile (nearest rank)
 -- of optimum time / best time found, and the mean score: the same ratio
--- averaged over the evaluations of the budget (rec:score). Then it checks
--- the target for the default searcher: a mean of at least 0.95 at 2% on
--- every dataset, and a higher mean than random search at every budget.
+-- averaged over the evaluations of the budget (rec:score), and the CPU time
+-- per evaluation. Then it checks the targets for the default searcher
+-- (check_target below).
 --
 --   build/ktlua bench/searchers/run.lua [--datasets DIR] [--runs R]
---       [--searchers greedy,random,...] [--only PATTERN]
+--       [--searchers greedy,random,...] [--only PATTERN] [--budgets 1,2,5,10]
 --
 -- --searchers also takes variants for tuning defaults, as
 -- name:option=value:option=value (greedy:sample=8:model=0); --only keeps
@@ -24,6 +24,10 @@ local SEARCHERS = {
   {"random"}, {"bestfirst"}, {"greedy"}, {"annealing"}, {"mcmc"}, {"genetic"}, {"differential"},
   {"pso"}, {"staged"}, {"tabu (Lua)", lua = "ktlua.search_tabu"},
 }
+-- Only when named (--searchers): the model searcher costs 5 to 11 ms of CPU
+-- per evaluation on these spaces, so 50 runs up to 10% take hours (bench/RESULTS.md
+-- has it at 5 runs up to 5%: --searchers random,model --runs 5 --budgets 1,2,5).
+local ON_REQUEST = {{"model"}}
 
 local function parse_args(argv)
   local o = {datasets = "../shared/datasets", runs = 50}
@@ -34,6 +38,9 @@ local function parse_args(argv)
     elseif a == "--runs" then o.runs = assert(math.tointeger(tonumber(v)), "--runs: an integer")
     elseif a == "--searchers" then o.searchers = v
     elseif a == "--only" then o.only = v
+    elseif a == "--budgets" then
+      BUDGETS = {}
+      for pct in v:gmatch("[^,]+") do BUDGETS[#BUDGETS + 1] = assert(tonumber(pct), "--budgets: percentages") end
     else error("unknown argument " .. a .. " (see the header of this file)") end
     i = i + 2
   end
@@ -60,8 +67,10 @@ local function chosen_searchers(names)
   for spec in names:gmatch("[^,]+") do
     -- name or name:option=value:option=value (a variant for tuning the defaults)
     local name, found = spec:match("^([^:]+)"), nil
-    for _, s in ipairs(SEARCHERS) do
-      if s[1] == name or s[1]:match("^(%S+)") == name then found = s end
+    for _, group in ipairs{SEARCHERS, ON_REQUEST} do
+      for _, s in ipairs(group) do
+        if s[1] == name or s[1]:match("^(%S+)") == name then found = s end
+      end
     end
     if not found then error("unknown searcher " .. name) end
     if spec ~= name then
@@ -86,20 +95,30 @@ local function percentile(sorted, p)
   return sorted[math.max(1, math.ceil(p * #sorted))]
 end
 
--- One cell: R runs of a searcher at a budget.
-local function cell(rec, s, budget, runs)
-  local reached, score_sum = {}, 0
+-- One row: R runs of a searcher, each at the largest budget; a search
+-- with a smaller budget makes exactly the first proposals of a larger one
+-- (doc/searchers.md, spec/search_builtin_spec.lua), so each smaller budget
+-- is scored on the first evaluations of the same runs.
+local function row(rec, s, budgets, runs)
+  local reached, score_sum, last = {}, {}, budgets[#budgets]
+  for i = 1, #budgets do reached[i], score_sum[i] = {}, 0 end
   for seed = 1, runs do
-    local res = rec:tune{search = search_option(s, seed), seed = seed, stop = {count = budget}}
-    assert(#res <= budget, "budget exceeded")
-    local r, score = rec:score(res, budget)
-    reached[#reached + 1] = r
-    score_sum = score_sum + score
+    local res = rec:tune{search = search_option(s, seed), seed = seed, stop = {count = last}}
+    assert(#res <= last, "budget exceeded")
+    for i, budget in ipairs(budgets) do
+      local r, score = rec:score(res, budget)
+      reached[i][seed] = r
+      score_sum[i] = score_sum[i] + score
+    end
   end
-  local sum = 0
-  for _, r in ipairs(reached) do sum = sum + r end
-  table.sort(reached)
-  return {mean = sum / runs, p5 = percentile(reached, 0.05), score = score_sum / runs}
+  local cells = {}
+  for i = 1, #budgets do
+    local sum = 0
+    for _, r in ipairs(reached[i]) do sum = sum + r end
+    table.sort(reached[i])
+    cells[i] = {mean = sum / runs, p5 = percentile(reached[i], 0.05), score = score_sum[i] / runs}
+  end
+  return cells
 end
 
 local function bench_dataset(d, searchers, runs)
@@ -113,43 +132,57 @@ local function bench_dataset(d, searchers, runs)
   for i, pct in ipairs(BUDGETS) do
     head[#head + 1] = (" %d%% (%d): mean / p5 / score |"):format(pct, budgets[i])
   end
-  io.write(table.concat(head), "\n|---|", ("---|"):rep(#BUDGETS), "\n")
+  io.write(table.concat(head), " CPU per evaluation |\n|---|", ("---|"):rep(#BUDGETS + 1), "\n")
   local results, t0 = {}, os.clock()
   for _, s in ipairs(searchers) do
-    local row, cells = {"| " .. s[1] .. " |"}, {}
-    for i, budget in ipairs(budgets) do
-      cells[i] = cell(rec, s, budget, runs)
-      row[#row + 1] = (" %.3f / %.3f / %.3f |"):format(cells[i].mean, cells[i].p5, cells[i].score)
+    local line, t = {"| " .. s[1] .. " |"}, os.clock()
+    local cells = row(rec, s, budgets, runs)
+    for i = 1, #budgets do
+      line[#line + 1] = (" %.3f / %.3f / %.3f |"):format(cells[i].mean, cells[i].p5, cells[i].score)
     end
     results[s[1]:match("^([^:]+)")] = results[s[1]:match("^([^:]+)")] or cells
-    io.write(table.concat(row), "\n")
+    line[#line + 1] = (" %.1f µs |"):format(1e6 * (os.clock() - t) / (runs * budgets[#budgets]))
+    io.write(table.concat(line), "\n")
     io.flush()
   end
   io.write(("\n(%.1f s of CPU for this dataset)\n"):format(os.clock() - t0))
   return results
 end
 
+-- The targets of issue 15 for the default searcher, over every dataset
+-- (failed configurations kept in the spaces): a mean of at least 0.95
+-- at 2% and 0.99 at 5%, at least 0.90 at 2% on each dataset; and a higher
+-- mean than random search on every dataset at every budget.
 local function check_target(all)
-  io.write("\n### Target for the default searcher (", DEFAULT, ")\n\n")
-  local ok = true
+  io.write("\n### Targets for the default searcher (", DEFAULT, ")\n\n")
+  local ok, sums, n = true, {}, 0
+  local at = {}
+  for i, pct in ipairs(BUDGETS) do at[pct], sums[i] = i, 0 end
   for _, d in ipairs(all) do
     local def, rnd = d.results[DEFAULT], d.results.random
     if def then
-      local line = {("- %s: mean at 2%%: %.3f"):format(d.name, def[2].mean)}
-      if def[2].mean < 0.95 then ok = false; line[#line + 1] = " (below 0.95)" end
-      if rnd then
-        for i, pct in ipairs(BUDGETS) do
-          if def[i].mean <= rnd[i].mean then
-            ok = false
-            line[#line + 1] = (" (not above random at %d%%: %.3f vs %.3f)"):format(pct,
-              def[i].mean, rnd[i].mean)
-          end
+      n = n + 1
+      for i = 1, #BUDGETS do sums[i] = sums[i] + def[i].mean end
+      local line = {"- " .. d.name .. ":"}
+      for i, pct in ipairs(BUDGETS) do line[#line + 1] = (" %d%% %.3f"):format(pct, def[i].mean) end
+      if at[2] and def[at[2]].mean < 0.90 then ok = false; line[#line + 1] = " (below 0.90 at 2%)" end
+      for i, pct in ipairs(BUDGETS) do
+        if rnd and def[i].mean <= rnd[i].mean then
+          ok = false
+          line[#line + 1] = (" (not above random at %d%%: %.3f vs %.3f)"):format(pct, def[i].mean,
+            rnd[i].mean)
         end
       end
       io.write(table.concat(line), "\n")
     end
   end
-  io.write("\nTarget ", ok and "met" or "NOT met", ".\n")
+  if n == 0 then return end
+  local means = {}
+  for i, pct in ipairs(BUDGETS) do means[#means + 1] = ("%d%% %.3f"):format(pct, sums[i] / n) end
+  io.write("- mean over the ", n, " datasets: ", table.concat(means, ", "), "\n")
+  if at[2] and sums[at[2]] / n < 0.95 then ok = false end
+  if at[5] and sums[at[5]] / n < 0.99 then ok = false end
+  io.write("\nTargets ", ok and "met" or "NOT met", ".\n")
 end
 
 local opts = parse_args(arg)

@@ -1,8 +1,8 @@
--- Documents for the parser fuzzer: ktlua journals and results files and
--- Kernel Tuner caches, built from their schema with some fields made
+-- Documents for the parser fuzzer: ktlua journals and results files,
+-- Kernel Tuner caches, T4 and KTT results, built from their schema with some fields made
 -- wrong (a wrong type, a value out of range, a field left out), as text.
 -- fuzz.mutate then damages some of the texts byte by byte. A new reader
--- (T1, T4, KTT JSON) gets a generator here and a place in docs.kinds.
+-- (T1, ...) gets a generator here and a place in docs.kinds.
 local fuzz = require "spec.support.fuzz"
 local docs = {}
 
@@ -170,7 +170,68 @@ function docs.expression(rng, depth)
   return f .. "(" .. a .. (rng:chance(0.5) and ", " .. b or "") .. ")"
 end
 
-docs.kinds = { "journal", "results", "kt_cache" }
+-- One parameter value of ps's parameter p (bools and floats among them).
+local function value_of(rng, p)
+  local vs = type(p.values) == "table" and p.values or {}
+  local v = vs[rng:int(math.max(#vs, 1))]
+  if rng:chance(0.1) then v = rng:chance(0.5) end
+  return maybe(rng, v)
+end
+
+-- T4 results: configurations by name, times, invalidity, measurements.
+function docs.t4(rng)
+  local ps = params(rng)
+  local results = list(rng, rng:int(0, 6), function()
+    local config = {}
+    for _, p in ipairs(ps) do config[tostring(p.name)] = value_of(rng, p) end
+    local inv = maybe(rng, rng:pick({ "correct", "correct", "compile", "runtime", "timeout", "correctness", "constraints", "other" }))
+    local time = inv == "correct" and rng:int(1, 500) / 16 or rng:pick({ "CompilationFailedConfig", "RuntimeFailedConfig" })
+    return {
+      timestamp = maybe(rng, rng:pick({ "2023-01-24 01:03:17.677311+00:00", "2024-04-25T20:16:20Z", "yesterday" })),
+      configuration = maybe(rng, config),
+      times = maybe(rng, { compilation = maybe(rng, 1.5), framework = maybe(rng, 0.25), search_algorithm = maybe(rng, 0),
+                           validation = maybe(rng, 0), runtimes = maybe(rng, list(rng, rng:int(0, 3), function() return rng:int(1, 99) / 8 end)),
+                           order = { "compilation", "framework", "search_algorithm", "validation", "runtimes" } }),
+      invalidity = inv, correctness = maybe(rng, inv == "correct" and 1 or 0),
+      measurements = maybe(rng, list(rng, rng:int(0, 2), function(i)
+        return { name = maybe(rng, i == 1 and "time" or "GFLOP/s"), value = maybe(rng, time), unit = maybe(rng, rng:pick({ "ms", "us", "miliseconds", "parsecs" })),
+                 order = { "name", "value", "unit" } } end)),
+      objectives = maybe(rng, list(rng, 1, function() return "time" end)),
+      order = { "timestamp", "configuration", "times", "invalidity", "correctness", "measurements", "objectives" },
+    }
+  end)
+  return fuzz.json({ schema_version = maybe(rng, "1.0.0"), metadata = maybe(rng, { timeunit = maybe(rng, rng:pick({ "miliseconds", "seconds", "eons" })) }),
+                     results = maybe(rng, results), order = { "schema_version", "metadata", "results" } })
+end
+
+-- KTT's JSON results: configurations as lists, statuses, per-kernel data.
+function docs.ktt(rng)
+  local ps = params(rng)
+  local function size() return { X = maybe(rng, rng:int(1, 4096)), Y = maybe(rng, 1), Z = maybe(rng, 1), order = { "X", "Y", "Z" } } end
+  local results = list(rng, rng:int(0, 6), function()
+    local config = list(rng, #ps, function(i)
+      local v = value_of(rng, ps[i])
+      return { Name = maybe(rng, ps[i].name), Value = v, ValueType = maybe(rng, type(v) == "boolean" and "Bool" or "Int"),
+               order = { "Name", "Value", "ValueType" } }
+    end)
+    local comps = list(rng, rng:int(0, 2), function()
+      return { KernelFunction = maybe(rng, "k"), Duration = maybe(rng, rng:int(1, 999)), Overhead = maybe(rng, 10),
+               GlobalSize = maybe(rng, size()), LocalSize = maybe(rng, size()),
+               CompilationData = maybe(rng, { RegistersCount = maybe(rng, rng:int(0, 64)), MaxWorkGroupSize = maybe(rng, 1024) }),
+               order = { "KernelFunction", "Duration", "Overhead", "GlobalSize", "LocalSize", "CompilationData" } }
+    end)
+    return { Configuration = maybe(rng, config), ComputationResults = maybe(rng, comps),
+             Status = maybe(rng, rng:pick({ "Ok", "Ok", "CompilationFailed", "ComputationFailed", "ValidationFailed", "DeviceLimitsExceeded", "Odd" })),
+             TotalDuration = maybe(rng, rng:int(1, 9999) / 4), TotalOverhead = maybe(rng, 50), SearcherOverhead = maybe(rng, 1),
+             KernelName = maybe(rng, "k"),
+             order = { "KernelName", "Status", "TotalDuration", "TotalOverhead", "SearcherOverhead", "Configuration", "ComputationResults" } }
+  end)
+  return fuzz.json({ Metadata = maybe(rng, { Device = maybe(rng, "GPU"), TimeUnit = maybe(rng, rng:pick({ "Microseconds", "Nanoseconds", "Weeks" })),
+                                              GlobalSizeType = maybe(rng, rng:pick({ "CUDA", "OpenCL" })), order = { "Device", "TimeUnit", "GlobalSizeType" } }),
+                     Results = maybe(rng, results), order = { "Metadata", "Results" } })
+end
+
+docs.kinds = { "journal", "results", "kt_cache", "t4", "ktt" }
 
 -- A document of one of the kinds: half of them have no field made wrong,
 -- so that the readers' paths past their checks are taken too.

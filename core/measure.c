@@ -1,0 +1,357 @@
+/*
+** measure.c: a configuration's runs once it is built (tune_int.h): the
+** untimed warm-up, the outputs checked against the references, and the
+** timed runs.
+**
+** Where the task lets it (no launcher of its own, kernel time as the
+** objective), the timed runs are queued back to back and waited for once
+** (run_batch.h), and the outputs of the warm-up are compared on a host
+** worker (validate_async.h) while they run: the device is not left idle
+** for host work (on a GPU: a CPU device would share its cores with the
+** comparison, which then comes first). A configuration found invalid
+** then loses the samples it got meanwhile, as if it had never been timed.
+*/
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_batch.h"
+#include "stats.h"
+#include "tune_int.h"
+#include "validate.h"
+#include "validate_async.h"
+#include "validate_device.h"
+
+/* ---- checking outputs ---- */
+
+static int read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err) {
+  kt_reference *r = &tu->task->refs_list[i];
+  int64_t t0 = kt_now_ns();
+  if (!tuner_devarray(tu->t, r->target))
+    return kt_fail(err, "task %s: output %zu (%s[%zu]) is not an argument of its kernels, nor "
+                   "did its launcher give it to one", tu->task->name, i + 1,
+                   r->target->type->name, r->target->length);
+  if (kt_run_read(run, r->target, tu->scratch[i], 0, 0, err)) return -1;
+  res->over.data += (double)(kt_now_ns() - t0);
+  return 0;
+}
+
+/* Keeps a comparison's verdict on output i: -1 (err) when it could not
+** compare, the configuration invalid when the output differs. */
+static int verdict(kt_run *run, size_t i, int same, char *why, kt_error *err) {
+  if (same < 0) {
+    free(why);
+    return kt_fail_prefix(err, "comparing output %zu: ", i + 1);
+  }
+  if (same) {
+    free(why);
+    return 0;
+  }
+  run->status = KT_INVALID_OUTPUT;
+  free(run->error);
+  run->error = why ? why : strdup("the output differs from the reference");
+  return 0;
+}
+
+/* Why the comparison kernel cannot serve, once, in the results' log. */
+static void note_broken(tuning *tu, char *why) {
+  if (why) kt_log_append(&tu->results->device_log, why);
+  free(why);
+}
+
+int tune_devcheck_prepare(tuning *tu, kt_error *err) {
+  for (size_t i = 0; tu->devcheck && i < tu->task->nrefs; i++) {
+    const kt_reference *r = &tu->task->refs_list[i];
+    if (!kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) continue;
+    char *why = NULL;
+    int rc = kt_devcheck_ready(tu->devcheck, r, &why, err);
+    note_broken(tu, why);
+    if (rc) return rc < 0 ? -1 : 0; /* broken: the host compares, as the log says */
+  }
+  return 0;
+}
+
+/* Compares every output: when `later`, those that suit it on the device
+** and the others read back and compared on the checker (both queued or
+** started, not waited for), else read back and compared here; with a
+** comparator of the script's, read back and compared here. */
+static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_error *err) {
+  for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
+    kt_reference *r = &tu->task->refs_list[i];
+    if (later && tu->devcheck && kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) {
+      int64_t t0 = kt_now_ns();
+      char *why = NULL;
+      int rc = kt_devcheck_enqueue(tu->devcheck, i, r, &why, err);
+      note_broken(tu, why);
+      res->over.validation += (double)(kt_now_ns() - t0);
+      if (rc < 0) return -1;
+      if (rc == 0) continue; /* else the host compares it */
+    }
+    if (read_output(tu, run, i, res, err)) return -1;
+    int64_t t0 = kt_now_ns();
+    char *why = NULL;
+    int same;
+    if (r->compare) {
+      same = r->compare(tu->scratch[i], r->expected, r->compare_cb.ud, &why, err);
+    } else if (later) {
+      if (kt_checker_add(tu->checker, tu->scratch[i], r, err)) return -1;
+      continue;
+    } else {
+      same = kt_compare_reference(tu->scratch[i], r, &why, err);
+    }
+    res->over.validation += (double)(kt_now_ns() - t0);
+    if (verdict(run, i, same, why, err)) return -1;
+  }
+  if (later) {
+    int64_t t0 = kt_now_ns();
+    kt_checker_start(tu->checker);
+    res->over.validation += (double)(kt_now_ns() - t0);
+  }
+  return 0;
+}
+
+/* The which-th output handed to the checker. */
+static size_t checked_output(const tuning *tu, size_t which) {
+  for (size_t i = 0; i < tu->task->nrefs; i++)
+    if (!tu->task->refs_list[i].compare && !kt_devcheck_queued(tu->devcheck, i) && which-- == 0)
+      return i;
+  return 0;
+}
+
+/* Output i differed on the device: the configuration runs once more and
+** the host compares that output, for a message that names the element. */
+static char *describe_again(tuning *tu, kt_run *run, size_t i, size_t ndiff, size_t at,
+                            kt_result *res, kt_error *err) {
+  kt_reference *r = &tu->task->refs_list[i];
+  char *why = NULL;
+  if (kt_run_execute(run, err)) return NULL;
+  if (run->status == KT_OK && read_output(tu, run, i, res, err)) return NULL;
+  int same = run->status != KT_OK ? 1
+             : kt_compare_reference(tu->scratch[i], r, &why, err);
+  if (same < 0) return NULL;
+  if (same == 0 && why) return why;
+  free(why);
+  size_t n = 320;
+  if ((why = malloc(n)))
+    snprintf(why, n, "element %zu differed from the reference (%s difference > tolerance %.3g; "
+             "%zu elements differ, compared on the device); a run again %s", at,
+             kt_cmp_method_name(r->method), r->tolerance, ndiff,
+             run->status == KT_OK ? "matched it" : "failed");
+  run->status = KT_OK; /* the verdict is the first run's */
+  return why;
+}
+
+/* Takes the verdicts of the comparisons queued on the device. */
+static int device_verdicts(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  for (size_t i = 0; i < tu->task->nrefs; i++) {
+    if (!kt_devcheck_queued(tu->devcheck, i)) continue;
+    size_t ndiff, at;
+    int same = kt_devcheck_result(tu->devcheck, i, &ndiff, &at, err);
+    if (same < 0) return kt_fail_prefix(err, "comparing output %zu on the device: ", i + 1);
+    if (same || run->status != KT_OK) continue;
+    char *why = describe_again(tu, run, i, ndiff, at, res, err);
+    if (!why) return -1;
+    if (verdict(run, i, 0, why, err)) return -1;
+  }
+  return 0;
+}
+
+/* Waits for the checker's verdicts (also after an error, so that it is
+** idle for the next configuration). */
+static int check_end(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  size_t which;
+  char *why;
+  kt_error cerr;
+  int same = kt_checker_wait(tu->checker, &which, &why, &cerr);
+  res->over.validation += (double)(kt_now_ns() - t0);
+  if (same < 0) *err = cerr;
+  if (same == 0 && run->status != KT_OK) same = 1; /* it failed otherwise first */
+  int rc = verdict(run, checked_output(tu, which), same, why, err);
+  int64_t t1 = kt_now_ns();
+  if (rc == 0 && run->status == KT_OK && tu->devcheck) rc = device_verdicts(tu, run, res, err);
+  kt_devcheck_discard(tu->devcheck);
+  res->over.validation += (double)(kt_now_ns() - t1);
+  return rc;
+}
+
+int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  return check_begin(tu, run, res, false, err);
+}
+
+/* A CPU device runs kernels on the cores a host comparison would take:
+** there the comparison comes before the timed runs, not beside them. */
+static bool device_on_host(const kt_tuner *t) {
+  const char *type = kt_device_string(&t->device, "type");
+  return type && strcmp(type, "cpu") == 0;
+}
+
+/* ---- timed runs ---- */
+
+static void account(kt_result *res, const kt_run *run) {
+  res->over.data += run->data_ns;
+  res->over.launcher += run->launcher_ns;
+  res->over.wait += run->wait_ns;
+}
+
+static bool enough_samples(const kt_repeat *rp, const double *x, size_t n) {
+  if (rp->fixed > 0) return n >= (size_t)rp->fixed;
+  if (n >= (size_t)rp->max) return true;
+  return n >= (size_t)rp->min && kt_rse(x, n) < rp->rse;
+}
+
+/* How many runs to queue together: those the rule needs whatever they
+** measure, then one at a time, as the rule decides after each; with
+** early stop, no more than its first runs before it decides. */
+static size_t next_batch(const tuning *tu, size_t n) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t want = rp->fixed > 0 ? (size_t)rp->fixed - n : n < (size_t)rp->min ? (size_t)rp->min - n : 1;
+  size_t early = (size_t)tu->opts->early.runs;
+  if (n < early && n + want > early) want = early - n;
+  return want;
+}
+
+/* Whether the configuration is clearly slower than the best so far, after
+** exactly its first early.runs timed runs (kt_early_stop). */
+static bool clearly_slower(const tuning *tu, const kt_result *res) {
+  const kt_early_stop *e = &tu->opts->early;
+  if (e->runs <= 0 || res->nsamples != (size_t)e->runs) return false;
+  const kt_result *best = kt_results_best(tu->results);
+  if (!best || best == res || !(best->time_ns > 0)) return false;
+  double lo = res->samples_ns[0], hi = lo;
+  for (size_t i = 1; i < res->nsamples; i++) {
+    if (res->samples_ns[i] < lo) lo = res->samples_ns[i];
+    if (res->samples_ns[i] > hi) hi = res->samples_ns[i];
+  }
+  return lo > e->factor * best->time_ns && hi - lo <= e->spread * lo;
+}
+
+static int time_one(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  if (kt_run_execute(run, err)) return -1;
+  account(res, run);
+  if (run->status == KT_OK)
+    res->samples_ns[res->nsamples++] =
+        run->kernel_ns + (tu->opts->include_host ? run->launcher_ns : 0);
+  return 0;
+}
+
+static int time_batch(kt_run *run, kt_result *res, size_t n, kt_error *err) {
+  if (kt_run_execute_batch(run, n, res->samples_ns + res->nsamples, err)) return -1;
+  account(res, run);
+  if (run->status == KT_OK) res->nsamples += n;
+  return 0;
+}
+
+static size_t most_samples(const kt_repeat *rp) {
+  return (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
+}
+
+static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_error *err) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  if (!res->samples_ns &&
+      !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err)))
+    return -1;
+  while (run->status == KT_OK && !enough_samples(rp, res->samples_ns, res->nsamples)) {
+    if (clearly_slower(tu, res)) {
+      res->cut_short = true;
+      break;
+    }
+    int rc = batched ? time_batch(run, res, next_batch(tu, res->nsamples), err)
+                     : time_one(tu, run, res, err);
+    if (rc) return -1;
+  }
+  if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
+  return 0;
+}
+
+/* A configuration that did not come out ok keeps no samples. */
+static void lose_samples(kt_result *res) {
+  res->nsamples = 0;
+  res->cut_short = false;
+}
+
+/* ---- the warm-up queued with the first timed runs ---- */
+
+/* When no output of the warm-up need come back to the host (every one
+** is compared on the device, or there is none to compare), it is queued
+** with the comparisons and the first timed runs, and waited for with
+** them. */
+static bool fusable(tuning *tu) {
+  for (size_t i = 0; i < tu->task->nrefs; i++) {
+    const kt_reference *r = &tu->task->refs_list[i];
+    if (!tu->devcheck || !kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) return false;
+    char *why = NULL;
+    kt_error err;
+    int rc = kt_devcheck_ready(tu->devcheck, r, &why, &err);
+    note_broken(tu, why);
+    if (rc) return false; /* a fatal error comes back when the host path meets it */
+  }
+  return true;
+}
+
+typedef struct fused {
+  tuning *tu;
+  kt_result *res;
+} fused;
+
+static int queue_checks(kt_run *run, void *ud, kt_error *err) {
+  fused *f = ud;
+  (void)run;
+  int64_t t0 = kt_now_ns();
+  for (size_t i = 0; i < f->tu->task->nrefs; i++) /* ready (fusable): never 1 here */
+    if (kt_devcheck_enqueue(f->tu->devcheck, i, &f->tu->task->refs_list[i], NULL, err)) return -1;
+  f->res->over.validation += (double)(kt_now_ns() - t0);
+  return 0;
+}
+
+static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t first = next_batch(tu, 0);
+  double *ns = kt_calloc(first + 1, sizeof *ns, err);
+  if (!ns || !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err))) {
+    free(ns);
+    return -1;
+  }
+  fused f = {tu, res};
+  int rc = kt_run_execute_hooked(run, first + 1, ns, queue_checks, &f, err);
+  if (rc == 0) {
+    account(res, run);
+    res->launches = run->launches;
+    rc = tune_copy_launches(res, run, err);
+  }
+  if (rc == 0 && run->status == KT_OK) {
+    memcpy(res->samples_ns, ns + 1, first * sizeof *ns); /* ns[0]: the warm-up */
+    res->nsamples = first;
+    int64_t t0 = kt_now_ns();
+    rc = device_verdicts(tu, run, res, err);
+    res->over.validation += (double)(kt_now_ns() - t0);
+  }
+  kt_devcheck_discard(tu->devcheck);
+  free(ns);
+  if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, true, err);
+  if (run->status != KT_OK) lose_samples(res);
+  return rc;
+}
+
+int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
+  if (batched && fusable(tu)) return measure_fused(tu, run, res, err);
+  if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
+  account(res, run);
+  res->launches = run->launches;
+  if (tune_copy_launches(res, run, err)) return -1;
+  if (run->status == KT_OK && run->launches == 0) {
+    run->status = KT_RUNTIME_FAILED;
+    run->error = strdup("the launcher launched no kernel");
+  }
+  bool later = batched && tu->checker && !device_on_host(tu->t);
+  int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
+  if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
+  if (later) {
+    kt_error cerr;
+    int crc = check_end(tu, run, res, rc ? &cerr : err);
+    if (rc == 0) rc = crc;
+  }
+  if (run->status != KT_OK) lose_samples(res); /* an invalid output was timed meanwhile */
+  return rc;
+}

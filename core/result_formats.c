@@ -1,0 +1,238 @@
+/*
+** result_formats.c: telling a results file's format by its content, and
+** what the readers of the formats share: parameter values from JSON,
+** parameters gathered from records, timestamps.
+*/
+#define _DEFAULT_SOURCE /* timegm */
+#include "result_formats.h"
+
+#include "json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- detection ---- */
+
+static kt_results *none(kt_error *err) {
+  kt_fail(err, "neither ktlua's results (JSON, CSV or journal) nor T4 results, KTT results "
+               "or a Kernel Tuner cache");
+  return NULL;
+}
+
+static kt_results *from_doc(const kt_jvalue *root, const char **format, kt_error *err) {
+  const kt_jvalue *fmt = kt_json_get_type(root, "format", KT_JSTRING);
+  if (fmt && strcmp(fmt->u.str, "ktlua-results") == 0) {
+    *format = "ktlua-results";
+    return kt_results_from_json(root, err);
+  }
+  if (kt_t4_is(root)) {
+    *format = "t4";
+    return kt_results_from_t4(root, err);
+  }
+  if (kt_ktt_is(root)) {
+    *format = "ktt";
+    return kt_results_from_ktt(root, err);
+  }
+  if (kt_cache_is(root)) {
+    *format = "kernel-tuner-cache";
+    return kt_results_from_cache(root, err);
+  }
+  return none(err);
+}
+
+kt_results *kt_results_parse(const char *text, size_t len, const char **format,
+                             kt_error *err) {
+  kt_results *r = NULL;
+  int rc = kt_journal_parse(text, len, &r, err);
+  *format = "ktlua-journal";
+  if (rc <= 0) return r;
+  *format = "ktlua-csv";
+  if (kt_results_csv_is(text, len)) return kt_results_from_csv(text, len, err);
+  size_t at = strspn(text, " \t\r\n");
+  if (at == len || text[at] != '{') return none(err);
+  kt_jdoc *doc = kt_json_parse(text, len, err);
+  if (!doc) return NULL;
+  r = from_doc(kt_json_root(doc), format, err);
+  kt_json_free(doc);
+  return r;
+}
+
+/* ---- values ---- */
+
+int kt_value_from_json(const kt_jvalue *j, kt_value *v) {
+  if (!j) return -1;
+  switch (j->type) {
+    case KT_JNUMBER:
+      if (j->integer) *v = (kt_value){KT_VINT, {.i = j->u.num.i}, false};
+      else *v = (kt_value){KT_VFLOAT, {.f = j->u.num.f}, false};
+      return 0;
+    case KT_JSTRING: *v = (kt_value){KT_VSTRING, {.s = (char *)j->u.str}, false}; return 0;
+    case KT_JBOOL: *v = (kt_value){KT_VINT, {.i = j->u.b}, true}; return 0;
+    default: return -1;
+  }
+}
+
+int kt_param_value_index(const kt_param *p, const kt_value *v, uint32_t *out) {
+  for (size_t k = 0; k < p->nvalues; k++)
+    if (kt_value_equal(&p->values[k], v)) {
+      *out = (uint32_t)k;
+      return 0;
+    }
+  return -1;
+}
+
+/* A float as Python's str() writes it (the shortest text that reads back,
+** with ".0" on whole numbers, exponents below 1e-4 and from 1e16). */
+void kt_python_float(double x, char *buf, size_t size) {
+  if (isnan(x) || isinf(x)) {
+    snprintf(buf, size, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    return;
+  }
+  int digits = 1;
+  for (; digits < 17; digits++) {
+    snprintf(buf, size, "%.*e", digits - 1, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  int exp = x == 0 ? 0 : atoi(strchr(buf, 'e') + 1);
+  if (exp < -4 || exp >= 16) {
+    snprintf(buf, size, "%.*e", digits - 1, x);
+    return;
+  }
+  int decimals = digits - 1 - exp;
+  snprintf(buf, size, "%.*f", decimals > 0 ? decimals : 0, x);
+  if (!strchr(buf, '.')) strncat(buf, ".0", size - strlen(buf) - 1);
+}
+
+void kt_json_param_value(FILE *f, const kt_value *v) {
+  char buf[64];
+  if (v->type != KT_VFLOAT || !isfinite(v->u.f)) {
+    kt_json_value(f, v);
+    return;
+  }
+  kt_python_float(v->u.f, buf, sizeof buf);
+  fputs(buf, f);
+}
+
+/* ---- parameters gathered from records ---- */
+
+struct acc_param {
+  const char *name; /* the document's */
+  kt_value *values;
+  size_t n, cap;
+};
+
+static struct acc_param *acc_find(kt_param_acc *a, const char *name, kt_error *err) {
+  for (size_t i = 0; i < a->n; i++)
+    if (strcmp(a->params[i].name, name) == 0) return &a->params[i];
+  if (kt_grow(&a->params, &a->cap, a->n + 1, sizeof *a->params, err)) return NULL;
+  struct acc_param *p = &a->params[a->n++];
+  *p = (struct acc_param){name, NULL, 0, 0};
+  return p;
+}
+
+/* Every value is kept (but a repeat of the last) and sorted and made
+** distinct once, in n log n: a parameter may take a value per record. */
+int kt_param_acc_note(kt_param_acc *a, const char *name, const kt_value *v, kt_error *err) {
+  struct acc_param *p = acc_find(a, name, err);
+  if (!p) return -1;
+  if (p->n && kt_value_equal(&p->values[p->n - 1], v)) return 0;
+  if (kt_grow(&p->values, &p->cap, p->n + 1, sizeof *p->values, err)) return -1;
+  p->values[p->n++] = *v;
+  return 0;
+}
+
+/* Numbers ascending (false before 0 where they meet), then strings;
+** values that kt_value_equal calls equal compare equal. */
+static int value_order(const void *pa, const void *pb) {
+  const kt_value *a = pa, *b = pb;
+  double x, y;
+  bool na = kt_value_number(a, &x), nb = kt_value_number(b, &y);
+  if (na != nb) return na ? -1 : 1;
+  if (!na) return strcmp(a->u.s, b->u.s);
+  if (x != y) return x < y ? -1 : 1;
+  return (int)b->boolean - (int)a->boolean;
+}
+
+int kt_sorted_value_index(const kt_param *p, const kt_value *v, uint32_t *out) {
+  const kt_value *at = bsearch(v, p->values, p->nvalues, sizeof *v, value_order);
+  if (!at) return -1;
+  *out = (uint32_t)(at - p->values);
+  return 0;
+}
+
+kt_results *kt_param_acc_results(kt_param_acc *a, const char *task,
+                                 const char *const *kernels, size_t nkernels,
+                                 const char *device, kt_error *err) {
+  kt_space *space = kt_space_new(err);
+  int rc = space ? 0 : -1;
+  for (size_t i = 0; i < a->n && rc == 0; i++) {
+    struct acc_param *p = &a->params[i];
+    qsort(p->values, p->n, sizeof *p->values, value_order);
+    size_t kept = 0;
+    for (size_t k = 0; k < p->n; k++)
+      if (kept == 0 || value_order(&p->values[kept - 1], &p->values[k]) != 0)
+        p->values[kept++] = p->values[k];
+    rc = kt_space_add_param(space, p->name, p->values, kept, err);
+  }
+  kt_results *r = rc == 0 ? kt_results_new(task, space, kernels, nkernels, device, err) : NULL;
+  kt_space_free(space);
+  return r;
+}
+
+void kt_param_acc_clear(kt_param_acc *a) {
+  for (size_t i = 0; i < a->n; i++) free(a->params[i].values);
+  free(a->params);
+  memset(a, 0, sizeof *a);
+}
+
+/* ---- timestamps ---- */
+
+/* The zone after the seconds: "+HH:MM", "Z", " UTC" or none (UTC). */
+static int zone_offset(const char *z, long *seconds) {
+  int hh, mm;
+  *seconds = 0;
+  if (!*z || strcmp(z, "Z") == 0 || strcmp(z, " UTC") == 0) return 0;
+  if ((*z != '+' && *z != '-') || sscanf(z + 1, "%2d:%2d", &hh, &mm) != 2) return -1;
+  *seconds = (*z == '-' ? -1 : 1) * (hh * 3600L + mm * 60L);
+  return 0;
+}
+
+double kt_time_parse(const char *text) {
+  struct tm tm = {0};
+  int used = 0;
+  char sep;
+  if (!text || sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                      &sep, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 7 ||
+      (sep != ' ' && sep != 'T'))
+    return 0;
+  const char *rest = text + used;
+  double frac = 0;
+  if (*rest == '.') {
+    char *end;
+    frac = strtod(rest, &end);
+    rest = end;
+  }
+  long offset;
+  if (zone_offset(rest, &offset)) return 0;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  time_t t = timegm(&tm);
+  return t == (time_t)-1 ? 0 : (double)t - (double)offset + frac;
+}
+
+void kt_time_format(double t, char *buf, size_t size) {
+  time_t whole = (time_t)floor(t);
+  long micro = lround((t - (double)whole) * 1e6);
+  if (micro >= 1000000) {
+    whole++;
+    micro -= 1000000;
+  }
+  struct tm tm;
+  gmtime_r(&whole, &tm);
+  char day[32];
+  strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
+  snprintf(buf, size, "%s.%06ld+00:00", day, micro);
+}
