@@ -182,6 +182,7 @@ void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) 
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_json(lua_State *L);    /* kt.json */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
+void lk_open_split(lua_State *L);   /* kt.split and the preloaded module ktlua.split_run */
 /* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);
 kt_tuner *lk_check_tuner(lua_State *L, int idx);
