@@ -143,6 +143,22 @@ lua_State *lk_ref_push(const lk_ref *r);
 /* Calls with nargs arguments already pushed after the function on r's
 ** thread; on error writes the Lua message (with a traceback if asked)
 ** into err, pops, returns -1. */
+/* A time limit on Lua code that waits for no device (lk_deadline.c):
+** between begin and end, the code raises "<who> ran past its time limit
+** (<limit> s)<where>" once limit_s have passed; fired says it did. */
+typedef struct lk_deadline {
+  int64_t at;
+  double limit_s;
+  const char *who, *where;
+  bool fired;
+  lua_Hook hook; /* what was set before, restored at the end */
+  int mask, count;
+  void *outer; /* the limit this one hides */
+} lk_deadline;
+void lk_deadline_begin(lua_State *T, lk_deadline *d, double limit_s, const char *who,
+                       const char *where);
+void lk_deadline_end(lua_State *T, const lk_deadline *d);
+
 int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
                 kt_error *err);
 

@@ -13,56 +13,6 @@
 
 #define GENERATOR_LIMIT_S 10.0
 
-/* ---- the time limit ---- */
-
-/* A generator stuck in a loop would hang the tuning with no device to
-** time it out: a count hook stops it at its limit, as launchers are
-** stopped (lk_run.c). The guard lives on the C stack; the registry points
-** the hook to it while the generator runs. */
-#define HOOK_INSTRUCTIONS 1000
-
-static const char GUARD_KEY = 'c';
-
-typedef struct gen_guard {
-  int64_t deadline;
-  double limit_s;
-  lua_Hook hook; /* what was set before, restored after */
-  int mask, count;
-} gen_guard;
-
-static void on_count(lua_State *T, lua_Debug *ar) {
-  (void)ar;
-  lua_rawgetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-  gen_guard *g = lua_touserdata(T, -1);
-  lua_pop(T, 1);
-  if (!g || kt_now_ns() < g->deadline) return;
-  luaL_where(T, 0); /* in a hook, level 0 is the Lua code that was running */
-  lua_pushfstring(T, "the generator ran past its time limit (%f s)", g->limit_s);
-  lua_concat(T, 2);
-  lua_error(T);
-}
-
-/* Sets the guard, keeping what the registry held (a launcher's run may
-** generate a source) on the stack until unguard. */
-static void guard(lua_State *T, double limit_s, gen_guard *g) {
-  g->limit_s = limit_s;
-  g->deadline = kt_now_ns() + (int64_t)(limit_s * 1e9);
-  g->hook = lua_gethook(T);
-  g->mask = lua_gethookmask(T);
-  g->count = lua_gethookcount(T);
-  lua_rawgetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-  lua_pushlightuserdata(T, g);
-  lua_rawsetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-  lua_sethook(T, on_count, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
-}
-
-static void unguard(lua_State *T, int saved, const gen_guard *g) {
-  lua_sethook(T, g->hook, g->mask, g->count);
-  lua_pushvalue(T, saved);
-  lua_rawsetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-  lua_remove(T, saved);
-}
-
 /* ---- generating ---- */
 
 bool lk_codegen_wanted(lua_State *L, int idx) {
@@ -92,13 +42,11 @@ static int part_text(lua_State *T, int gen, const void *ud, const char *part,
   lua_getfield(T, gen, "limit");
   double limit_s = lua_tonumber(T, -1);
   lua_pop(T, 1);
-  gen_guard g;
-  guard(T, limit_s, &g);
-  int saved = lua_gettop(T) - 1;
-  lua_insert(T, saved); /* the saved guard under the function */
+  lk_deadline d; /* a generator stuck in a loop would hang the tuning */
+  lk_deadline_begin(T, &d, limit_s, "the generator", "");
   lk_push_config(T, cfg->space, cfg->vi);
   int rc = lk_ref_call(ud, 1, 1, true, err);
-  unguard(T, saved, &g);
+  lk_deadline_end(T, &d);
   if (rc) return kt_fail_prefix(err, "kernel %s: %s(cfg) failed: ", name, part);
   if (lua_type(T, -1) == LUA_TSTRING) return 0;
   return kt_fail(err, "kernel %s: %s(cfg) returned a %s, expected the source text (a string)",

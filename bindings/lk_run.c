@@ -375,67 +375,21 @@ static int run_index(lua_State *L) {
   return 1;
 }
 
-/* ---- the time limit of host code ---- */
-
-/* A launcher stuck in Lua (a loop that never ends) waits for no device, so
-** the device's deadline never stops it: a count hook does, at the same
-** limit, and the configuration is a timeout. The guard lives on the C
-** stack; the registry points the hook to it while the launcher runs. */
-#define HOOK_INSTRUCTIONS 1000
-
-static const char GUARD_KEY = 'g';
-
-typedef struct host_guard {
-  int64_t deadline;
-  double limit_s;
-  bool fired;
-  lua_Hook hook; /* what was set before, restored after */
-  int mask, count;
-} host_guard;
-
-static void on_count(lua_State *T, lua_Debug *ar) {
-  (void)ar;
-  lua_rawgetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-  host_guard *g = lua_touserdata(T, -1);
-  lua_pop(T, 1);
-  if (!g || kt_now_ns() < g->deadline) return;
-  g->fired = true;
-  luaL_where(T, 0); /* in a hook, level 0 is the Lua code that was running */
-  lua_pushfstring(T, "the launcher ran past its time limit (%f s) in its Lua code", g->limit_s);
-  lua_concat(T, 2);
-  lua_error(T);
-}
-
-static void guard_host(lua_State *T, const kt_run *run, host_guard *g) {
-  g->limit_s = (double)run->time_limit_ns / 1e9;
-  g->deadline = kt_now_ns() + run->time_limit_ns;
-  g->fired = false;
-  g->hook = lua_gethook(T);
-  g->mask = lua_gethookmask(T);
-  g->count = lua_gethookcount(T);
-  lua_pushlightuserdata(T, g);
-  lua_rawsetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-  lua_sethook(T, on_count, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
-}
-
-static void unguard_host(lua_State *T, const host_guard *g) {
-  lua_sethook(T, g->hook, g->mask, g->count);
-  lua_pushnil(T);
-  lua_rawsetp(T, LUA_REGISTRYINDEX, &GUARD_KEY);
-}
-
 static int launcher_in_lua(kt_run *run, void *ud, kt_error *err) {
   lua_State *T = lk_ref_push(ud);
   lk_run *ur = lua_newuserdatauv(T, sizeof *ur, 0);
   ur->run = run;
   luaL_setmetatable(T, LK_RUN);
   lk_push_config(T, run->cfg.space, run->cfg.vi);
-  host_guard g;
-  bool guarded = run->time_limit_ns > 0;
-  if (guarded) guard_host(T, run, &g);
+  /* A launcher stuck in Lua waits for no device, so the device's deadline
+  ** never stops it: the same limit on its host code does (a timeout). */
+  lk_deadline d;
+  bool limited = run->time_limit_ns > 0;
+  if (limited)
+    lk_deadline_begin(T, &d, (double)run->time_limit_ns / 1e9, "the launcher", " in its Lua code");
   int rc = lk_ref_call(ud, 2, 0, true, err);
-  if (guarded) unguard_host(T, &g);
-  if (rc && guarded && g.fired) run->fault = KT_FAULT_TIMEOUT;
+  if (limited) lk_deadline_end(T, &d);
+  if (rc && limited && d.fired) run->fault = KT_FAULT_TIMEOUT;
   ur->run = NULL;
   return rc;
 }

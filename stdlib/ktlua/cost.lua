@@ -162,32 +162,7 @@ function M.predict_config(k, cfg, probe, opts)
     for _, v in ipairs(sizes.group) do g = g * v end
     if g > 0 then c.group = g end
   end
-  -- For the examples' --probe=DB: the model's error on a tuning of k, against the
--- probe of the tuner's device kept in the database at path, on both models.
-function M.report(k, results, path, device, f)
-  f = f or io.stdout
-  local kt = require "ktlua"
-  local db = kt.db(path)
-  local probe, why = db:probe(device)
-  db:close()
-  if not probe then
-    error(("%s (run: ktlua --probe=%s --probe-db=%s)"):format(why, device.id or "DEVICE", path), 0)
-  end
-  for _, model in ipairs({ "sum", "max" }) do
-    local e = assert(M.error(k, results, probe, { model = model }))
-    local best, first
-    for _, p in ipairs(e.pairs) do
-      if not best or p.measured < best.measured then best = p end
-      if not first or p.predicted < first.predicted then first = p end
-    end
-    f:write(("cost model (%s) of %s on %s: %d configurations, bias %+.1f%%, mean |error| %.1f%%, "
-      .. "Spearman %.2f; the predicted fastest runs %.4g ms (the best %.4g ms)\n"):format(model,
-      k.name, probe.device, e.n, 100 * e.bias, 100 * e.mean_abs, e.spearman, first.measured,
-      best.measured))
-  end
-end
-
-return M.time(probe, c, opts), c
+  return M.time(probe, c, opts), c
 end
 
 -- A function(cfg) -> predicted ms for k on the probed device: what an early
