@@ -272,7 +272,7 @@ function report.meter(stop, terminal, out)
     if not counts[r.status] then order[#order + 1] = r.status end
     counts[r.status] = (counts[r.status] or 0) + 1
     local cost = coster(results) -- the fastest, unless an objective says otherwise
-    if r.status == "ok" and (not best or cost(r) < cost(best)) then best = r end
+    if r.status == "ok" and not r.cut_short and (not best or cost(r) < cost(best)) then best = r end
     params, undrawn = results.params, true
     if clock() - drawn_at >= 0.1 or done >= total then draw() end
   end
