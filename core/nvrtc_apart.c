@@ -5,10 +5,8 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "apart.h"
 #include "nvrtc.h"
 #include "remote.h"
 #include "wire.h"
@@ -45,35 +43,24 @@ static int get_outcome(kt_msg *m, kt_nvrtc_out *out, kt_error *err) {
   return rc;
 }
 
+typedef struct compile_job {
+  const kt_nvrtc_job *job;
+  kt_nvrtc_out *out;
+} compile_job;
+
+static void compile_in_child(kt_msg *m, void *ud) {
+  compile_job *c = ud;
+  kt_error cerr;
+  int rc = kt_nvrtc_compile(c->job, c->out, &cerr);
+  put_outcome(m, rc, &cerr, c->out);
+}
+
 int kt_nvrtc_compile_apart(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error *err) {
   memset(out, 0, sizeof *out);
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return kt_fail(err, "cannot start a compile process");
-  kt_fork_begin();
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(sv[0]);
-    kt_msg m;
-    kt_msg_init(&m);
-    kt_error cerr;
-    int rc = kt_nvrtc_compile(job, out, &cerr);
-    put_outcome(&m, rc, &cerr, out);
-    _exit(kt_wire_send(sv[1], &m) == KT_WIRE_OK ? 0 : 1);
-  }
-  kt_fork_end();
-  close(sv[1]);
-  if (pid < 0) {
-    close(sv[0]);
-    return kt_fail(err, "cannot start a compile process");
-  }
   kt_msg m;
-  kt_msg_init(&m);
-  kt_wire_rc w = kt_wire_recv(sv[0], &m, 0);
-  close(sv[0]);
-  int status;
-  waitpid(pid, &status, 0);
+  int w = kt_apart(compile_in_child, &(compile_job){job, out}, 0, &m);
   int rc = w == KT_WIRE_OK ? get_outcome(&m, out, err)
+           : w < 0         ? kt_fail(err, "cannot start a compile process")
                            : kt_fail(err, "the compile process died before answering");
   kt_msg_free(&m);
   return rc;

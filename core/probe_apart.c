@@ -7,11 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "apart.h"
 #include "probe.h"
 #include "remote.h"
 #include "wire.h"
@@ -80,39 +77,27 @@ static int get_probe(kt_msg *m, kt_probe *p, kt_error *err) {
   return rc;
 }
 
+typedef struct probe_job {
+  const char *id;
+  const kt_probe_opts *o;
+} probe_job;
+
+static void probe_in_child(kt_msg *m, void *ud) {
+  probe_job *j = ud;
+  kt_error cerr;
+  kt_probe p = {0};
+  int rc = probe_here(j->id, j->o, &p, &cerr);
+  put_probe(m, rc, &cerr, &p);
+}
+
 int kt_probe_device(const char *id, const kt_probe_opts *o, kt_probe *out, kt_error *err) {
   memset(out, 0, sizeof *out);
   if (kt_drivers_in_process()) return probe_here(id, o, out, err);
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return kt_fail(err, "cannot start a probe process");
-  kt_fork_begin();
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(sv[0]);
-    kt_msg m;
-    kt_msg_init(&m);
-    kt_error cerr;
-    kt_probe p = {0};
-    int rc = probe_here(id, o, &p, &cerr);
-    put_probe(&m, rc, &cerr, &p);
-    _exit(kt_wire_send(sv[1], &m) == KT_WIRE_OK ? 0 : 1);
-  }
-  kt_fork_end();
-  close(sv[1]);
-  if (pid < 0) {
-    close(sv[0]);
-    return kt_fail(err, "cannot start a probe process");
-  }
-  kt_msg m;
-  kt_msg_init(&m);
   int64_t deadline = o->time_limit > 0 ? kt_now_ns() + (int64_t)(o->time_limit * 1e9) : 0;
-  kt_wire_rc w = kt_wire_recv(sv[0], &m, deadline);
-  close(sv[0]);
-  if (w == KT_WIRE_TIMEOUT) kill(pid, SIGKILL); /* a kernel that hangs the device */
-  int status;
-  waitpid(pid, &status, 0);
+  kt_msg m;
+  int w = kt_apart(probe_in_child, &(probe_job){id, o}, deadline, &m);
   int rc = w == KT_WIRE_OK        ? get_probe(&m, out, err)
+           : w < 0                ? kt_fail(err, "cannot start a probe process")
            : w == KT_WIRE_TIMEOUT ? kt_fail(err, "the probe took longer than its time limit "
                                                  "(%g s) and was stopped", o->time_limit)
                                   : kt_fail(err, "the probe process died before answering");

@@ -359,14 +359,29 @@ static int transfer_fails(kt_run *run) {
   return -1;
 }
 
-int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
-                kt_error *err) {
+int run_read_count(kt_run *run, const kt_array *a, const kt_array *dst, size_t *count,
+                   kt_error *err) {
   size_t have = kt_run_length(run, a);
-  if (!count) count = have < dst->length ? have : dst->length;
+  if (!*count) *count = have < dst->length ? have : dst->length;
   if (dst->type->size != a->type->size)
     return kt_fail(err, "read: %s elements into a %s array", a->type->name, dst->type->name);
-  if (check_count("read", count, have, err) || check_count("read", count, dst->length, err))
-    return -1;
+  return check_count("read", *count, have, err) || check_count("read", *count, dst->length, err)
+             ? -1
+             : 0;
+}
+
+int run_write_count(kt_run *run, const kt_array *a, const kt_array *src, size_t *count,
+                    kt_error *err) {
+  size_t have = kt_run_length(run, a);
+  *count = src->length < have ? src->length : have;
+  if (src->type->size != a->type->size)
+    return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
+  return 0;
+}
+
+int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
+                kt_error *err) {
+  if (run_read_count(run, a, dst, &count, err)) return -1;
   kt_bbuf *buf = buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
   if (!buf) return transfer_fails(run);
   if (run_finish(run, queue, err)) return -1;
@@ -379,9 +394,8 @@ int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int
 
 int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
                  kt_error *err) {
-  size_t have = kt_run_length(run, a), count = src->length < have ? src->length : have;
-  if (src->type->size != a->type->size)
-    return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
+  size_t count;
+  if (run_write_count(run, a, src, &count, err)) return -1;
   kt_bbuf *buf = changing(run, a, queue, err);
   kt_tuner *t = run->tuner;
   if (!buf) return transfer_fails(run);

@@ -50,19 +50,9 @@ static pending *next_pending(kt_run *run, int queue, size_t bytes, kt_error *err
   return &as->items[as->n];
 }
 
-static int check_count(const char *what, size_t count, size_t have, kt_error *err) {
-  if (count <= have) return 0;
-  return kt_fail(err, "%s: %zu elements asked of a buffer of %zu", what, count, have);
-}
-
 int kt_run_read_async(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
                       kt_error *err) {
-  size_t have = kt_run_length(run, a);
-  if (!count) count = have < dst->length ? have : dst->length;
-  if (dst->type->size != a->type->size)
-    return kt_fail(err, "read: %s elements into a %s array", a->type->name, dst->type->name);
-  if (check_count("read", count, have, err) || check_count("read", count, dst->length, err))
-    return -1;
+  if (run_read_count(run, a, dst, &count, err)) return -1;
   kt_bbuf *buf = run_buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
   if (!buf) return fails(run, KT_FAULT_RUNTIME);
   pending *p = next_pending(run, queue, count * a->type->size, err);
@@ -81,9 +71,8 @@ int kt_run_read_async(kt_run *run, const kt_array *a, kt_array *dst, size_t coun
 
 int kt_run_write_async(kt_run *run, const kt_array *a, const kt_array *src, int queue,
                        kt_error *err) {
-  size_t have = kt_run_length(run, a), count = src->length < have ? src->length : have;
-  if (src->type->size != a->type->size)
-    return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
+  size_t count;
+  if (run_write_count(run, a, src, &count, err)) return -1;
   kt_bbuf *buf = run_changing(run, a, queue, err);
   if (!buf) return fails(run, KT_FAULT_RUNTIME);
   pending *p = next_pending(run, queue, count * a->type->size, err);

@@ -21,6 +21,14 @@ void run_async_synced(kt_run *run, int queue, bool ok);
 void run_async_end(kt_run *run, bool ok);
 void run_async_free(kt_run *run);
 
+/* The elements a read of a into dst moves (*count, or as many as both
+** hold when 0), or -1 with err where the types or the sizes do not fit. */
+int run_read_count(kt_run *run, const kt_array *a, const kt_array *dst, size_t *count,
+                   kt_error *err);
+/* The elements a write of src into a moves, or -1 where the types differ. */
+int run_write_count(kt_run *run, const kt_array *a, const kt_array *src, size_t *count,
+                    kt_error *err);
+
 /* Records that the configuration cannot run (status and why); returns 0. */
 int run_config_fails(kt_run *run, kt_status status, const char *why);
 /* Back to the state of the configuration: the kernels' own argument
