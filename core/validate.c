@@ -98,9 +98,8 @@ static void compare_any(const kt_array *got, const kt_array *expected, size_t n,
   }
 }
 
-int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_method method,
-                      double tolerance, size_t first, char **why, kt_error *err) {
-  *why = NULL;
+int kt_compare_extent(const kt_array *got, const kt_array *expected, size_t first, size_t *n,
+                      kt_error *err) {
   const kt_type *t = expected->type;
   if (got->type->size != t->size || got->length != expected->length)
     return kt_fail(err, "cannot compare %s[%zu] with %s[%zu]", got->type->name, got->length,
@@ -108,7 +107,16 @@ int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_meth
   if (t->kind == KT_STRUCT)
     return kt_fail(err, "arrays of struct %s need a custom comparator (option 'compare')",
                    t->name);
-  size_t n = first && first < expected->length ? first : expected->length;
+  *n = first && first < expected->length ? first : expected->length;
+  return 0;
+}
+
+int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_method method,
+                      double tolerance, size_t first, char **why, kt_error *err) {
+  *why = NULL;
+  const kt_type *t = expected->type;
+  size_t n;
+  if (kt_compare_extent(got, expected, first, &n, err)) return -1;
   verdict v = {0, 0, 0, 0, 0, 0};
   if (t->kind == KT_FLOAT) compare_float(got->data, expected->data, n, method, tolerance, &v);
   else if (t->kind == KT_DOUBLE) compare_double(got->data, expected->data, n, method, tolerance, &v);

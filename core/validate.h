@@ -14,6 +14,12 @@
 int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_method method,
                       double tolerance, size_t first, char **why, kt_error *err);
 
+/* How many elements a comparison of got with expected covers (first, when
+** nonzero and smaller, else all); -1 with err when they cannot be compared
+** element by element (other sizes, structs). */
+int kt_compare_extent(const kt_array *got, const kt_array *expected, size_t first, size_t *n,
+                      kt_error *err);
+
 /* KT_CMP_CLOSE's comparison (validate_close.c): element i matches when
 ** |got - expected| <= atol + rtol * |expected|, NaN matching NaN and an
 ** infinity only the same infinity. */

@@ -55,13 +55,8 @@ int kt_compare_close(const kt_array *got, const kt_array *expected, double atol,
                      size_t first, char **why, kt_error *err) {
   *why = NULL;
   const kt_type *t = expected->type;
-  if (got->type->size != t->size || got->length != expected->length)
-    return kt_fail(err, "cannot compare %s[%zu] with %s[%zu]", got->type->name, got->length,
-                   t->name, expected->length);
-  if (t->kind == KT_STRUCT)
-    return kt_fail(err, "arrays of struct %s need a custom comparator (option 'compare')",
-                   t->name);
-  size_t n = first && first < expected->length ? first : expected->length;
+  size_t n;
+  if (kt_compare_extent(got, expected, first, &n, err)) return -1;
   close_verdict v = {0, 0, 0, 0};
   if (t->kind == KT_FLOAT) close_float(got->data, expected->data, n, atol, rtol, &v);
   else if (t->kind == KT_DOUBLE) close_double(got->data, expected->data, n, atol, rtol, &v);
