@@ -48,18 +48,6 @@ typedef struct lparser {
   size_t item; /* where the comprehension's item starts */
 } lparser;
 
-static int fail_at(lparser *p, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(lparser *p, size_t pos, const char *fmt, ...) {
-  char why[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
-  va_end(ap);
-  return kt_fail(p->err, "at character %zu: %s", pos + 1, why);
-}
-
 void kt_values_free(kt_value *v, size_t n) {
   for (size_t i = 0; v && i < n; i++)
     if (v[i].type == KT_VSTRING) free(v[i].u.s);
@@ -74,7 +62,7 @@ static void vlist_free(vlist *l) {
 /* Appends v (a string is copied). */
 static int vlist_add(lparser *p, vlist *l, const kt_value *v, size_t pos) {
   if (l->n == KT_LIST_MAX)
-    return fail_at(p, pos, "the list has more than %zu values", KT_LIST_MAX);
+    return kt_fail_at(p->err, pos, "the list has more than %zu values", KT_LIST_MAX);
   if (kt_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v, p->err)) return -1;
   kt_value *to = &l->v[l->n];
   *to = *v;
@@ -106,7 +94,7 @@ static bool accept(lparser *p, char c) {
 
 static int expect(lparser *p, char c, const char *where) {
   if (accept(p, c)) return 0;
-  return fail_at(p, p->at, "expected '%c' %s", c, where);
+  return kt_fail_at(p->err, p->at, "expected '%c' %s", c, where);
 }
 
 /* A whole word such as "for", not the start of "format". */
@@ -138,11 +126,11 @@ static int eval_expr(lparser *p, const kt_expr *e, kt_value *out) {
   size_t n = kt_expr_nvars(e);
   const kt_value *vals[64];
   if (n > sizeof vals / sizeof vals[0])
-    return fail_at(p, kt_expr_var_pos(e, 0) - 1, "an item reads more than 64 names");
+    return kt_fail_at(p->err, kt_expr_var_pos(e, 0) - 1, "an item reads more than 64 names");
   for (size_t i = 0; i < n; i++) {
     const lname *v = find_name(p, kt_expr_var(e, i));
     if (!v)
-      return fail_at(p, kt_expr_var_pos(e, i) - 1, "unknown name '%s' (an item may read the "
+      return kt_fail_at(p->err, kt_expr_var_pos(e, i) - 1, "unknown name '%s' (an item may read the "
                      "names of its comprehension's for clauses)", kt_expr_var(e, i));
     vals[i] = &v->v;
   }
@@ -160,7 +148,7 @@ static int find_close(lparser *p, size_t from, size_t open, size_t *close) {
     char c = p->src[i];
     if (c == '"' || c == '\'') {
       const char *q = strchr(p->src + i + 1, c);
-      if (!q) return fail_at(p, i, "unterminated string");
+      if (!q) return kt_fail_at(p->err, i, "unterminated string");
       i = (size_t)(q - p->src);
     } else if (c == '[' || c == '(') {
       depth++;
@@ -172,7 +160,7 @@ static int find_close(lparser *p, size_t from, size_t open, size_t *close) {
       }
     }
   }
-  return fail_at(p, open, "the '[' is not closed by a ']'");
+  return kt_fail_at(p->err, open, "the '[' is not closed by a ']'");
 }
 
 /* The clauses of a comprehension from `at` to its ']' at close, for each
@@ -199,17 +187,17 @@ static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vli
                 : v.type == KT_VINT  ? v.u.i != 0 : v.u.f != 0;
     return keep ? clauses(p, item, next, close, out) : 0;
   }
-  if (!accept_word(p, "for")) return fail_at(p, p->at, "expected 'for', 'if' or ']'");
+  if (!accept_word(p, "for")) return kt_fail_at(p->err, p->at, "expected 'for', 'if' or ']'");
   skip_space(p);
   size_t name = p->at;
   while (is_name_char(p->src[p->at])) p->at++;
   if (p->at == name || isdigit((unsigned char)p->src[name]))
-    return fail_at(p, name, "expected a name after 'for'");
+    return kt_fail_at(p->err, name, "expected a name after 'for'");
   if (p->nnames == LIST_DEPTH)
-    return fail_at(p, clause, "comprehensions nest more than %d names deep", LIST_DEPTH);
+    return kt_fail_at(p->err, clause, "comprehensions nest more than %d names deep", LIST_DEPTH);
   lname *bound = &p->names[p->nnames];
   *bound = (lname){p->src + name, p->at - name, {.type = KT_VINT}};
-  if (!accept_word(p, "in")) return fail_at(p, p->at, "expected 'in' after 'for %.*s'",
+  if (!accept_word(p, "in")) return kt_fail_at(p->err, p->at, "expected 'in' after 'for %.*s'",
                                             (int)bound->len, bound->name);
   vlist values = {0};
   if (list_expr(p, &values)) {
@@ -221,7 +209,7 @@ static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vli
   p->nnames++;
   for (size_t i = 0; i < values.n && rc == 0; i++) {
     if (++p->iterations > LIST_ITERATIONS) {
-      rc = fail_at(p, clause, "the comprehension runs more than %zu iterations",
+      rc = kt_fail_at(p->err, clause, "the comprehension runs more than %zu iterations",
                    LIST_ITERATIONS);
       break;
     }
@@ -257,7 +245,7 @@ static int bracket(lparser *p, size_t open, vlist *out) {
     if (rc) return -1;
     if (accept(p, ']')) return 0;
     if (!accept(p, ','))
-      return fail_at(p, p->at, "expected ',' or ']' in the list at character %zu", open + 1);
+      return kt_fail_at(p->err, p->at, "expected ',' or ']' in the list at character %zu", open + 1);
     if (accept(p, ']')) return 0;
   }
 }
@@ -273,7 +261,7 @@ static int range_arg(lparser *p, int64_t *out) {
   int rc = eval_expr(p, e, &v);
   kt_expr_free(e);
   if (rc) return -1;
-  if (v.type != KT_VINT || condition) return fail_at(p, pos, "range() takes integers");
+  if (v.type != KT_VINT || condition) return kt_fail_at(p->err, pos, "range() takes integers");
   *out = v.u.i;
   return 0;
 }
@@ -283,18 +271,18 @@ static int range_call(lparser *p, size_t pos, vlist *out) {
   int n = 0;
   if (expect(p, '(', "after range")) return -1;
   do {
-    if (n == 3) return fail_at(p, p->at, "range() takes one to three integers");
+    if (n == 3) return kt_fail_at(p->err, p->at, "range() takes one to three integers");
     if (range_arg(p, &a[n++])) return -1;
   } while (accept(p, ','));
   if (expect(p, ')', "to close range(")) return -1;
   int64_t start = n == 1 ? 0 : a[0], stop = n == 1 ? a[0] : a[1], step = n == 3 ? a[2] : 1;
-  if (step == 0) return fail_at(p, pos, "range() step must not be zero");
+  if (step == 0) return kt_fail_at(p->err, pos, "range() step must not be zero");
   uint64_t span = step > 0 ? (uint64_t)stop - (uint64_t)start : (uint64_t)start - (uint64_t)stop;
   uint64_t by = step > 0 ? (uint64_t)step : 0u - (uint64_t)step;
   bool empty = step > 0 ? stop <= start : stop >= start;
   uint64_t count = empty ? 0 : (span - 1) / by + 1;
   if (count > KT_LIST_MAX - out->n)
-    return fail_at(p, pos, "range() gives %llu values, more than %zu", (unsigned long long)count,
+    return kt_fail_at(p->err, pos, "range() gives %llu values, more than %zu", (unsigned long long)count,
                    KT_LIST_MAX);
   for (uint64_t i = 0; i < count; i++) {
     kt_value v = {.type = KT_VINT, .u.i = (int64_t)((uint64_t)start + i * (uint64_t)step)};
@@ -307,7 +295,7 @@ static int list_term(lparser *p, vlist *out) {
   skip_space(p);
   size_t pos = p->at;
   if (++p->nesting > LIST_DEPTH * 4)
-    return fail_at(p, pos, "the lists nest more than %d levels deep", LIST_DEPTH * 4);
+    return kt_fail_at(p->err, pos, "the lists nest more than %d levels deep", LIST_DEPTH * 4);
   int rc;
   if (accept(p, '[')) {
     rc = bracket(p, pos, out);
@@ -318,7 +306,7 @@ static int list_term(lparser *p, vlist *out) {
     rc = expect(p, '(', "after list") || list_expr(p, out) ||
          expect(p, ')', call ? "to close list(" : "to close '('");
   } else {
-    rc = fail_at(p, pos, "expected a list: [...], range(...) or list(...)");
+    rc = kt_fail_at(p->err, pos, "expected a list: [...], range(...) or list(...)");
   }
   p->nesting--;
   return rc;
@@ -342,7 +330,7 @@ int kt_expr_list(const char *text, kt_value **out, size_t *n, kt_error *err) {
   int rc = list_expr(&p, &l);
   skip_space(&p);
   if (rc == 0 && text[p.at])
-    rc = fail_at(&p, p.at, "unexpected '%c' after the list", text[p.at]);
+    rc = kt_fail_at(p.err, p.at, "unexpected '%c' after the list", text[p.at]);
   if (rc) {
     vlist_free(&l);
     return -1;

@@ -46,18 +46,6 @@ typedef struct parser {
   kt_error *err;
 } parser;
 
-static int fail_at(parser *p, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(parser *p, size_t pos, const char *fmt, ...) {
-  char why[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
-  va_end(ap);
-  return kt_fail(p->err, "at character %zu: %s", pos + 1, why);
-}
-
 /* ---- tokens ---- */
 
 static int lex_number(parser *p, token *t) {
@@ -71,7 +59,7 @@ static int lex_number(parser *p, token *t) {
     t->kind = TK_FLOAT;
     t->f = strtod(s, &end);
   } else if (errno == ERANGE) {
-    return fail_at(p, t->pos, "the number %.*s is too large", (int)(end - s), s);
+    return kt_fail_at(p->err, t->pos, "the number %.*s is too large", (int)(end - s), s);
   } else {
     t->kind = TK_INT;
     t->i = v;
@@ -79,7 +67,7 @@ static int lex_number(parser *p, token *t) {
   if (isalnum((unsigned char)*end) || *end == '_' || *end == '.') {
     size_t n = (size_t)(end - s) + 1;
     while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '.') n++;
-    return fail_at(p, t->pos, "malformed number '%.*s'", (int)n, s);
+    return kt_fail_at(p->err, t->pos, "malformed number '%.*s'", (int)n, s);
   }
   t->len = (size_t)(end - s);
   return 0;
@@ -88,7 +76,7 @@ static int lex_number(parser *p, token *t) {
 static int lex_string(parser *p, token *t) {
   const char *s = p->src + t->pos;
   const char *close = strchr(s + 1, s[0]);
-  if (!close) return fail_at(p, t->pos, "unterminated string");
+  if (!close) return kt_fail_at(p->err, t->pos, "unterminated string");
   t->kind = TK_STR;
   t->len = (size_t)(close - s) + 1;
   return 0;
@@ -130,14 +118,14 @@ static int lex_operator(parser *p, token *t) {
     }
   }
   switch (s[0]) {
-    case '&': return fail_at(p, t->pos, "'&' is not an operator: write '&&' (or 'and')");
-    case '|': return fail_at(p, t->pos, "'|' is not an operator: write '||' (or 'or')");
-    case '=': return fail_at(p, t->pos, "'=' is not an operator: write '==' to compare");
-    case '^': return fail_at(p, t->pos, "'^' is not an operator: write x ** y or pow(x, y)");
+    case '&': return kt_fail_at(p->err, t->pos, "'&' is not an operator: write '&&' (or 'and')");
+    case '|': return kt_fail_at(p->err, t->pos, "'|' is not an operator: write '||' (or 'or')");
+    case '=': return kt_fail_at(p->err, t->pos, "'=' is not an operator: write '==' to compare");
+    case '^': return kt_fail_at(p->err, t->pos, "'^' is not an operator: write x ** y or pow(x, y)");
     default:
       if (isprint((unsigned char)s[0]))
-        return fail_at(p, t->pos, "unexpected character '%c'", s[0]);
-      return fail_at(p, t->pos, "unexpected byte 0x%02x", (unsigned char)s[0]);
+        return kt_fail_at(p->err, t->pos, "unexpected character '%c'", s[0]);
+      return kt_fail_at(p->err, t->pos, "unexpected byte 0x%02x", (unsigned char)s[0]);
   }
 }
 
@@ -168,7 +156,7 @@ static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) 
       [OP_POW] = -1};
   kt_expr *e = p->e;
   p->depth += op == OP_CALL ? 1 - nargs : effect[op];
-  if (p->depth > EXPR_STACK) return fail_at(p, pos, "the expression is nested too deeply");
+  if (p->depth > EXPR_STACK) return kt_fail_at(p->err, pos, "the expression is nested too deeply");
   if (kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) return -1;
   e->code[e->ncode++] = (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
   return 0;
@@ -212,24 +200,24 @@ static int need_number(parser *p, const operand *o, const char *what) {
     p->e->code[o->ins].nargs = 1;
     return 0;
   }
-  return fail_at(p, o->pos, "%s takes numbers, not %s", what, type_name(o->type));
+  return kt_fail_at(p->err, o->pos, "%s takes numbers, not %s", what, type_name(o->type));
 }
 
 static int need_condition(parser *p, const operand *o, const char *what) {
   if (o->type == T_BOOL) return 0;
   if (o->type == T_NAME)
-    return fail_at(p, o->pos, "%s joins conditions, and '%s' is a parameter: compare it "
+    return kt_fail_at(p->err, o->pos, "%s joins conditions, and '%s' is a parameter: compare it "
                               "(%s != 0?)", what, p->e->vars[o->var].name,
                    p->e->vars[o->var].name);
-  return fail_at(p, o->pos, "%s joins conditions, not %s", what, type_name(o->type));
+  return kt_fail_at(p->err, o->pos, "%s joins conditions, not %s", what, type_name(o->type));
 }
 
 /* == and != compare conditions with conditions and values with values. */
 static int need_comparable(parser *p, const operand *a, const operand *b) {
   bool ab = a->type == T_BOOL, bb = b->type == T_BOOL;
-  if (ab != bb) return fail_at(p, (ab ? b : a)->pos, "a condition is compared with a value");
+  if (ab != bb) return kt_fail_at(p->err, (ab ? b : a)->pos, "a condition is compared with a value");
   if ((a->type == T_NUM && b->type == T_STR) || (a->type == T_STR && b->type == T_NUM))
-    return fail_at(p, b->pos, "a number is compared with a string");
+    return kt_fail_at(p->err, b->pos, "a number is compared with a string");
   return 0;
 }
 
@@ -241,13 +229,13 @@ static int parse_or(parser *p, operand *o);
 ** text overflows the C stack. */
 static int nest(parser *p, size_t pos) {
   if (++p->nesting <= EXPR_NESTING) return 0;
-  return fail_at(p, pos, "the expression nests more than %d levels deep (parentheses, calls "
+  return kt_fail_at(p->err, pos, "the expression nests more than %d levels deep (parentheses, calls "
                          "and unary operators)", EXPR_NESTING);
 }
 
 static int expect_close(parser *p, size_t open) {
   if (p->tok.kind == TK_RPAREN) return next(p);
-  return fail_at(p, p->tok.pos, "expected ')' to close the '(' at character %zu", open + 1);
+  return kt_fail_at(p->err, p->tok.pos, "expected ')' to close the '(' at character %zu", open + 1);
 }
 
 static int parse_call(parser *p, operand *o, const token *name) {
@@ -260,7 +248,7 @@ static int parse_call(parser *p, operand *o, const token *name) {
                        strncmp(fns[f].name, p->src + name->pos, name->len) == 0))
     f++;
   if (f == nfns)
-    return fail_at(p, name->pos, "unknown function '%.*s' (expected min, max, abs, floor, "
+    return kt_fail_at(p->err, name->pos, "unknown function '%.*s' (expected min, max, abs, floor, "
                                  "ceil, sqrt or pow)", (int)name->len, p->src + name->pos);
   size_t open = p->tok.pos;
   int nargs = 0;
@@ -272,7 +260,7 @@ static int parse_call(parser *p, operand *o, const token *name) {
     nargs++;
   }
   if (nargs < fns[f].min || nargs > fns[f].max)
-    return fail_at(p, name->pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
+    return kt_fail_at(p->err, name->pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
                    fns[f].min == 1 ? "" : "s");
   *o = (operand){T_NUM, name->pos, 0, 0};
   p->nesting--;
@@ -324,9 +312,9 @@ static int parse_primary(parser *p, operand *o) {
       return expect_close(p, open);
     }
     case TK_END:
-      return fail_at(p, t->pos, "expected a value, found the end of the expression");
+      return kt_fail_at(p->err, t->pos, "expected a value, found the end of the expression");
     default:
-      return fail_at(p, t->pos, "expected a value, found '%.*s'", (int)t->len, p->src + t->pos);
+      return kt_fail_at(p->err, t->pos, "expected a value, found '%.*s'", (int)t->len, p->src + t->pos);
   }
 }
 
@@ -412,7 +400,7 @@ static bool is_comparison(tk k) { return k >= TK_EQ && k <= TK_GE; }
 static int copy_code(parser *p, size_t from, size_t to, size_t pos) {
   p->copied += to - from;
   if (p->copied > EXPR_COPIES_MAX)
-    return fail_at(p, pos, "the expression is too long once its chained comparisons and "
+    return kt_fail_at(p->err, pos, "the expression is too long once its chained comparisons and "
                            "'in' lists are expanded");
   size_t at = p->e->ncode;
   for (size_t pc = from; pc < to; pc++) {
@@ -448,14 +436,14 @@ static int parse_in(parser *p, operand *o, size_t start) {
   bool negate = p->tok.kind == TK_NOT;
   if ((negate && next(p)) || next(p)) return -1;
   tk close = p->tok.kind == TK_LBRACK ? TK_RBRACK : p->tok.kind == TK_LPAREN ? TK_RPAREN : TK_END;
-  if (close == TK_END) return fail_at(p, p->tok.pos, "'in' takes a list: [1, 2] or (1, 2)");
+  if (close == TK_END) return kt_fail_at(p->err, p->tok.pos, "'in' takes a list: [1, 2] or (1, 2)");
   size_t open = p->tok.pos, lend = p->e->ncode, n = 0;
   if (nest(p, open) || next(p)) return -1;
   while (p->tok.kind != close) {
     size_t jump = SIZE_MAX;
     if (n > 0) {
       if (p->tok.kind != TK_COMMA)
-        return fail_at(p, p->tok.pos, "expected ',' or '%c' in the list at character %zu",
+        return kt_fail_at(p->err, p->tok.pos, "expected ',' or '%c' in the list at character %zu",
                        close == TK_RBRACK ? ']' : ')', open + 1);
       if (next(p)) return -1;
       if (p->tok.kind == close) break;
@@ -481,7 +469,7 @@ static int parse_in(parser *p, operand *o, size_t start) {
   o->type = T_BOOL;
   if (next(p)) return -1;
   if (is_comparison(p->tok.kind) || at_in(p))
-    return fail_at(p, p->tok.pos, "'in' does not chain with other comparisons: join them "
+    return kt_fail_at(p->err, p->tok.pos, "'in' does not chain with other comparisons: join them "
                                   "with and");
   return 0;
 }
@@ -512,7 +500,7 @@ static int comparison_rest(parser *p, operand *o, size_t start) {
     if (compare_pair(p, &t, &l, &r)) return -1;
     if (jump != SIZE_MAX) p->e->code[jump].arg = (uint32_t)p->e->ncode;
     if (at_in(p))
-      return fail_at(p, p->tok.pos, "'in' does not chain with other comparisons: join them "
+      return kt_fail_at(p->err, p->tok.pos, "'in' does not chain with other comparisons: join them "
                                     "with and");
     if (!is_comparison(p->tok.kind)) break;
     jump = p->e->ncode;
@@ -562,7 +550,7 @@ static kt_expr *parse_from(const char *text, size_t start, size_t *end, kt_error
   operand o;
   int rc = next(&p) || parse_or(&p, &o);
   if (rc == 0 && p.tok.kind != TK_END && !end)
-    rc = fail_at(&p, p.tok.pos, "unexpected '%.*s' after a complete expression",
+    rc = kt_fail_at(p.err, p.tok.pos, "unexpected '%.*s' after a complete expression",
                  (int)p.tok.len, text + p.tok.pos);
   if (rc == 0) {
     size_t stop = p.tok.pos;

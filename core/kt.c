@@ -24,6 +24,15 @@ int kt_fail(kt_error *err, const char *fmt, ...) {
   return -1;
 }
 
+int kt_fail_at(kt_error *err, size_t pos, const char *fmt, ...) {
+  char why[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return kt_fail(err, "at character %zu: %s", pos + 1, why);
+}
+
 int kt_fail_prefix(kt_error *err, const char *fmt, ...) {
   if (err) {
     char prefix[512], old[KT_ERRMAX];

@@ -23,6 +23,10 @@ typedef struct kt_error {
 int kt_fail(kt_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* kt_fail for text parsed from a string: "at character POS+1: ...". */
+int kt_fail_at(kt_error *err, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Prefixes an existing error message with context ("kernel vadd: ..."). */
 int kt_fail_prefix(kt_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
