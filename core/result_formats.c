@@ -188,6 +188,19 @@ void kt_param_acc_clear(kt_param_acc *a) {
   memset(a, 0, sizeof *a);
 }
 
+kt_results *kt_results_fill(kt_results *r, size_t n, kt_record_read read, void *ud,
+                            kt_error *err) {
+  uint32_t *vi = r ? kt_calloc(r->nparams + 1, sizeof *vi, err) : NULL;
+  int rc = vi ? 0 : -1;
+  for (size_t i = 0; i < n && rc == 0; i++) rc = read(ud, r, i, vi, err);
+  free(vi);
+  if (rc) {
+    kt_results_release(r);
+    return NULL;
+  }
+  return r;
+}
+
 /* ---- timestamps ---- */
 
 /* The zone after the seconds: "+HH:MM", "Z", " UTC" or none (UTC). */

@@ -50,6 +50,12 @@ kt_results *kt_param_acc_results(kt_param_acc *a, const char *task,
                                  const char *const *kernels, size_t nkernels,
                                  const char *device, kt_error *err);
 void kt_param_acc_clear(kt_param_acc *a);
+/* Fills r with the n records of a file, record i read by read(ud, r, i, vi,
+** err) with vi as room for its value indices. Releases r and returns NULL
+** when a record fails (or r is NULL: its making failed). */
+typedef int (*kt_record_read)(void *ud, kt_results *r, size_t i, uint32_t *vi, kt_error *err);
+kt_results *kt_results_fill(kt_results *r, size_t n, kt_record_read read, void *ud,
+                            kt_error *err);
 /* kt_param_value_index for the results' parameters (values sorted), in
 ** log n. */
 int kt_sorted_value_index(const kt_param *p, const kt_value *v, uint32_t *out);

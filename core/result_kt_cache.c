@@ -138,7 +138,8 @@ static int numbers(const kt_results *rs, const kt_jvalue *e, kt_result *r, kt_er
   return 0;
 }
 
-static int entry(kt_results *r, const kt_jmember *m, uint32_t *vi, kt_error *err) {
+static int entry(void *ud, kt_results *r, size_t i, uint32_t *vi, kt_error *err) {
+  const kt_jmember *m = &((const kt_jvalue *)ud)->u.members[i];
   const kt_jvalue *e = &m->value;
   if (e->type != KT_JOBJECT) return kt_fail(err, "cache entry '%s' is not an object", m->key);
   const kt_jvalue *time = kt_json_get_type(e, "time", KT_JSTRING);
@@ -160,15 +161,7 @@ static int entry(kt_results *r, const kt_jmember *m, uint32_t *vi, kt_error *err
 kt_results *kt_results_from_cache(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *cache = kt_json_get_type(root, "cache", KT_JOBJECT);
   kt_results *r = header(root, err);
-  uint32_t *vi = r ? kt_calloc(r->nparams + 1, sizeof *vi, err) : NULL;
-  int rc = vi ? 0 : -1;
-  for (size_t i = 0; i < cache->n && rc == 0; i++) rc = entry(r, &cache->u.members[i], vi, err);
-  free(vi);
-  if (rc) {
-    kt_results_release(r);
-    return NULL;
-  }
-  return r;
+  return kt_results_fill(r, cache->n, entry, (void *)cache, err);
 }
 
 /* ---- writing ---- */

@@ -34,6 +34,7 @@ typedef struct ktt_reader {
   double ns;  /* per unit of the file's times */
   bool cuda;  /* global sizes count blocks */
   kt_error *err;
+  const kt_jvalue *records; /* Results */
 } ktt_reader;
 
 static double unit_ns(const char *unit) {
@@ -176,8 +177,9 @@ static int read_outcome(const ktt_reader *rd, const kt_jvalue *x, size_t i, kt_r
   return 0;
 }
 
-static int read_result(const ktt_reader *rd, kt_results *r, const kt_jvalue *x, size_t i,
-                       uint32_t *vi) {
+static int read_result(void *ud, kt_results *r, size_t i, uint32_t *vi, kt_error *err) {
+  const ktt_reader *rd = ud;
+  const kt_jvalue *x = &rd->records->u.items[i];
   const kt_jvalue *config = kt_json_get_type(x, "Configuration", KT_JARRAY);
   for (size_t p = 0; p < r->nparams; p++) {
     size_t c = 0;
@@ -187,9 +189,9 @@ static int read_result(const ktt_reader *rd, kt_results *r, const kt_jvalue *x, 
     kt_value v;
     if (c == config->n || config_value(&config->u.items[c], &v) ||
         kt_sorted_value_index(&r->params[p], &v, &vi[p]))
-      return kt_fail(rd->err, "result %zu has no value for %s", i + 1, r->params[p].name);
+      return kt_fail(err, "result %zu has no value for %s", i + 1, r->params[p].name);
   }
-  kt_result *res = kt_results_add(r, r->n, vi, rd->err);
+  kt_result *res = kt_results_add(r, r->n, vi, err);
   return res ? read_outcome(rd, x, i, res) : -1;
 }
 
@@ -198,20 +200,11 @@ kt_results *kt_results_from_ktt(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *meta = kt_json_get_type(root, "Metadata", KT_JOBJECT);
   const kt_jvalue *unit = kt_json_get_type(meta, "TimeUnit", KT_JSTRING);
   const kt_jvalue *gs = kt_json_get_type(meta, "GlobalSizeType", KT_JSTRING);
-  ktt_reader rd = {unit ? unit_ns(unit->u.str) : 1e3, gs && strcmp(gs->u.str, "CUDA") == 0, err};
+  ktt_reader rd = {unit ? unit_ns(unit->u.str) : 1e3, gs && strcmp(gs->u.str, "CUDA") == 0, err, results};
   if (rd.ns == 0) return kt_fail(err, "Metadata.TimeUnit '%s' is no unit of time", unit->u.str), NULL;
   if (results->n == 0) return kt_fail(err, "KTT results with no result"), NULL;
   kt_param_acc acc = {0};
   kt_results *r = gather(&acc, results, err) ? NULL : new_results(&acc, root, err);
   kt_param_acc_clear(&acc);
-  uint32_t *vi = r ? kt_calloc(r->nparams + 1, sizeof *vi, err) : NULL;
-  int rc = vi ? 0 : -1;
-  for (size_t i = 0; i < results->n && rc == 0; i++)
-    rc = read_result(&rd, r, &results->u.items[i], i, vi);
-  free(vi);
-  if (rc) {
-    kt_results_release(r);
-    return NULL;
-  }
-  return r;
+  return kt_results_fill(r, results->n, read_result, &rd, err);
 }

@@ -56,6 +56,7 @@ static double unit_ns(const char *unit) {
 typedef struct t4_reader {
   double ns;  /* per unit of the file's times */
   kt_error *err;
+  const kt_jvalue *records; /* results */
 } t4_reader;
 
 /* The status that an invalidity names; -1: constraints (no configuration),
@@ -170,19 +171,20 @@ static int gather(kt_param_acc *acc, const kt_jvalue *results, kt_error *err) {
   return 0;
 }
 
-static int read_result(const t4_reader *rd, kt_results *r, const kt_jvalue *x, size_t i,
-                       uint32_t *vi) {
+static int read_result(void *ud, kt_results *r, size_t i, uint32_t *vi, kt_error *err) {
+  const t4_reader *rd = ud;
+  const kt_jvalue *x = &rd->records->u.items[i];
   const kt_jvalue *config = kt_json_get_type(x, "configuration", KT_JOBJECT);
   int status = -2;
-  if (status_of(x, i, &status, rd->err)) return -1;
+  if (status_of(x, i, &status, err)) return -1;
   if (status == -1) return 0;
   for (size_t p = 0; p < r->nparams; p++) {
     kt_value v;
     if (kt_value_from_json(kt_json_get(config, r->params[p].name), &v) ||
         kt_sorted_value_index(&r->params[p], &v, &vi[p]))
-      return kt_fail(rd->err, "result %zu has no value for %s", i + 1, r->params[p].name);
+      return kt_fail(err, "result %zu has no value for %s", i + 1, r->params[p].name);
   }
-  kt_result *res = kt_results_add(r, r->n, vi, rd->err);
+  kt_result *res = kt_results_add(r, r->n, vi, err);
   return res ? read_outcome(rd, x, i, status, res) : -1;
 }
 
@@ -219,21 +221,12 @@ kt_results *kt_results_from_t4(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *results = kt_json_get_type(root, "results", KT_JARRAY);
   const kt_jvalue *meta = kt_json_get_type(root, "metadata", KT_JOBJECT);
   const kt_jvalue *unit = kt_json_get_type(meta, "timeunit", KT_JSTRING);
-  t4_reader rd = {unit ? unit_ns(unit->u.str) : 1e6, err};
+  t4_reader rd = {unit ? unit_ns(unit->u.str) : 1e6, err, results};
   if (rd.ns == 0) return kt_fail(err, "metadata.timeunit '%s' is no unit of time", unit->u.str), NULL;
   kt_param_acc acc = {0};
   kt_results *r = gather(&acc, results, err) ? NULL : new_results(&acc, meta, err);
   kt_param_acc_clear(&acc);
-  uint32_t *vi = r ? kt_calloc(r->nparams + 1, sizeof *vi, err) : NULL;
-  int rc = vi ? 0 : -1;
-  for (size_t i = 0; i < results->n && rc == 0; i++)
-    rc = read_result(&rd, r, &results->u.items[i], i, vi);
-  free(vi);
-  if (rc) {
-    kt_results_release(r);
-    return NULL;
-  }
-  return r;
+  return kt_results_fill(r, results->n, read_result, &rd, err);
 }
 
 /* ---- writing ---- */
