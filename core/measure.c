@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "run_batch.h"
 #include "stats.h"
 #include "tune_int.h"
@@ -270,6 +271,14 @@ static void lose_samples(kt_result *res) {
   res->cut_short = false;
 }
 
+/* While the untimed warm-up runs, the next configuration's kernels are
+** made (ahead.h): never during timed runs, so that not even a CPU device,
+** whose cores the device process shares, is disturbed while timed. */
+static void ahead_in_warmup(tuning *tu, kt_run *run, bool on) {
+  run->idle = on ? tune_ahead_idle : NULL;
+  run->idle_ud = tu;
+}
+
 /* ---- the warm-up queued with the first timed runs ---- */
 
 /* When no output of the warm-up need come back to the host (every one
@@ -314,6 +323,7 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
   }
   fused f = {tu, res};
   int rc = kt_run_execute_hooked(run, first + 1, ns, queue_checks, &f, err);
+  ahead_in_warmup(tu, run, false);
   if (rc == 0) {
     account(res, run);
     res->launches = run->launches;
@@ -335,8 +345,11 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
 
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
+  ahead_in_warmup(tu, run, batched);
   if (batched && fusable(tu)) return measure_fused(tu, run, res, err);
-  if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
+  int rc = kt_run_execute(run, err); /* the untimed warm-up */
+  ahead_in_warmup(tu, run, false);
+  if (rc) return -1;
   account(res, run);
   res->launches = run->launches;
   if (tune_copy_launches(res, run, err)) return -1;
@@ -345,7 +358,7 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->error = strdup("the launcher launched no kernel");
   }
   bool later = batched && tu->checker && !device_on_host(tu->t);
-  int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
+  rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
   if (later) {
     kt_error cerr;

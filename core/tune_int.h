@@ -39,6 +39,11 @@ typedef struct tuning {
   kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
   int64_t t0;
   double device0; /* the tuner's device time when the tuning began */
+  struct kt_ahead *ahead; /* the configurations announced, for their kernels made ahead */
+  double ahead_ns;    /* making them, during the current configuration's warm-up */
+  int64_t waited;     /* kt_now_ns() of the last configuration's last wait (kt_gaps) ... */
+  int64_t measured;   /* ... when it was measured ... */
+  int64_t evaluated;  /* ... and evaluated */
 } tuning;
 
 /* Starts a tuning of task on t (tuning.c): the device's pruning, the space,

@@ -171,7 +171,8 @@ void tuner_bound_device(kt_tuner *t) {
 }
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
-  return t->cache ? kt_build_cache_stats(t->cache) : (kt_build_stats){0, 0, 0};
+  kt_build_stats none = {0};
+  return t->cache ? kt_build_cache_stats(t->cache) : none;
 }
 
 int kt_tuner_build_threads(const kt_tuner *t) { return t->build_threads; }

@@ -88,30 +88,39 @@ static bool has_doubles(const kt_tuner *t) {
   return ext && strstr(ext, "cl_khr_fp64");
 }
 
-bool kt_devcheck_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where) {
+/* Whether r's output may be compared on the device, its expected values
+** aside (they are computed at the tuning's set-up). */
+static bool target_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where) {
   const kt_array *a = r->target;
   size_t n = r->first && r->first < a->length ? r->first : a->length;
   if (where == KT_VALIDATE_HOST || r->compare || r->method == KT_CMP_SUM ||
       r->method == KT_CMP_CLOSE)
     return false;
   if (a->type->kind != KT_FLOAT && a->type->kind != KT_DOUBLE) return false;
-  if (!r->expected || r->expected->type->kind != a->type->kind) return false;
   if (n == 0 || n >= (size_t)UINT32_MAX || !has_doubles(t)) return false;
   if (where == KT_VALIDATE_DEVICE) return true;
   const char *type = kt_device_string(&t->device, "type");
   return n >= KT_DEVCHECK_AUTO_MIN && (is_cuda(t) || (type && strcmp(type, "gpu") == 0));
 }
 
-/* Starts compiling both kernels, so that the first comparison waits for none. */
-static int prefetch(kt_tuner *t, kt_error *err) {
-  kt_kind kinds[] = {KT_FLOAT, KT_DOUBLE};
-  for (int i = 0; i < 2; i++) {
-    char *src = source_for(t, kinds[i], err);
-    int rc = src ? kt_build_prefetch(t->cache, src, "", NAME, err) : -1;
+bool kt_devcheck_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where) {
+  return target_suits(t, r, where) && r->expected &&
+         r->expected->type->kind == r->target->type->kind;
+}
+
+void kt_devcheck_prefetch(kt_tuner *t, const kt_task *task, kt_validate_on where) {
+  bool started[2] = {false, false};
+  for (size_t i = 0; i < task->nrefs; i++) {
+    const kt_reference *r = &task->refs_list[i];
+    if (!target_suits(t, r, where)) continue;
+    kt_kind kind = r->target->type->kind;
+    if (started[kind == KT_DOUBLE]) continue;
+    started[kind == KT_DOUBLE] = true;
+    kt_error err; /* what does not compile says so when the kernel is asked for */
+    char *src = source_for(t, kind, &err);
+    if (src) kt_build_prefetch(t->cache, src, "", NAME, &err);
     free(src);
-    if (rc) return -1;
   }
-  return 0;
 }
 
 /* An event of a lost context went with it. */
@@ -122,8 +131,7 @@ static void drop_event(kt_tuner *t, slot *s) {
 
 kt_devcheck *kt_devcheck_new(kt_tuner *t, size_t nrefs, kt_error *err) {
   kt_devcheck *d = kt_calloc(1, sizeof *d, err);
-  if (!d || !(d->slots = kt_calloc(nrefs ? nrefs : 1, sizeof *d->slots, err)) ||
-      prefetch(t, err)) {
+  if (!d || !(d->slots = kt_calloc(nrefs ? nrefs : 1, sizeof *d->slots, err))) {
     kt_devcheck_free(d);
     return NULL;
   }

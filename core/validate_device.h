@@ -30,7 +30,13 @@ typedef enum kt_validate_on {
 
 #define KT_DEVCHECK_AUTO_MIN ((size_t)1 << 16)
 
-/* For the references of a task on t (its kernel compiled ahead). */
+/* Starts compiling the comparison kernels that task's references may use
+** under `where`, at the start of its tuning: beside the first
+** configurations' compiles, so that the set-up waits for none of its own.
+** What does not compile says so when the kernel is asked for. */
+void kt_devcheck_prefetch(kt_tuner *t, const kt_task *task, kt_validate_on where);
+/* For the references of a task on t (kt_devcheck_prefetch started their
+** kernels' compiles). */
 kt_devcheck *kt_devcheck_new(kt_tuner *t, size_t nrefs, kt_error *err);
 /* Frees its device copies too. */
 void kt_devcheck_free(kt_devcheck *d);

@@ -43,6 +43,15 @@ local function tune(pipeline)
   print(("          wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + searcher %.3f + framework %.3f s"):format(
     sm.setup_ms / 1e3, sm.build_ms / 1e3, sm.wait_ms / 1e3, sm.data_ms / 1e3, sm.validation_ms / 1e3,
     sm.searcher_ms / 1e3, sm.framework_ms / 1e3))
+  -- The device's idle time between one configuration's last wait and the next one's first
+  -- launch, per gap, and the tuning thread's steps in it (summary().gap).
+  local g = sm.gap
+  local per = function(ms) return g.n > 0 and ms * 1e3 / g.n or 0 end
+  print(("          between configurations (%d gaps): device idle %.1f us/gap = verdict %.1f + after %.1f (%d input checks) + loop %.1f + prepare %.1f + kernels %.1f + compile waits %.1f + launch %.1f us; kernels made ahead %d"):format(
+    g.n, per(g.idle_ms), per(g.verdict_ms), per(g.after_ms), sm.input_checks, per(g.loop_ms), per(g.prepare_ms),
+    per(g.kernel_ms), per(g.build_wait_ms), per(g.launch_ms), g.ahead))
+  print(("          wall - device busy %.3f s = setup %.3f + gaps %.3f (%d x %.1f us) + the rest %.3f s"):format(
+    wall - device, sm.setup_ms / 1e3, g.idle_ms / 1e3, g.n, per(g.idle_ms), wall - device - sm.setup_ms / 1e3 - g.idle_ms / 1e3))
   local order, cut, runs = {}, 0, 0
   for i = 1, #r do
     order[i] = r[i].index
