@@ -89,7 +89,7 @@ static announced *next(kt_ahead *a, const tuning *tu) {
 int tune_ahead_idle(kt_run *run, void *ud, kt_error *err) {
   tuning *tu = ud;
   kt_ahead *a = tu->ahead;
-  announced *x = a ? next(a, tu) : NULL;
+  announced *x = a && !tu->rerun ? next(a, tu) : NULL;
   if (!x || a->tried == x->index + 1) return 0;
   kt_tuner *t = run->tuner;
   uint64_t losses = tuner_losses(t);

@@ -41,6 +41,7 @@ typedef struct tuning {
   double device0; /* the tuner's device time when the tuning began */
   struct kt_ahead *ahead; /* the configurations announced, for their kernels made ahead */
   double ahead_ns;    /* making them, during the current configuration's warm-up */
+  bool rerun;         /* a configuration runs again for its verdict: nothing made ahead */
   int64_t waited;     /* kt_now_ns() of the last configuration's last wait (kt_gaps) ... */
   int64_t measured;   /* ... when it was measured ... */
   int64_t evaluated;  /* ... and evaluated */
