@@ -197,6 +197,10 @@ static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
       s->be = s->devices[found].backend;
       s->ctx = s->be->open(&s->devices[found], &err);
       rc = s->ctx ? 0 : -1;
+      /* Transfers through a page-locked staging area run at the bus's full
+      ** speed; where it cannot be locked they go on through pageable memory. */
+      kt_error perr;
+      if (rc == 0 && s->be->host_pin) s->be->host_pin(s->ctx, s->staging, s->staging_size, &perr);
     }
   }
   free(id);
