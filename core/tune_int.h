@@ -26,7 +26,10 @@ typedef struct tuning {
   const kt_tune_opts *opts;
   kt_results *results;
   kt_journal *journal;
-  kt_array **scratch; /* per reference: where the output is read back */
+  kt_array **scratch; /* per reference: where the output is read back ... */
+  bool *landed;       /* ... there already, read behind the warm-up (measure.c) */
+  bool later;         /* outputs are compared beside the timed runs */
+  double landing_ns;  /* queueing those reads */
   bool set_up;        /* references computed and arrays uploaded */
   kt_results *prior;  /* a resumed journal's results ... */
   kt_indexmap known;  /* ... by the index of their configuration in this space */

@@ -427,6 +427,13 @@ void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns) {
 
 bool tuner_can_time_out(const kt_tuner *t) { return t->be->set_deadline != NULL; }
 
+int tuner_read_async(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {
+  devarray *d = tuner_devarray(t, a);
+  if (!d) return kt_fail(err, "the array is not used by any kernel of this task");
+  dst->changes++;
+  return t->be->buffer_read(t->ctx, 0, d->buf, 0, kt_array_bytes(a), dst->data, false, err);
+}
+
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {
   devarray *d = tuner_devarray(t, a);
   if (!d) return kt_fail(err, "the array is not used by any kernel of this task");

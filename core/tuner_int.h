@@ -104,6 +104,9 @@ void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns);
 bool tuner_can_time_out(const kt_tuner *t);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
+/* The same queued on queue 0 without waiting: dst holds the data once
+** the queue is finished. */
+int tuner_read_async(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
 /* What the device process wrote on stderr since the last take (also
 ** before a context was closed), malloc'd; NULL when nothing. */
 char *tuner_take_output(kt_tuner *t);

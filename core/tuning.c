@@ -101,6 +101,7 @@ static void tuning_clear(tuning *tu) {
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
+  free(tu->landed);
   kt_results_release(tu->prior);
   free(tu->seeds);
   kt_indexmap_clear(&tu->known);
