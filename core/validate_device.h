@@ -56,7 +56,9 @@ int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, char **
 void kt_devcheck_discard(kt_devcheck *d);
 /* Whether output i's comparison was queued and its outcome not yet taken. */
 bool kt_devcheck_queued(const kt_devcheck *d, size_t i);
-/* Its outcome (waiting for it): 1 when the output matched, 0 when *ndiff
+/* Its outcome, once queue 0 was finished since it was queued (the counts
+** are read behind the comparison without waiting, where that does not
+** hold the queue back): 1 when the output matched, 0 when *ndiff
 ** elements differed, the first at *at; -1 on error. Adds the comparison's
 ** device time to the tuner's. */
 int kt_devcheck_result(kt_devcheck *d, size_t i, size_t *ndiff, size_t *at, kt_error *err);
