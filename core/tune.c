@@ -186,22 +186,28 @@ int64_t tune_time_limit(const tuning *tu) {
 
 /* Where the time went from the last configuration's last wait to this
 ** one's first launch (kt_gaps): t0 the evaluation's start, built the end
-** of its building, b0 and b1 the build cache's figures before and after. */
+** of its building, b0 and b1 the build cache's figures before and after.
+** The steps after the last configuration's wait (tu->pending) count with
+** the gap they were part of, once this one's first launch closes it. */
 static void count_gap(tuning *tu, const kt_run *run, int64_t t0, int64_t built,
                       const kt_build_stats *b0, const kt_build_stats *b1) {
-  kt_gaps *g = &tu->results->gap;
+  kt_gaps *g = &tu->results->gap, *p = &tu->pending;
   double kernel = b1->kernel_ns - b0->kernel_ns, wait = b1->wait_ns - b0->wait_ns;
-  g->kernel += kernel;
-  g->build_wait += wait;
-  g->prepare += (double)(built - t0) - kernel - wait;
-  if (run->first_launch_ns) g->launch += (double)(run->first_launch_ns - built);
   if (run->first_launch_ns && tu->waited) {
+    g->verdict += p->verdict;
+    g->after += p->after;
+    g->loop += p->loop;
+    g->kernel += kernel;
+    g->build_wait += wait;
+    g->prepare += (double)(built - t0) - kernel - wait;
+    g->launch += (double)(run->first_launch_ns - built);
     g->idle += (double)(run->first_launch_ns - tu->waited);
     g->n++;
   }
+  if (run->first_launch_ns) *p = (kt_gaps){0};
   tu->measured = kt_now_ns();
   if (run->waited_ns) {
-    g->verdict += (double)(tu->measured - run->waited_ns);
+    p->verdict = (double)(tu->measured - run->waited_ns);
     tu->waited = run->waited_ns;
   }
 }
@@ -299,11 +305,11 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   uint64_t at;
   if (kt_indexmap_get(&tu->known, res->index, &at))
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
-  if (tu->evaluated) tu->results->gap.loop += (double)(kt_now_ns() - tu->evaluated);
+  if (tu->evaluated) tu->pending.loop += (double)(kt_now_ns() - tu->evaluated);
   if (!tu->set_up && set_up(tu, err)) return -1;
   if (tune_guarded_evaluate(tu, res, err)) return -1;
   tu->evaluated = kt_now_ns();
-  if (tu->measured) tu->results->gap.after += (double)(tu->evaluated - tu->measured);
+  if (tu->measured) tu->pending.after += (double)(tu->evaluated - tu->measured);
   return same_failure(tu, res, err);
 }
 

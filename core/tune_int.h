@@ -48,6 +48,7 @@ typedef struct tuning {
   int64_t waited;     /* kt_now_ns() of the last configuration's last wait (kt_gaps) ... */
   int64_t measured;   /* ... when it was measured ... */
   int64_t evaluated;  /* ... and evaluated */
+  kt_gaps pending;    /* the parts of the gap since then */
 } tuning;
 
 /* Starts a tuning of task on t (tuning.c): the device's pruning, the space,

@@ -47,9 +47,10 @@ local function tune(pipeline)
   -- launch, per gap, and the tuning thread's steps in it (summary().gap).
   local g = sm.gap
   local per = function(ms) return g.n > 0 and ms * 1e3 / g.n or 0 end
-  print(("          between configurations (%d gaps): device idle %.1f us/gap = verdict %.1f + after %.1f (%d input checks) + loop %.1f + prepare %.1f + kernels %.1f + compile waits %.1f + launch %.1f us; kernels made ahead %d"):format(
+  local parts = g.verdict_ms + g.after_ms + g.loop_ms + g.prepare_ms + g.kernel_ms + g.build_wait_ms + g.launch_ms
+  print(("          between configurations (%d gaps): device idle %.1f us/gap = verdict %.1f + after %.1f (%d input checks) + loop %.1f + prepare %.1f + kernels %.1f + compile waits %.1f + launch %.1f + other %.1f us; kernels made ahead %d"):format(
     g.n, per(g.idle_ms), per(g.verdict_ms), per(g.after_ms), sm.input_checks, per(g.loop_ms), per(g.prepare_ms),
-    per(g.kernel_ms), per(g.build_wait_ms), per(g.launch_ms), g.ahead))
+    per(g.kernel_ms), per(g.build_wait_ms), per(g.launch_ms), per(g.idle_ms - parts), g.ahead))
   print(("          wall - device busy %.3f s = setup %.3f + gaps %.3f (%d x %.1f us) + the rest %.3f s"):format(
     wall - device, sm.setup_ms / 1e3, g.idle_ms / 1e3, g.n, per(g.idle_ms), wall - device - sm.setup_ms / 1e3 - g.idle_ms / 1e3))
   local order, cut, runs = {}, 0, 0
