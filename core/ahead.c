@@ -104,9 +104,10 @@ int tune_ahead_idle(kt_run *run, void *ud, kt_error *err) {
     made += rc;
   }
   tu->ahead_ns += (double)(kt_now_ns() - t0);
+  /* Lost during the warm-up: which of the two took it, the warm-up or the
+  ** next kernel, the message cannot tell; the one in flight fails. */
   if (tuner_losses(t) != losses)
-    return kt_fail(err, "the device process was lost while the next configuration's kernel "
-                   "was made: %s", why.msg[0] ? why.msg : "it is gone"), 1;
+    return kt_fail(err, "%s", why.msg[0] ? why.msg : "the device process is gone"), 1;
   tu->results->gap.ahead += (size_t)made;
   /* Every kernel made, or one of them still compiling: tried again at the
   ** next wait of this configuration, if any. */

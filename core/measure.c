@@ -293,8 +293,7 @@ static int land_outputs(tuning *tu, kt_run *run, kt_error *err) {
     if (tuner_read_async(run->tuner, tu->task->refs_list[i].target, tu->scratch[i], &rerr) == 0)
       tu->landed[i] = true;
     else if (tuner_losses(run->tuner) != losses)
-      return kt_fail(err, "the device process was lost reading the warm-up's output back: %s",
-                     rerr.msg), 1;
+      return kt_fail(err, "%s", rerr.msg), 1;
   }
   tu->landing_ns += (double)(kt_now_ns() - t0);
   return 0;

@@ -108,6 +108,8 @@ void kt_tuner_free(kt_tuner *t) {
   close_context(t);
   free(t->output);
   free(t->arrays);
+  free(t->pattern);
+  free(t->readback);
   kt_device_clear(&t->device);
   free(t);
 }
@@ -281,6 +283,9 @@ void tuner_restore_hosts(kt_tuner *t) {
 
 void tuner_drop_hosts(kt_tuner *t) {
   tuner_restore_hosts(t);
+  free(t->readback); /* the inputs' checks' memory lives as long as a tuning */
+  t->readback = NULL;
+  t->nreadback = 0;
   for (size_t i = 0; i < t->nhosts; i++) {
     kt_array_release(t->hosts[i].array);
     free(t->hosts[i].data);

@@ -52,6 +52,10 @@ struct kt_tuner {
   size_t base;      /* from this size after its first configuration */
   unsigned renewals;
   double device_ns; /* every launch's device time, timed or not */
+  unsigned char *pattern; /* the zones' pattern, as long as the longest zone so far */
+  size_t npattern;
+  unsigned char *readback; /* where the inputs' checks read, kept between checks */
+  size_t nreadback;
 };
 
 /* Between configurations: replaces a device process that has grown past
