@@ -159,8 +159,8 @@ static int compute_reference(kt_tuner *t, kt_reference *r, kt_error *err) {
 int tune_references(tuning *tu, kt_error *err) {
   kt_task *task = tu->task;
   if (!tu->scratch && !(tu->scratch = kt_calloc(task->nrefs, sizeof *tu->scratch, err))) return -1;
-  if (!tu->landed && !(tu->landed = kt_calloc(task->nrefs ? task->nrefs : 1, sizeof *tu->landed, err)))
-    return -1;
+  size_t n = task->nrefs ? task->nrefs : 1;
+  if (!tu->landed && !(tu->landed = kt_calloc(n, sizeof *tu->landed, err))) return -1;
   for (size_t i = 0; i < task->nrefs; i++) {
     kt_reference *r = &task->refs_list[i];
     if (compute_reference(tu->t, r, err))
