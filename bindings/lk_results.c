@@ -160,6 +160,23 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   }
 }
 
+/* Where the time between configurations went (kt_gaps). */
+static void push_gaps(lua_State *L, const kt_gaps *g) {
+  lua_createtable(L, 0, 10);
+  lua_pushinteger(L, (lua_Integer)g->n);
+  lua_setfield(L, -2, "n");
+  set_ms(L, "idle_ms", g->idle);
+  set_ms(L, "verdict_ms", g->verdict);
+  set_ms(L, "after_ms", g->after);
+  set_ms(L, "loop_ms", g->loop);
+  set_ms(L, "prepare_ms", g->prepare);
+  set_ms(L, "kernel_ms", g->kernel);
+  set_ms(L, "build_wait_ms", g->build_wait);
+  set_ms(L, "launch_ms", g->launch);
+  lua_pushinteger(L, (lua_Integer)g->ahead);
+  lua_setfield(L, -2, "ahead");
+}
+
 static int results_len(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)check_results(L, 1)->n);
   return 1;
@@ -310,6 +327,8 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "statuses");
   set_ms(L, "wall_ms", r->wall_ns);
   set_ms(L, "setup_ms", r->setup_ns);
+  push_gaps(L, &r->gap);
+  lua_setfield(L, -2, "gap");
   set_ms(L, "device_ms", r->device_ns);
   set_ms(L, "kernel_ms", kernel);
   set_ms(L, "build_ms", sum.build);

@@ -164,6 +164,10 @@ typedef struct kt_backend {
   ** transfers read and write at the bus's full speed (the probes measure
   ** it); valid until the buffer is freed. */
   void *(*host_memory)(kt_bctx *ctx, kt_bbuf *buf, kt_error *err);
+  /* Page-locks host memory of the caller's (page-aligned) for the life of
+  ** the context, so that transfers to and from it run at the bus's full
+  ** speed: a device process's staging area (remote.h). */
+  int (*host_pin)(kt_bctx *ctx, void *p, size_t bytes, kt_error *err);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

@@ -208,6 +208,12 @@ static kt_bbuf *cu_buffer_new(kt_bctx *ctx, size_t bytes, kt_placement place, kt
   return b;
 }
 
+static int cu_host_pin(kt_bctx *ctx, void *p, size_t bytes, kt_error *err) {
+  use(ctx);
+  CUresult e = api(ctx)->MemHostRegister(p, bytes, 0);
+  return e == CUDA_SUCCESS ? 0 : kt_cu_fail(err, e, "cuMemHostRegister");
+}
+
 static void cu_buffer_free(kt_bctx *ctx, kt_bbuf *b) {
   if (!b) return;
   use(ctx);
@@ -575,6 +581,7 @@ const kt_backend kt_backend_cuda = {
     .marker = cu_marker,
     .queue_wait = cu_queue_wait,
     .host_memory = cu_host_memory,
+    .host_pin = cu_host_pin,
 };
 
 #else

@@ -73,7 +73,7 @@ static int lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const 
     }
     c->generation++;
   }
-  c->nreads = 0; /* their data went with the server */
+  c->nreads = c->nstaged = c->staged_end = 0; /* their data went with the server */
   if (out) *out = fault;
   return kt_fail(err, "%s", why ? why : "the device process is gone");
 }
@@ -347,7 +347,7 @@ static void rm_buffer_free(kt_bctx *c, kt_bbuf *b) {
 static int transfer(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t bytes,
                     unsigned char *host, kt_error *err) {
   kt_fault fault;
-  if (stale(c, b->gen, NULL, err)) return -1;
+  if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
   for (size_t done = 0; done < bytes;) {
     size_t chunk = bytes - done < c->staging_size ? bytes - done : c->staging_size;
     if (op == OP_WRITE) memcpy(c->staging, host + done, chunk);
@@ -576,11 +576,11 @@ static void record_times(kt_bctx *c, uint32_t count) {
   }
 }
 
-static int rm_finish(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
+int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   if (!c->alive) return 0; /* nothing can be in flight */
   if (begin(c, OP_FINISH, err)) {
-    c->nreads = 0; /* no server: their data is gone, and their memory may be soon */
+    c->nreads = c->nstaged = c->staged_end = 0; /* no server: their data is gone */
     return *fault = KT_FAULT_LOST, -1;
   }
   kt_msg_put_u32(&c->out, (uint32_t)q);
@@ -665,7 +665,7 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .kernel_free = rm_kernel_free,            \
   .kernel_usage = rm_kernel_usage,          \
   .launch = rm_launch,                      \
-  .finish = rm_finish,                      \
+  .finish = rm_finish_queue,                      \
   .event_ns = rm_event_ns,                  \
   .event_free = rm_event_free,              \
   .set_deadline = rm_set_deadline,          \

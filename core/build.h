@@ -43,8 +43,21 @@ int kt_build_get(kt_build_cache *c, const char *source, const char *options,
                  const char *name, kt_bkernel **out, const char **log, double *compile_ns,
                  kt_error *err);
 
+/* Makes the kernel of a program whose compile is over, without waiting
+** for one that is not: a configuration about to come gets its kernel
+** while the device still runs the one before, and kt_build_get then finds
+** it made (the compile's time stays the first user's). Returns 1 when it
+** made the kernel now, 0 when there was nothing to do (compiling still,
+** not submitted, failed, made before), -1 on a fatal error. */
+int kt_build_ahead(kt_build_cache *c, const char *source, const char *options,
+                   const char *name, kt_error *err);
+
 typedef struct kt_build_stats {
   size_t hits, misses, entries;
+  size_t kernels;   /* kernels made (the backend's kernel call) ... */
+  size_t ahead;     /* ... of which by kt_build_ahead */
+  double kernel_ns; /* time in those calls (a round trip to the device process) */
+  double wait_ns;   /* time kt_build_get waited for compiles */
 } kt_build_stats;
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c);

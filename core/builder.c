@@ -207,6 +207,13 @@ kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *co
   return prog;
 }
 
+bool kt_builder_done(kt_builder *b, kt_build_job *j) {
+  pthread_mutex_lock(&b->lock);
+  bool done = j->state == DONE;
+  pthread_mutex_unlock(&b->lock);
+  return done;
+}
+
 void kt_builder_cancel(kt_builder *b, kt_build_job *j) {
   bury(b);
   pthread_mutex_lock(&b->lock);

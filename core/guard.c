@@ -222,7 +222,12 @@ int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   /* After a crash the process is new already; trouble it reported means
   ** its heap may be damaged: a new one. */
   if (o.said && !o.lost && tuner_reopen(tu->t, err)) return -1;
-  return run_and_check(tu, res, &o, err);
+  /* Its second verdict is its own: nothing of the next configuration's is
+  ** made meanwhile (ahead.h), which may be what took the process. */
+  tu->rerun = true;
+  int rc = run_and_check(tu, res, &o, err);
+  tu->rerun = false;
+  return rc;
 }
 
 int tune_guard_finish(tuning *tu, kt_error *err) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "run_batch.h"
 #include "stats.h"
 #include "tune_int.h"
@@ -87,7 +88,7 @@ static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_e
       if (rc < 0) return -1;
       if (rc == 0) continue; /* else the host compares it */
     }
-    if (read_output(tu, run, i, res, err)) return -1;
+    if (!(tu->landed && tu->landed[i]) && read_output(tu, run, i, res, err)) return -1;
     int64_t t0 = kt_now_ns();
     char *why = NULL;
     int same;
@@ -176,6 +177,7 @@ static int check_end(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
 }
 
 int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  if (tu->landed) memset(tu->landed, 0, tu->task->nrefs * sizeof *tu->landed);
   return check_begin(tu, run, res, false, err);
 }
 
@@ -270,6 +272,48 @@ static void lose_samples(kt_result *res) {
   res->cut_short = false;
 }
 
+/* Whether output i is compared on the device (check_begin). */
+static bool on_device(const tuning *tu, size_t i) {
+  return tu->later && tu->devcheck &&
+         kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on);
+}
+
+/* The outputs compared on the host are read behind the warm-up, without
+** waiting (into the device process's page-locked staging area, when
+** isolated): they are there when the warm-up has been waited for, with
+** no wait nor round trip of their own. A read that cannot be queued is
+** made after the wait as before; a lost device process fails the
+** configuration in flight. */
+static int land_outputs(tuning *tu, kt_run *run, kt_error *err) {
+  uint64_t losses = tuner_losses(run->tuner);
+  int64_t t0 = kt_now_ns();
+  for (size_t i = 0; i < tu->task->nrefs; i++) {
+    if (on_device(tu, i)) continue;
+    kt_error rerr;
+    if (tuner_read_async(run->tuner, tu->task->refs_list[i].target, tu->scratch[i], &rerr) == 0)
+      tu->landed[i] = true;
+    else if (tuner_losses(run->tuner) != losses)
+      return kt_fail(err, "%s", rerr.msg), 1;
+  }
+  tu->landing_ns += (double)(kt_now_ns() - t0);
+  return 0;
+}
+
+/* While the untimed warm-up runs, the next configuration's kernels are
+** made (ahead.h), and in the host comparison's case its outputs' reads
+** queued: never during timed runs, so that not even a CPU device, whose
+** cores the device process shares, is disturbed while timed. */
+static int warmup_idle(kt_run *run, void *ud, kt_error *err) {
+  tuning *tu = ud;
+  int rc = tune_ahead_idle(run, tu, err);
+  return rc ? rc : land_outputs(tu, run, err);
+}
+
+static void ahead_in_warmup(tuning *tu, kt_run *run, bool on, bool land) {
+  run->idle = !on ? NULL : land ? warmup_idle : tune_ahead_idle;
+  run->idle_ud = tu;
+}
+
 /* ---- the warm-up queued with the first timed runs ---- */
 
 /* When no output of the warm-up need come back to the host (every one
@@ -314,6 +358,7 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
   }
   fused f = {tu, res};
   int rc = kt_run_execute_hooked(run, first + 1, ns, queue_checks, &f, err);
+  ahead_in_warmup(tu, run, false, false);
   if (rc == 0) {
     account(res, run);
     res->launches = run->launches;
@@ -335,8 +380,18 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
 
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
-  if (batched && fusable(tu)) return measure_fused(tu, run, res, err);
-  if (kt_run_execute(run, err)) return -1; /* the untimed warm-up */
+  tu->later = batched && tu->checker && !device_on_host(tu->t);
+  tu->landing_ns = 0;
+  if (tu->landed) memset(tu->landed, 0, tu->task->nrefs * sizeof *tu->landed);
+  if (batched && fusable(tu)) {
+    ahead_in_warmup(tu, run, true, false);
+    return measure_fused(tu, run, res, err);
+  }
+  ahead_in_warmup(tu, run, batched, tu->landed != NULL);
+  int rc = kt_run_execute(run, err); /* the untimed warm-up */
+  ahead_in_warmup(tu, run, false, false);
+  res->over.data += tu->landing_ns;
+  if (rc) return -1;
   account(res, run);
   res->launches = run->launches;
   if (tune_copy_launches(res, run, err)) return -1;
@@ -344,8 +399,8 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
   }
-  bool later = batched && tu->checker && !device_on_host(tu->t);
-  int rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
+  bool later = tu->later;
+  rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
   if (later) {
     kt_error cerr;

@@ -8,8 +8,15 @@
 ** does not block has the server read into memory of its own; the data
 ** comes over (through the staging area, a chunk at a time) after the
 ** FINISH of its queue, which is when a read that does not block is done
-** by the backend contract (backend.h). Both are requests with a reply, so
-** that a bad queue is an error where it was asked for.
+** by the backend contract (backend.h). A read that fits in the staging
+** area goes straight there instead (the server's is page-locked: the
+** bus's full speed), and is copied out after the FINISH with no request
+** more: the configuration's outputs compared on the host come back with
+** the wait for its warm-up (measure.c). Until then the staging area is
+** theirs: whatever else would use it first waits for every queue and
+** takes them (rm_unstage); staged reads and the others are never pending
+** together. Both are requests with a reply, so that a bad queue is an
+** error where it was asked for.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -21,10 +28,16 @@ static size_t chunk_of(const kt_bctx *c, size_t left) {
   return left < c->staging_size ? left : c->staging_size;
 }
 
+int rm_unstage(kt_bctx *c, kt_error *err) {
+  kt_fault fault;
+  if (!c->nstaged) return 0;
+  return rm_finish_queue(c, -1, &fault, err);
+}
+
 int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, const void *src,
                    kt_error *err) {
   kt_fault fault;
-  if (stale(c, b->gen, NULL, err)) return -1;
+  if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
   for (size_t done = 0; done < bytes;) {
     size_t chunk = chunk_of(c, bytes - done);
     memcpy(c->staging, (const unsigned char *)src + done, chunk);
@@ -39,27 +52,49 @@ int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, cons
   return 0;
 }
 
+/* Where a read of `bytes` goes in the staging area, or SIZE_MAX when it
+** goes to the server's memory (too large, or other reads are pending
+** there); staged reads pending that leave no room are taken first. */
+static size_t staging_slot(kt_bctx *c, size_t bytes, kt_error *err) {
+  if (bytes > c->staging_size || c->nreads > c->nstaged) return SIZE_MAX;
+  size_t at = (c->staged_end + 63) / 64 * 64;
+  if (at + bytes <= c->staging_size) return at;
+  return rm_unstage(c, err) ? SIZE_MAX - 1 : 0;
+}
+
 int rm_read_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
                   kt_error *err) {
   kt_fault fault;
   if (bytes == 0) return 0;
   if (stale(c, b->gen, NULL, err) ||
-      kt_grow(&c->reads, &c->capreads, c->nreads + 1, sizeof *c->reads, err) ||
-      begin(c, OP_READ_ASYNC, err))
+      kt_grow(&c->reads, &c->capreads, c->nreads + 1, sizeof *c->reads, err))
     return -1;
-  rm_read r = {++c->next_id, q, dst, bytes};
+  size_t at = staging_slot(c, bytes, err);
+  if (at == SIZE_MAX - 1) return -1;
+  bool staged = at != SIZE_MAX;
+  if (begin(c, staged ? OP_READ_STAGED : OP_READ_ASYNC, err)) return -1;
+  rm_read r = {++c->next_id, q, dst, bytes, staged, staged ? at : 0};
   kt_msg_put_u32(&c->out, b->id);
   kt_msg_put_u32(&c->out, (uint32_t)q);
   kt_msg_put_u64(&c->out, off);
   kt_msg_put_u64(&c->out, bytes);
-  kt_msg_put_u32(&c->out, r.token);
+  if (staged) kt_msg_put_u64(&c->out, at);
+  else kt_msg_put_u32(&c->out, r.token);
   if (call(c, &fault, err)) return -1;
   c->reads[c->nreads++] = r;
+  if (staged) {
+    c->nstaged++;
+    c->staged_end = at + bytes;
+  }
   return 0;
 }
 
 static int take(kt_bctx *c, const rm_read *r, kt_error *err) {
   kt_fault fault;
+  if (r->staged) {
+    memcpy(r->dst, c->staging + r->at, r->bytes);
+    return 0;
+  }
   for (size_t done = 0; done < r->bytes;) {
     size_t chunk = chunk_of(c, r->bytes - done);
     if (begin(c, OP_READ_TAKE, err)) return -1;
@@ -74,14 +109,21 @@ static int take(kt_bctx *c, const rm_read *r, kt_error *err) {
 }
 
 int rm_take_reads(kt_bctx *c, int q, kt_error *err) {
-  size_t kept = 0;
+  size_t kept = 0, staged = 0, end = 0;
   int rc = 0;
   for (size_t i = 0; i < c->nreads; i++) {
     rm_read r = c->reads[i];
-    if (q >= 0 && r.queue != q) c->reads[kept++] = r;
-    else if (rc == 0 && c->alive) rc = take(c, &r, err);
+    if (q >= 0 && r.queue != q) {
+      c->reads[kept++] = r;
+      if (r.staged) staged++;
+      if (r.staged && r.at + r.bytes > end) end = r.at + r.bytes;
+    } else if (rc == 0 && c->alive) {
+      rc = take(c, &r, err);
+    }
   }
   c->nreads = c->alive ? kept : 0;
+  c->nstaged = c->alive ? staged : 0;
+  c->staged_end = c->alive ? end : 0;
   return rc;
 }
 

@@ -22,6 +22,8 @@ typedef struct rm_read {
   int queue;
   void *dst;
   size_t bytes;
+  bool staged;  /* read straight into the staging area, at ... */
+  size_t at;    /* ... this offset (remote_async.c) */
 } rm_read;
 
 struct kt_bctx {
@@ -47,6 +49,8 @@ struct kt_bctx {
   atomic_uint_fast64_t gone; /* the generation whose server a compile found dead, or 0 */
   rm_read *reads;         /* reads that do not block, until their queue is finished */
   size_t nreads, capreads;
+  size_t nstaged;         /* ... of which staged (every one or none) */
+  size_t staged_end;      /* ... the end of the part of the staging area they use */
 };
 
 struct kt_bbuf { uint64_t gen; uint32_t id; };
@@ -70,6 +74,11 @@ int rm_read_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void 
                   kt_error *err);
 /* After a FINISH of queue q (-1: all): the data of its reads. */
 int rm_take_reads(kt_bctx *c, int q, kt_error *err);
+/* Before the staging area is used: staged reads pending are waited for
+** (every queue finished) and taken. */
+int rm_unstage(kt_bctx *c, kt_error *err);
+/* The backend's finish (backend_remote.c). */
+int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err);
 int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);
 int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err);
 

@@ -37,7 +37,11 @@ enum {
   OP_LAUNCH,        /* queue, kernel, event id (0: none), dims, global[3], local[3], args */
   OP_EVENT_FREE,    /* id */
   /* on a compile connection, synchronous */
-  OP_COMPILE        /* program id, source, options -> log (also on success) */
+  OP_COMPILE,       /* program id, source, options -> log (also on success) */
+  /* synchronous */
+  OP_READ_STAGED    /* buf, queue, offset, bytes, staging offset -> - (into the staging
+                    ** area, there once the queue is finished; the tuner leaves that part
+                    ** of it alone until then) */
 };
 
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */

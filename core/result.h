@@ -67,6 +67,23 @@ typedef struct kt_result {
   bool costed;
 } kt_result;
 
+/* Where the time between configurations went on a device (sums over the
+** tuning, in ns): from one configuration's last wait for the device to
+** the next one's first launch the device idles (idle, over n such gaps);
+** the parts are the tuning thread's steps in that order. */
+typedef struct kt_gaps {
+  size_t n;
+  double idle;
+  double verdict;    /* last wait -> measured: counters read back, the checker's verdict */
+  double after;      /* measured -> evaluated: releasing the run, the guard's input checks */
+  double loop;       /* evaluated -> the next evaluation: record, journal, progress, searcher */
+  double prepare;    /* building, less the two below: final sources, the cache's lookups */
+  double kernel;     /* ... making kernels (a round trip to an isolated device's process) */
+  double build_wait; /* ... waiting for compiles */
+  double launch;     /* built -> first launch queued: checks, restores, arguments, launches */
+  size_t ahead;      /* kernels made ahead, while the configuration before ran */
+} kt_gaps;
+
 typedef struct kt_results {
   int refs;
   char *task;
@@ -82,6 +99,7 @@ typedef struct kt_results {
   uint64_t pruned[KT_PRUNE_END - 1]; /* removed by the device's limits, by kt_prune_kind - 1 */
   double wall_ns;     /* whole tuning */
   double setup_ns;    /* uploads and references before the first configuration */
+  kt_gaps gap;        /* between configurations (kt_gaps) */
   double device_ns;   /* device time of every launch, timed or not (warm-ups, references,
                       ** runs again); 0 where unknown */
   char *searcher;

@@ -317,6 +317,7 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err
     return kt_fail_prefix(err, "kernel %s: ", name);
   }
   run->fault = KT_FAULT_NONE;
+  if (!run->first_launch_ns) run->first_launch_ns = kt_now_ns();
   run->events[run->nevents++] = ev;
   run->launches++;
   return record_shape(run, ki, s, err);
@@ -550,7 +551,9 @@ int run_reopen(kt_run *run, kt_error *err) {
 static int collect(kt_run *run, kt_error *err) {
   kt_tuner *t = run->tuner;
   kt_error ferr;
+  if (run->status == KT_OK && run_idle_work(run, err)) return -1;
   int waited = run_finish(run, -1, &ferr);
+  run->waited_ns = kt_now_ns();
   run_async_end(run, waited == 0);
   if (waited) {
     if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);

@@ -67,6 +67,16 @@ struct kt_run {
   kt_launch_shape *shapes; /* the last execution's launches (result.h) */
   size_t nshapes, capshapes;
   struct kt_run_async *async; /* transfers that do not block, events (run_async.c) */
+  /* Called once an execution's launches are queued, before they are
+  ** waited for (for a batch, after its first execution only): host work
+  ** that needs the device process but not the device, done while an
+  ** untimed warm-up runs. Returns -1 on a fatal error, 1 when the device
+  ** process was lost meanwhile (the execution then fails as its own loss
+  ** would). */
+  int (*idle)(struct kt_run *run, void *ud, kt_error *err);
+  void *idle_ud;
+  int64_t first_launch_ns; /* kt_now_ns() of the first launch queued (0: none yet) */
+  int64_t waited_ns;       /* ... when the last wait for the device returned */
 };
 
 /* Builds the task's kernels for cfg. Returns -1 only on a fatal error;

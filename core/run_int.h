@@ -45,4 +45,9 @@ kt_status run_fault_status(kt_fault fault);
 /* After a sticky fault: the tuner carries on in a fresh context. */
 int run_reopen(kt_run *run, kt_error *err);
 
+/* Calls run->idle (when set) with the run's work queued, before it is
+** waited for (run_batch.c); a loss it reports fails the configuration.
+** -1 on a fatal error. */
+int run_idle_work(kt_run *run, kt_error *err);
+
 #endif

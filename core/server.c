@@ -197,6 +197,10 @@ static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
       s->be = s->devices[found].backend;
       s->ctx = s->be->open(&s->devices[found], &err);
       rc = s->ctx ? 0 : -1;
+      /* Transfers through a page-locked staging area run at the bus's full
+      ** speed; where it cannot be locked they go on through pageable memory. */
+      kt_error perr;
+      if (rc == 0 && s->be->host_pin) s->be->host_pin(s->ctx, s->staging, s->staging_size, &perr);
     }
   }
   free(id);
@@ -437,6 +441,22 @@ static void op_transfer_async(server *s, kt_msg *in, int fd, kt_msg *out, bool w
   reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
 }
 
+/* A read that does not block, straight into the (page-locked) staging
+** area: the tuner finds the data there after the FINISH of its queue,
+** with no copy and no round trip more (remote_async.c). */
+static void op_read_staged(server *s, kt_msg *in, int fd, kt_msg *out) {
+  uint32_t id = kt_msg_get_u32(in), queue = kt_msg_get_u32(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in), at = kt_msg_get_u64(in);
+  kt_error err;
+  kt_bbuf *b = buffer(s, id, &err);
+  int rc = -1;
+  if (b && at <= s->staging_size && staged(s, at + bytes, &err))
+    rc = s->be->buffer_read(s->ctx, (int)queue, b, off, bytes, s->staging + at, false, &err);
+  else if (b && at > s->staging_size)
+    kt_fail(&err, "a staged read at %llu is past the staging area", (unsigned long long)at);
+  reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
+}
+
 static void op_read_take(server *s, kt_msg *in, int fd, kt_msg *out) {
   uint32_t token = kt_msg_get_u32(in);
   uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
@@ -587,6 +607,7 @@ static void serve(server *s, int fd) {
       case OP_WRITE_ASYNC: op_transfer_async(s, &in, fd, &out, true); break;
       case OP_READ_ASYNC: op_transfer_async(s, &in, fd, &out, false); break;
       case OP_READ_TAKE: op_read_take(s, &in, fd, &out); break;
+      case OP_READ_STAGED: op_read_staged(s, &in, fd, &out); break;
       case OP_MARKER: op_marker(s, &in, fd, &out); break;
       case OP_QUEUE_WAIT: op_queue_wait(s, &in, fd, &out); break;
       case OP_BUF_FREE: op_free(s, &s->bufs, &in, OP_BUF_FREE); break;

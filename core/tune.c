@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "interrupt.h"
 #include "loop.h"
 #include "tune_int.h"
@@ -158,6 +159,8 @@ static int compute_reference(kt_tuner *t, kt_reference *r, kt_error *err) {
 int tune_references(tuning *tu, kt_error *err) {
   kt_task *task = tu->task;
   if (!tu->scratch && !(tu->scratch = kt_calloc(task->nrefs, sizeof *tu->scratch, err))) return -1;
+  size_t n = task->nrefs ? task->nrefs : 1;
+  if (!tu->landed && !(tu->landed = kt_calloc(n, sizeof *tu->landed, err))) return -1;
   for (size_t i = 0; i < task->nrefs; i++) {
     kt_reference *r = &task->refs_list[i];
     if (compute_reference(tu->t, r, err))
@@ -181,6 +184,34 @@ int64_t tune_time_limit(const tuning *tu) {
   return (int64_t)(limit > floor ? limit : floor);
 }
 
+/* Where the time went from the last configuration's last wait to this
+** one's first launch (kt_gaps): t0 the evaluation's start, built the end
+** of its building, b0 and b1 the build cache's figures before and after.
+** The steps after the last configuration's wait (tu->pending) count with
+** the gap they were part of, once this one's first launch closes it. */
+static void count_gap(tuning *tu, const kt_run *run, int64_t t0, int64_t built,
+                      const kt_build_stats *b0, const kt_build_stats *b1) {
+  kt_gaps *g = &tu->results->gap, *p = &tu->pending;
+  double kernel = b1->kernel_ns - b0->kernel_ns, wait = b1->wait_ns - b0->wait_ns;
+  if (run->first_launch_ns && tu->waited) {
+    g->verdict += p->verdict;
+    g->after += p->after;
+    g->loop += p->loop;
+    g->kernel += kernel;
+    g->build_wait += wait;
+    g->prepare += (double)(built - t0) - kernel - wait;
+    g->launch += (double)(run->first_launch_ns - built);
+    g->idle += (double)(run->first_launch_ns - tu->waited);
+    g->n++;
+  }
+  if (run->first_launch_ns) *p = (kt_gaps){0};
+  tu->measured = kt_now_ns();
+  if (run->waited_ns) {
+    p->verdict = (double)(tu->measured - run->waited_ns);
+    tu->waited = run->waited_ns;
+  }
+}
+
 int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   kt_config cfg = {tu->task->space, res->index, res->vi};
@@ -189,12 +220,19 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   ** too large, replaced by the guard) comes back with the data. */
   if (tuner_recover(tu->t) && tuner_upload(tu->t, tu->task, NULL, err)) return -1;
   uint64_t gen = tuner_generation(tu->t);
+  kt_ahead_begin(tu->ahead, res->index);
+  kt_build_stats b0 = kt_build_cache_stats(tu->t->cache);
   int rc = kt_run_prepare(&run, tu->t, tu->task, &cfg, err);
+  int64_t built = kt_now_ns();
+  kt_build_stats b1 = kt_build_cache_stats(tu->t->cache);
   run.time_limit_ns = tune_time_limit(tu);
   res->over.build = run.build_ns;
   res->compile_ns = run.compile_ns;
+  tu->ahead_ns = 0;
   if (rc == 0) rc = copy_sizes(res, &run, err);
   if (rc == 0 && run.status == KT_OK) rc = tune_measure(tu, &run, res, err);
+  res->over.build += tu->ahead_ns; /* the next configuration's kernels: building */
+  count_gap(tu, &run, t0, built, &b0, &b1);
   if (rc && tuner_generation(tu->t) != gen) {
     /* The device process was lost during this configuration: it fails,
     ** the tuning goes on. */
@@ -267,8 +305,11 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   uint64_t at;
   if (kt_indexmap_get(&tu->known, res->index, &at))
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
+  if (tu->evaluated) tu->pending.loop += (double)(kt_now_ns() - tu->evaluated);
   if (!tu->set_up && set_up(tu, err)) return -1;
   if (tune_guarded_evaluate(tu, res, err)) return -1;
+  tu->evaluated = kt_now_ns();
+  if (tu->measured) tu->pending.after += (double)(tu->evaluated - tu->measured);
   return same_failure(tu, res, err);
 }
 

@@ -26,7 +26,10 @@ typedef struct tuning {
   const kt_tune_opts *opts;
   kt_results *results;
   kt_journal *journal;
-  kt_array **scratch; /* per reference: where the output is read back */
+  kt_array **scratch; /* per reference: where the output is read back ... */
+  bool *landed;       /* ... there already, read behind the warm-up (measure.c) */
+  bool later;         /* outputs are compared beside the timed runs */
+  double landing_ns;  /* queueing those reads */
   bool set_up;        /* references computed and arrays uploaded */
   kt_results *prior;  /* a resumed journal's results ... */
   kt_indexmap known;  /* ... by the index of their configuration in this space */
@@ -39,6 +42,13 @@ typedef struct tuning {
   kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
   int64_t t0;
   double device0; /* the tuner's device time when the tuning began */
+  struct kt_ahead *ahead; /* the configurations announced, for their kernels made ahead */
+  double ahead_ns;    /* making them, during the current configuration's warm-up */
+  bool rerun;         /* a configuration runs again for its verdict: nothing made ahead */
+  int64_t waited;     /* kt_now_ns() of the last configuration's last wait (kt_gaps) ... */
+  int64_t measured;   /* ... when it was measured ... */
+  int64_t evaluated;  /* ... and evaluated */
+  kt_gaps pending;    /* the parts of the gap since then */
 } tuning;
 
 /* Starts a tuning of task on t (tuning.c): the device's pruning, the space,

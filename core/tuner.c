@@ -108,6 +108,8 @@ void kt_tuner_free(kt_tuner *t) {
   close_context(t);
   free(t->output);
   free(t->arrays);
+  free(t->pattern);
+  free(t->readback);
   kt_device_clear(&t->device);
   free(t);
 }
@@ -171,7 +173,8 @@ void tuner_bound_device(kt_tuner *t) {
 }
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
-  return t->cache ? kt_build_cache_stats(t->cache) : (kt_build_stats){0, 0, 0};
+  kt_build_stats none = {0};
+  return t->cache ? kt_build_cache_stats(t->cache) : none;
 }
 
 int kt_tuner_build_threads(const kt_tuner *t) { return t->build_threads; }
@@ -280,6 +283,9 @@ void tuner_restore_hosts(kt_tuner *t) {
 
 void tuner_drop_hosts(kt_tuner *t) {
   tuner_restore_hosts(t);
+  free(t->readback); /* the inputs' checks' memory lives as long as a tuning */
+  t->readback = NULL;
+  t->nreadback = 0;
   for (size_t i = 0; i < t->nhosts; i++) {
     kt_array_release(t->hosts[i].array);
     free(t->hosts[i].data);
@@ -425,6 +431,13 @@ void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns) {
 }
 
 bool tuner_can_time_out(const kt_tuner *t) { return t->be->set_deadline != NULL; }
+
+int tuner_read_async(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {
+  devarray *d = tuner_devarray(t, a);
+  if (!d) return kt_fail(err, "the array is not used by any kernel of this task");
+  dst->changes++;
+  return t->be->buffer_read(t->ctx, 0, d->buf, 0, kt_array_bytes(a), dst->data, false, err);
+}
 
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err) {
   devarray *d = tuner_devarray(t, a);

@@ -52,6 +52,10 @@ struct kt_tuner {
   size_t base;      /* from this size after its first configuration */
   unsigned renewals;
   double device_ns; /* every launch's device time, timed or not */
+  unsigned char *pattern; /* the zones' pattern, as long as the longest zone so far */
+  size_t npattern;
+  unsigned char *readback; /* where the inputs' checks read, kept between checks */
+  size_t nreadback;
 };
 
 /* Between configurations: replaces a device process that has grown past
@@ -104,6 +108,9 @@ void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns);
 bool tuner_can_time_out(const kt_tuner *t);
 /* Reads an array's device contents into dst (same shape). */
 int tuner_read(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
+/* The same queued on queue 0 without waiting: dst holds the data once
+** the queue is finished. */
+int tuner_read_async(kt_tuner *t, const kt_array *a, kt_array *dst, kt_error *err);
 /* What the device process wrote on stderr since the last take (also
 ** before a context was closed), malloc'd; NULL when nothing. */
 char *tuner_take_output(kt_tuner *t);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "codegen.h"
 #include "journal_id.h"
 #include "metrics.h"
@@ -48,20 +49,29 @@ static kt_journal *open_journal(tuning *tu, kt_error *err) {
   return j;
 }
 
-/* Starts compiling the kernels of a configuration that comes soon. */
+/* Starts compiling the kernels of a configuration that comes soon, and
+** keeps their sources for making its kernels ahead (ahead.h). */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   tuning *tu = ud;
   kt_config cfg = {tu->task->space, index, vi};
-  for (size_t ki = 0; ki < tu->task->nkernels; ki++) {
+  size_t n = tu->task->nkernels;
+  char **sources = kt_calloc(n ? n : 1, sizeof *sources, err);
+  if (!sources) return -1;
+  for (size_t ki = 0; ki < n; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
-    char *source, *why; /* a generator that fails is the configuration's, when it runs */
+    char *source = NULL, *why = NULL; /* a generator that fails is the configuration's */
     int rc = kt_final_source(tu->task, k, &cfg, &source, &why, err);
     if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->options, k->name, err);
-    free(source);
+    sources[ki] = rc == 0 ? source : NULL;
+    if (rc) free(source);
     free(why);
-    if (rc < 0) return -1;
+    if (rc < 0) {
+      for (size_t i = 0; i < ki; i++) free(sources[i]);
+      free(sources);
+      return -1;
+    }
   }
-  return 0;
+  return kt_ahead_announce(tu->ahead, index, sources, n, err);
 }
 
 /* The reference kernels start compiling first, beside the first
@@ -91,12 +101,14 @@ static void tuning_clear(tuning *tu) {
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
+  free(tu->landed);
   kt_results_release(tu->prior);
   free(tu->seeds);
   kt_indexmap_clear(&tu->known);
   tune_guard_clear(&tu->guard);
   kt_checker_free(tu->checker);
   kt_devcheck_free(tu->devcheck);
+  kt_ahead_free(tu->ahead);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
@@ -146,6 +158,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
   prefetch_references(tu);
+  kt_devcheck_prefetch(t, task, opts->validate_on);
   if (!(tu->results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
     return -1;
   if (kt_results_identify(tu->results, task, t->device.backend->name,
@@ -175,7 +188,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   size_t lookahead = opts->lookahead ? opts->lookahead : 4 * (size_t)kt_tuner_build_threads(t) + 1;
   if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
   size_t nseeds = 0;
-  if (seed_indices(tu, &nseeds, err)) {
+  if (!(tu->ahead = kt_ahead_new(err)) || seed_indices(tu, &nseeds, err)) {
     tuning_clear(tu);
     return -1;
   }

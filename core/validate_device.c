@@ -58,6 +58,7 @@ typedef struct slot {
   uint64_t losses;  /* the tuner's, when it was queued (tuner_losses) */
   uint64_t n;       /* the elements it compares */
   bool queued;      /* and its outcome not yet taken */
+  bool landed;      /* counts read back behind it, without waiting */
 } slot;
 
 struct kt_devcheck {
@@ -88,30 +89,39 @@ static bool has_doubles(const kt_tuner *t) {
   return ext && strstr(ext, "cl_khr_fp64");
 }
 
-bool kt_devcheck_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where) {
+/* Whether r's output may be compared on the device, its expected values
+** aside (they are computed at the tuning's set-up). */
+static bool target_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where) {
   const kt_array *a = r->target;
   size_t n = r->first && r->first < a->length ? r->first : a->length;
   if (where == KT_VALIDATE_HOST || r->compare || r->method == KT_CMP_SUM ||
       r->method == KT_CMP_CLOSE)
     return false;
   if (a->type->kind != KT_FLOAT && a->type->kind != KT_DOUBLE) return false;
-  if (!r->expected || r->expected->type->kind != a->type->kind) return false;
   if (n == 0 || n >= (size_t)UINT32_MAX || !has_doubles(t)) return false;
   if (where == KT_VALIDATE_DEVICE) return true;
   const char *type = kt_device_string(&t->device, "type");
   return n >= KT_DEVCHECK_AUTO_MIN && (is_cuda(t) || (type && strcmp(type, "gpu") == 0));
 }
 
-/* Starts compiling both kernels, so that the first comparison waits for none. */
-static int prefetch(kt_tuner *t, kt_error *err) {
-  kt_kind kinds[] = {KT_FLOAT, KT_DOUBLE};
-  for (int i = 0; i < 2; i++) {
-    char *src = source_for(t, kinds[i], err);
-    int rc = src ? kt_build_prefetch(t->cache, src, "", NAME, err) : -1;
+bool kt_devcheck_suits(const kt_tuner *t, const kt_reference *r, kt_validate_on where) {
+  return target_suits(t, r, where) && r->expected &&
+         r->expected->type->kind == r->target->type->kind;
+}
+
+void kt_devcheck_prefetch(kt_tuner *t, const kt_task *task, kt_validate_on where) {
+  bool started[2] = {false, false};
+  for (size_t i = 0; i < task->nrefs; i++) {
+    const kt_reference *r = &task->refs_list[i];
+    if (!target_suits(t, r, where)) continue;
+    kt_kind kind = r->target->type->kind;
+    if (started[kind == KT_DOUBLE]) continue;
+    started[kind == KT_DOUBLE] = true;
+    kt_error err; /* what does not compile says so when the kernel is asked for */
+    char *src = source_for(t, kind, &err);
+    if (src) kt_build_prefetch(t->cache, src, "", NAME, &err);
     free(src);
-    if (rc) return -1;
   }
-  return 0;
 }
 
 /* An event of a lost context went with it. */
@@ -122,8 +132,7 @@ static void drop_event(kt_tuner *t, slot *s) {
 
 kt_devcheck *kt_devcheck_new(kt_tuner *t, size_t nrefs, kt_error *err) {
   kt_devcheck *d = kt_calloc(1, sizeof *d, err);
-  if (!d || !(d->slots = kt_calloc(nrefs ? nrefs : 1, sizeof *d->slots, err)) ||
-      prefetch(t, err)) {
+  if (!d || !(d->slots = kt_calloc(nrefs ? nrefs : 1, sizeof *d->slots, err))) {
     kt_devcheck_free(d);
     return NULL;
   }
@@ -169,8 +178,15 @@ static int launch(kt_devcheck *d, slot *s, kt_bkernel *bk, const kt_reference *r
   size_t items = ((size_t)n + GROUP - 1) / GROUP * GROUP;
   size_t global[3] = {items < MOST_ITEMS ? items : MOST_ITEMS, 1, 1}, local[3] = {GROUP, 1, 1};
   kt_fault fault;
-  if (t->be->buffer_fill_zero(t->ctx, 0, counts, 0, 2 * sizeof(uint32_t), err)) return -1;
-  return t->be->launch(t->ctx, 0, bk, args, 6, 1, global, local, &s->ev, &fault, err);
+  if (t->be->buffer_fill_zero(t->ctx, 0, counts, 0, 2 * sizeof(uint32_t), err) ||
+      t->be->launch(t->ctx, 0, bk, args, 6, 1, global, local, &s->ev, &fault, err))
+    return -1;
+  /* The counts come back with the wait for the runs queued behind: no read
+  ** of their own after it. In-process CUDA reads into pageable memory only
+  ** once the queue is done, which would hold the timed runs back. */
+  s->landed = (kt_tuner_isolated(t) || !is_cuda(t)) &&
+              tuner_read_async(t, s->counts, s->counts, NULL) == 0;
+  return 0;
 }
 
 /* The expected values of a reference (computed again by each tuning)
@@ -234,7 +250,7 @@ int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, char **
 void kt_devcheck_discard(kt_devcheck *d) {
   for (size_t i = 0; d && i < d->n; i++) {
     drop_event(d->t, &d->slots[i]);
-    d->slots[i].queued = false;
+    d->slots[i].queued = d->slots[i].landed = false;
   }
 }
 
@@ -245,9 +261,11 @@ int kt_devcheck_result(kt_devcheck *d, size_t i, size_t *ndiff, size_t *at, kt_e
   slot *s = &d->slots[i];
   *ndiff = *at = 0;
   s->queued = false;
+  bool landed = s->landed;
+  s->landed = false;
   if (!s->counts || !tuner_devarray(t, s->counts) || s->losses != tuner_losses(t))
     return kt_fail(err, "the comparison of output %zu was lost with its context", i + 1);
-  if (tuner_read(t, s->counts, s->counts, err)) return -1;
+  if (!landed && tuner_read(t, s->counts, s->counts, err)) return -1;
   const uint32_t *c = s->counts->data;
   if (s->ev) {
     double ns = t->be->event_ns(t->ctx, s->ev);

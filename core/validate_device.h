@@ -30,7 +30,13 @@ typedef enum kt_validate_on {
 
 #define KT_DEVCHECK_AUTO_MIN ((size_t)1 << 16)
 
-/* For the references of a task on t (its kernel compiled ahead). */
+/* Starts compiling the comparison kernels that task's references may use
+** under `where`, at the start of its tuning: beside the first
+** configurations' compiles, so that the set-up waits for none of its own.
+** What does not compile says so when the kernel is asked for. */
+void kt_devcheck_prefetch(kt_tuner *t, const kt_task *task, kt_validate_on where);
+/* For the references of a task on t (kt_devcheck_prefetch started their
+** kernels' compiles). */
 kt_devcheck *kt_devcheck_new(kt_tuner *t, size_t nrefs, kt_error *err);
 /* Frees its device copies too. */
 void kt_devcheck_free(kt_devcheck *d);
@@ -50,7 +56,9 @@ int kt_devcheck_enqueue(kt_devcheck *d, size_t i, const kt_reference *r, char **
 void kt_devcheck_discard(kt_devcheck *d);
 /* Whether output i's comparison was queued and its outcome not yet taken. */
 bool kt_devcheck_queued(const kt_devcheck *d, size_t i);
-/* Its outcome (waiting for it): 1 when the output matched, 0 when *ndiff
+/* Its outcome, once queue 0 was finished since it was queued (the counts
+** are read behind the comparison without waiting, where that does not
+** hold the queue back): 1 when the output matched, 0 when *ndiff
 ** elements differed, the first at *at; -1 on error. Adds the comparison's
 ** device time to the tuner's. */
 int kt_devcheck_result(kt_devcheck *d, size_t i, size_t *ndiff, size_t *at, kt_error *err);

@@ -29,18 +29,33 @@ size_t tuner_zone_bytes(size_t bytes) {
   return z < ZONE_MIN ? ZONE_MIN : z > ZONE_MAX ? ZONE_MAX : z;
 }
 
-static unsigned char *zone_pattern(size_t n, kt_error *err) {
-  unsigned char *p = kt_alloc(n, err);
-  for (size_t i = 0; p && i < n; i++) p[i] = (unsigned char)(0xA5 ^ (i * 37));
+/* The pattern's first n bytes, made once per tuner (a check reads zones
+** of megabytes, several times a tuning). */
+static const unsigned char *zone_pattern(kt_tuner *t, size_t n, kt_error *err) {
+  if (n <= t->npattern) return t->pattern;
+  unsigned char *p = realloc(t->pattern, n);
+  if (!p) return kt_fail(err, "out of memory making a zone's pattern"), NULL;
+  for (size_t i = t->npattern; i < n; i++) p[i] = (unsigned char)(0xA5 ^ (i * 37));
+  t->pattern = p;
+  t->npattern = n;
   return p;
 }
 
+/* Memory to read n bytes back into, kept between checks: a fresh block of
+** tens of megabytes each time costs its page faults again. */
+static unsigned char *readback(kt_tuner *t, size_t n, kt_error *err) {
+  if (n <= t->nreadback) return t->readback;
+  free(t->readback);
+  t->nreadback = 0;
+  if (!(t->readback = kt_alloc(n, err))) return NULL;
+  t->nreadback = n;
+  return t->readback;
+}
+
 int tuner_fill_zone(kt_tuner *t, devarray *d, kt_error *err) {
-  unsigned char *p = zone_pattern(d->zone, err);
+  const unsigned char *p = zone_pattern(t, d->zone, err);
   if (!p) return -1;
-  int rc = t->be->buffer_write(t->ctx, 0, d->buf, kt_array_bytes(d->array), d->zone, p, true, err);
-  free(p);
-  return rc;
+  return t->be->buffer_write(t->ctx, 0, d->buf, kt_array_bytes(d->array), d->zone, p, true, err);
 }
 
 /* ---- what changed ---- */
@@ -92,7 +107,7 @@ static char *describe(const kt_task *task, const kt_array *a, const char *which,
 static int check_buffer(kt_tuner *t, const kt_task *task, devarray *d, kt_bbuf *buf,
                         const char *which, const void *want, char **what, kt_error *err) {
   size_t bytes = kt_array_bytes(d->array);
-  unsigned char *got = kt_alloc(bytes ? bytes : 1, err);
+  unsigned char *got = readback(t, bytes ? bytes : 1, err);
   if (!got) return -1;
   int rc = t->be->buffer_read(t->ctx, 0, buf, 0, bytes, got, true, err);
   if (rc == 0 && memcmp(got, want, bytes) != 0) {
@@ -102,7 +117,6 @@ static int check_buffer(kt_tuner *t, const kt_task *task, devarray *d, kt_bbuf *
     free(s);
     rc = 1;
   }
-  free(got);
   return rc;
 }
 
@@ -114,12 +128,12 @@ static const char *role(const devarray *d) {
 static int check_zone(kt_tuner *t, const kt_task *task, devarray *d, char **what,
                       kt_error *err) {
   size_t bytes = kt_array_bytes(d->array), n = 0, first = 0;
-  unsigned char *want = zone_pattern(d->zone, err), *got = kt_alloc(d->zone, err);
-  int rc = want && got ? t->be->buffer_read(t->ctx, 0, d->buf, bytes, d->zone, got, true, err) : -1;
-  for (size_t i = 0; rc == 0 && i < d->zone; i++)
-    if (got[i] != want[i] && n++ == 0) first = i;
-  free(want);
-  free(got);
+  const unsigned char *want = zone_pattern(t, d->zone, err);
+  unsigned char *got = want ? readback(t, d->zone, err) : NULL;
+  int rc = got ? t->be->buffer_read(t->ctx, 0, d->buf, bytes, d->zone, got, true, err) : -1;
+  if (rc == 0 && memcmp(got, want, d->zone) != 0)
+    for (size_t i = 0; i < d->zone; i++)
+      if (got[i] != want[i] && n++ == 0) first = i;
   if (rc || n == 0) return rc;
   char place[160], s[512];
   place_of(task, d->array, place, sizeof place);

@@ -275,6 +275,38 @@ print(tuner:run(k, { WG = 8 }).status, c[n - 1])]])
         .. "exceeds the kernel's limit of 1024 on this device",
       "ok\t1.0", "" }, "\n"), out)
   end)
+  it("fails only the configuration in flight when making the next one's kernel ahead kills the device process", function()
+    -- MODE 2's module aborts the stand-in when its kernel is taken: during MODE 1's warm-up,
+    -- where MODE 2's kernel is made ahead (the reference waits for every compile to be over),
+    -- then when MODE 2 is built itself.
+    local out, code = with_fake([[
+local tuner = kt.tuner("cuda:0")
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "k", global = 64, group = 8, args = { c:output() }, source = [=[
+#if MODE == 2
+__device__ int fake_abort_on_get;
+#endif
+extern "C" __global__ void k(float *c) {
+#if MODE == 2
+  fake_abort_on_get = 1;
+#endif
+}]=] }
+k:param("MODE", { 0, 1, 2, 3 })
+k:reference(c, function(ref) os.execute("sleep 1") ref:fill(0) end) -- the stand-in's kernels do nothing
+local r = tuner:tune(k, { repeats = 2 })
+for i = 1, #r do
+  print(r[i].config.MODE, r[i].status, #r[i].samples_ms, r[i].retried or "-")
+end]])
+    assert.are.equal(0, code, out)
+    local lines = {}
+    for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    assert.are.equal(4, #lines, out)
+    assert.are.equal("0\tok\t2\t-", lines[1])
+    assert.matches("^1\tok\t2\tfirst run: runtime_failed %(the device process died of signal 6 %(Aborted%)"
+      .. "[^)]*%); run again because its device process was lost$", lines[2])
+    assert.matches("^2\t%a+_failed\t0\t", lines[3])
+    assert.are.equal("3\tok\t2\t-", lines[4])
+  end)
 end)
 
 describe("the CUDA backend with a stand-in driver: launchers' queues", function()

@@ -358,6 +358,20 @@ describe("the accounting", function()
       assert.are.equal("number", type(s[key]), key)
     end
     assert.is_true(s.wall_ms >= s.build_ms + s.data_ms + s.validation_ms + s.wait_ms)
+    -- The device's idle time between configurations, and the tuning's steps in it.
+    local g = s.gap
+    local again = 0 -- a gap before each configuration but the first, and before each run again
+    for i = 1, #r do again = again + (r[i].retried and 1 or 0) end
+    assert.are.equal(2, again) -- X = 2 and 3 are wrong, and checked once more
+    assert.are.equal(#r - 1 + again, g.n)
+    local parts = 0
+    for _, key in ipairs({ "verdict_ms", "after_ms", "loop_ms", "prepare_ms", "kernel_ms", "build_wait_ms",
+                           "launch_ms" }) do
+      assert.is_true(g[key] >= 0, key)
+      parts = parts + g[key]
+    end
+    assert.is_true(g.idle_ms > 0 and parts <= g.idle_ms, ("parts %g, idle %g"):format(parts, g.idle_ms))
+    assert.is_true(s.wall_ms - s.setup_ms >= g.idle_ms)
   end)
 end)
 

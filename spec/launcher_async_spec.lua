@@ -46,6 +46,30 @@ describe("a launcher's transfers that do not block", function()
     end
   end)
 
+  it("read into the staging area keep their data while other transfers go through it", function()
+    -- Isolated, a read that does not block lands in the device process's staging area; a
+    -- transfer that blocks (or another read, or a write that does not) would reuse that area,
+    -- so the read is taken first, and each array gets its own data.
+    local n = 4096
+    local a, b = kt.array("int", n):fill(1), kt.array("int", n):fill(1)
+    local back_a, back_b, host = kt.array("int", n), kt.array("int", n), kt.array("int", n):fill(9)
+    local k = tuner:kernel{ source = axpb, name = "axpb", global = n, args = { a:inout(), kt.int(1) } }
+    k:param("MUL", { 2 })
+    local seen
+    k:launcher(function(run)
+      run:launch(k)                                       -- a = 3
+      run:read(a, back_a, { queue = 0, async = true })
+      run:write(b, host)                                  -- blocks: b = 9 through the staging area
+      run:read(b, back_b, { queue = 1, async = true })
+      run:write(b, host, { queue = 1, async = true })     -- a copy through the staging area
+      run:sync(1)
+      run:sync(0)
+      seen = { back_a[0], back_a[n - 1], back_b[0], back_b[n - 1] }
+    end)
+    assert.are.equal("ok", tuner:run(k, { MUL = 2 }).status)
+    assert.are.same({ 3, 3, 9, 9 }, seen)
+  end)
+
   it("read into their array when the queue is synchronised, at the latest when the launcher returns", function()
     local a, back = kt.array("int", 16):fill(1), kt.array("int", 16)
     local k = axpb_kernel(a, 16)

@@ -140,6 +140,46 @@ describe("the pipeline", function()
     assert.are.equal(0, #r[2].samples_ms)
   end)
 
+  it("makes the next configuration's kernel during the warm-up, also one then not evaluated", function()
+    local n = 2048
+    local a, c = kt.array("float", n):random(7), kt.array("float", n)
+    local k = tuner:kernel{ name = "scale", global = n, group = 64, args = { a:input(), c:output(), kt.int(n) },
+      source = [[__kernel void scale(__global const float *a, __global float *c, int n) {
+        int i = get_global_id(0);
+        if (i < n) c[i] = a[i] * (float)(P - P + 2); }]] }
+    k:param("P", { 1, 2, 3, 4 })
+    -- Three announced (seeds), two evaluated: the third's kernel is made during the second's
+    -- warm-up, and never used. The reference, computed before the first configuration runs,
+    -- waits a second: every compile is over by then.
+    k:reference(c, function(ref)
+      os.execute("sleep 1")
+      for i = 0, n - 1 do ref[i] = a[i] * 2 end
+    end)
+    local r = tuner:tune(k, { seeds = { { P = 4 }, { P = 2 }, { P = 3 } }, stop = { count = 2 }, repeats = 2 })
+    assert.are.same({ 4, 2 }, { r[1].config.P, r[2].config.P })
+    assert.are.same({ "ok", "ok" }, { r[1].status, r[2].status })
+    local g = r:summary().gap
+    assert.are.equal(2, g.ahead) -- P = 2's kernel during P = 4's warm-up, P = 3's during P = 2's
+    assert.are.equal(1, g.n)
+    assert.is_true(g.idle_ms > 0)
+    -- The kernel made ahead serves a later tuning, whose configuration is charged its compile.
+    local again = tuner:tune(k, { seeds = { { P = 3 }, { P = 4 } }, stop = { count = 2 }, repeats = 2 })
+    assert.are.same({ 3, 4 }, { again[1].config.P, again[2].config.P })
+    assert.are.same({ "ok", "ok" }, { again[1].status, again[2].status })
+    assert.is_true(again[1].compile_ms > 0)
+    assert.are.equal(0, again[2].compile_ms) -- compiled for the first tuning, and charged there
+  end)
+
+  it("makes nothing ahead in a serial tuning", function()
+    local k, a, c = twice("float", 1024)
+    k:reference(c, function(ref) for i = 0, 1023 do ref[i] = a[i] * 2 end end)
+    local r = tuner:tune(k, { pipeline = false, repeats = 1 })
+    local g = r:summary().gap
+    assert.are.equal(0, g.ahead)
+    -- a gap before each configuration but the first, and before each run again of a wrong one
+    assert.are.equal(#r - 1 + 3, g.n)
+  end)
+
   it("rejects bad options, naming the expected values", function()
     local k, a, c = twice("float", 256)
     k:reference(c, function(ref) for i = 0, 255 do ref[i] = a[i] * 2 end end)

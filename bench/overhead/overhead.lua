@@ -55,6 +55,7 @@ local function report(name, results)
   print(("      wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + launcher %.2f + searcher %.3f + framework %.3f s"):format(
     s.setup_ms / 1e3, s.build_ms / 1e3, s.wait_ms / 1e3, s.data_ms / 1e3, s.validation_ms / 1e3,
     s.launcher_ms / 1e3, s.searcher_ms / 1e3, s.framework_ms / 1e3))
+  print(dofile("bench/pipeline/gaps.lua")(s, "      "))
   print("      " .. compile_spread(results))
   local best, cut, runs = results:best(), 0, 0
   for i = 1, #results do

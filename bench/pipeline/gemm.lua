@@ -2,8 +2,9 @@
 -- parameters: tile sizes, work per thread, K tile, padding) tuned on N random configurations,
 -- R timed runs each, every output validated against a naive kernel. Prints the wall time, the
 -- device's busy time (every launch, timed or not: warm-ups, references, timed runs), compile time
--- (summed, and divided by the compile threads), wall / max(device busy, compile / threads), and
--- where the rest of the wall time went.
+-- (summed, and divided by the compile threads), wall / max(device busy, compile / threads),
+-- where the rest of the wall time went, and where the device's idle time between configurations
+-- went (bench/pipeline/gaps.lua).
 --   ktlua bench/pipeline/gemm.lua [--device=ID] [--size=S (M = N = K)] [--n=N (configurations)]
 --     [--repeats=R] [--seed=SEED] [--serial (timed runs one by one, host comparison on the tuning
 --     thread: as before the pipeline)] [--both (serial, then pipelined)] [--inprocess]
@@ -24,6 +25,7 @@ local B = kt.array("float", s * s):random(4)
 local C = kt.array("float", s * s)
 local file = "bench/overhead/gemm" .. (cuda and ".cu" or ".cl")
 local k = dofile("bench/overhead/gemm_task.lua")(tuner, file, s, A, B, C)
+local gaps = dofile("bench/pipeline/gaps.lua")
 
 local function tune(pipeline)
   local r = tuner:tune(k, { search = "random", seed = opt.seed, stop = { count = opt.n },
@@ -43,6 +45,7 @@ local function tune(pipeline)
   print(("          wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + searcher %.3f + framework %.3f s"):format(
     sm.setup_ms / 1e3, sm.build_ms / 1e3, sm.wait_ms / 1e3, sm.data_ms / 1e3, sm.validation_ms / 1e3,
     sm.searcher_ms / 1e3, sm.framework_ms / 1e3))
+  print(gaps(sm, "          "))
   local order, cut, runs = {}, 0, 0
   for i = 1, #r do
     order[i] = r[i].index

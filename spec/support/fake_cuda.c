@@ -7,7 +7,9 @@
 ** CUDA_ERROR_ILLEGAL_ADDRESS, as an out-of-bounds kernel would, until the
 ** context is destroyed. With FAKE_CUDA_CONTEXTS=N in the environment it
 ** creates N contexts and refuses more, as a driver that will not recover
-** in this process would. Under AddressSanitizer, what the backend forgets
+** in this process would. A module whose image names `fake_abort_on_get`
+** (a variable of that name) aborts the process when a kernel is taken
+** from it, as a driver that crashes there would. Under AddressSanitizer, what the backend forgets
 ** to free shows up as leaks here.
 **
 ** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
@@ -33,7 +35,7 @@ static result wait_device(void) {
 }
 
 typedef struct function { char name[256]; } function;
-typedef struct module { function functions[64]; int nfunctions; char global[256]; } module;
+typedef struct module { function functions[64]; int nfunctions; char global[256]; int abort_on_get; } module;
 
 static result cuInit(unsigned flags) { return flags ? INVALID_VALUE : OK; }
 static result cuDriverGetVersion(int *v) { *v = 13000; return OK; }
@@ -115,15 +117,40 @@ static result cuMemsetD8Async(devptr d, unsigned char v, size_t n, void *st) {
   return fault;
 }
 
+/* The image's size: NVRTC's PTX is text; a cubin is a 64-bit ELF file,
+** whose section headers come last. */
+static size_t image_size(const unsigned char *p) {
+  if (memcmp(p, "\x7f" "ELF", 4) != 0) return strlen((const char *)p);
+  uint64_t shoff;
+  uint16_t shentsize, shnum;
+  memcpy(&shoff, p + 0x28, sizeof shoff);
+  memcpy(&shentsize, p + 0x3a, sizeof shentsize);
+  memcpy(&shnum, p + 0x3c, sizeof shnum);
+  return (size_t)shoff + (size_t)shentsize * shnum;
+}
+
+static int names(const void *image, const char *what) {
+  const unsigned char *p = image;
+  size_t size = image_size(p), n = strlen(what);
+  for (size_t i = 0; i + n <= size; i++)
+    if (memcmp(p + i, what, n) == 0) return 1;
+  return 0;
+}
+
 static result cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *o, void **v) {
-  (void)image, (void)n, (void)o, (void)v;
-  return (*m = calloc(1, sizeof(module))) ? OK : OUT_OF_MEMORY;
+  (void)n, (void)o, (void)v;
+  module *mod = calloc(1, sizeof(module));
+  if (!mod) return OUT_OF_MEMORY;
+  mod->abort_on_get = names(image, "fake_abort_on_get");
+  *m = mod;
+  return OK;
 }
 
 static result cuModuleUnload(void *m) { free(m); return OK; }
 
 static result cuModuleGetFunction(void **f, void *m, const char *name) {
   module *mod = m;
+  if (mod->abort_on_get) abort();
   if (mod->nfunctions == 64) return OUT_OF_MEMORY;
   function *fn = &mod->functions[mod->nfunctions++];
   snprintf(fn->name, sizeof fn->name, "%s", name);
