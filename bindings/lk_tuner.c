@@ -514,7 +514,7 @@ static int tuner_tune_sizes(lua_State *L) {
 static int tuner_cache(lua_State *L) {
   kt_tuner *t = lk_check_tuner(L, 1);
   kt_build_stats s = kt_tuner_build_stats(t);
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 5);
   lua_pushinteger(L, kt_tuner_build_threads(t));
   lua_setfield(L, -2, "threads");
   lua_pushinteger(L, (lua_Integer)s.hits);
@@ -523,6 +523,8 @@ static int tuner_cache(lua_State *L) {
   lua_setfield(L, -2, "misses");
   lua_pushinteger(L, (lua_Integer)s.entries);
   lua_setfield(L, -2, "entries");
+  lua_pushinteger(L, (lua_Integer)s.compiles);
+  lua_setfield(L, -2, "compiles");
   return 1;
 }
 

@@ -37,7 +37,7 @@ struct kt_build_cache {
   entry *entries;
   size_t n, capacity;
   uint64_t clock;
-  size_t hits, misses;
+  size_t hits, misses, compiles;
   size_t kernels, ahead;
   double kernel_ns, wait_ns;
 };
@@ -101,7 +101,7 @@ void kt_build_cache_cancel_pending(kt_build_cache *c) {
 }
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
-  return (kt_build_stats){c->hits, c->misses, c->n, c->kernels, c->ahead, c->kernel_ns,
+  return (kt_build_stats){c->hits, c->misses, c->n, c->compiles, c->kernels, c->ahead, c->kernel_ns,
                           c->wait_ns};
 }
 
@@ -162,12 +162,15 @@ static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const ch
 }
 
 /* An empty entry: a new one, or the least recently used one that is not
-** compiling (the table grows when every entry is). */
+** compiling nor finished ahead of its first use (kt_build_ahead: it would
+** be compiled again when its configuration comes); the table grows when
+** every entry is one of those. */
 static entry *free_slot(kt_build_cache *c, kt_error *err) {
   if (c->n == c->capacity) {
     entry *oldest = NULL;
     for (size_t i = 0; i < c->n; i++)
-      if (!c->entries[i].job && (!oldest || c->entries[i].last_use < oldest->last_use))
+      if (!c->entries[i].job && !c->entries[i].uncharged &&
+          (!oldest || c->entries[i].last_use < oldest->last_use))
         oldest = &c->entries[i];
     if (oldest) {
       entry_clear(c, oldest);
@@ -210,6 +213,7 @@ static entry *submit(kt_build_cache *c, uint64_t h, const char *source, const ch
     return NULL;
   }
   *e = (entry){h, src, opts, kern, job, NULL, NULL, 0, false, NULL, 0, ++c->clock};
+  c->compiles++;
   return e;
 }
 

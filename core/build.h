@@ -54,6 +54,7 @@ int kt_build_ahead(kt_build_cache *c, const char *source, const char *options,
 
 typedef struct kt_build_stats {
   size_t hits, misses, entries;
+  size_t compiles;  /* programs submitted to the compile threads */
   size_t kernels;   /* kernels made (the backend's kernel call) ... */
   size_t ahead;     /* ... of which by kt_build_ahead */
   double kernel_ns; /* time in those calls (a round trip to the device process) */

@@ -170,6 +170,36 @@ describe("the pipeline", function()
     assert.are.equal(0, again[2].compile_ms) -- compiled for the first tuning, and charged there
   end)
 
+  it("compiles each program once in a tuning longer than the program cache holds", function()
+    -- 72 sources against a cache of 64 entries. Each configuration's comparison takes a while,
+    -- so the next one's compile is over and its kernel made ahead during the warm-up: such a
+    -- program, not yet used, is not evicted by the compiles started after it (it was, and
+    -- compiled again when its configuration came).
+    local t, n = kt.tuner(), 256
+    local a, c = kt.array("float", n):random(3), kt.array("float", n)
+    local k = t:kernel{ name = "scale", global = n, group = 64, args = { a:input(), c:output(), kt.int(n) },
+      source = [[__kernel void scale(__global const float *a, __global float *c, int n) {
+        int i = get_global_id(0);
+        if (i < n) c[i] = a[i] * (float)(P - P + 2); }]] }
+    local values = {}
+    for i = 1, 72 do values[i] = i end
+    k:param("P", values)
+    k:reference(c, function(ref)
+      os.execute("sleep 1") -- the first compiles are over when the first configuration runs
+      for i = 0, n - 1 do ref[i] = a[i] * 2 end
+    end, { compare = function(got, want)
+      os.execute("sleep 0.05")
+      for i = 0, n - 1 do if got[i] ~= want[i] then return false end end
+      return true
+    end })
+    local r = t:tune(k, { search = "random", seed = 5, repeats = 1 })
+    assert.are.equal(72, #r)
+    for i = 1, #r do assert.are.equal("ok", r[i].status) end
+    assert.is_true(r:summary().gap.ahead > 40)
+    assert.are.equal(72, t:cache().compiles)
+    t:close()
+  end)
+
   it("makes nothing ahead in a serial tuning", function()
     local k, a, c = twice("float", 1024)
     k:reference(c, function(ref) for i = 0, 1023 do ref[i] = a[i] * 2 end end)

@@ -52,7 +52,9 @@ local function tune(pipeline)
     cut = cut + (r[i].cut_short and 1 or 0)
     runs = runs + #r[i].samples_ms
   end
-  print(("          timed runs %d, cut short by early stop %d"):format(runs, cut))
+  local cache = tuner:cache()
+  print(("          timed runs %d, cut short by early stop %d; programs compiled by the tuner so far %d"):format(
+    runs, cut, cache.compiles))
   print(("          configurations evaluated (indices): %s%s"):format(table.concat(order, ",", 1, math.min(#order, 8)),
     #order > 8 and ",..." or ""))
   if best then
