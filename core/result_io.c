@@ -215,9 +215,9 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     fprintf(f, ",\"finished\":\"%s\"", stamp);
   }
   json_launched(f, x);
-  const char *keys[] = {"build_log", "device_log", "retried"};
-  const char *texts[] = {x->build_log, x->device_log, x->retried};
-  for (int i = 0; i < 3; i++)
+  const char *keys[] = {"build_log", "device_log", "retried", "device"};
+  const char *texts[] = {x->build_log, x->device_log, x->retried, x->device};
+  for (int i = 0; i < 4; i++)
     if (texts[i]) {
       fprintf(f, ",\"%s\":", keys[i]);
       kt_json_string(f, texts[i]);
