@@ -126,6 +126,60 @@ print("one", tostring(one), #one.devices)
     assert.matches("one\ttuner on opencl:0:1 %(pthread[^)]*%)\t1", out)
   end)
 
+  it("runs Lua on one thread at a time: generators, launchers, a Lua searcher, metrics, comparators", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+local n = 256
+local a, c = kt.array("float", n):fill(1), kt.array("float", n)
+local k = two:kernel{ name = "sum", global = n, args = { a:input(), c:output() },
+  source = function(cfg)
+    local terms = {}
+    for t = 1, cfg.U do terms[t] = "a[i]" end
+    return "__kernel void sum(__global const float *a, __global float *c) "
+        .. "{ int i = get_global_id(0); c[i] = " .. table.concat(terms, " + ") .. "; }"
+  end }
+k:param("U", { 1, 2, 3, 4, 5, 6, 7, 8 })
+k:param("R", { 1, 2 })
+local launches = 0
+k:launcher(function(run, cfg)
+  for _ = 1, cfg.R do run:launch(k) end
+  launches = launches + cfg.R
+  run:read(c)
+end)
+k:reference(c, function(ref) ref:fill(3) end, { compare = function(got, want)
+  return got[0] == want[0], "not 3" end })
+local order, heard = { 15, 3, 5, 0, 9, 2, 7, 11, 4, 13, 6, 1, 8, 10, 12, 14 }, {}
+local searcher = { next = function(self, want)
+  local got = {}
+  while #got < want and self.at <= #order do got[#got + 1] = order[self.at]; self.at = self.at + 1 end
+  return got
+end, report = function(self, index, result) heard[#heard + 1] = index .. result.status end,
+init = function(self) self.at = 1 end }
+local r = two:tune(k, { search = searcher, repeats = 1, progress = false,
+                        metrics = { twice = function(res, cfg) return 2 * cfg.U end } })
+local ok, used = 0, {}
+for i = 1, #r do
+  if r[i].status == "ok" then ok = ok + 1 end
+  used[r[i].device] = true
+  assert(r[i].status ~= "ok" or r[i].metrics.twice == 2 * r[i].config.U)
+end
+print("results", #r, "ok", ok, "heard", #heard, "launches>=", launches >= 16, r.stopped)
+print("devices", used["opencl:0:0"], used["opencl:0:1"], "best U", r:best().config.U)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("results\t16\tok\t2\theard\t16\tlaunches>=\ttrue\tspace explored", out)
+    assert.matches("devices\ttrue\ttrue\tbest U\t3", out)
+  end)
+
+  it("runs the README's example as its comments say", function()
+    local readme = files.read("README.md")
+    local code = readme:match("### Several devices.-```lua\n(.-)```")
+    local out, status = run(code)
+    assert.are.equal(0, status, out)
+    assert.are.equal("2\topencl:0:0\n8\ttrue\n", out)
+  end)
+
   it("refuses devices of different models, naming both", function()
     local out, status = run([[
 local kt = require "ktlua"
