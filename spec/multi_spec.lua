@@ -180,6 +180,23 @@ print("devices", used["opencl:0:0"], used["opencl:0:1"], "best U", r:best().conf
     assert.are.equal("2\topencl:0:0\n8\ttrue\n", out)
   end)
 
+  it("shows progress a line per configuration, with its device", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local tuner = kt.tuner("all")
+local a, c = kt.array("float", 64):fill(1), kt.array("float", 64)
+local k = tuner:kernel{ name = "twice", global = 64, group = 1, args = { a:input(), c:output() },
+  source = "__kernel void twice(__global const float *a, __global float *c) "
+        .. "{ int i = get_global_id(0); c[i] = 2.0f * a[i]; }" }
+k:param("WG", { 1, 2, 4, 8, 16 }, { group_x = "mul" })
+k:reference(c, function(ref) ref:fill(2) end)
+tuner:tune(k, { progress = true, repeats = 1 })
+]])
+    assert.are.equal(0, status, out)
+    assert.are.equal(5, count(out, "%[%d%] WG=%d+  ok  [%d.]+ ms  %(best [%d.]+ ms%)  on opencl:0:[01]\n"))
+    for i = 1, 5 do assert.matches("[" .. i .. "] WG=", out, 1, true) end
+  end)
+
   it("refuses devices of different models, naming both", function()
     local out, status = run([[
 local kt = require "ktlua"
