@@ -180,7 +180,8 @@ static size_t fleet_pick(void *ud, size_t slot, const uint64_t *pending, size_t 
   return 0;
 }
 
-/* The proposal was planned on another worker: it runs here instead. */
+/* The proposal is submitted: it leaves the plan, and a worker that was to
+** start its compiles (another, when the proposal was stolen) no longer does. */
 static int unplan(kt_fleet *f, uint64_t index, kt_error *err) {
   uint64_t at;
   if (!kt_indexmap_get(&f->planned, index, &at) || at == PLANNED_NONE) return 0;
