@@ -107,6 +107,8 @@ static int fill(loop *l, kt_error *err) {
         proposal *p = &l->pending[(l->head + k) % l->lookahead];
         if (p->index == index) p->again++;
       }
+      for (size_t k = 0; k < l->nslots; k++) /* or in flight */
+        if (l->slots[k].busy && l->slots[k].p.index == index) l->slots[k].p.again++;
     } else if (report(l, index, at, err)) {
       return -1;
     }

@@ -197,6 +197,33 @@ tuner:tune(k, { progress = true, repeats = 1 })
     for i = 1, 5 do assert.matches("[" .. i .. "] WG=", out, 1, true) end
   end)
 
+  it("reports to the searcher every proposal, also one proposed again while it is in flight", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner("all")
+local c = kt.array("int", 64)
+local k = two:kernel{ name = "k", global = 64, args = { c:output() },
+  source = "__kernel void k(__global int *c) { c[get_global_id(0)] = X; }" }
+k:param("X", { 0, 1, 2, 3, 4, 5, 6, 7 })
+local batches = { { 0, 1 }, { 1 }, { 2, 3 }, { 3, 2 }, { 4, 5 }, { 5 }, { 6, 7 }, { 7, 6, 0 } }
+local heard, proposed = {}, 0
+local searcher = { init = function(self) self.at = 0 end,
+  next = function(self, want)
+    self.at = self.at + 1
+    local b = batches[self.at] or {}
+    proposed = proposed + #b
+    return b
+  end,
+  report = function(self, index) heard[index] = (heard[index] or 0) + 1 end }
+local r = two:tune(k, { search = searcher, repeats = 1, progress = false })
+local total, counts = 0, {}
+for x = 0, 7 do total = total + (heard[x] or 0); counts[#counts + 1] = heard[x] or 0 end
+print("results", #r, "proposed", proposed, "heard", total, table.concat(counts, " "))
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("results\t8\tproposed\t15\theard\t15\t2 2 2 2 1 2 2 2\n", out, 1, true)
+  end)
+
   it("refuses devices of different models, naming both", function()
     local out, status = run([[
 local kt = require "ktlua"
