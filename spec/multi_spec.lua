@@ -270,6 +270,7 @@ local r = two:tune(task(two), { repeats = 1, progress = false, journal = %q, res
                                 search = { "random", seed = 3 }, stop = { count = %d },
                                 output = { %q, %q } })
 show(r)
+print("devices", #two.devices)
 ]]
     local out, status = run(task .. code:format(journal, "false", 5, csv, json))
     assert.are.equal(0, status, out)
@@ -291,6 +292,14 @@ show(r)
       for i = 1, #r do by_index[r[i].index] = r[i].device end
       for i = 1, #first do assert.are.equal(first[i].device, by_index[first[i].index]) end
     end
+    -- one device resumes what two began: it takes their results, devices and all
+    out, status = run(task .. code:gsub('kt.tuner{ "opencl:0:0", "opencl:0:1" }', 'kt.tuner("opencl:0:1")')
+                                  :format(journal, "true", 12, csv, json))
+    assert.are.equal(0, status, out)
+    assert.matches("count 12 stopped count", out, 1, true)
+    assert.are.equal(13, #files.lines(journal))
+    assert.are.equal(12, count(out, "%d+ ok opencl:0:[01]\n"))
+    assert.matches("devices\t1\n", out, 1, true)
     os.remove(journal)
     os.remove(csv)
     os.remove(json)
