@@ -197,6 +197,38 @@ tuner:tune(k, { progress = true, repeats = 1 })
     for i = 1, 5 do assert.matches("[" .. i .. "] WG=", out, 1, true) end
   end)
 
+  it("runs launchers on both devices at once, each under its own time limit", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner("all")
+local n = 4096
+local a, c = kt.array("float", n):fill(1), kt.array("float", n)
+local k = two:kernel{ name = "slow", global = n, args = { a:input(), c:output() }, source = [=[
+__kernel void slow(__global const float *a, __global float *c) {
+  int i = get_global_id(0);
+  float s = 0.0f;
+  for (int r = 0; r < 20000; r++) s += a[(i + r) % 4096] * 1e-9f;
+  c[i] = a[i] + X + s * 0.0f;
+}]=] }
+k:param("X", { 0, 1, 2, 3, 4, 5, 6, 7 })
+local active, most = 0, 0
+k:launcher(function(run, cfg)
+  if cfg.X == 5 then while true do end end -- stuck in Lua: the time limit stops it
+  active = active + 1
+  most = math.max(most, active)
+  run:launch(k)
+  run:read(c) -- waits for the device: the other device's launcher may run meanwhile
+  active = active - 1
+end)
+local r = two:tune(k, { repeats = 1, progress = false, time_limit = 2 })
+local statuses = {}
+for i = 1, #r do statuses[r[i].index + 1] = r[i].status end
+print("most", most, table.concat(statuses, " "))
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("most\t2\tok ok ok ok ok timeout ok ok\n", out, 1, true)
+  end)
+
   it("reports to the searcher every proposal, also one proposed again while it is in flight", function()
     local out, status = run([[
 local kt = require "ktlua"
