@@ -6,6 +6,12 @@
 ** comes back, so one that needs each result before its next proposal
 ** proposes one at a time and searches exactly as it would with no
 ** lookahead: the same seed gives the same search on any machine.
+**
+** An asynchronous evaluator (several devices) has a slot per device: the
+** loop keeps each busy with a pending proposal (the one the evaluator
+** picks), takes results in the order they finish, and once the search is
+** over (or on an error) still takes in what is in flight. Its budget
+** counts what is in flight as spent.
 */
 #include "loop.h"
 

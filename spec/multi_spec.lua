@@ -190,9 +190,11 @@ local k = tuner:kernel{ name = "twice", global = 64, group = 1, args = { a:input
         .. "{ int i = get_global_id(0); c[i] = 2.0f * a[i]; }" }
 k:param("WG", { 1, 2, 4, 8, 16 }, { group_x = "mul" })
 k:reference(c, function(ref) ref:fill(2) end)
-tuner:tune(k, { progress = true, repeats = 1 })
+tuner:tune(k, { progress = true, repeats = 1 }):print()
 ]])
     assert.are.equal(0, status, out)
+    assert.matches("\n#  WG  status  time_ms  runs  device      global  group  note\n", out, 1, true)
+    assert.are.equal(5, count(out, "\n%d   *%d+  ok  +[%d.]+ +1  opencl:0:[01]  64 "))
     assert.are.equal(5, count(out, "%[%d%] WG=%d+  ok  [%d.]+ ms  %(best [%d.]+ ms%)  on opencl:0:[01]\n"))
     for i = 1, 5 do assert.matches("[" .. i .. "] WG=", out, 1, true) end
   end)
