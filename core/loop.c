@@ -207,7 +207,8 @@ static int advance(loop *l, const char **why, kt_error *err) {
     size_t before = l->npending;
     if (fill(l, err)) return -1;
     if (l->repeats >= MAX_REPEATS) *why = "searcher repeats itself";
-    if (l->npending == before && l->npending > 0) break; /* go on with what is pending */
+    /* nothing new: go on with what is pending, or wait for what is in flight */
+    if (l->npending == before && (l->npending > 0 || l->inflight > 0)) break;
     if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending + l->inflight) break;
   }
   if (*why) return 0;

@@ -258,6 +258,38 @@ print("results", #r, "proposed", proposed, "heard", total, table.concat(counts, 
     assert.matches("results\t8\tproposed\t15\theard\t15\t2 2 2 2 1 2 2 2\n", out, 1, true)
   end)
 
+  it("waits for what is in flight when the searcher proposes only that", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner("all")
+local c = kt.array("int", 64)
+local k = two:kernel{ name = "k", global = 64, args = { c:output() },
+  source = "__kernel void k(__global int *c) { c[get_global_id(0)] = X; }" }
+k:param("X", { 0, 1, 2, 3, 4, 5 })
+local asked = 0
+-- at most two configurations without a result; asked for more, it names those again
+local searcher = { init = function(self) self.given, self.open = 0, {} end,
+  next = function(self, want)
+    asked = asked + 1
+    local out = {}
+    for index in pairs(self.open) do out[#out + 1] = index end
+    table.sort(out)
+    while #out < want and self.given < 6 and #out < 2 do
+      self.open[self.given] = true
+      out[#out + 1] = self.given
+      self.given = self.given + 1
+    end
+    while #out > 0 and #out < want do out[#out + 1] = out[1] end
+    return out
+  end,
+  report = function(self, index) self.open[index] = nil end }
+local r = two:tune(k, { search = searcher, repeats = 1, progress = false, lookahead = 2 })
+print(#r, r.stopped, asked < 100)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("6\tspace explored\ttrue\n", out, 1, true)
+  end)
+
   it("refuses devices of different models, naming both", function()
     local out, status = run([[
 local kt = require "ktlua"
