@@ -40,6 +40,7 @@ struct kt_build_cache {
   size_t hits, misses, compiles;
   size_t kernels, ahead;
   double kernel_ns, wait_ns;
+  kt_wait_hook wait;
 };
 
 kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t capacity,
@@ -56,6 +57,8 @@ kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t ca
   }
   return c;
 }
+
+void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook) { c->wait = hook; }
 
 int kt_build_cache_threads(const kt_build_cache *c) { return kt_builder_threads(c->builder); }
 
@@ -228,7 +231,9 @@ int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options
 static void finish_compile(kt_build_cache *c, entry *e) {
   if (!e->job) return;
   int64_t t0 = kt_now_ns();
+  if (c->wait.fn) c->wait.fn(c->wait.ud, true);
   e->prog = kt_builder_wait(c->builder, e->job, &e->log, &e->compile_ns);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   c->wait_ns += (double)(kt_now_ns() - t0);
   e->job = NULL;
 }

@@ -56,6 +56,7 @@ struct kt_tuner {
   size_t npattern;
   unsigned char *readback; /* where the inputs' checks read, kept between checks */
   size_t nreadback;
+  kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
 };
 
 /* Between configurations: replaces a device process that has grown past
