@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/mpi.h"
 #include "../core/remote.h"
 #include "lk.h"
 
@@ -67,6 +68,9 @@ static device_list *get_list(lua_State *L) {
   int rc = kt_drivers_in_process()
                ? kt_devices(&dl->list, &dl->n, dl->why, sizeof dl->why, &err)
                : kt_devices_remote(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
+  /* Under mpirun, rank 0 lists the other ranks' devices too ("mpi:R:..."). */
+  if (rc == 0 && kt_mpi_size() > 1)
+    rc = kt_mpi_devices_append(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
   if (rc) lk_error(L, &err);
   return dl;
 }

@@ -12,6 +12,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "../core/mpi.h"
 #include "prompt.h"
 #include "version.h"
 
@@ -250,6 +251,14 @@ static int set_kt_global(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
+  /* Under mpirun, ranks above 0 serve their devices to rank 0 (mpi.h). */
+  kt_error err;
+  int rank = kt_mpi_start(&argc, &argv, &err);
+  if (rank < 0) {
+    fprintf(stderr, "ktlua: %s\n", err.msg);
+    return 1;
+  }
+  if (rank > 0) kt_mpi_serve();
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "ktlua: cannot create the Lua state\n");
@@ -266,7 +275,7 @@ int main(int argc, char **argv) {
       fputs(usage, stdout);
       ran = true;
     } else if (!strcmp(o, "-v") || !strcmp(o, "--version")) {
-      printf("ktlua %s (%s)\n", KTLUA_VERSION, LUA_RELEASE);
+      printf("ktlua %s (%s; %s)\n", KTLUA_VERSION, LUA_RELEASE, kt_mpi_describe());
       ran = true;
     } else if (!strcmp(o, "--devices")) {
       status = run_code(L, "local kt = require('ktlua'); require('ktlua.report').devices(kt.devices())", "=ktlua");
