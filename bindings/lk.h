@@ -198,6 +198,12 @@ void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) 
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_json(lua_State *L);    /* kt.json */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
+void lk_open_mpi(lua_State *L);     /* kt.mpi, kt.mpi_devices */
+const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size);
+const kt_device_info *lk_device_list(lua_State *L, size_t *n);
+/* Pushes the ids of the devices that each rank gives to a tuning of the
+** device spec at idx (kt.mpi_devices). */
+void lk_push_mpi_devices(lua_State *L, int idx);
 void lk_open_split(lua_State *L);   /* kt.split and the preloaded module ktlua.split_run */
 /* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);

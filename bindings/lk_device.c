@@ -124,6 +124,18 @@ void lk_check_device(lua_State *L, int idx, kt_device_info *out) {
   if (kt_device_copy(out, &dl->list[found], &err)) lk_error(L, &err);
 }
 
+/* For kt.mpi_devices (lk_mpi.c): the spec at idx as kt.device reads it,
+** and the whole list (every rank's devices under mpirun). */
+const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size) {
+  return device_key(L, idx, buf, size);
+}
+
+const kt_device_info *lk_device_list(lua_State *L, size_t *n) {
+  device_list *dl = get_list(L);
+  *n = dl->n;
+  return dl->list;
+}
+
 static int l_device(lua_State *L) {
   kt_device_info d;
   lk_check_device(L, 1, &d);

@@ -61,6 +61,10 @@ int kt_mpi_link_open(int rank, int main_fd, const int *compile_fds, int n, int s
 ** says how it ended, as describe_exit does for a local one. */
 void kt_mpi_link_stop(int link, char *why, size_t size);
 
+/* Rank 0: what a rank said of itself when it joined (its process id and
+** host), and whether it still answers. -1 for a rank that said nothing. */
+int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive);
+
 /* Device ids of other ranks read "mpi:R:ID", ID being the rank's own
 ** ("mpi:1:opencl:0:0"). The id the device has on its rank. */
 const char *kt_mpi_local_id(const kt_device_info *dev);
@@ -68,5 +72,16 @@ const char *kt_mpi_local_id(const kt_device_info *dev);
 ** ids and rank fields set; a rank that sees none adds its reason to why. */
 int kt_mpi_devices_append(kt_device_info **list, size_t *n, char *why, size_t whysize,
                           kt_error *err);
+
+/* The rank's place among the ranks of its host (mpirun's local rank). */
+int kt_mpi_local_rank(int rank);
+/* One device per rank for one tuning over the job, rank r's into
+** picked[r] (an index into list, which holds every rank's devices): of the
+** rank's devices that answer `what` (as kt_device_find reads it, an id
+** being the one the device has on its rank), the one at the rank's local
+** rank, modulo their count when a host's ranks outnumber them. A rank
+** with none is an error naming it, its host and what it sees. */
+int kt_mpi_pick(const kt_device_info *list, size_t n, const char *what, int *picked,
+                kt_error *err);
 
 #endif

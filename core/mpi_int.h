@@ -17,7 +17,7 @@
 #include "wire.h"
 
 enum {
-  MK_HELLO = 1, /* R -> 0: frame "pid host" */
+  MK_HELLO = 1, /* R -> 0: frame "pid local-rank host" */
   MK_OPEN,      /* 0 -> R: link, conn = connections, arg = 1 with stderr */
   MK_OPENED,    /* R -> 0: link, arg = 0, or 1 and frame = why not */
   MK_DATA,      /* both: link, conn, frame (+ extra for the staging area) */

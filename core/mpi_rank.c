@@ -238,7 +238,7 @@ void kt_mpi_serve(void) {
   kt_msg_init(&s.m);
   char host[200] = "", hello[300];
   gethostname(host, sizeof host - 1);
-  snprintf(hello, sizeof hello, "%d %s", (int)getpid(), host);
+  snprintf(hello, sizeof hello, "%d %d %s", (int)getpid(), kt_mpi_local_rank(kt_mpi_rank()), host);
   reply(&s, MK_HELLO, 0, 0, 0, hello, strlen(hello), NULL, 0);
   s.heard = s.last_beat = kt_now_ns();
   bool going = true;

@@ -41,6 +41,8 @@ typedef struct rlink {
 typedef struct peer {
   int64_t heard;            /* when its last message came */
   bool dead;
+  int pid, local_rank;      /* from its hello */
+  char host[64];
 } peer;
 
 /* One relay per process, as MPI is (mpi_wire.c). */
@@ -166,6 +168,13 @@ static void to_tuner(rlink *l, mw_in *in) {
 static void dispatch(mw_in *in) {
   if (in->from <= 0 || in->from >= kt_mpi_size()) return;
   R.peers[in->from].heard = kt_now_ns();
+  if (in->h.kind == MK_HELLO) {
+    peer *p = &R.peers[in->from];
+    char text[128];
+    snprintf(text, sizeof text, "%.*s", (int)in->h.frame, (const char *)in->frame);
+    if (sscanf(text, "%d %d %63s", &p->pid, &p->local_rank, p->host) < 2) p->pid = -1;
+    return;
+  }
   rlink *l = find((int)in->h.link);
   if (!l || l->rank != in->from) return;
   switch (in->h.kind) {
@@ -319,6 +328,30 @@ void mr_stop(void) {
   close(R.wake[0]), close(R.wake[1]);
 }
 
+int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive) {
+  if (!R.running || rank <= 0 || rank >= kt_mpi_size()) return -1;
+  pthread_mutex_lock(&R.lock);
+  peer p = R.peers[rank];
+  pthread_mutex_unlock(&R.lock);
+  if (p.pid <= 0) return -1;
+  *pid = p.pid;
+  snprintf(host, size, "%s", p.host);
+  *alive = !p.dead;
+  return 0;
+}
+
+int kt_mpi_local_rank(int rank) {
+  if (rank == kt_mpi_rank()) {
+    const char *env = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    return env ? atoi(env) : 0;
+  }
+  if (!R.running || rank <= 0 || rank >= kt_mpi_size()) return 0;
+  pthread_mutex_lock(&R.lock);
+  int local = R.peers[rank].pid > 0 ? R.peers[rank].local_rank : 0;
+  pthread_mutex_unlock(&R.lock);
+  return local;
+}
+
 /* ---- the tuner's side ---- */
 
 static void free_link(rlink *l) {
@@ -391,6 +424,16 @@ int kt_mpi_link_open(int rank, int main_fd, const int *compile_fds, int n, int s
                      void *staging, size_t staging_size, kt_error *err) {
   (void)main_fd, (void)compile_fds, (void)n, (void)said_fd, (void)staging, (void)staging_size;
   return kt_fail(err, "a device of MPI rank %d: this ktlua was built without MPI", rank);
+}
+
+int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive) {
+  (void)rank, (void)pid, (void)host, (void)size, (void)alive;
+  return -1;
+}
+
+int kt_mpi_local_rank(int rank) {
+  (void)rank;
+  return 0;
 }
 
 void kt_mpi_link_stop(int link, char *why, size_t size) {

@@ -214,38 +214,3 @@ void kt_mpi_end(void) {}
 
 #endif
 
-/* ---- the devices of other ranks ---- */
-
-static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t m, int rank,
-                  kt_error *err) {
-  kt_device_info *grown = realloc(*list, (*n + m + 1) * sizeof **list);
-  if (!grown) return kt_fail(err, "out of memory listing the devices of MPI rank %d", rank);
-  *list = grown;
-  for (size_t i = 0; i < m; i++) {
-    kt_device_info *d = &grown[(*n)++];
-    *d = more[i];
-    d->rank = rank;
-    snprintf(d->id, sizeof d->id, "mpi:%d:%s", rank, more[i].id);
-  }
-  free(more); /* its devices' properties now belong to the list */
-  return 0;
-}
-
-int kt_mpi_devices_append(kt_device_info **list, size_t *n, char *why, size_t whysize,
-                          kt_error *err) {
-  for (int r = 1; r < kt_mpi_size(); r++) {
-    kt_device_info *more = NULL;
-    size_t m = 0, used = why ? strlen(why) : 0;
-    char said[512] = "";
-    if (kt_devices_remote_on(r, &more, &m, said, sizeof said, err))
-      return kt_fail_prefix(err, "listing the devices of MPI rank %d: ", r);
-    if (m == 0 && why && used < whysize)
-      snprintf(why + used, whysize - used, "%sMPI rank %d sees no device%s%s%s", used ? "; " : "",
-               r, said[0] ? " (" : "", said, said[0] ? ")" : "");
-    if (append(list, n, more, m, r, err)) {
-      kt_devices_free(more, m);
-      return -1;
-    }
-  }
-  return 0;
-}

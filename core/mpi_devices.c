@@ -1,0 +1,102 @@
+/*
+** mpi_devices.c: the devices of an MPI job as rank 0 sees them (mpi.h):
+** each rank's own list, and the device each rank gives to one tuning.
+*/
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi.h"
+#include "remote.h"
+
+/* ---- the devices of other ranks ---- */
+
+static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t m, int rank,
+                  kt_error *err) {
+  kt_device_info *grown = realloc(*list, (*n + m + 1) * sizeof **list);
+  if (!grown) return kt_fail(err, "out of memory listing the devices of MPI rank %d", rank);
+  *list = grown;
+  for (size_t i = 0; i < m; i++) {
+    kt_device_info *d = &grown[(*n)++];
+    *d = more[i];
+    d->rank = rank;
+    snprintf(d->id, sizeof d->id, "mpi:%d:%s", rank, more[i].id);
+  }
+  free(more); /* its devices' properties now belong to the list */
+  return 0;
+}
+
+int kt_mpi_devices_append(kt_device_info **list, size_t *n, char *why, size_t whysize,
+                          kt_error *err) {
+  for (int r = 1; r < kt_mpi_size(); r++) {
+    kt_device_info *more = NULL;
+    size_t m = 0, used = why ? strlen(why) : 0;
+    char said[512] = "";
+    if (kt_devices_remote_on(r, &more, &m, said, sizeof said, err))
+      return kt_fail_prefix(err, "listing the devices of MPI rank %d: ", r);
+    if (m == 0 && why && used < whysize)
+      snprintf(why + used, whysize - used, "%sMPI rank %d sees no device%s%s%s", used ? "; " : "",
+               r, said[0] ? " (" : "", said, said[0] ? ")" : "");
+    if (append(list, n, more, m, r, err)) {
+      kt_devices_free(more, m);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- one device per rank ---- */
+
+/* Whether d answers `what` as kt_device_find reads it, the id being the
+** one d has on its rank; "default" is handled by the caller. */
+static bool answers(const kt_device_info *d, const char *what) {
+  if (!strcmp(what, "gpu") || !strcmp(what, "cpu") || !strcmp(what, "accelerator"))
+    return !strcmp(kt_device_string(d, "type"), what);
+  if (!strchr(what, ':')) return !strcmp(d->backend->name, what);
+  return !strcmp(kt_mpi_local_id(d), what);
+}
+
+static size_t matches(const kt_device_info *list, size_t n, int rank, const char *what,
+                      int *found) {
+  size_t m = 0;
+  bool dflt = !strcmp(what, "default");
+  for (size_t i = 0; i < n; i++)
+    if (list[i].rank == rank && (dflt ? !strcmp(kt_device_string(&list[i], "type"), "gpu")
+                                      : answers(&list[i], what)))
+      found[m++] = (int)i;
+  for (size_t i = 0; dflt && m == 0 && i < n; i++) /* no GPU: every device of the rank */
+    if (list[i].rank == rank) found[m++] = (int)i;
+  return m;
+}
+
+static int none_on(const kt_device_info *list, size_t n, int rank, const char *what,
+                   kt_error *err) {
+  char have[512] = "", host[64] = "?";
+  size_t used = 0;
+  int pid;
+  bool alive;
+  for (size_t i = 0; i < n && used < sizeof have; i++)
+    if (list[i].rank == rank)
+      used += (size_t)snprintf(have + used, sizeof have - used, "%s%s (%s)", used ? ", " : "",
+                               kt_mpi_local_id(&list[i]), kt_device_string(&list[i], "name"));
+  if (rank > 0) kt_mpi_peer(rank, &pid, host, sizeof host, &alive);
+  else gethostname(host, sizeof host - 1);
+  return kt_fail(err, "MPI rank %d (on %s) has no device '%s'; it sees: %s", rank, host, what,
+                 used ? have : "no devices at all");
+}
+
+int kt_mpi_pick(const kt_device_info *list, size_t n, const char *what, int *picked,
+                kt_error *err) {
+  int *found = calloc(n ? n : 1, sizeof *found);
+  if (!found) return kt_fail(err, "out of memory choosing the devices of the MPI ranks");
+  int rc = 0;
+  for (int r = 0; r < kt_mpi_size() && rc == 0; r++) {
+    size_t m = matches(list, n, r, what, found);
+    if (m == 0) rc = none_on(list, n, r, what, err);
+    else picked[r] = found[(size_t)kt_mpi_local_rank(r) % m];
+  }
+  free(found);
+  return rc;
+}
