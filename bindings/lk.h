@@ -42,7 +42,10 @@ int lk_error(lua_State *L, const kt_error *err);
 typedef struct lk_array { kt_array *a; } lk_array;
 typedef struct lk_type { kt_type *t; } lk_type;
 typedef struct lk_arg { kt_arg *a; } lk_arg;
-typedef struct lk_tuner { kt_tuner *t; } lk_tuner;
+typedef struct lk_tuner {
+  kt_tuner *t;             /* the (first) device's */
+  struct kt_fleet *fleet;  /* a tuner over several devices (fleet.h), or NULL */
+} lk_tuner;
 typedef struct lk_task { kt_task *task; kt_kernel *kernel; /* NULL for a composition */ } lk_task;
 typedef struct lk_results { kt_results *r; } lk_results;
 
@@ -228,6 +231,14 @@ void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_i
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);
+/* "all" and "gpu:all" into out (at most max), and how many (lk_device.c). */
+size_t lk_devices_all(lua_State *L, const char *what, kt_device_info *out, size_t max);
+size_t lk_devices_count(lua_State *L);
+/* kt.tuner over several devices: whether the argument names several
+** (a list, "all", "gpu:all"), and the tuner over them (lk_fleet.c). */
+bool lk_is_device_set(lua_State *L, int idx);
+int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth);
+void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut);
 void lk_push_device(lua_State *L, const kt_device_info *d);
 void lk_push_results(lua_State *L, kt_results *r); /* takes a reference of its own */
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);

@@ -136,6 +136,27 @@ const kt_device_info *lk_device_list(lua_State *L, size_t *n) {
   return dl->list;
 }
 
+/* The devices that "all" (every device of the first backend listed) or
+** "gpu:all" (every GPU of the first backend that has one) names, or 0. */
+size_t lk_devices_all(lua_State *L, const char *what, kt_device_info *out, size_t max) {
+  device_list *dl = get_list(L);
+  bool gpus = strcmp(what, "gpu:all") == 0;
+  const kt_backend *be = NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < dl->n && n < max; i++) {
+    const char *type = kt_device_string(&dl->list[i], "type");
+    if (gpus && !(type && strcmp(type, "gpu") == 0)) continue;
+    if (!be) be = dl->list[i].backend;
+    if (dl->list[i].backend != be) continue;
+    kt_error err;
+    if (kt_device_copy(&out[n], &dl->list[i], &err)) lk_error(L, &err);
+    n++;
+  }
+  return n;
+}
+
+size_t lk_devices_count(lua_State *L) { return get_list(L)->n; }
+
 static int l_device(lua_State *L) {
   kt_device_info d;
   lk_check_device(L, 1, &d);

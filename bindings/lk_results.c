@@ -146,9 +146,9 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
   }
   push_overheads(L, &r->over);
   lua_setfield(L, -2, "overheads_ms");
-  const char *keys[] = {"error", "build_log", "device_log", "retried"};
-  const char *texts[] = {r->error, r->build_log, r->device_log, r->retried};
-  for (int i = 0; i < 4; i++)
+  const char *keys[] = {"error", "build_log", "device_log", "retried", "device"};
+  const char *texts[] = {r->error, r->build_log, r->device_log, r->retried, r->device};
+  for (int i = 0; i < 5; i++)
     if (texts[i]) {
       lua_pushstring(L, texts[i]);
       lua_setfield(L, -2, keys[i]);

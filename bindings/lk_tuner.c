@@ -10,6 +10,7 @@
 
 #include "../core/atomic_file.h"
 #include "../core/db.h"
+#include "../core/fleet.h"
 #include "../core/metrics.h"
 #include "lk.h"
 
@@ -22,7 +23,8 @@ kt_tuner *lk_test_tuner(lua_State *L, int idx) {
   return ut ? ut->t : NULL;
 }
 
-/* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB}]) */
+/* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB}]);
+** device may be a list of devices, "all" or "gpu:all" (lk_fleet.c). */
 static int l_tuner(lua_State *L) {
   static const char *const keys[] = {"build_threads", "isolate", "device_growth", NULL};
   int threads = 0, isolate = 1;
@@ -37,10 +39,16 @@ static int l_tuner(lua_State *L) {
     if (!(growth >= 0 && growth <= 1 << 30))
       luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
   }
+  if (lk_is_device_set(L, 1)) {
+    if (!isolate) luaL_error(L, "tuner options.isolate: a tuner over several devices needs a "
+                                "device process per device (isolate = true)");
+    return lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)));
+  }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
   lk_tuner *ut = lua_newuserdatauv(L, sizeof *ut, 1);
   ut->t = NULL;
+  ut->fleet = NULL;
   luaL_setmetatable(L, LK_TUNER);
   kt_error err;
   ut->t = kt_tuner_new(&dev, threads, isolate, &err);
@@ -56,10 +64,14 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  if (ut->t && kt_tuner_busy(ut->t))
-    luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
-  kt_tuner_free(ut->t);
+  size_t n = ut->fleet ? kt_fleet_size(ut->fleet) : 1;
+  for (size_t i = 0; ut->t && i < n; i++)
+    if (kt_tuner_busy(ut->fleet ? kt_fleet_tuner(ut->fleet, i) : ut->t))
+      luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
+  if (ut->fleet) kt_fleet_free(ut->fleet);
+  else kt_tuner_free(ut->t);
   ut->t = NULL;
+  ut->fleet = NULL;
   return 0;
 }
 
@@ -422,6 +434,7 @@ static int tuner_tune(lua_State *L) {
                                      "maximize", "pipeline",
                                      "validate_on", "early_stop", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
+  struct kt_fleet *fleet = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
@@ -451,7 +464,8 @@ static int tuner_tune(lua_State *L) {
   kt_db *db = lk_check_db_option(L, 3);
   o.seeds = lk_check_seeds(L, 3, ut->task->space, &o.nseeds);
   kt_error err;
-  int rc = kt_tune(t, ut->task, &o, &h->results, &err);
+  int rc = fleet ? kt_fleet_tune(fleet, ut->task, &o, &h->results, &err)
+                 : kt_tune(t, ut->task, &o, &h->results, &err);
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {
     lua_getfield(L, 3, "size");
@@ -539,6 +553,11 @@ static int tuner_index(lua_State *L) {
     lua_pushboolean(L, kt_tuner_isolated(lk_check_tuner(L, 1)));
     return 1;
   }
+  if (strcmp(key, "devices") == 0) {
+    lk_check_tuner(L, 1);
+    lk_push_tuner_devices(L, lua_touserdata(L, 1));
+    return 1;
+  }
   if (strcmp(key, "renewals") == 0) {
     lua_pushinteger(L, kt_tuner_renewals(lk_check_tuner(L, 1)));
     return 1;
@@ -552,7 +571,10 @@ static int tuner_tostring(lua_State *L) {
   if (lk_push_released(L, LK_TUNER)) return 1;
   kt_tuner *t = lk_check_tuner(L, 1);
   const kt_device_info *d = kt_tuner_device(t);
-  lua_pushfstring(L, "tuner on %s (%s)", d->id, kt_device_string(d, "name"));
+  struct kt_fleet *f = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
+  if (f) lua_pushfstring(L, "tuner on %s and %d more (%s)", d->id, (int)kt_fleet_size(f) - 1,
+                         kt_device_string(d, "name"));
+  else lua_pushfstring(L, "tuner on %s (%s)", d->id, kt_device_string(d, "name"));
   return 1;
 }
 

@@ -156,7 +156,9 @@ static int ensure(kt_bctx *c, kt_error *err) {
 int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, true);
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   kt_devout_drain(&c->said);
   if (rc == KT_WIRE_TIMEOUT)
     return lose(c, KT_FAULT_TIMEOUT, fault, err,
@@ -189,6 +191,8 @@ int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {
 }
 
 static void rm_close(kt_bctx *c);
+
+void kt_remote_set_wait(kt_bctx *c, kt_wait_hook hook) { c->wait = hook; }
 
 static kt_bctx *ctx_new(int channels, kt_error *err) {
   kt_bctx *c = kt_calloc(1, sizeof *c, err);

@@ -37,6 +37,7 @@ struct kt_build_cache {
   size_t n, capacity;
   uint64_t clock;
   size_t hits, misses;
+  kt_wait_hook wait;
 };
 
 kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t capacity,
@@ -53,6 +54,8 @@ kt_build_cache *kt_build_cache_new(const kt_backend *be, kt_bctx *ctx, size_t ca
   }
   return c;
 }
+
+void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook) { c->wait = hook; }
 
 int kt_build_cache_threads(const kt_build_cache *c) { return kt_builder_threads(c->builder); }
 
@@ -219,7 +222,9 @@ int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options
 
 static void finish_compile(kt_build_cache *c, entry *e) {
   if (!e->job) return;
+  if (c->wait.fn) c->wait.fn(c->wait.ud, true);
   e->prog = kt_builder_wait(c->builder, e->job, &e->log, &e->compile_ns);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   e->job = NULL;
 }
 

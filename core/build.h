@@ -28,6 +28,8 @@ char *kt_build_source_body(const kt_task *t, const kt_kernel *k, const kt_config
 /* Starts compiling on a worker thread, unless the cache has it already. */
 int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
                       const char *name, kt_error *err);
+/* What is called around each wait for a compile thread (fleet.h). */
+void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook);
 /* Forgets every program (their context is gone). */
 void kt_build_cache_clear(kt_build_cache *c);
 /* Drops prefetched compiles that were never asked for. */

@@ -69,6 +69,14 @@ bool kt_value_number(const kt_value *v, double *out);
 
 /* Monotonic clock in nanoseconds. */
 int64_t kt_now_ns(void);
+
+/* Called around a wait for the device (entering true, then false): a
+** tuning over several devices lets the other devices' threads work while
+** one waits (fleet.h). */
+typedef struct kt_wait_hook {
+  void (*fn)(void *ud, bool entering);
+  void *ud;
+} kt_wait_hook;
 /* The time of day, in Unix seconds. */
 double kt_wall_s(void);
 

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "indexmap.h"
 #include "journal.h"
@@ -27,6 +28,13 @@ typedef struct proposal {
   unsigned again; /* proposed again while pending: reported that many more times */
   bool seed;      /* not the searcher's own: see start() */
 } proposal;
+
+/* A configuration in flight on an asynchronous evaluator. */
+typedef struct flight {
+  proposal p;
+  kt_result res;
+  bool busy;
+} flight;
 
 struct kt_loop {
   const kt_space *space;
@@ -47,6 +55,8 @@ struct kt_loop {
   size_t seeds;        /* seeds not yet evaluated */
   bool started;
   int64_t t0;
+  flight *slots;       /* asynchronous evaluators: what is in flight */
+  size_t nslots, inflight;
 };
 
 typedef struct kt_loop loop;
@@ -73,7 +83,8 @@ static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
 static int fill(loop *l, kt_error *err) {
   kt_searcher *s = l->o->searcher;
   uint64_t budget = kt_stop_remaining(&l->o->stop, &l->st);
-  budget = budget > l->npending ? budget - l->npending : 0;
+  size_t held = l->npending + l->inflight;
+  budget = budget > held ? budget - held : 0;
   size_t want = l->lookahead - l->npending;
   if (want > budget) want = (size_t)budget;
   if (want == 0 || l->exhausted) return 0;
@@ -102,24 +113,28 @@ static int fill(loop *l, kt_error *err) {
   }
   l->repeats = fresh || got == 0 ? 0 : l->repeats + 1;
   /* Nothing proposed and nothing to wait for: the searcher is done. */
-  if (got == 0 && l->npending == 0) l->exhausted = true;
-  l->waiting = got < want && l->npending > 0;
+  if (got == 0 && l->npending == 0 && l->inflight == 0) l->exhausted = true;
+  l->waiting = got < want && (l->npending > 0 || l->inflight > 0);
   return 0;
+}
+
+static proposal pop(loop *l) {
+  proposal p = l->pending[l->head];
+  l->head = (l->head + 1) % l->lookahead;
+  l->npending--;
+  return p;
 }
 
 /* The next pending proposal gets its (empty) result. */
 static int take_next(loop *l, kt_result **res, kt_error *err) {
-  l->current = l->pending[l->head];
-  l->head = (l->head + 1) % l->lookahead;
-  l->npending--;
+  l->current = pop(l);
   if (kt_space_config(l->space, l->current.index, l->vi, err)) return -1;
   if (!(*res = kt_results_add(l->results, l->current.index, l->vi, err))) return -1;
   return kt_indexmap_put(&l->seen, l->current.index, l->results->n - 1, err);
 }
 
-int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
-  proposal p = l->current;
-  uint64_t at = l->results->n - 1;
+/* The result at `at` of proposal p is in: journal, progress, searcher. */
+static int record(loop *l, proposal p, uint64_t at, bool recorded, kt_error *err) {
   if (p.seed) l->seeds--;
   kt_result *res = &l->results->items[at];
   if (l->o->metrics && kt_metrics_apply(l->o->metrics, l->results, res, err)) return -1;
@@ -136,6 +151,10 @@ int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   for (unsigned k = 0; k <= p.again; k++)
     if (report(l, p.index, at, err)) return -1;
   return 0;
+}
+
+int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
+  return record(l, l->current, l->results->n - 1, recorded, err);
 }
 
 /* Checked before each evaluation, but only once something was evaluated:
@@ -171,22 +190,123 @@ static int start(loop *l, kt_error *err) {
   return 0;
 }
 
-int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
+/* Proposals up to the lookahead. 1: one is pending; 0: the search is
+** over (*why says why); 2: nothing to do before a result in flight is in. */
+static int advance(loop *l, const char **why, kt_error *err) {
   if (!l->started && start(l, err)) return -1;
-  const char *why = stop_reason(l, l->t0);
-  while (!why && !l->seeds && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
+  *why = stop_reason(l, l->t0);
+  while (!*why && !l->seeds && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
     size_t before = l->npending;
     if (fill(l, err)) return -1;
-    if (l->repeats >= MAX_REPEATS) why = "searcher repeats itself";
+    if (l->repeats >= MAX_REPEATS) *why = "searcher repeats itself";
     if (l->npending == before && l->npending > 0) break; /* go on with what is pending */
-    if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending) break;
+    if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending + l->inflight) break;
   }
-  if (!why && l->npending == 0) why = "searcher finished";
-  if (why) {
+  if (*why) return 0;
+  if (l->npending > 0) return 1;
+  if (l->inflight > 0) return 2;
+  *why = "searcher finished";
+  return 0;
+}
+
+int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
+  const char *why = NULL;
+  int rc = advance(l, &why, err);
+  if (rc < 0) return -1;
+  if (rc == 0) {
     l->results->stopped = why;
     return 0;
   }
   return take_next(l, res, err) ? -1 : 1;
+}
+
+/* ---- asynchronous evaluators ---- */
+
+/* Moves the finished result of slot s into the results and records it. */
+static int land(loop *l, size_t s, bool recorded, kt_error *err) {
+  flight *f = &l->slots[s];
+  kt_result done = f->res;
+  f->busy = false;
+  memset(&f->res, 0, sizeof f->res);
+  l->inflight--;
+  kt_result *dst = kt_results_add(l->results, done.index, done.vi, err);
+  if (!dst) {
+    kt_result_clear(&done);
+    return -1;
+  }
+  uint32_t *vi = dst->vi;
+  *dst = done;
+  dst->vi = vi;
+  free(done.vi);
+  if (kt_indexmap_put(&l->seen, dst->index, l->results->n - 1, err)) return -1;
+  return record(l, f->p, l->results->n - 1, recorded, err);
+}
+
+/* The next pending proposal, into a free slot and on to the evaluator. */
+static int submit(loop *l, const kt_evaluator *ev, kt_error *err) {
+  size_t s = 0;
+  while (l->slots[s].busy) s++;
+  flight *f = &l->slots[s];
+  f->p = pop(l);
+  size_t np = kt_space_nparams(l->space);
+  f->res = (kt_result){.index = f->p.index, .time_ns = NAN, .elapsed_ns = NAN};
+  if (!(f->res.vi = kt_calloc(np + 1, sizeof *f->res.vi, err)) ||
+      kt_space_config(l->space, f->p.index, f->res.vi, err))
+    return kt_result_clear(&f->res), -1;
+  f->busy = true;
+  l->inflight++;
+  int rc = ev->submit(ev->ud, s, &f->res, err);
+  if (rc < 0) {
+    f->busy = false;
+    l->inflight--;
+    kt_result_clear(&f->res);
+    return -1;
+  }
+  return rc == 1 ? land(l, s, true, err) : 0;
+}
+
+/* After an error: what is in flight comes in (and is kept) before the
+** evaluator may be ended; errors meanwhile are the first one's. */
+static void drain(loop *l, const kt_evaluator *ev) {
+  kt_error ignored;
+  while (l->inflight > 0) {
+    size_t s;
+    if (ev->wait(ev->ud, &s, &ignored) == 0) {
+      land(l, s, false, &ignored);
+    } else {
+      l->slots[s].busy = false;
+      l->inflight--;
+      kt_result_clear(&l->slots[s].res);
+    }
+  }
+}
+
+/* Keeps every slot busy while there is something to propose; once the
+** search is over, what is in flight still comes in and is recorded. */
+static int run_async(loop *l, const kt_evaluator *ev, kt_error *err) {
+  const char *why = NULL;
+  int rc = 0;
+  for (;;) {
+    while (rc == 0 && !why && l->inflight < l->nslots) {
+      int a = advance(l, &why, err);
+      if (a < 0) rc = -1;
+      if (a != 1) break;
+      if (submit(l, ev, err)) rc = -1;
+    }
+    if (rc || l->inflight == 0) break;
+    size_t s;
+    if (ev->wait(ev->ud, &s, err)) {
+      l->slots[s].busy = false;
+      l->inflight--;
+      kt_result_clear(&l->slots[s].res);
+      rc = -1;
+    } else if (land(l, s, false, err)) {
+      rc = -1;
+    }
+  }
+  if (rc) drain(l, ev);
+  else l->results->stopped = why;
+  return rc;
 }
 
 kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_evaluator *ev,
@@ -205,7 +325,9 @@ kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_eval
   l->vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l->vi, err);
   l->pending = kt_calloc(l->lookahead, sizeof *l->pending, err);
   l->batch = kt_calloc(l->lookahead, sizeof *l->batch, err);
-  if (!l->vi || !l->pending || !l->batch) {
+  l->nslots = ev->slots > 1 ? ev->slots : 0;
+  if (l->nslots) l->slots = kt_calloc(l->nslots, sizeof *l->slots, err);
+  if (!l->vi || !l->pending || !l->batch || (l->nslots && !l->slots)) {
     kt_loop_free(l);
     return NULL;
   }
@@ -219,6 +341,8 @@ void kt_loop_free(kt_loop *l) {
   free(l->vi);
   free(l->pending);
   free(l->batch);
+  for (size_t s = 0; s < l->nslots; s++) kt_result_clear(&l->slots[s].res);
+  free(l->slots);
   kt_indexmap_clear(&l->seen);
   free(l);
 }
@@ -227,6 +351,11 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
                    kt_results *results, kt_error *err) {
   kt_loop *l = kt_loop_new(space, o, ev, results, err);
   if (!l) return -1;
+  if (l->nslots) {
+    int rc = run_async(l, ev, err);
+    kt_loop_free(l);
+    return rc;
+  }
   kt_result *res;
   int rc;
   while ((rc = kt_loop_next(l, &res, err)) > 0) {

@@ -13,11 +13,22 @@
 ** evaluate fills status, samples, time, sizes and overheads. Returns 0,
 ** 1 when the result was taken from the journal being resumed (it is not
 ** appended again), or -1 on a fatal error (the loop stops). prefetch (may be NULL) hears of
-** a configuration that will be evaluated soon, to start its builds. */
+** a configuration that will be evaluated soon, to start its builds.
+** An asynchronous evaluator (slots > 1: several devices) has up to slots
+** configurations in flight and no evaluate: submit starts res in a free
+** slot (0), answers it at once from the journal being resumed (1), or
+** fails (-1); wait blocks until a submitted one is done and names its
+** slot: 0, or -1 on a fatal error (that slot's result is lost, the loop
+** stops once the others are in). res stays where it is until then.
+** Results come back in the order they finish, and the searcher hears of
+** each as it comes. */
 typedef struct kt_evaluator {
   int (*evaluate)(void *ud, kt_result *res, kt_error *err);
   int (*prefetch)(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
   void *ud;
+  size_t slots; /* 0 or 1: synchronous, through evaluate */
+  int (*submit)(void *ud, size_t slot, kt_result *res, kt_error *err);
+  int (*wait)(void *ud, size_t *slot, kt_error *err);
 } kt_evaluator;
 
 /* Called after each new configuration; an error stops the loop. */

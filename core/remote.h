@@ -49,6 +49,8 @@ void kt_fork_guard_leave(void);
 /* Opens dev in a new device server with `channels` compile connections,
 ** so that that many compiles run at once. */
 kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err);
+/* What is called around each wait for the server's reply (fleet.h). */
+void kt_remote_set_wait(kt_bctx *c, kt_wait_hook hook);
 
 /* kt_nvrtc_compile in a short-lived child process, so that the CUDA
 ** libraries (NVRTC may bring the driver with it) never load into a process

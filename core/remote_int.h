@@ -40,6 +40,7 @@ struct kt_bctx {
   unsigned char *staging;
   size_t staging_size;
   int64_t deadline;
+  kt_wait_hook wait;      /* around waits for a reply on the main connection */
   uint32_t next_id;
   kt_bevent **events;     /* launched, waiting for their time from a FINISH */
   size_t nevents, capevents;

@@ -61,7 +61,7 @@ int kt_replay_tune(kt_replay *r, const kt_loop_opts *o, kt_results **out, kt_err
   if (!*out) return -1;
   kt_loop_opts lo = *o;
   lo.clock = KT_CLOCK_RESULTS;
-  kt_evaluator ev = {replay_evaluate, NULL, r};
+  kt_evaluator ev = {.evaluate = replay_evaluate, .ud = r};
   int rc = kt_search_loop(r->rec.space, &lo, &ev, *out, err);
   (*out)->wall_ns = (double)(kt_now_ns() - t0);
   return rc;

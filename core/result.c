@@ -61,6 +61,7 @@ static void free_outcome(kt_result *r) {
   free(r->device_log);
   free(r->retried);
   free(r->launched);
+  free(r->device);
   kt_result_free_metrics(r);
 }
 

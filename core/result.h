@@ -65,6 +65,8 @@ typedef struct kt_result {
   size_t nmetrics;
   double cost;        /* the objective's, when costed (metrics.h); else the time is */
   bool costed;
+  char *device;       /* the id of the device that ran it, in a tuning over several
+                      ** (fleet.h); NULL: the results' one device */
 } kt_result;
 
 typedef struct kt_results {

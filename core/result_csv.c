@@ -2,7 +2,8 @@
 ** result_csv.c: results back from the CSV files ktlua writes (result_io.c):
 ** each row's index, configuration, status, time, sizes, overheads and the
 ** first line of its error. A CSV file keeps less than JSON: not the
-** samples (their number only), not the names of its task and device, nor
+** samples (their number only), not the names of its task and device (but
+** each row's device id, in a tuning over several devices), nor
 ** the values of a parameter that no row took; a parameter's values are
 ** those its rows took, numbers in ascending order, then strings.
 */
@@ -233,6 +234,10 @@ static int read_outcome(const row *rw, const layout *lo, kt_result *res, kt_erro
     const cell *c = &rw->cells[at + NTAIL + m];
     const char *name = cell_at(lo->header, at + NTAIL + m);
     if (!*c->s) continue; /* none */
+    if (strcmp(name, "device") == 0) { /* the last column of a tuning over several devices */
+      if (!(res->device = kt_strdup(c->s, err))) return -1;
+      continue;
+    }
     if (number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);
     if (kt_result_set_metric(res, name, ms, err)) return -1;
   }

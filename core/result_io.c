@@ -34,6 +34,13 @@ static void csv_size(FILE *f, const size_t *v, int dims) {
   for (int d = 0; d < dims; d++) fprintf(f, "%s%zu", d ? "x" : "", v[d]);
 }
 
+/* A tuning over several devices: the device of each result, last. */
+static bool csv_devices(const kt_results *r) {
+  for (size_t i = 0; i < r->n; i++)
+    if (r->items[i].device) return true;
+  return false;
+}
+
 static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_t nmetrics) {
   fputs("index", f);
   for (size_t p = 0; p < r->nparams; p++) fprintf(f, ",%s", r->params[p].name);
@@ -52,11 +59,12 @@ static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_
     fputc(',', f);
     csv_text(f, metrics[m]);
   }
+  if (csv_devices(r)) fputs(",device", f);
   fputc('\n', f);
 }
 
 static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char **metrics,
-                    size_t nmetrics) {
+                    size_t nmetrics, bool devices) {
   char buf[256];
   fprintf(f, "%llu", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
@@ -92,6 +100,8 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
     fputc(',', f);
     if (!isnan(v)) fprintf(f, "%.9g", v);
   }
+  if (devices) fputc(',', f);
+  if (devices && x->device) csv_text(f, x->device);
   fputc('\n', f);
 }
 
@@ -105,7 +115,8 @@ int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err) {
     return -1;
   }
   csv_header(out.f, r, metrics, nmetrics);
-  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i], metrics, nmetrics);
+  bool devices = csv_devices(r);
+  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i], metrics, nmetrics, devices);
   free(metrics);
   return kt_atomic_commit(&out, err);
 }
@@ -215,9 +226,9 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     fprintf(f, ",\"finished\":\"%s\"", stamp);
   }
   json_launched(f, x);
-  const char *keys[] = {"build_log", "device_log", "retried"};
-  const char *texts[] = {x->build_log, x->device_log, x->retried};
-  for (int i = 0; i < 3; i++)
+  const char *keys[] = {"build_log", "device_log", "retried", "device"};
+  const char *texts[] = {x->build_log, x->device_log, x->retried, x->device};
+  for (int i = 0; i < 4; i++)
     if (texts[i]) {
       fprintf(f, ",\"%s\":", keys[i]);
       kt_json_string(f, texts[i]);

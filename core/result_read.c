@@ -36,7 +36,8 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->cut_short = src->cut_short;
   if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
       copy_text(&dst->device_log, src->device_log, err) ||
-      copy_text(&dst->retried, src->retried, err))
+      copy_text(&dst->retried, src->retried, err) ||
+      copy_text(&dst->device, src->device, err))
     return -1;
   if (src->nlaunched) {
     if (!(dst->launched = kt_calloc(src->nlaunched, sizeof *dst->launched, err))) return -1;
@@ -199,9 +200,9 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
                              NS(number(o, "validation", 0)), NS(number(o, "launcher", 0)),
                              NS(number(o, "wait", 0)),       NS(number(o, "searcher", 0)),
                              NS(number(o, "framework", 0)),  NS(number(o, "total", 0))};
-  const char *keys[] = {"error", "build_log", "device_log", "retried"};
-  char **texts[] = {&res->error, &res->build_log, &res->device_log, &res->retried};
-  for (int i = 0; i < 4; i++) {
+  const char *keys[] = {"error", "build_log", "device_log", "retried", "device"};
+  char **texts[] = {&res->error, &res->build_log, &res->device_log, &res->retried, &res->device};
+  for (int i = 0; i < 5; i++) {
     const kt_jvalue *t = kt_json_get_type(x, keys[i], KT_JSTRING);
     if (t && !(*texts[i] = kt_strdup(t->u.str, err))) return -1;
   }

@@ -225,7 +225,7 @@ static bool any_on_device(const tuning *tu) {
   return false;
 }
 
-static int set_up(tuning *tu, kt_error *err) {
+int tune_set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
   if (tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ||
@@ -245,7 +245,7 @@ static int set_up(tuning *tu, kt_error *err) {
 ** kernel name, a launch that no configuration survives) shows as the
 ** first configurations all failing alike: the tuning stops there, quoting
 ** it, rather than spend its budget on it. */
-static int same_failure(tuning *tu, const kt_result *res, kt_error *err) {
+int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err) {
   int limit = tu->opts->fail_fast ? tu->opts->fail_fast : KT_FAIL_FAST_DEFAULT;
   const kt_result *first = &tu->results->items[0];
   if (limit < 0 || tu->same_failures == SIZE_MAX) return 0;
@@ -267,9 +267,9 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   uint64_t at;
   if (kt_indexmap_get(&tu->known, res->index, &at))
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
-  if (!tu->set_up && set_up(tu, err)) return -1;
+  if (!tu->set_up && tune_set_up(tu, err)) return -1;
   if (tune_guarded_evaluate(tu, res, err)) return -1;
-  return same_failure(tu, res, err);
+  return tune_same_failure(tu, res, err);
 }
 
 static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,

@@ -50,6 +50,12 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
 ** error into err when rc is 0), the arrays' host contents as the tuning
 ** found them. Returns rc, or -1. */
 int tune_end(tuning *tu, int rc, kt_error *err);
+/* Frees what the tuning holds but its results and journal (tuning.c). */
+void tune_clear(tuning *tu);
+/* The references and uploads before the first configuration (tune.c). */
+int tune_set_up(tuning *tu, kt_error *err);
+/* Stops the tuning when its first configurations all failed alike (tune.c). */
+int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err);
 /* The evaluator's prefetch: starts compiling a configuration's kernels. */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
 

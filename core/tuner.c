@@ -28,6 +28,12 @@ static kt_bctx *open_here(const kt_device_info *dev, kt_error *err) {
   return ctx;
 }
 
+/* Only the remote backend waits where a hook can let others work. */
+static void apply_wait(kt_tuner *t) {
+  kt_build_cache_set_wait(t->cache, t->wait);
+  if (t->isolate) kt_remote_set_wait(t->ctx, t->wait);
+}
+
 /* Leaves both the context and its program cache, or neither. */
 static int open_context(kt_tuner *t, kt_error *err) {
   t->ctx = t->isolate ? kt_remote_open(&t->device, t->build_threads, err)
@@ -39,7 +45,13 @@ static int open_context(kt_tuner *t, kt_error *err) {
     t->ctx = NULL;
     return -1;
   }
+  apply_wait(t);
   return 0;
+}
+
+void kt_tuner_set_wait(kt_tuner *t, kt_wait_hook hook) {
+  t->wait = hook;
+  if (t->ctx) apply_wait(t);
 }
 
 static void devarray_clear(kt_tuner *t, devarray *d) {

@@ -37,6 +37,9 @@ bool kt_tuner_busy(const kt_tuner *t);
 #define KT_DEVICE_GROWTH_DEFAULT ((size_t)128 << 20)
 void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes);
 unsigned kt_tuner_renewals(const kt_tuner *t);
+/* What is called around each wait for the device or a compile, also in
+** the contexts that replace a lost one (fleet.h). */
+void kt_tuner_set_wait(kt_tuner *t, kt_wait_hook hook);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
 int kt_tuner_build_threads(const kt_tuner *t);

@@ -52,6 +52,7 @@ struct kt_tuner {
   size_t base;      /* from this size after its first configuration */
   unsigned renewals;
   double device_ns; /* every launch's device time, timed or not */
+  kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
 };
 
 /* Between configurations: replaces a device process that has grown past

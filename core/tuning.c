@@ -86,7 +86,7 @@ static void prefetch_references(tuning *tu) {
   }
 }
 
-static void tuning_clear(tuning *tu) {
+void tune_clear(tuning *tu) {
   tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
@@ -167,7 +167,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     rc = kt_task_pruned(task, k, &tu->results->pruned[k - 1], err);
   tu->journal = rc == 0 && opts->journal ? open_journal(tu, err) : NULL;
   if (rc || (opts->journal && !tu->journal)) {
-    tuning_clear(tu);
+    tune_clear(tu);
     return -1;
   }
   /* Enough proposals ahead to keep every compile thread busy, also while
@@ -176,14 +176,14 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   if (!opts->lookahead && lookahead < KT_LOOKAHEAD_MIN) lookahead = KT_LOOKAHEAD_MIN;
   size_t nseeds = 0;
   if (seed_indices(tu, &nseeds, err)) {
-    tuning_clear(tu);
+    tune_clear(tu);
     return -1;
   }
   tu->lo = (kt_loop_opts){.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
                           .lookahead = lookahead, .journal = tu->journal,
                           .progress = opts->progress, .progress_ud = opts->progress_ud,
                           .seeds = tu->seeds, .nseeds = nseeds, .metrics = opts->metrics};
-  tu->ev = (kt_evaluator){NULL, tune_prefetch, tu};
+  tu->ev = (kt_evaluator){.prefetch = tune_prefetch, .ud = tu};
   return 0;
 }
 
@@ -193,6 +193,6 @@ int tune_end(tuning *tu, int rc, kt_error *err) {
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
   tu->results->device_ns = tu->t->device_ns - tu->device0;
-  tuning_clear(tu);
+  tune_clear(tu);
   return rc;
 }

@@ -1,0 +1,322 @@
+/*
+** fleet.c: one tuning over several devices (fleet.h). A worker thread per
+** device evaluates what the loop submits to its slot with the device's
+** own tuning state (tune_int.h), under the fleet's lock; the calling
+** thread runs the loop and waits for any worker to finish.
+**
+** Compiles: each proposal's compiles start ahead on one device only, the
+** one with the fewest proposals started ahead, as it is likely to be free
+** when the proposal's turn comes; a proposal that another device takes
+** is compiled there (and no longer ahead on the first).
+*/
+#include "fleet.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interrupt.h"
+#include "tune_int.h"
+
+#define PLANNED_NONE UINT64_MAX
+
+typedef struct worker {
+  kt_fleet *f;
+  size_t i;
+  pthread_t thread;
+  bool started;
+  pthread_cond_t go;
+  tuning tu;          /* this device's side of the tuning */
+  kt_result *job;     /* submitted to it, until the loop collects it */
+  bool done, quit;
+  int rc;
+  kt_error err;
+  uint64_t *ahead;    /* proposals whose compiles it starts before its next job */
+  size_t nahead, capahead;
+  size_t planned;     /* proposals started ahead here and not yet submitted */
+  uint32_t *vi;
+} worker;
+
+struct kt_fleet {
+  kt_tuner **t;
+  size_t n;
+  worker *w;
+  pthread_mutex_t lock; /* held by whoever runs anything of the tuning */
+  pthread_cond_t done;
+  bool release;         /* waits let go of the lock (no launcher of the task's own) */
+  tuning main;          /* the results, the journal, the loop's options */
+  kt_indexmap planned;  /* proposal -> the worker that starts its compiles */
+  size_t next;          /* where wait looks first, so that none is always last */
+};
+
+/* ---- the fleet ---- */
+
+int kt_fleet_check(const kt_device_info *devs, size_t n, kt_error *err) {
+  if (n == 0) return kt_fail(err, "no device given");
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < i; j++) {
+      if (strcmp(devs[i].id, devs[j].id) == 0)
+        return kt_fail(err, "device %s is given twice (devices %zu and %zu)", devs[i].id, j + 1,
+                       i + 1);
+      const char *a = kt_device_string(&devs[j], "name"), *b = kt_device_string(&devs[i], "name");
+      if (devs[i].backend != devs[j].backend || !a || !b || strcmp(a, b) != 0)
+        return kt_fail(err, "devices %s (%s) and %s (%s) are different models: one tuning "
+                       "runs on devices of one model", devs[j].id, a ? a : "?", devs[i].id,
+                       b ? b : "?");
+    }
+  return 0;
+}
+
+kt_fleet *kt_fleet_new(const kt_device_info *devs, size_t n, int build_threads,
+                       kt_fleet_open_fn open, void *ud, kt_error *err) {
+  if (kt_fleet_check(devs, n, err)) return NULL;
+  kt_fleet *f = kt_calloc(1, sizeof *f, err);
+  if (!f) return NULL;
+  pthread_mutex_init(&f->lock, NULL);
+  pthread_cond_init(&f->done, NULL);
+  if (!(f->t = kt_calloc(n, sizeof *f->t, err))) {
+    kt_fleet_free(f);
+    return NULL;
+  }
+  for (; f->n < n; f->n++) {
+    kt_tuner *t = open ? open(&devs[f->n], build_threads, ud, err)
+                       : kt_tuner_new(&devs[f->n], build_threads, true, err);
+    if (!t) {
+      kt_fail_prefix(err, "device %s: ", devs[f->n].id);
+      kt_fleet_free(f);
+      return NULL;
+    }
+    f->t[f->n] = t;
+  }
+  return f;
+}
+
+void kt_fleet_free(kt_fleet *f) {
+  if (!f) return;
+  for (size_t i = 0; i < f->n; i++) kt_tuner_free(f->t[i]);
+  free(f->t);
+  pthread_cond_destroy(&f->done);
+  pthread_mutex_destroy(&f->lock);
+  free(f);
+}
+
+size_t kt_fleet_size(const kt_fleet *f) { return f->n; }
+kt_tuner *kt_fleet_tuner(kt_fleet *f, size_t i) { return i < f->n ? f->t[i] : NULL; }
+
+/* ---- a worker ---- */
+
+static void on_wait(void *ud, bool entering) {
+  kt_fleet *f = ud;
+  if (!f->release) return;
+  if (entering) pthread_mutex_unlock(&f->lock);
+  else pthread_mutex_lock(&f->lock);
+}
+
+/* The compiles of the proposals planned here start now. */
+static int start_ahead(worker *w, kt_error *err) {
+  for (size_t k = 0; k < w->nahead; k++) {
+    if (kt_space_config(w->tu.task->space, w->ahead[k], w->vi, err) ||
+        tune_prefetch(&w->tu, w->ahead[k], w->vi, err))
+      return -1;
+  }
+  w->nahead = 0;
+  return 0;
+}
+
+/* The device's own tuning evaluates into its own results (the guard
+** keeps positions in them); the loop's record gets a copy. */
+static int evaluate(worker *w, kt_result *res, kt_error *err) {
+  tuning *tu = &w->tu;
+  if (start_ahead(w, err) || tuner_ensure_open(tu->t, err)) return -1;
+  if (!tu->set_up && tune_set_up(tu, err)) return -1;
+  kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
+  if (!mine || tune_guarded_evaluate(tu, mine, err) || kt_result_copy(res, mine, err))
+    return -1;
+  if (!(res->device = kt_strdup(kt_tuner_device(tu->t)->id, err))) return -1;
+  return tune_same_failure(tu, mine, err);
+}
+
+static void *work(void *ud) {
+  worker *w = ud;
+  kt_fleet *f = w->f;
+  pthread_mutex_lock(&f->lock);
+  for (;;) {
+    while ((!w->job || w->done) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
+    if (w->quit) break;
+    w->rc = evaluate(w, w->job, &w->err);
+    w->done = true;
+    pthread_cond_signal(&f->done);
+  }
+  pthread_mutex_unlock(&f->lock);
+  return NULL;
+}
+
+/* ---- the evaluator the loop sees ---- */
+
+static int fleet_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
+  (void)vi;
+  kt_fleet *f = ud;
+  worker *w = &f->w[0];
+  for (size_t i = 1; i < f->n; i++)
+    if (f->w[i].planned < w->planned) w = &f->w[i];
+  if (kt_grow(&w->ahead, &w->capahead, w->nahead + 1, sizeof *w->ahead, err)) return -1;
+  w->ahead[w->nahead++] = index;
+  w->planned++;
+  return kt_indexmap_put(&f->planned, index, w->i, err);
+}
+
+/* The proposal was planned on another worker: it runs here instead. */
+static int unplan(kt_fleet *f, uint64_t index, kt_error *err) {
+  uint64_t at;
+  if (!kt_indexmap_get(&f->planned, index, &at) || at == PLANNED_NONE) return 0;
+  worker *p = &f->w[at];
+  p->planned--;
+  for (size_t k = 0; k < p->nahead; k++)
+    if (p->ahead[k] == index) {
+      memmove(&p->ahead[k], &p->ahead[k + 1], (p->nahead - k - 1) * sizeof *p->ahead);
+      p->nahead--;
+      break;
+    }
+  return kt_indexmap_put(&f->planned, index, PLANNED_NONE, err);
+}
+
+static int fleet_submit(void *ud, size_t slot, kt_result *res, kt_error *err) {
+  kt_fleet *f = ud;
+  tuning *m = &f->main;
+  uint64_t at;
+  if (kt_indexmap_get(&m->known, res->index, &at))
+    return kt_result_copy(res, &m->prior->items[at], err) ? -1 : 1;
+  if (unplan(f, res->index, err)) return -1;
+  worker *w = &f->w[slot];
+  w->job = res;
+  w->done = false;
+  pthread_cond_signal(&w->go);
+  return 0;
+}
+
+static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
+  kt_fleet *f = ud;
+  for (;;) {
+    for (size_t k = 0; k < f->n; k++) {
+      worker *w = &f->w[(f->next + k) % f->n];
+      if (!w->job || !w->done) continue;
+      f->next = (w->i + 1) % f->n;
+      *slot = w->i;
+      w->job = NULL;
+      w->done = false;
+      if (w->rc) *err = w->err;
+      return w->rc ? -1 : 0;
+    }
+    pthread_cond_wait(&f->done, &f->lock);
+  }
+}
+
+/* ---- the tuning ---- */
+
+static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_error *err) {
+  size_t np = kt_space_nparams(task->space);
+  for (size_t i = 0; i < f->n; i++) {
+    worker *w = &f->w[i];
+    kt_tuner *t = f->t[i];
+    *w = (worker){.f = f, .i = i};
+    pthread_cond_init(&w->go, NULL);
+    w->tu = (tuning){.t = t, .task = task, .opts = opts, .journal = f->main.journal,
+                     .t0 = kt_now_ns(), .device0 = t->device_ns};
+    kt_indexmap_init(&w->tu.known);
+    if (!(w->vi = kt_calloc(np + 1, sizeof *w->vi, err)) ||
+        !(w->tu.results = kt_results_for_task(task, f->main.results->device, err)))
+      return -1;
+    kt_tuner_set_wait(t, (kt_wait_hook){on_wait, f});
+    if (pthread_create(&w->thread, NULL, work, w) != 0)
+      return kt_fail(err, "cannot start the thread of device %s", t->device.id);
+    w->started = true;
+  }
+  return 0;
+}
+
+static void stop_workers(kt_fleet *f) {
+  for (size_t i = 0; i < f->n; i++) {
+    f->w[i].quit = true;
+    pthread_cond_signal(&f->w[i].go);
+  }
+  pthread_mutex_unlock(&f->lock);
+  for (size_t i = 0; i < f->n; i++)
+    if (f->w[i].started) pthread_join(f->w[i].thread, NULL);
+  f->release = false;
+  for (size_t i = 0; i < f->n; i++) kt_tuner_set_wait(f->t[i], (kt_wait_hook){NULL, NULL});
+}
+
+/* What each device's side found beside its results joins the tuning's. */
+static void merge(kt_results *r, worker *w) {
+  kt_results *d = w->tu.results;
+  r->input_checks += d->input_checks;
+  r->inputs_changed += d->inputs_changed;
+  kt_log_append(&r->inputs_log, d->inputs_log);
+  if (d->device_log) {
+    kt_log_append(&r->device_log, w->tu.t->device.id);
+    kt_log_append(&r->device_log, ":\n");
+    kt_log_append(&r->device_log, d->device_log);
+  }
+}
+
+/* The inputs checked after each device's last configurations, and the
+** devices' state freed. */
+static int finish_workers(kt_fleet *f, int rc, kt_error *err) {
+  for (size_t i = 0; i < f->n; i++) {
+    worker *w = &f->w[i];
+    if (w->tu.results) {
+      if (rc == 0 && w->tu.set_up && tune_guard_finish(&w->tu, err)) rc = -1;
+      merge(f->main.results, w);
+      if (i > 0) f->main.results->device_ns += w->tu.t->device_ns - w->tu.device0;
+      tune_clear(&w->tu);
+      kt_results_release(w->tu.results);
+    } else {
+      kt_indexmap_clear(&w->tu.known);
+    }
+    pthread_cond_destroy(&w->go);
+    free(w->ahead);
+    free(w->vi);
+  }
+  return rc;
+}
+
+static int tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+                kt_error *err) {
+  tuning *m = &f->main;
+  if (tune_begin(m, f->t[0], task, opts, out, err)) return -1;
+  kt_indexmap_init(&f->planned);
+  f->next = 0;
+  f->release = task->launcher == NULL;
+  if (!(f->w = kt_calloc(f->n, sizeof *f->w, err))) return tune_end(m, -1, err);
+  kt_evaluator ev = {.prefetch = fleet_prefetch, .ud = f, .slots = f->n,
+                     .submit = fleet_submit, .wait = fleet_wait};
+  pthread_mutex_lock(&f->lock);
+  int rc = start_workers(f, task, opts, err);
+  kt_interrupt_guard guard;
+  kt_interrupt_arm(&guard);
+  if (rc == 0) rc = kt_search_loop(task->space, &m->lo, &ev, m->results, err);
+  kt_interrupt_disarm(&guard);
+  stop_workers(f);
+  rc = finish_workers(f, rc, err);
+  free(f->w);
+  f->w = NULL;
+  kt_indexmap_clear(&f->planned);
+  double extra = m->results->device_ns; /* the other devices', added above */
+  rc = tune_end(m, rc, err);
+  m->results->device_ns += extra;
+  return rc;
+}
+
+int kt_fleet_tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results **out,
+                  kt_error *err) {
+  *out = NULL;
+  for (size_t i = 0; i < f->n; i++)
+    if (kt_tuner_busy(f->t[i])) return tune_busy_error(err);
+  if (kt_task_busy(task)) return kt_task_busy_error(task, err);
+  kt_task_pin(task);
+  for (size_t i = 0; i < f->n; i++) f->t[i]->busy = true;
+  int rc = tune(f, task, opts, out, err);
+  for (size_t i = 0; i < f->n; i++) f->t[i]->busy = false;
+  kt_task_unpin(task);
+  return rc;
+}

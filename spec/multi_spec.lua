@@ -1,0 +1,231 @@
+-- One tuning over several devices (core/fleet.c): PoCL gives two devices
+-- of one model with POCL_DEVICES="pthread pthread". Devices are listed
+-- once per process, so every tuning here runs in a child ktlua with that
+-- environment.
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local files = require "spec.support.files"
+
+local function run(code, devices)
+  local path = files.tmpname(".lua")
+  files.write(path, code)
+  local out, status = shell.run(("POCL_DEVICES=%q %s %s"):format(devices or "pthread pthread",
+                                                                 shell.ktlua, path))
+  os.remove(path)
+  return out, status
+end
+
+-- A task of 12 configurations whose work grows with W and V: W = 1, V = 0 is clearly
+-- the fastest on any device. CRASH = 1 with W = 2 crashes its device
+-- process; HANG = 1 with W = 3 waits forever; both only where asked.
+local task = [[
+local kt = require "ktlua"
+local n = 2048
+local a = kt.array("float", n):fill(function(i) return i end)
+local c = kt.array("float", n)
+local function task(tuner, opts)
+  opts = opts or {}
+  local k = tuner:kernel{ name = "w", global = n, args = { a:input(), c:output(), kt.int(n) },
+                          options = ("-DCRASH=%d -DHANG=%d"):format(opts.crash or 0, opts.hang or 0),
+                          source = [=[
+__kernel void w(__global const float *a, __global float *c, int n) {
+  int i = get_global_id(0);
+#if CRASH == 1 && W == 2 && V == 1
+  __global int *wild = (__global int *)((ulong)c ^ 0x7f0000000000UL);
+  wild[i * 1000003] = 1;
+#endif
+#if HANG == 1 && W == 3 && V == 1
+  while (a[0] == 0.0f || n > 0) { }
+#endif
+  float s = 0.0f;
+  for (int r = 0; r < W * W * (V + 1) * 1000; r++) s += a[(i + r) % n] * 1e-9f;
+  c[i] = a[i] * 2.0f + s * 0.0f;
+}]=] }
+  k:param("W", { 1, 2, 3, 4 })
+  k:param("V", { 0, 1, 2 })
+  k:reference(c, function(ref) for i = 0, n - 1 do ref[i] = a[i] * 2 end end)
+  return k
+end
+local function show(r)
+  local seen, used = {}, {}
+  for i = 1, #r do
+    local x = r[i]
+    seen[#seen + 1] = x.index
+    used[x.device or "none"] = (used[x.device or "none"] or 0) + 1
+    io.write(("%d %s %s\n"):format(x.index, x.status, x.device or "none"))
+  end
+  table.sort(seen)
+  io.write("indices ", table.concat(seen, ","), "\n")
+  for _, d in ipairs({ "opencl:0:0", "opencl:0:1", "none" }) do
+    io.write("used ", d, " ", used[d] or 0, "\n")
+  end
+  local best = r:best()
+  io.write("best ", best and (best.config.W .. "/" .. best.config.V) or "none", "\n")
+  io.write("count ", #r, " stopped ", r.stopped, "\n")
+end
+]]
+
+local function count(out, pattern)
+  local n = 0
+  for _ in out:gmatch(pattern) do n = n + 1 end
+  return n
+end
+
+local function used(out, device)
+  return tonumber(out:match("used " .. device:gsub("%p", "%%%0") .. " (%d+)"))
+end
+
+describe("a tuning over several devices", function()
+  it("evaluates each configuration once, on both devices, and finds the best one device finds", function()
+    local out, status = run(task .. [[
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+print(tostring(two), #two.devices, two.devices[1], two.devices[2])
+local r = two:tune(task(two), { repeats = 2, progress = false })
+show(r)
+two:close()
+local one = kt.tuner("opencl:0:0")
+io.write("one ")
+local r1 = one:tune(task(one), { repeats = 2, progress = false })
+print("single best", r1:best().config.W .. "/" .. r1:best().config.V, r1[1].device)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("tuner on opencl:0:0 and 1 more %(pthread[^)]*%)\t2\topencl:0:0\topencl:0:1", out)
+    assert.matches("indices 0,1,2,3,4,5,6,7,8,9,10,11\n", out, 1, true)
+    assert.are.equal(12, count(out, "%d+ ok opencl:0:[01]\n"))
+    assert.is_true(used(out, "opencl:0:0") >= 1 and used(out, "opencl:0:1") >= 1, out)
+    assert.are.equal(0, used(out, "none"))
+    assert.matches("count 12 stopped space explored", out, 1, true)
+    local best = out:match("\nbest (%d+/%d+)")
+    assert.are.equal(best, out:match("single best\t(%d+/%d+)"))
+    assert.are.equal("1/0", best)
+    assert.matches("single best\t%S+\tnil", out) -- one device: no device per result
+  end)
+
+  it("'all' takes every device of the first backend; errors name what is wrong", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local all = kt.tuner("all")
+print("all", table.concat(all.devices, " "))
+all:close()
+local function try(f) local ok, e = pcall(f) print(ok, e) end
+try(function() kt.tuner{ "opencl:0:0", "opencl:0:7" } end)
+try(function() kt.tuner{ "opencl:0:0", "opencl:0:0" } end)
+try(function() kt.tuner{ "opencl:0:0", 42 } end)
+try(function() kt.tuner("gpu:all") end)
+try(function() kt.tuner({ "opencl:0:0", "opencl:0:1" }, { isolate = false }) end)
+local one = kt.tuner{ "opencl:0:1" }
+print("one", tostring(one), #one.devices)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("all\topencl:0:0 opencl:0:1\n", out, 1, true)
+    assert.matches("false\t[^\n]*kt.tuner devices%[2%]: [^\n]*opencl:0:7", out)
+    assert.matches("false\t[^\n]*kt.tuner: device opencl:0:0 is given twice %(devices 1 and 2%)", out)
+    assert.matches("false\t[^\n]*kt.tuner devices%[2%]: [^\n]*device id string or device table", out)
+    assert.matches('false\t[^\n]*kt.tuner%("gpu:all"%): this machine has no GPU', out)
+    assert.matches("false\t[^\n]*tuner options.isolate: a tuner over several devices needs", out)
+    assert.matches("one\ttuner on opencl:0:1 %(pthread[^)]*%)\t1", out)
+  end)
+
+  it("refuses devices of different models, naming both", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local ok, e = pcall(kt.tuner, { "opencl:0:0", "opencl:0:1" })
+print(ok, e)
+]], "basic pthread")
+    assert.are.equal(0, status, out)
+    assert.matches("false\t[^\n]*kt.tuner: devices opencl:0:0 %(basic[^)]*%) and opencl:0:1 "
+                   .. "%(pthread[^)]*%) are different models: one tuning runs on devices of one model", out)
+  end)
+
+  it("loses only the configuration whose kernel crashed its device process", function()
+    local out, status = run(task .. [[
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+local r = two:tune(task(two, { crash = 1 }), { repeats = 1, progress = false })
+show(r)
+for i = 1, #r do if r[i].status ~= "ok" then print("error", r[i].error) end end
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("count 12 stopped space explored", out, 1, true)
+    assert.matches("indices 0,1,2,3,4,5,6,7,8,9,10,11\n", out, 1, true)
+    assert.are.equal(11, count(out, "%d+ ok opencl:0:[01]\n"))
+    assert.are.equal(1, count(out, "4 runtime_failed opencl:0:[01]\n")) -- W = 2, V = 1
+    assert.matches("error\tthe device process died of signal %d+", out)
+  end)
+
+  it("stops a configuration past its time limit, and the other device goes on", function()
+    local out, status = run(task .. [[
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+local r = two:tune(task(two, { hang = 1 }), { repeats = 1, progress = false, time_limit = 1 })
+show(r)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("count 12 stopped space explored", out, 1, true)
+    assert.are.equal(11, count(out, "%d+ ok opencl:0:[01]\n"))
+    assert.are.equal(1, count(out, "7 timeout opencl:0:[01]\n")) -- W = 3, V = 1
+  end)
+
+  it("keeps a journal that a later tuning resumes, and writes the device of each result", function()
+    local journal, csv, json = files.tmpname(".jsonl"), files.tmpname(".csv"), files.tmpname(".json")
+    local code = [[
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+local r = two:tune(task(two), { repeats = 1, progress = false, journal = %q, resume = %s,
+                                search = { "random", seed = 3 }, stop = { count = %d },
+                                output = { %q, %q } })
+show(r)
+]]
+    local out, status = run(task .. code:format(journal, "false", 5, csv, json))
+    assert.are.equal(0, status, out)
+    assert.matches("count 5 stopped count", out, 1, true)
+    assert.are.equal(6, #files.lines(journal))
+    local first = kt.load(journal)
+    assert.are.equal(5, #first)
+    for i = 1, #first do assert.matches("^opencl:0:[01]$", first[i].device) end
+    out, status = run(task .. code:format(journal, "true", 12, csv, json))
+    assert.are.equal(0, status, out)
+    assert.matches("count 12 stopped count", out, 1, true)
+    assert.matches("indices 0,1,2,3,4,5,6,7,8,9,10,11\n", out, 1, true)
+    assert.are.equal(13, #files.lines(journal)) -- the five resumed are not appended again
+    for _, path in ipairs({ csv, json, journal }) do
+      local r = kt.load(path)
+      assert.are.equal(12, #r)
+      for i = 1, #r do assert.matches("^opencl:0:[01]$", r[i].device, nil, path) end
+      local by_index = {}
+      for i = 1, #r do by_index[r[i].index] = r[i].device end
+      for i = 1, #first do assert.are.equal(first[i].device, by_index[first[i].index]) end
+    end
+    os.remove(journal)
+    os.remove(csv)
+    os.remove(json)
+  end)
+
+  it("stops on Ctrl-C once the configurations in flight are in, keeping them in the journal", function()
+    local journal = files.tmpname(".jsonl")
+    local out, status = run(task .. ([[
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+local pid = io.open("/proc/self/stat"):read("n")
+local calls = 0
+two:tune(task(two), { repeats = 1, journal = %q, progress = function(res, all)
+  calls = calls + 1
+  assert(#all == calls and all[#all].index == res.index)
+  io.write("progress ", calls, " ", res.device, "\n")
+  if calls == 3 then
+    -- in the background: os.execute ignores SIGINT while its command runs;
+    -- the other device's configuration is in flight meanwhile
+    os.execute("(sleep 0.05; kill -INT " .. pid .. ") &")
+    local t0 = os.clock()
+    while os.clock() - t0 < 0.5 do end
+  end
+end })
+print("not reached")
+]]):format(journal))
+    assert.are.equal(1, status, out)
+    assert.matches("interrupted: finishing the configuration in flight", out, 1, true)
+    assert.matches("tuning of w interrupted after %d+ configurations", out)
+    assert.is_nil(out:find("not reached", 1, true))
+    local n = tonumber(out:match("interrupted after (%d+) configurations"))
+    assert.is_true(n == 3 or n == 4, out) -- the third, and what was in flight
+    assert.are.equal(n, count(out, "progress %d+ opencl:0:[01]\n"))
+    assert.are.equal(n + 1, #files.lines(journal))
+    os.remove(journal)
+  end)
+end)
