@@ -1,6 +1,8 @@
 /*
 ** lk_mpi.c: kt.mpi(): the MPI job this process belongs to (core/mpi.h).
 */
+#include <string.h>
+
 #include "../core/mpi.h"
 #include "lk.h"
 
@@ -57,6 +59,13 @@ void lk_push_mpi_devices(lua_State *L, int idx) {
     lua_rawseti(L, -2, r + 1);
   }
   lua_remove(L, -2);
+}
+
+bool lk_mpi_spreads(lua_State *L, int idx) {
+  if (kt_mpi_size() <= 1 || lk_is_device_set(L, idx)) return false;
+  if (lua_type(L, idx) == LUA_TTABLE) return false; /* a device table names one device */
+  char buf[128];
+  return strncmp(lk_device_spec(L, idx, buf, sizeof buf), "mpi:", 4) != 0;
 }
 
 /* kt.mpi_devices([device]) -> {id of rank 0's, id of rank 1's, ...} */

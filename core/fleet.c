@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "interrupt.h"
+#include "mpi.h"
 #include "tune_int.h"
 
 #define PLANNED_NONE UINT64_MAX
@@ -29,6 +30,9 @@ typedef struct worker {
   tuning tu;          /* this device's side of the tuning */
   kt_result *job;     /* submitted to it, until the loop collects it */
   bool done, quit;
+  bool lost;          /* its device is gone for good (its MPI rank died): its slot's
+                      ** jobs go to the other workers */
+  bool running;       /* its job is being evaluated (by it or, lost, by another) */
   int rc;
   kt_error err;
   uint64_t *ahead;    /* proposals whose compiles it starts before its next job */
@@ -136,15 +140,69 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
   return tune_same_failure(tu, mine, err);
 }
 
+/* ---- devices lost for good ---- */
+
+/* A device of an MPI rank that died cannot come back (mpi.h). */
+static bool device_gone(const worker *w) {
+  int rank = kt_tuner_device(w->tu.t)->rank;
+  return rank > 0 && !kt_mpi_rank_alive(rank);
+}
+
+static bool others_live(const kt_fleet *f, const worker *w) {
+  for (size_t i = 0; i < f->n; i++)
+    if (&f->w[i] != w && !f->w[i].lost) return true;
+  return false;
+}
+
+static void wake_all(kt_fleet *f) {
+  for (size_t i = 0; i < f->n; i++) pthread_cond_signal(&f->w[i].go);
+}
+
+/* Its own job first, else one of a lost worker's slot. */
+static worker *next_job(worker *w) {
+  if (w->lost) return NULL;
+  if (w->job && !w->done && !w->running) return w;
+  for (size_t i = 0; i < w->f->n; i++) {
+    worker *o = &w->f->w[i];
+    if (o->lost && o->job && !o->done && !o->running) return o;
+  }
+  return NULL;
+}
+
+/* The last device is gone too: the lost slots' jobs fail with its error. */
+static void fail_orphans(kt_fleet *f, const kt_error *err) {
+  for (size_t i = 0; i < f->n; i++) {
+    worker *o = &f->w[i];
+    if (o->lost && o->job && !o->done && !o->running) {
+      o->rc = -1;
+      o->err = *err;
+      o->done = true;
+    }
+  }
+}
+
 static void *work(void *ud) {
   worker *w = ud;
   kt_fleet *f = w->f;
   pthread_mutex_lock(&f->lock);
   for (;;) {
-    while ((!w->job || w->done) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
+    worker *j;
+    while (!(j = next_job(w)) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
     if (w->quit) break;
-    w->rc = evaluate(w, w->job, &w->err);
-    w->done = true;
+    j->running = true;
+    int rc = evaluate(w, j->job, &j->err);
+    j->running = false;
+    if (rc && device_gone(w)) {
+      bool others = others_live(f, w);
+      w->lost = true; /* its job, not evaluated, goes to another device */
+      if (others) {
+        wake_all(f);
+        continue;
+      }
+      fail_orphans(f, &j->err);
+    }
+    j->rc = rc;
+    j->done = true;
     pthread_cond_signal(&f->done);
   }
   pthread_mutex_unlock(&f->lock);
@@ -190,7 +248,8 @@ static int fleet_submit(void *ud, size_t slot, kt_result *res, kt_error *err) {
   worker *w = &f->w[slot];
   w->job = res;
   w->done = false;
-  pthread_cond_signal(&w->go);
+  if (w->lost) wake_all(f);
+  else pthread_cond_signal(&w->go);
   return 0;
 }
 

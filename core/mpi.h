@@ -64,6 +64,8 @@ void kt_mpi_link_stop(int link, char *why, size_t size);
 /* Rank 0: what a rank said of itself when it joined (its process id and
 ** host), and whether it still answers. -1 for a rank that said nothing. */
 int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive);
+/* Whether rank 0 still hears from the rank (false once taken for dead). */
+bool kt_mpi_rank_alive(int rank);
 
 /* Device ids of other ranks read "mpi:R:ID", ID being the rank's own
 ** ("mpi:1:opencl:0:0"). The id the device has on its rank. */

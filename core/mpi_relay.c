@@ -340,6 +340,14 @@ int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive) {
   return 0;
 }
 
+bool kt_mpi_rank_alive(int rank) {
+  if (!R.running || rank <= 0 || rank >= kt_mpi_size()) return false;
+  pthread_mutex_lock(&R.lock);
+  bool alive = !R.peers[rank].dead;
+  pthread_mutex_unlock(&R.lock);
+  return alive;
+}
+
 int kt_mpi_local_rank(int rank) {
   if (rank == kt_mpi_rank()) {
     const char *env = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
@@ -434,6 +442,11 @@ int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive) {
 int kt_mpi_local_rank(int rank) {
   (void)rank;
   return 0;
+}
+
+bool kt_mpi_rank_alive(int rank) {
+  (void)rank;
+  return false;
 }
 
 void kt_mpi_link_stop(int link, char *why, size_t size) {
