@@ -66,8 +66,9 @@ static size_t matches(const kt_device_info *list, size_t n, int rank, const char
     if (list[i].rank == rank && (dflt ? !strcmp(kt_device_string(&list[i], "type"), "gpu")
                                       : answers(&list[i], what)))
       found[m++] = (int)i;
-  for (size_t i = 0; dflt && m == 0 && i < n; i++) /* no GPU: every device of the rank */
-    if (list[i].rank == rank) found[m++] = (int)i;
+  if (dflt && m == 0) /* no GPU: every device of the rank */
+    for (size_t i = 0; i < n; i++)
+      if (list[i].rank == rank) found[m++] = (int)i;
   return m;
 }
 

@@ -91,6 +91,7 @@ static void bury(int rank, const char *how) {
   char why[256];
   snprintf(why, sizeof why, "MPI rank %d %s", rank, how);
   R.peers[rank].dead = true;
+  pthread_cond_broadcast(&R.changed);
   mw_forget(&R.out, rank);
   for (size_t i = 0; i < R.n; i++) {
     rlink *l = R.links[i];
@@ -173,6 +174,7 @@ static void dispatch(mw_in *in) {
     char text[128];
     snprintf(text, sizeof text, "%.*s", (int)in->h.frame, (const char *)in->frame);
     if (sscanf(text, "%d %d %63s", &p->pid, &p->local_rank, p->host) < 2) p->pid = -1;
+    pthread_cond_broadcast(&R.changed);
     return;
   }
   rlink *l = find((int)in->h.link);
@@ -297,6 +299,12 @@ int mr_start(kt_error *err) {
     return kt_fail(err, "cannot start the MPI relay thread");
   }
   R.running = true;
+  /* Every rank says who it is first (or is taken for dead), so that
+  ** kt.mpi() and the choice of devices by local rank know from the start. */
+  pthread_mutex_lock(&R.lock);
+  for (int r = 1; r < kt_mpi_size(); r++)
+    while (R.peers[r].pid == 0 && !R.peers[r].dead) pthread_cond_wait(&R.changed, &R.lock);
+  pthread_mutex_unlock(&R.lock);
   return 0;
 }
 
