@@ -4,6 +4,7 @@
 ** runs alone.
 */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +53,27 @@ static bool launched_by_mpirun(void) {
 
 static void end_at_exit(void) { kt_mpi_end(); }
 
+/* Open MPI installs handlers that print a backtrace on a crash; device
+** processes forked from a rank would inherit them, and a kernel that
+** crashes its device process must end it as it does elsewhere (by the
+** signal, which the tuner reports). So the handlers from before stay. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+
+static int init(int *argc, char ***argv, int *provided) {
+  struct sigaction saved[NFATAL];
+  for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], NULL, &saved[i]);
+  /* Rank 0's relay thread makes every MPI call between MPI_Init_thread
+  ** and MPI_Finalize, both on the main thread: serialized calls. */
+  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, provided);
+  for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], &saved[i], NULL);
+  return rc;
+}
+
 int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
   if (!launched_by_mpirun()) return 0;
   int provided = 0;
-  /* Rank 0's relay thread makes every MPI call between MPI_Init_thread
-  ** and MPI_Finalize, both on the main thread: serialized calls. */
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
+  if (init(argc, argv, &provided) != MPI_SUCCESS)
     return kt_fail(err, "cannot join the MPI job (MPI_Init_thread failed)");
   if (provided < MPI_THREAD_SERIALIZED) {
     MPI_Finalize();
@@ -204,8 +220,14 @@ size_t mw_staging_out(const kt_msg *request) {
 
 bool kt_mpi_built(void) { return false; }
 const char *kt_mpi_describe(void) { return "MPI: not built in (no mpi.h at build time)"; }
+/* Under mpirun every rank would run the script on its own: refused. */
 int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
-  (void)argc, (void)argv, (void)err;
+  (void)argc, (void)argv;
+  const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+  if (size && atoi(size) > 1)
+    return kt_fail(err, "this ktlua was built without MPI (no Open MPI headers), so under mpirun "
+                        "each of the %s ranks would tune alone; run it without mpirun, or build "
+                        "it where libopenmpi-dev is installed", size);
   return 0;
 }
 int kt_mpi_size(void) { return 1; }
