@@ -244,7 +244,7 @@ void kt_mpi_serve(void) {
   bool going = true;
   int idle = 0;
   while (going) {
-    serve_servers(&s, idle > 50 ? 10 : 1);
+    serve_servers(&s, s.out.n ? 0 : idle > 50 ? 10 : 1); /* as in mpi_relay.c */
     mw_in in;
     int got = 0;
     while (going && mw_poll(&in) == 1) {

@@ -248,8 +248,10 @@ static void *relay_main(void *arg) {
     size_t n = gather(&w);
     struct pollfd *fds = w.fds;
     pthread_mutex_unlock(&R.lock);
-    /* MPI makes no descriptor to wait on: short sleeps, longer when idle. */
-    int ready = poll(fds, n, idle > 50 ? 10 : 1);
+    /* MPI makes no descriptor to wait on: short sleeps, longer when idle,
+    ** none while a send is under way (a large one moves a fragment per
+    ** call into MPI). */
+    int ready = poll(fds, n, R.out.n ? 0 : idle > 50 ? 10 : 1);
     pthread_mutex_lock(&R.lock);
     idle = ready > 0 ? 0 : idle + 1;
     if (ready > 0 && (fds[0].revents & POLLIN)) {
