@@ -35,9 +35,14 @@ typedef struct served {
   size_t reply_extra;    /* staging bytes the next reply on the main connection brings */
 } served;
 
+struct owner;
+
 typedef struct rank_state {
   served **v;
   size_t n, cap;
+  struct pollfd *fds;    /* what serve_servers waits on */
+  struct owner *owners;
+  size_t capfds, capowners;
   mw_outbox out;
   int64_t heard, last_beat;
   kt_msg m;
@@ -207,25 +212,36 @@ static void said_from_server(rank_state *s, served *d) {
   else if (k == 0 || (errno != EAGAIN && errno != EINTR)) close(d->said), d->said = -1;
 }
 
+/* Whose each descriptor waited on is: the server, and its connection
+** (-1: its stderr). */
+typedef struct owner {
+  served *d;
+  int conn;
+} owner;
+
 /* Waits a little on every server's descriptors and serves what is ready. */
 static void serve_servers(rank_state *s, int ms) {
-  struct pollfd fds[256];
-  served *whose[256];
-  int conn[256];
+  size_t want = 0;
+  for (size_t i = 0; i < s->n; i++) want += (size_t)s->v[i]->n + 1;
+  if (kt_grow(&s->fds, &s->capfds, want + 1, sizeof *s->fds, NULL) ||
+      kt_grow(&s->owners, &s->capowners, want + 1, sizeof *s->owners, NULL)) {
+    usleep(1000); /* out of memory: MPI is still served */
+    return;
+  }
   nfds_t n = 0;
   for (size_t i = 0; i < s->n; i++)
-    for (int c = -1; c < s->v[i]->n && n < 256; c++) {
+    for (int c = -1; c < s->v[i]->n; c++) {
       int fd = c < 0 ? s->v[i]->said : s->v[i]->fds[c];
       if (fd < 0) continue;
-      fds[n] = (struct pollfd){fd, POLLIN, 0};
-      whose[n] = s->v[i];
-      conn[n++] = c;
+      s->fds[n] = (struct pollfd){fd, POLLIN, 0};
+      s->owners[n++] = (owner){s->v[i], c};
     }
-  if (poll(fds, n, ms) <= 0) return;
+  if (poll(s->fds, n, ms) <= 0) return;
   for (nfds_t i = 0; i < n; i++) {
-    if (!fds[i].revents) continue;
-    if (conn[i] < 0) said_from_server(s, whose[i]);
-    else if (whose[i]->fds[conn[i]] == fds[i].fd) from_server(s, whose[i], conn[i]);
+    owner o = s->owners[i];
+    if (!s->fds[i].revents) continue;
+    if (o.conn < 0) said_from_server(s, o.d);
+    else if (o.d->fds[o.conn] == s->fds[i].fd) from_server(s, o.d, o.conn);
   }
 }
 
@@ -267,6 +283,8 @@ void kt_mpi_serve(void) {
     remove_served(&s, s.v[0]);
   }
   free(s.v);
+  free(s.fds);
+  free(s.owners);
   kt_msg_free(&s.m);
   int64_t until = kt_now_ns() + 1000000000LL;
   while (s.out.n && kt_now_ns() < until) mw_progress(&s.out);

@@ -212,10 +212,14 @@ static void dispatch(mw_in *in) {
 /* ---- the thread ---- */
 
 /* The descriptors to wait on: the wake pipe's, then the links' (owner
-** says whose: link id * 1024 + connection). */
+** says whose). */
+typedef struct owner {
+  int link, conn;
+} owner;
+
 typedef struct waitset {
   struct pollfd *fds;
-  int *owner;
+  owner *owner;
   size_t cap, ocap;
 } waitset;
 
@@ -230,7 +234,7 @@ static size_t gather(waitset *w) {
           kt_grow(&w->owner, &w->ocap, n + 1, sizeof *w->owner, NULL))
         continue;
       w->fds[n] = (struct pollfd){l->fds[c], POLLIN, 0};
-      w->owner[n++] = l->id * 1024 + c;
+      w->owner[n++] = (owner){l->id, c};
     }
   }
   return n;
@@ -238,6 +242,15 @@ static size_t gather(waitset *w) {
 
 static void *relay_main(void *arg) {
   (void)arg;
+  /* Signals are the main thread's (Ctrl-C stops the tuning there); a
+  ** write to a pipe whose reader is gone is an error here, not a signal. */
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGPIPE);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &mask, NULL);
   waitset w = {0};
   kt_msg m;
   kt_msg_init(&m);
@@ -260,8 +273,8 @@ static void *relay_main(void *arg) {
     }
     for (size_t i = 1; ready > 0 && i < n; i++) {
       if (!fds[i].revents) continue;
-      rlink *l = find(w.owner[i] / 1024);
-      int c = w.owner[i] % 1024;
+      rlink *l = find(w.owner[i].link);
+      int c = w.owner[i].conn;
       if (l && l->state == L_OPEN && l->fds[c] == fds[i].fd) from_tuner(l, c, &m);
     }
     mw_in in;
@@ -391,6 +404,7 @@ static rlink *new_link(int rank, int main_fd, const int *cfds, int n, int said) 
   l->rank = rank;
   l->n = n + 1;
   l->said = said >= 0 ? fcntl(said, F_DUPFD_CLOEXEC, 3) : -1;
+  if (l->said >= 0) fcntl(l->said, F_SETFL, O_NONBLOCK); /* a full pipe loses words, not time */
   l->fds[0] = fcntl(main_fd, F_DUPFD_CLOEXEC, 3);
   for (int i = 0; i < n; i++) l->fds[i + 1] = fcntl(cfds[i], F_DUPFD_CLOEXEC, 3);
   l->id = ++R.next_id;
