@@ -181,6 +181,49 @@ for r, p in ipairs(m.ranks) do print(r, p.local_rank, math.type(p.pid), p.alive)
     assert.matches("MPI rank 2 %(on [^)]+%) has no device 'default'; it sees: no devices at all", out)
   end)
 
+  it("refuses an unknown device and a device given twice", function()
+    local out, code = mpirun(2, "--device=opencl:0:0,mpi:1:opencl:0:9")
+    assert.are_not.equal(0, code)
+    assert.matches("kt.tuner devices%[2%]: [^\n]*no device 'mpi:1:opencl:0:9'; expected one of: "
+                   .. "opencl:0:0 %([^)]*%), mpi:1:opencl:0:0 %(", out)
+    out, code = mpirun(2, "--device=mpi:1:opencl:0:0,mpi:1:opencl:0:0")
+    assert.are_not.equal(0, code)
+    assert.matches("device mpi:1:opencl:0:0 is given twice %(devices 1 and 2%)", out)
+  end)
+
+  it("restarts another rank's device process after a crash and past a time limit", function()
+    local faults = files.tmpname(".lua")
+    files.write(faults, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("mpi:1:opencl:0:0")
+local n = 1024
+local a = kt.array("float", n):fill(function(i) return i end)
+local c = kt.array("float", n)
+local k = tuner:kernel{ name = "w", global = n, args = { a:input(), c:output(), kt.int(n) }, source = [=[
+__kernel void w(__global const float *a, __global float *c, int n) {
+  int i = get_global_id(0);
+#if W == 2
+  __global int *wild = (__global int *)((ulong)c ^ 0x7f0000000000UL);
+  wild[i * 1000003] = 1;
+#endif
+#if W == 3
+  while (a[0] == 0.0f || n > 0) { }
+#endif
+  c[i] = a[i] * 2.0f;
+}]=] }
+k:param("W", { 1, 2, 3, 4 })
+k:reference(c, function(ref) for i = 0, n - 1 do ref[i] = a[i] * 2 end end)
+local r = tuner:tune(k, { repeats = 1, progress = false, time_limit = 1 })
+for i = 1, #r do print(r[i].config.W, r[i].status, r[i].error) end
+]])
+    local out, code = mpirun(2, "", { script = faults })
+    os.remove(faults)
+    assert.are.equal(0, code, out)
+    assert.matches("1\tok\tnil\n2\truntime_failed\tthe device process on MPI rank 1 died of signal %d+ "
+                   .. "[^\n]*\n3\ttimeout\tthe configuration ran past its time limit; its device "
+                   .. "process was stopped\n4\tok\tnil\n", out)
+  end)
+
   it("finishes the tuning on the other ranks when one is killed, nothing lost", function()
     local journal = files.tmpname(".jsonl")
     local out = mpirun(3, "--kill_rank_after=2 --journal=" .. journal, { recovery = true })
