@@ -242,6 +242,10 @@ size_t lk_devices_count(lua_State *L);
 bool lk_is_device_set(lua_State *L, int idx);
 int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth);
 void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut);
+/* A tuner object that owns f (made by kt_fleet_new with an opener of the
+** caller's: devices of MPI ranks, say). */
+struct kt_fleet;
+void lk_push_fleet(lua_State *L, struct kt_fleet *f);
 void lk_push_device(lua_State *L, const kt_device_info *d);
 void lk_push_results(lua_State *L, kt_results *r); /* takes a reference of its own */
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);

@@ -61,16 +61,33 @@ static void check_all(lua_State *L, const char *what, devset *s) {
                what, strcmp(what, "gpu:all") == 0 ? "GPU" : "device");
 }
 
+static lk_tuner *new_tuner(lua_State *L) {
+  lk_tuner *ut = lua_newuserdatauv(L, sizeof *ut, 1);
+  ut->t = NULL;
+  ut->fleet = NULL;
+  luaL_setmetatable(L, LK_TUNER);
+  return ut;
+}
+
+static void describe(lua_State *L, lk_tuner *ut) {
+  lk_push_device(L, kt_tuner_device(ut->t));
+  lua_setiuservalue(L, -2, 1);
+}
+
+void lk_push_fleet(lua_State *L, kt_fleet *f) {
+  lk_tuner *ut = new_tuner(L);
+  ut->fleet = f;
+  ut->t = kt_fleet_tuner(f, 0);
+  describe(L, ut);
+}
+
 int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth) {
   devset *s = lk_new_guarded(L, sizeof *s, devset_gc);
   if (lua_type(L, idx) == LUA_TSTRING) check_all(L, lua_tostring(L, idx), s);
   else check_list(L, idx, s);
   kt_error err;
   if (kt_fleet_check(s->list, s->n, &err)) luaL_error(L, "kt.tuner: %s", err.msg);
-  lk_tuner *ut = lua_newuserdatauv(L, sizeof *ut, 1);
-  ut->t = NULL;
-  ut->fleet = NULL;
-  luaL_setmetatable(L, LK_TUNER);
+  lk_tuner *ut = new_tuner(L);
   if (s->n == 1) { /* one device: a tuner as kt.tuner(device) gives */
     ut->t = kt_tuner_new(&s->list[0], threads, true, &err);
   } else if ((ut->fleet = kt_fleet_new(s->list, s->n, threads, NULL, NULL, &err))) {
@@ -79,8 +96,7 @@ int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth) {
   if (!ut->t) return lk_error(L, &err);
   for (size_t i = 0; i < s->n; i++)
     kt_tuner_set_device_growth(ut->fleet ? kt_fleet_tuner(ut->fleet, i) : ut->t, growth);
-  lk_push_device(L, kt_tuner_device(ut->t));
-  lua_setiuservalue(L, -2, 1);
+  describe(L, ut);
   return 1;
 }
 

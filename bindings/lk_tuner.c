@@ -531,9 +531,18 @@ static int tuner_tune_sizes(lua_State *L) {
   return 1;
 }
 
+/* tuner:cache(): the program caches' counts, summed over the devices of a
+** tuner over several (threads: each device's). */
 static int tuner_cache(lua_State *L) {
   kt_tuner *t = lk_check_tuner(L, 1);
+  struct kt_fleet *f = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   kt_build_stats s = kt_tuner_build_stats(t);
+  for (size_t i = 1; f && i < kt_fleet_size(f); i++) {
+    kt_build_stats d = kt_tuner_build_stats(kt_fleet_tuner(f, i));
+    s.hits += d.hits;
+    s.misses += d.misses;
+    s.entries += d.entries;
+  }
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, kt_tuner_build_threads(t));
   lua_setfield(L, -2, "threads");

@@ -4,10 +4,11 @@
 ** own tuning state (tune_int.h), under the fleet's lock; the calling
 ** thread runs the loop and waits for any worker to finish.
 **
-** Compiles: each proposal's compiles start ahead on one device only, the
-** one with the fewest proposals started ahead, as it is likely to be free
-** when the proposal's turn comes; a proposal that another device takes
-** is compiled there (and no longer ahead on the first).
+** Compiles: each proposal's compiles start ahead on one device only (the
+** one with the fewest proposals planned), and a device that comes free
+** takes the first proposal planned on it (loop.h: pick), so that each
+** configuration is compiled once. Only a device with nothing planned
+** takes another's proposal, and compiles it again.
 */
 #include "fleet.h"
 
@@ -131,7 +132,7 @@ static int start_ahead(worker *w, kt_error *err) {
 ** keeps positions in them); the loop's record gets a copy. */
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
   tuning *tu = &w->tu;
-  if (start_ahead(w, err) || tuner_ensure_open(tu->t, err)) return -1;
+  if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
   if (!mine || tune_guarded_evaluate(tu, mine, err) || kt_result_copy(res, mine, err))
@@ -212,18 +213,33 @@ static void *work(void *ud) {
 /* ---- the evaluator the loop sees ---- */
 
 static int fleet_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
-  (void)vi;
   kt_fleet *f = ud;
   worker *w = &f->w[0];
   for (size_t i = 1; i < f->n; i++)
     if (f->w[i].planned < w->planned) w = &f->w[i];
+  w->planned++;
+  if (kt_indexmap_put(&f->planned, index, w->i, err)) return -1;
+  /* An idle worker's tuner is the calling thread's to use; a busy one
+  ** starts the compiles itself before its next configuration. */
+  if (!w->job && w->tu.t->cache) return tune_prefetch(&w->tu, index, vi, err);
   if (kt_grow(&w->ahead, &w->capahead, w->nahead + 1, sizeof *w->ahead, err)) return -1;
   w->ahead[w->nahead++] = index;
-  w->planned++;
-  return kt_indexmap_put(&f->planned, index, w->i, err);
+  return 0;
 }
 
-/* The proposal was planned on another worker: it runs here instead. */
+/* Each device takes, when free, the first proposal whose compiles it
+** started; else the first of all (and compiles it). */
+static size_t fleet_pick(void *ud, size_t slot, const uint64_t *pending, size_t n) {
+  kt_fleet *f = ud;
+  for (size_t k = 0; k < n; k++) {
+    uint64_t at;
+    if (kt_indexmap_get(&f->planned, pending[k], &at) && at == slot) return k;
+  }
+  return 0;
+}
+
+/* The proposal is submitted: it leaves the plan, and a worker that was to
+** start its compiles (another, when the proposal was stolen) no longer does. */
 static int unplan(kt_fleet *f, uint64_t index, kt_error *err) {
   uint64_t at;
   if (!kt_indexmap_get(&f->planned, index, &at) || at == PLANNED_NONE) return 0;
@@ -308,6 +324,7 @@ static void stop_workers(kt_fleet *f) {
 /* What each device's side found beside its results joins the tuning's. */
 static void merge(kt_results *r, worker *w) {
   kt_results *d = w->tu.results;
+  if (d->setup_ns > r->setup_ns) r->setup_ns = d->setup_ns; /* the devices set up at once */
   r->input_checks += d->input_checks;
   r->inputs_changed += d->inputs_changed;
   kt_log_append(&r->inputs_log, d->inputs_log);
@@ -348,7 +365,7 @@ static int tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results
   f->release = task->launcher == NULL;
   if (!(f->w = kt_calloc(f->n, sizeof *f->w, err))) return tune_end(m, -1, err);
   kt_evaluator ev = {.prefetch = fleet_prefetch, .ud = f, .slots = f->n,
-                     .submit = fleet_submit, .wait = fleet_wait};
+                     .submit = fleet_submit, .wait = fleet_wait, .pick = fleet_pick};
   pthread_mutex_lock(&f->lock);
   int rc = start_workers(f, task, opts, err);
   kt_interrupt_guard guard;

@@ -107,6 +107,8 @@ static int fill(loop *l, kt_error *err) {
         proposal *p = &l->pending[(l->head + k) % l->lookahead];
         if (p->index == index) p->again++;
       }
+      for (size_t k = 0; k < l->nslots; k++) /* or in flight */
+        if (l->slots[k].busy && l->slots[k].p.index == index) l->slots[k].p.again++;
     } else if (report(l, index, at, err)) {
       return -1;
     }
@@ -242,12 +244,26 @@ static int land(loop *l, size_t s, bool recorded, kt_error *err) {
   return record(l, f->p, l->results->n - 1, recorded, err);
 }
 
-/* The next pending proposal, into a free slot and on to the evaluator. */
+/* The pending proposal the evaluator picks for slot s (the first when it
+** does not pick), taken out of the pending ones. */
+static proposal pick(loop *l, const kt_evaluator *ev, size_t s) {
+  if (!ev->pick) return pop(l);
+  for (size_t k = 0; k < l->npending; k++) l->batch[k] = l->pending[(l->head + k) % l->lookahead].index;
+  size_t at = ev->pick(ev->ud, s, l->batch, l->npending);
+  if (at >= l->npending) at = 0;
+  proposal p = l->pending[(l->head + at) % l->lookahead];
+  for (size_t k = at; k + 1 < l->npending; k++)
+    l->pending[(l->head + k) % l->lookahead] = l->pending[(l->head + k + 1) % l->lookahead];
+  l->npending--;
+  return p;
+}
+
+/* A pending proposal, into a free slot and on to the evaluator. */
 static int submit(loop *l, const kt_evaluator *ev, kt_error *err) {
   size_t s = 0;
   while (l->slots[s].busy) s++;
   flight *f = &l->slots[s];
-  f->p = pop(l);
+  f->p = pick(l, ev, s);
   size_t np = kt_space_nparams(l->space);
   f->res = (kt_result){.index = f->p.index, .time_ns = NAN, .elapsed_ns = NAN};
   if (!(f->res.vi = kt_calloc(np + 1, sizeof *f->res.vi, err)) ||

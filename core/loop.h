@@ -21,7 +21,9 @@
 ** slot: 0, or -1 on a fatal error (that slot's result is lost, the loop
 ** stops once the others are in). res stays where it is until then.
 ** Results come back in the order they finish, and the searcher hears of
-** each as it comes. */
+** each as it comes. pick (may be NULL: the first) chooses which of the n
+** proposals pending, in the order proposed, slot takes: the one whose
+** compiles started on its device, say. */
 typedef struct kt_evaluator {
   int (*evaluate)(void *ud, kt_result *res, kt_error *err);
   int (*prefetch)(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
@@ -29,6 +31,7 @@ typedef struct kt_evaluator {
   size_t slots; /* 0 or 1: synchronous, through evaluate */
   int (*submit)(void *ud, size_t slot, kt_result *res, kt_error *err);
   int (*wait)(void *ud, size_t *slot, kt_error *err);
+  size_t (*pick)(void *ud, size_t slot, const uint64_t *pending, size_t n);
 } kt_evaluator;
 
 /* Called after each new configuration; an error stops the loop. */

@@ -126,6 +126,104 @@ print("one", tostring(one), #one.devices)
     assert.matches("one\ttuner on opencl:0:1 %(pthread[^)]*%)\t1", out)
   end)
 
+  it("runs Lua on one thread at a time: generators, launchers, a Lua searcher, metrics, comparators", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner{ "opencl:0:0", "opencl:0:1" }
+local n = 256
+local a, c = kt.array("float", n):fill(1), kt.array("float", n)
+local k = two:kernel{ name = "sum", global = n, args = { a:input(), c:output() },
+  source = function(cfg)
+    local terms = {}
+    for t = 1, cfg.U do terms[t] = "a[i]" end
+    return "__kernel void sum(__global const float *a, __global float *c) "
+        .. "{ int i = get_global_id(0); c[i] = " .. table.concat(terms, " + ") .. "; }"
+  end }
+k:param("U", { 1, 2, 3, 4, 5, 6, 7, 8 })
+k:param("R", { 1, 2 })
+local launches = 0
+k:launcher(function(run, cfg)
+  for _ = 1, cfg.R do run:launch(k) end
+  launches = launches + cfg.R
+  run:read(c)
+end)
+k:reference(c, function(ref) ref:fill(3) end, { compare = function(got, want)
+  return got[0] == want[0], "not 3" end })
+local order, heard = { 15, 3, 5, 0, 9, 2, 7, 11, 4, 13, 6, 1, 8, 10, 12, 14 }, {}
+local searcher = { next = function(self, want)
+  local got = {}
+  while #got < want and self.at <= #order do got[#got + 1] = order[self.at]; self.at = self.at + 1 end
+  return got
+end, report = function(self, index, result) heard[#heard + 1] = index .. result.status end,
+init = function(self) self.at = 1 end }
+local r = two:tune(k, { search = searcher, repeats = 1, progress = false,
+                        metrics = { twice = function(res, cfg) return 2 * cfg.U end } })
+local ok, used = 0, {}
+for i = 1, #r do
+  if r[i].status == "ok" then ok = ok + 1 end
+  used[r[i].device] = true
+  assert(r[i].status ~= "ok" or r[i].metrics.twice == 2 * r[i].config.U)
+end
+print("results", #r, "ok", ok, "heard", #heard, "launches>=", launches >= 16, r.stopped)
+print("devices", used["opencl:0:0"], used["opencl:0:1"], "best U", r:best().config.U)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("results\t16\tok\t2\theard\t16\tlaunches>=\ttrue\tspace explored", out)
+    assert.matches("devices\ttrue\ttrue\tbest U\t3", out)
+  end)
+
+  it("runs the README's example as its comments say", function()
+    local readme = files.read("README.md")
+    local code = readme:match("### Several devices.-```lua\n(.-)```")
+    local out, status = run(code)
+    assert.are.equal(0, status, out)
+    assert.are.equal("2\topencl:0:0\n8\ttrue\n", out)
+  end)
+
+  it("shows progress a line per configuration, with its device", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local tuner = kt.tuner("all")
+local a, c = kt.array("float", 64):fill(1), kt.array("float", 64)
+local k = tuner:kernel{ name = "twice", global = 64, group = 1, args = { a:input(), c:output() },
+  source = "__kernel void twice(__global const float *a, __global float *c) "
+        .. "{ int i = get_global_id(0); c[i] = 2.0f * a[i]; }" }
+k:param("WG", { 1, 2, 4, 8, 16 }, { group_x = "mul" })
+k:reference(c, function(ref) ref:fill(2) end)
+tuner:tune(k, { progress = true, repeats = 1 })
+]])
+    assert.are.equal(0, status, out)
+    assert.are.equal(5, count(out, "%[%d%] WG=%d+  ok  [%d.]+ ms  %(best [%d.]+ ms%)  on opencl:0:[01]\n"))
+    for i = 1, 5 do assert.matches("[" .. i .. "] WG=", out, 1, true) end
+  end)
+
+  it("reports to the searcher every proposal, also one proposed again while it is in flight", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner("all")
+local c = kt.array("int", 64)
+local k = two:kernel{ name = "k", global = 64, args = { c:output() },
+  source = "__kernel void k(__global int *c) { c[get_global_id(0)] = X; }" }
+k:param("X", { 0, 1, 2, 3, 4, 5, 6, 7 })
+local batches = { { 0, 1 }, { 1 }, { 2, 3 }, { 3, 2 }, { 4, 5 }, { 5 }, { 6, 7 }, { 7, 6, 0 } }
+local heard, proposed = {}, 0
+local searcher = { init = function(self) self.at = 0 end,
+  next = function(self, want)
+    self.at = self.at + 1
+    local b = batches[self.at] or {}
+    proposed = proposed + #b
+    return b
+  end,
+  report = function(self, index) heard[index] = (heard[index] or 0) + 1 end }
+local r = two:tune(k, { search = searcher, repeats = 1, progress = false })
+local total, counts = 0, {}
+for x = 0, 7 do total = total + (heard[x] or 0); counts[#counts + 1] = heard[x] or 0 end
+print("results", #r, "proposed", proposed, "heard", total, table.concat(counts, " "))
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("results\t8\tproposed\t15\theard\t15\t2 2 2 2 1 2 2 2\n", out, 1, true)
+  end)
+
   it("refuses devices of different models, naming both", function()
     local out, status = run([[
 local kt = require "ktlua"
@@ -172,6 +270,7 @@ local r = two:tune(task(two), { repeats = 1, progress = false, journal = %q, res
                                 search = { "random", seed = 3 }, stop = { count = %d },
                                 output = { %q, %q } })
 show(r)
+print("devices", #two.devices)
 ]]
     local out, status = run(task .. code:format(journal, "false", 5, csv, json))
     assert.are.equal(0, status, out)
@@ -193,6 +292,14 @@ show(r)
       for i = 1, #r do by_index[r[i].index] = r[i].device end
       for i = 1, #first do assert.are.equal(first[i].device, by_index[first[i].index]) end
     end
+    -- one device resumes what two began: it takes their results, devices and all
+    out, status = run(task .. code:gsub('kt.tuner{ "opencl:0:0", "opencl:0:1" }', 'kt.tuner("opencl:0:1")')
+                                  :format(journal, "true", 12, csv, json))
+    assert.are.equal(0, status, out)
+    assert.matches("count 12 stopped count", out, 1, true)
+    assert.are.equal(13, #files.lines(journal))
+    assert.are.equal(12, count(out, "%d+ ok opencl:0:[01]\n"))
+    assert.matches("devices\t1\n", out, 1, true)
     os.remove(journal)
     os.remove(csv)
     os.remove(json)

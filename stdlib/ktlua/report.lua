@@ -195,6 +195,7 @@ function report.progress(r, results)
   local line = ("[%d] %s  %s"):format(#results, report.config(r.config, results.params), r.status)
   if r.time_ms then line = line .. "  " .. fmt_ms(r.time_ms) .. " ms" end
   if best then line = line .. ("  (best %s ms)"):format(fmt_ms(best.time_ms)) end
+  if r.device then line = line .. "  on " .. r.device end -- a tuning over several devices
   io.stdout:write(line, "\n")
   io.stdout:flush()
 end
