@@ -3,6 +3,7 @@
 ** each rank's own list, and the device each rank gives to one tuning.
 */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,23 +29,57 @@ static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t
   return 0;
 }
 
+/* Each rank lists its devices in a device process of its own (drivers take
+** a while to start): all at once, a thread each. */
+typedef struct listing {
+  pthread_t thread;
+  bool started;
+  int rank, rc;
+  kt_device_info *list;
+  size_t n;
+  char said[512];
+  kt_error err;
+} listing;
+
+static void *list_rank(void *ud) {
+  listing *l = ud;
+  l->rc = kt_devices_remote_on(l->rank, &l->list, &l->n, l->said, sizeof l->said, &l->err);
+  return NULL;
+}
+
+static int gather(listing *l, kt_device_info **list, size_t *n, char *why, size_t whysize,
+                  kt_error *err) {
+  size_t used = why ? strlen(why) : 0;
+  if (l->rc) {
+    *err = l->err;
+    return kt_fail_prefix(err, "listing the devices of MPI rank %d: ", l->rank);
+  }
+  if (l->n == 0 && why && used < whysize)
+    snprintf(why + used, whysize - used, "%sMPI rank %d sees no device%s%s%s", used ? "; " : "",
+             l->rank, l->said[0] ? " (" : "", l->said, l->said[0] ? ")" : "");
+  if (append(list, n, l->list, l->n, l->rank, err)) return -1;
+  l->list = NULL;
+  l->n = 0;
+  return 0;
+}
+
 int kt_mpi_devices_append(kt_device_info **list, size_t *n, char *why, size_t whysize,
                           kt_error *err) {
-  for (int r = 1; r < kt_mpi_size(); r++) {
-    kt_device_info *more = NULL;
-    size_t m = 0, used = why ? strlen(why) : 0;
-    char said[512] = "";
-    if (kt_devices_remote_on(r, &more, &m, said, sizeof said, err))
-      return kt_fail_prefix(err, "listing the devices of MPI rank %d: ", r);
-    if (m == 0 && why && used < whysize)
-      snprintf(why + used, whysize - used, "%sMPI rank %d sees no device%s%s%s", used ? "; " : "",
-               r, said[0] ? " (" : "", said, said[0] ? ")" : "");
-    if (append(list, n, more, m, r, err)) {
-      kt_devices_free(more, m);
-      return -1;
-    }
+  int ranks = kt_mpi_size() - 1, rc = 0;
+  listing *all = ranks > 0 ? calloc((size_t)ranks, sizeof *all) : NULL;
+  if (ranks > 0 && !all) return kt_fail(err, "out of memory listing the devices of MPI ranks");
+  for (int i = 0; i < ranks; i++) {
+    all[i].rank = i + 1;
+    all[i].started = pthread_create(&all[i].thread, NULL, list_rank, &all[i]) == 0;
+    if (!all[i].started) list_rank(&all[i]); /* no thread: here, in turn */
   }
-  return 0;
+  for (int i = 0; i < ranks; i++) {
+    if (all[i].started) pthread_join(all[i].thread, NULL);
+    if (rc == 0 && gather(&all[i], list, n, why, whysize, err)) rc = -1;
+    kt_devices_free(all[i].list, all[i].n);
+  }
+  free(all);
+  return rc;
 }
 
 /* ---- one device per rank ---- */
