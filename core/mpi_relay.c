@@ -34,8 +34,7 @@ typedef struct rlink {
   unsigned char *staging;
   size_t staging_size;
   lstate state;
-  bool failed;              /* the open failed */
-  char why[256];
+  char why[256];            /* how it ended (L_DONE) */
 } rlink;
 
 typedef struct peer {
@@ -57,7 +56,7 @@ static struct relay {
   int next_id;
   peer *peers;
   mw_outbox out;
-  int64_t last_beat;
+  int64_t last_beat, last_check;
 } R = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER, .wake = {-1, -1}};
 
 static rlink *find(int id) {
@@ -96,12 +95,16 @@ static void bury(int rank, const char *how) {
   for (size_t i = 0; i < R.n; i++) {
     rlink *l = R.links[i];
     if (l->rank != rank || l->state == L_DONE) continue;
-    l->failed = l->state == L_OPENING || l->state == L_WANT_OPEN;
     finish(l, why);
   }
 }
 
 static void check_peers(int64_t now) {
+  /* A relay that was itself held up (a long write to a busy tuner) heard
+  ** nothing meanwhile: the others get a fresh window, not the blame. */
+  if (now - R.last_check > 1000000000LL)
+    for (int r = 1; r < kt_mpi_size(); r++) R.peers[r].heard = now;
+  R.last_check = now;
   for (int r = 1; r < kt_mpi_size(); r++)
     if (!R.peers[r].dead && now - R.peers[r].heard > (int64_t)KT_MPI_SILENCE_S * 1000000000LL) {
       char how[96];
@@ -182,8 +185,7 @@ static void dispatch(mw_in *in) {
   switch (in->h.kind) {
   case MK_OPENED:
     if (l->state != L_OPENING) break;
-    l->failed = in->h.arg != 0;
-    if (l->failed) {
+    if (in->h.arg != 0) {
       snprintf(l->why, sizeof l->why, "MPI rank %d: %.*s", l->rank, (int)in->h.frame,
                (const char *)in->frame);
       finish(l, NULL);
@@ -307,6 +309,7 @@ int mr_start(kt_error *err) {
   }
   int64_t now = kt_now_ns();
   for (int r = 0; r < kt_mpi_size(); r++) R.peers[r].heard = now;
+  R.last_check = now;
   if (pthread_create(&R.thread, NULL, relay_main, NULL) != 0) {
     close(R.wake[0]), close(R.wake[1]);
     free(R.peers);
@@ -348,6 +351,9 @@ void mr_stop(void) {
   }
   free(R.links);
   free(R.peers);
+  R.links = NULL;
+  R.n = R.cap = 0;
+  R.peers = NULL;
   close(R.wake[0]), close(R.wake[1]);
 }
 
@@ -439,7 +445,7 @@ int kt_mpi_link_open(int rank, int main_fd, const int *compile_fds, int n, int s
 
 void kt_mpi_link_stop(int id, char *why, size_t size) {
   pthread_mutex_lock(&R.lock);
-  rlink *l = find(id);
+  rlink *l = R.running ? find(id) : NULL; /* after mr_stop, every link is gone */
   if (l && l->state == L_OPEN) {
     l->state = L_WANT_STOP;
     wake();
