@@ -51,7 +51,7 @@ static int gather(listing *l, kt_device_info **list, size_t *n, char *why, size_
                   kt_error *err) {
   size_t used = why ? strlen(why) : 0;
   if (l->rc) {
-    *err = l->err;
+    if (err) *err = l->err;
     return kt_fail_prefix(err, "listing the devices of MPI rank %d: ", l->rank);
   }
   if (l->n == 0 && why && used < whysize)

@@ -35,7 +35,8 @@ const char *kt_mpi_describe(void) {
   if (!job.library[0]) {
     int len = 0;
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    MPI_Get_library_version(v, &len); /* callable before MPI_Init */
+    MPI_Get_library_version(v, &len); /* callable before MPI_Init, and from here before
+                                      ** anything else calls MPI (kt_mpi_start) */
     v[strcspn(v, ",\n")] = '\0';
     snprintf(job.library, sizeof job.library, "MPI: %s", v);
   }
@@ -71,6 +72,7 @@ static int init(int *argc, char ***argv, int *provided) {
 }
 
 int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
+  kt_mpi_describe(); /* now: later, the relay thread alone may call MPI */
   if (!launched_by_mpirun()) return 0;
   int provided = 0;
   if (init(argc, argv, &provided) != MPI_SUCCESS)
