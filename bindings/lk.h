@@ -203,7 +203,8 @@ void lk_open_json(lua_State *L);    /* kt.json */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
 void lk_open_mpi(lua_State *L);     /* kt.mpi, kt.mpi_devices */
 const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size);
-const kt_device_info *lk_device_list(lua_State *L, size_t *n);
+/* The device list, and why backends or ranks have none (may be ""). */
+const kt_device_info *lk_device_list(lua_State *L, size_t *n, const char **why);
 /* Pushes the ids of the devices that each rank gives to a tuning of the
 ** device spec at idx (kt.mpi_devices). */
 void lk_push_mpi_devices(lua_State *L, int idx);

@@ -130,9 +130,10 @@ const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size) {
   return device_key(L, idx, buf, size);
 }
 
-const kt_device_info *lk_device_list(lua_State *L, size_t *n) {
+const kt_device_info *lk_device_list(lua_State *L, size_t *n, const char **why) {
   device_list *dl = get_list(L);
   *n = dl->n;
+  *why = dl->why;
   return dl->list;
 }
 

@@ -49,10 +49,14 @@ void lk_push_mpi_devices(lua_State *L, int idx) {
   char buf[128];
   const char *what = lk_device_spec(L, idx, buf, sizeof buf);
   size_t n;
-  const kt_device_info *list = lk_device_list(L, &n);
+  const char *why;
+  const kt_device_info *list = lk_device_list(L, &n, &why);
   int *picked = lua_newuserdatauv(L, sizeof *picked * (size_t)kt_mpi_size(), 0);
   kt_error err;
-  if (kt_mpi_pick(list, n, what, picked, &err)) lk_error(L, &err);
+  if (kt_mpi_pick(list, n, what, picked, &err)) {
+    if (why[0]) luaL_error(L, "%s (%s)", err.msg, why); /* as lk_check_device says it */
+    lk_error(L, &err);
+  }
   lua_createtable(L, kt_mpi_size(), 0);
   for (int r = 0; r < kt_mpi_size(); r++) {
     lua_pushstring(L, list[picked[r]].id);
