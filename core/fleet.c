@@ -128,6 +128,8 @@ static int start_ahead(worker *w, kt_error *err) {
   return 0;
 }
 
+static bool device_gone(const worker *w);
+
 /* The device's own tuning evaluates into its own results (the guard
 ** keeps positions in them); the loop's record gets a copy. */
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
@@ -135,8 +137,12 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
-  if (!mine || tune_guarded_evaluate(tu, mine, err) || kt_result_copy(res, mine, err))
-    return -1;
+  if (!mine || tune_guarded_evaluate(tu, mine, err)) return -1;
+  /* Its device went with its MPI rank, not through the configuration's
+  ** fault: the configuration runs again on another device (work). */
+  if (mine->status == KT_RUNTIME_FAILED && device_gone(w))
+    return kt_fail(err, "%s", mine->error ? mine->error : "the device's MPI rank is gone");
+  if (kt_result_copy(res, mine, err)) return -1;
   if (!(res->device = kt_strdup(kt_tuner_device(tu->t)->id, err))) return -1;
   return tune_same_failure(tu, mine, err);
 }
