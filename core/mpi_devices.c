@@ -109,6 +109,7 @@ static size_t matches(const kt_device_info *list, size_t n, int rank, const char
 
 static int none_on(const kt_device_info *list, size_t n, int rank, const char *what,
                    kt_error *err) {
+  if (kt_mpi_size() == 1) return kt_device_find(list, n, what, err); /* alone: as ever */
   char have[512] = "", host[64] = "?";
   size_t used = 0;
   int pid;
