@@ -154,6 +154,7 @@ typedef struct lk_deadline {
   double limit_s;
   const char *who, *where;
   bool fired;
+  int64_t yielded; /* when it last let other device threads go on */
   lua_Hook hook; /* what was set before, restored at the end */
   int mask, count;
   void *outer; /* the limit this one hides */
@@ -173,6 +174,15 @@ int lk_ref_protect(const lk_ref *r, lua_CFunction body, void *ud, kt_error *err)
 
 /* The callback thread of this Lua state (created on first use). */
 lua_State *lk_callback_thread(lua_State *L);
+/* Callbacks made on the calling OS thread run on T from now on (NULL: on
+** the callback thread again): each device thread of a tuning over several
+** devices has a Lua thread of its own (lk_fleet.c). */
+void lk_set_callback_thread(lua_State *T, void (*yield)(void *ud), void *ud);
+/* From long-running callbacks (lk_deadline.c's hook): lets the other
+** device threads of a tuning over several devices go on a moment. */
+void lk_callback_yield(void);
+/* The thread callbacks made on this OS thread run on. */
+lua_State *lk_running_callback_thread(lua_State *L);
 
 /* A zeroed list of n arguments in a userdata pushed on the stack; the
 ** collector releases what it holds, so a Lua error while filling it
@@ -247,6 +257,9 @@ void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut);
 ** caller's: devices of MPI ranks, say). */
 struct kt_fleet;
 void lk_push_fleet(lua_State *L, struct kt_fleet *f);
+/* kt_fleet_tune with a Lua thread per device for its callbacks. */
+int lk_fleet_tune(lua_State *L, struct kt_fleet *f, kt_task *task, const kt_tune_opts *o,
+                  kt_results **out, kt_error *err);
 void lk_push_device(lua_State *L, const kt_device_info *d);
 void lk_push_results(lua_State *L, kt_results *r); /* takes a reference of its own */
 void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r);

@@ -4,20 +4,32 @@
 ** deadline would never stop: a count hook raises an error once it passes.
 ** Limits nest (a launcher's run may generate a source): each one's state
 ** lives on its caller's C stack, the registry points the hook to the
-** innermost, and the end of one gives the hook back to the one it hid.
+** innermost (per Lua thread: the device threads of a tuning over several
+** devices each have one), and the end of one gives the hook back to the
+** one it hid.
 */
 #include "lk.h"
 
 #define HOOK_INSTRUCTIONS 1000
+/* Long-running Lua lets the other device threads of a tuning over several
+** devices go on this often. */
+#define YIELD_EVERY_NS 2000000
 
-static const char KEY = 'd';
+/* The limits of the callback thread this OS thread runs (also when the
+** hook fires in a coroutine that its Lua code made). */
+static void *key_of(lua_State *T) { return lk_running_callback_thread(T); }
 
 static void on_count(lua_State *T, lua_Debug *ar) {
   (void)ar;
-  lua_rawgetp(T, LUA_REGISTRYINDEX, &KEY);
+  lua_rawgetp(T, LUA_REGISTRYINDEX, key_of(T));
   lk_deadline *d = lua_touserdata(T, -1);
   lua_pop(T, 1);
-  if (!d || kt_now_ns() < d->at) return;
+  int64_t now = kt_now_ns();
+  if (d && now < d->at && now - d->yielded >= YIELD_EVERY_NS) {
+    d->yielded = now; /* Lua that runs on holds up the other devices' threads */
+    lk_callback_yield();
+  }
+  if (!d || now < d->at) return;
   d->fired = true;
   luaL_where(T, 0); /* in a hook, level 0 is the Lua code that was running */
   lua_pushfstring(T, "%s ran past its time limit (%f s)%s", d->who, d->limit_s, d->where);
@@ -32,14 +44,15 @@ void lk_deadline_begin(lua_State *T, lk_deadline *d, double limit_s, const char 
   d->who = who;
   d->where = where;
   d->fired = false;
+  d->yielded = kt_now_ns();
   d->hook = lua_gethook(T);
   d->mask = lua_gethookmask(T);
   d->count = lua_gethookcount(T);
-  lua_rawgetp(T, LUA_REGISTRYINDEX, &KEY);
+  lua_rawgetp(T, LUA_REGISTRYINDEX, key_of(T));
   d->outer = lua_touserdata(T, -1);
   lua_pop(T, 1);
   lua_pushlightuserdata(T, d);
-  lua_rawsetp(T, LUA_REGISTRYINDEX, &KEY);
+  lua_rawsetp(T, LUA_REGISTRYINDEX, key_of(T));
   lua_sethook(T, on_count, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
 }
 
@@ -47,5 +60,5 @@ void lk_deadline_end(lua_State *T, const lk_deadline *d) {
   lua_sethook(T, d->hook, d->mask, d->count);
   if (d->outer) lua_pushlightuserdata(T, d->outer);
   else lua_pushnil(T);
-  lua_rawsetp(T, LUA_REGISTRYINDEX, &KEY);
+  lua_rawsetp(T, LUA_REGISTRYINDEX, key_of(T));
 }

@@ -470,7 +470,7 @@ static int tuner_tune(lua_State *L) {
   kt_db *db = lk_check_db_option(L, 3);
   o.seeds = lk_check_seeds(L, 3, ut->task->space, &o.nseeds);
   kt_error err;
-  int rc = fleet ? kt_fleet_tune(fleet, ut->task, &o, &h->results, &err)
+  int rc = fleet ? lk_fleet_tune(L, fleet, ut->task, &o, &h->results, &err)
                  : kt_tune(t, ut->task, &o, &h->results, &err);
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {

@@ -327,6 +327,30 @@ lua_State *lk_callback_thread(lua_State *L) {
   return T;
 }
 
+/* A tuning over several devices runs callbacks on a thread per device,
+** one at a time (core/fleet.h); a launcher's frames stay on its device's
+** Lua thread while that device runs, so the others need threads of their
+** own. Which one is the OS thread's: thread-local, as it can only be. */
+static _Thread_local lua_State *own_thread;
+static _Thread_local void (*yield_fn)(void *ud);
+static _Thread_local void *yield_ud;
+
+void lk_set_callback_thread(lua_State *T, void (*yield)(void *ud), void *ud) {
+  own_thread = T;
+  yield_fn = yield;
+  yield_ud = ud;
+}
+
+void lk_callback_yield(void) {
+  if (yield_fn) yield_fn(yield_ud);
+}
+
+static lua_State *thread_of(const lk_ref *r) { return own_thread ? own_thread : r->thread; }
+
+lua_State *lk_running_callback_thread(lua_State *L) {
+  return own_thread ? own_thread : lk_callback_thread(L);
+}
+
 lk_ref *lk_ref_new(lua_State *L, int idx) {
   lk_ref *r = malloc(sizeof *r);
   if (!r) luaL_error(L, "out of memory");
@@ -348,9 +372,10 @@ kt_callback lk_ref_callback(lua_State *L, int idx) {
 }
 
 lua_State *lk_ref_push(const lk_ref *r) {
-  luaL_checkstack(r->thread, 32, "ktlua callback");
-  lua_rawgeti(r->thread, LUA_REGISTRYINDEX, r->ref);
-  return r->thread;
+  lua_State *T = thread_of(r);
+  luaL_checkstack(T, 32, "ktlua callback");
+  lua_rawgeti(T, LUA_REGISTRYINDEX, r->ref);
+  return T;
 }
 
 /* Keeps the message and adds a traceback, so that an error in a callback
@@ -364,7 +389,7 @@ static int traceback(lua_State *L) {
 
 int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
                 kt_error *err) {
-  lua_State *T = r->thread;
+  lua_State *T = thread_of(r);
   int base = lua_gettop(T) - nargs;
   if (with_traceback) lua_pushcfunction(T, traceback);
   else lua_pushnil(T);
@@ -380,7 +405,7 @@ int lk_ref_call(const lk_ref *r, int nargs, int nresults, bool with_traceback,
 }
 
 int lk_ref_protect(const lk_ref *r, lua_CFunction body, void *ud, kt_error *err) {
-  lua_State *T = r->thread;
+  lua_State *T = thread_of(r);
   int base = lua_gettop(T);
   if (!lua_checkstack(T, 8)) return kt_fail(err, "the callback thread's stack is full");
   lua_pushcfunction(T, traceback);

@@ -13,6 +13,7 @@
 #include "fleet.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,9 @@ struct kt_fleet {
   worker *w;
   pthread_mutex_t lock; /* held by whoever runs anything of the tuning */
   pthread_cond_t done;
-  bool release;         /* waits let go of the lock (no launcher of the task's own) */
+  bool release;         /* waits let go of the lock (see fleet.h) */
+  kt_fleet_thread_fn thread_fn;
+  void *thread_ud;
   tuning main;          /* the results, the journal, the loop's options */
   kt_indexmap planned;  /* proposal -> the worker that starts its compiles */
   size_t next;          /* where wait looks first, so that none is always last */
@@ -106,6 +109,18 @@ void kt_fleet_free(kt_fleet *f) {
 }
 
 size_t kt_fleet_size(const kt_fleet *f) { return f->n; }
+
+void kt_fleet_yield(kt_fleet *f) {
+  if (!f->release) return;
+  pthread_mutex_unlock(&f->lock);
+  sched_yield(); /* a thread waiting for the lock takes it now, most likely */
+  pthread_mutex_lock(&f->lock);
+}
+
+void kt_fleet_set_thread_hook(kt_fleet *f, kt_fleet_thread_fn fn, void *ud) {
+  f->thread_fn = fn;
+  f->thread_ud = ud;
+}
 kt_tuner *kt_fleet_tuner(kt_fleet *f, size_t i) { return i < f->n ? f->t[i] : NULL; }
 
 /* ---- a worker ---- */
@@ -192,6 +207,7 @@ static void *work(void *ud) {
   worker *w = ud;
   kt_fleet *f = w->f;
   pthread_mutex_lock(&f->lock);
+  if (f->thread_fn) f->thread_fn(f->thread_ud, w->i, true);
   for (;;) {
     worker *j;
     while (!(j = next_job(w)) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
@@ -212,6 +228,7 @@ static void *work(void *ud) {
     j->done = true;
     pthread_cond_signal(&f->done);
   }
+  if (f->thread_fn) f->thread_fn(f->thread_ud, w->i, false);
   pthread_mutex_unlock(&f->lock);
   return NULL;
 }
@@ -368,7 +385,7 @@ static int tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results
   if (tune_begin(m, f->t[0], task, opts, out, err)) return -1;
   kt_indexmap_init(&f->planned);
   f->next = 0;
-  f->release = task->launcher == NULL;
+  f->release = task->launcher == NULL || f->thread_fn;
   if (!(f->w = kt_calloc(f->n, sizeof *f->w, err))) return tune_end(m, -1, err);
   kt_evaluator ev = {.prefetch = fleet_prefetch, .ud = f, .slots = f->n,
                      .submit = fleet_submit, .wait = fleet_wait, .pick = fleet_pick};

@@ -14,9 +14,11 @@
 ** (its device process's reply, a compile): so Lua runs on one thread at a
 ** time, the devices run at once, and the state that the tuning shares
 ** (results, journal, the searcher, the task) needs no lock of its own. A
-** task with a launcher of its own keeps the lock also while it waits: its
-** launcher's Lua frames would lie under another thread's on the one Lua
-** callback thread. Such a task is tuned correctly, a device at a time.
+** task with a launcher of its own waits for its device inside the
+** launcher's Lua frames: it lets go of the lock there only when each
+** device thread has a Lua thread of its own (kt_fleet_set_thread_hook,
+** which the bindings set), else it is tuned a device at a time. Lua that
+** runs long lets the others have the lock now and then (kt_fleet_yield).
 */
 #ifndef KT_FLEET_H
 #define KT_FLEET_H
@@ -41,6 +43,16 @@ kt_fleet *kt_fleet_new(const kt_device_info *devs, size_t n, int build_threads,
 void kt_fleet_free(kt_fleet *f);
 size_t kt_fleet_size(const kt_fleet *f);
 kt_tuner *kt_fleet_tuner(kt_fleet *f, size_t i);
+
+/* What each device thread of the next tunings runs first (starting) and
+** last, under the lock: the bindings give it a Lua thread of its own. */
+typedef void (*kt_fleet_thread_fn)(void *ud, size_t device, bool starting);
+void kt_fleet_set_thread_hook(kt_fleet *f, kt_fleet_thread_fn fn, void *ud);
+
+/* From a device thread in long host work (Lua code that runs on: the
+** bindings call it from their count hook): lets the other device threads
+** have the lock a moment, so that they go on meanwhile. */
+void kt_fleet_yield(kt_fleet *f);
 
 /* kt_tune over every device of the fleet: the same options, the same
 ** journal and resume, progress and Ctrl-C on the calling thread. The

@@ -6,6 +6,12 @@
 ** comes back, so one that needs each result before its next proposal
 ** proposes one at a time and searches exactly as it would with no
 ** lookahead: the same seed gives the same search on any machine.
+**
+** An asynchronous evaluator (several devices) has a slot per device: the
+** loop keeps each busy with a pending proposal (the one the evaluator
+** picks), takes results in the order they finish, and once the search is
+** over (or on an error) still takes in what is in flight. Its budget
+** counts what is in flight as spent.
 */
 #include "loop.h"
 
@@ -201,7 +207,8 @@ static int advance(loop *l, const char **why, kt_error *err) {
     size_t before = l->npending;
     if (fill(l, err)) return -1;
     if (l->repeats >= MAX_REPEATS) *why = "searcher repeats itself";
-    if (l->npending == before && l->npending > 0) break; /* go on with what is pending */
+    /* nothing new: go on with what is pending, or wait for what is in flight */
+    if (l->npending == before && (l->npending > 0 || l->inflight > 0)) break;
     if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending + l->inflight) break;
   }
   if (*why) return 0;

@@ -190,11 +190,45 @@ local k = tuner:kernel{ name = "twice", global = 64, group = 1, args = { a:input
         .. "{ int i = get_global_id(0); c[i] = 2.0f * a[i]; }" }
 k:param("WG", { 1, 2, 4, 8, 16 }, { group_x = "mul" })
 k:reference(c, function(ref) ref:fill(2) end)
-tuner:tune(k, { progress = true, repeats = 1 })
+tuner:tune(k, { progress = true, repeats = 1 }):print()
 ]])
     assert.are.equal(0, status, out)
+    assert.matches("\n#  WG  status  time_ms  runs  device      global  group  note\n", out, 1, true)
+    assert.are.equal(5, count(out, "\n%d   *%d+  ok  +[%d.]+ +1  opencl:0:[01]  64 "))
     assert.are.equal(5, count(out, "%[%d%] WG=%d+  ok  [%d.]+ ms  %(best [%d.]+ ms%)  on opencl:0:[01]\n"))
     for i = 1, 5 do assert.matches("[" .. i .. "] WG=", out, 1, true) end
+  end)
+
+  it("runs launchers on both devices at once, each under its own time limit", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner("all")
+local n = 4096
+local a, c = kt.array("float", n):fill(1), kt.array("float", n)
+local k = two:kernel{ name = "slow", global = n, args = { a:input(), c:output() }, source = [=[
+__kernel void slow(__global const float *a, __global float *c) {
+  int i = get_global_id(0);
+  float s = 0.0f;
+  for (int r = 0; r < 20000; r++) s += a[(i + r) % 4096] * 1e-9f;
+  c[i] = a[i] + X + s * 0.0f;
+}]=] }
+k:param("X", { 0, 1, 2, 3, 4, 5, 6, 7 })
+local active, most = 0, 0
+k:launcher(function(run, cfg)
+  if cfg.X == 5 then while true do end end -- stuck in Lua: the time limit stops it
+  active = active + 1
+  most = math.max(most, active)
+  run:launch(k)
+  run:read(c) -- waits for the device: the other device's launcher may run meanwhile
+  active = active - 1
+end)
+local r = two:tune(k, { repeats = 1, progress = false, time_limit = 2 })
+local statuses = {}
+for i = 1, #r do statuses[r[i].index + 1] = r[i].status end
+print("most", most, table.concat(statuses, " "))
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("most\t2\tok ok ok ok ok timeout ok ok\n", out, 1, true)
   end)
 
   it("reports to the searcher every proposal, also one proposed again while it is in flight", function()
@@ -222,6 +256,38 @@ print("results", #r, "proposed", proposed, "heard", total, table.concat(counts, 
 ]])
     assert.are.equal(0, status, out)
     assert.matches("results\t8\tproposed\t15\theard\t15\t2 2 2 2 1 2 2 2\n", out, 1, true)
+  end)
+
+  it("waits for what is in flight when the searcher proposes only that", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local two = kt.tuner("all")
+local c = kt.array("int", 64)
+local k = two:kernel{ name = "k", global = 64, args = { c:output() },
+  source = "__kernel void k(__global int *c) { c[get_global_id(0)] = X; }" }
+k:param("X", { 0, 1, 2, 3, 4, 5 })
+local asked = 0
+-- at most two configurations without a result; asked for more, it names those again
+local searcher = { init = function(self) self.given, self.open = 0, {} end,
+  next = function(self, want)
+    asked = asked + 1
+    local out = {}
+    for index in pairs(self.open) do out[#out + 1] = index end
+    table.sort(out)
+    while #out < want and self.given < 6 and #out < 2 do
+      self.open[self.given] = true
+      out[#out + 1] = self.given
+      self.given = self.given + 1
+    end
+    while #out > 0 and #out < want do out[#out + 1] = out[1] end
+    return out
+  end,
+  report = function(self, index) self.open[index] = nil end }
+local r = two:tune(k, { search = searcher, repeats = 1, progress = false, lookahead = 2 })
+print(#r, r.stopped, asked < 100)
+]])
+    assert.are.equal(0, status, out)
+    assert.matches("6\tspace explored\ttrue\n", out, 1, true)
   end)
 
   it("refuses devices of different models, naming both", function()

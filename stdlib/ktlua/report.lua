@@ -109,6 +109,9 @@ local function table_rows(results, shown, params)
   end
   header[#header + 1] = "runs"
   right[#header] = true
+  local devices = false -- a tuning over several devices: which ran each
+  for _, r in ipairs(shown) do devices = devices or r.device ~= nil end
+  if devices then header[#header + 1] = "device" end
   for _, h in ipairs({ "global", "group", "note" }) do header[#header + 1] = h end
   local rows = { header }
   for _, r in ipairs(shown) do
@@ -121,6 +124,7 @@ local function table_rows(results, shown, params)
       row[#row + 1] = v and ("%.6g"):format(v) or "-"
     end
     row[#row + 1] = #r.samples_ms
+    if devices then row[#row + 1] = r.device or "-" end
     row[#row + 1] = fmt_sizes(r.global)
     row[#row + 1] = fmt_sizes(r.group)
     row[#row + 1] = r.status ~= "ok" and first_line(r.error) or ""
