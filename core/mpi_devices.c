@@ -16,6 +16,12 @@
 
 static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t m, int rank,
                   kt_error *err) {
+  for (size_t i = 0; i < m; i++) {
+    char id[sizeof more[i].id];
+    int len = snprintf(id, sizeof id, "mpi:%d:%s", rank, more[i].id);
+    if (len < 0 || (size_t)len >= sizeof id)
+      return kt_fail(err, "device %s of MPI rank %d: its id is too long to name", more[i].id, rank);
+  }
   kt_device_info *grown = realloc(*list, (*n + m + 1) * sizeof **list);
   if (!grown) return kt_fail(err, "out of memory listing the devices of MPI rank %d", rank);
   *list = grown;
@@ -23,7 +29,7 @@ static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t
     kt_device_info *d = &grown[(*n)++];
     *d = more[i];
     d->rank = rank;
-    snprintf(d->id, sizeof d->id, "mpi:%d:%s", rank, more[i].id);
+    if (snprintf(d->id, sizeof d->id, "mpi:%d:%s", rank, more[i].id) < 0) d->id[0] = '\0';
   }
   free(more); /* its devices' properties now belong to the list */
   return 0;
