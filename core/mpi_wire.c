@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi.h"
 #include "remote.h"
@@ -26,8 +27,9 @@ const char *kt_mpi_local_id(const kt_device_info *dev) {
 static struct {
   bool on;
   int rank, size;
+  pid_t joined;
   char library[MPI_MAX_LIBRARY_VERSION_STRING + 8];
-} job = {false, 0, 1, ""};
+} job = {false, 0, 1, 0, ""};
 
 bool kt_mpi_built(void) { return true; }
 
@@ -52,7 +54,11 @@ static bool launched_by_mpirun(void) {
   return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
 }
 
-static void end_at_exit(void) { kt_mpi_end(); }
+/* Only the process that joined: a forked child that calls exit leaves
+** the job to its parent. */
+static void end_at_exit(void) {
+  if (getpid() == job.joined) kt_mpi_end();
+}
 
 /* Open MPI installs handlers that print a backtrace on a crash; device
 ** processes forked from a rank would inherit them, and a kernel that
@@ -92,6 +98,7 @@ int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
       job.on = false;
       return -1;
     }
+    job.joined = getpid();
     atexit(end_at_exit);
   }
   return job.rank;
