@@ -22,7 +22,8 @@ end
 -- arguments: --device=SPEC, --journal=FILE, --kill_rank_after=N (SIGKILL
 -- to the last rank at the first result from another rank after N results,
 -- when the last rank has a configuration in flight), --kill_all_after=N (to
--- every rank after N results).
+-- every rank after N results), --interrupt_after=N (SIGINT to rank 0, as
+-- Ctrl-C without MPI, after N results).
 local script = [[
 local kt = require "ktlua"
 local opt = {}
@@ -68,6 +69,13 @@ local r = tuner:tune(k, { search = "exhaustive", journal = opt.journal,
       os.execute("kill -9 " .. pids[#pids])
     elseif tonumber(opt.kill_all_after) == calls then
       os.execute("kill -9 " .. table.concat(pids, " ") .. " $PPID") -- $PPID: this rank 0
+    elseif tonumber(opt.interrupt_after) == calls then
+      -- in the background: os.execute ignores SIGINT while its command runs
+      local flag = os.tmpname()
+      os.remove(flag)
+      os.execute("(sleep 0.05; kill -INT $PPID; touch " .. flag .. ") &")
+      while not io.open(flag) do end -- until the signal is in
+      os.remove(flag)
     end
   end })
 local seen, used, failed = {}, {}, {}
@@ -253,6 +261,19 @@ for i = 1, #r do print(r[i].config.W, r[i].status, r[i].error) end
     out, code = shell.run("build/ktlua-nompi " .. path)
     assert.are.equal(0, code, out)
     assert.matches("size 1 tuner opencl:0:0\ncount 9 best 32/1\n", out)
+  end)
+
+  it("stops on SIGINT to rank 0 once the configurations in flight are in, as without MPI", function()
+    local journal = files.tmpname(".jsonl")
+    local out, code = mpirun(3, "--interrupt_after=3 --journal=" .. journal)
+    assert.are_not.equal(0, code)
+    assert.matches("interrupted: finishing the configuration in flight", out, 1, true)
+    local n = tonumber(out:match("tuning of vadd interrupted after (%d+) configurations"))
+    assert.is_true(n and n >= 3 and n <= 5, out) -- the third, and what was in flight
+    local configs = results_of(journal)
+    os.remove(journal)
+    assert.are.equal(n, #configs)
+    assert.is_true(distinct(configs))
   end)
 
   it("resumes from rank 0's journal after the whole job was killed", function()
