@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,8 @@ struct kt_fleet {
   bool release;         /* waits let go of the lock (see fleet.h) */
   kt_fleet_thread_fn thread_fn;
   void *thread_ud;
+  atomic_uint wanting;        /* device threads waiting to take the lock back */
+  atomic_ulong taken;         /* ... and how often one took it */
   tuning main;          /* the results, the journal, the loop's options */
   kt_indexmap planned;  /* proposal -> the worker that starts its compiles */
   size_t next;          /* where wait looks first, so that none is always last */
@@ -82,6 +85,8 @@ kt_fleet *kt_fleet_new(const kt_device_info *devs, size_t n, int build_threads,
   if (!f) return NULL;
   pthread_mutex_init(&f->lock, NULL);
   pthread_cond_init(&f->done, NULL);
+  atomic_init(&f->wanting, 0);
+  atomic_init(&f->taken, 0);
   if (!(f->t = kt_calloc(n, sizeof *f->t, err))) {
     kt_fleet_free(f);
     return NULL;
@@ -110,10 +115,23 @@ void kt_fleet_free(kt_fleet *f) {
 
 size_t kt_fleet_size(const kt_fleet *f) { return f->n; }
 
+/* Device threads back from a wait take the lock through here, counted, so
+** that a thread that yields knows whether anyone wants it and when one
+** has had it: a mutex is not fair, and the yielding thread would most
+** often take it straight back. */
+static void take_lock(kt_fleet *f) {
+  atomic_fetch_add(&f->wanting, 1);
+  pthread_mutex_lock(&f->lock);
+  atomic_fetch_sub(&f->wanting, 1);
+  atomic_fetch_add(&f->taken, 1);
+}
+
 void kt_fleet_yield(kt_fleet *f) {
-  if (!f->release) return;
+  if (!f->release || atomic_load(&f->wanting) == 0) return;
+  unsigned long taken = atomic_load(&f->taken);
   pthread_mutex_unlock(&f->lock);
-  sched_yield(); /* a thread waiting for the lock takes it now, most likely */
+  /* until one that wanted it has had it (a bound, should it have gone) */
+  for (int i = 0; i < 1000 && atomic_load(&f->taken) == taken; i++) sched_yield();
   pthread_mutex_lock(&f->lock);
 }
 
@@ -129,7 +147,7 @@ static void on_wait(void *ud, bool entering) {
   kt_fleet *f = ud;
   if (!f->release) return;
   if (entering) pthread_mutex_unlock(&f->lock);
-  else pthread_mutex_lock(&f->lock);
+  else take_lock(f);
 }
 
 /* The compiles of the proposals planned here start now. */
