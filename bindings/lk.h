@@ -154,7 +154,6 @@ typedef struct lk_deadline {
   double limit_s;
   const char *who, *where;
   bool fired;
-  int64_t yielded; /* when it last let other device threads go on */
   lua_Hook hook; /* what was set before, restored at the end */
   int mask, count;
   void *outer; /* the limit this one hides */
@@ -177,10 +176,7 @@ lua_State *lk_callback_thread(lua_State *L);
 /* Callbacks made on the calling OS thread run on T from now on (NULL: on
 ** the callback thread again): each device thread of a tuning over several
 ** devices has a Lua thread of its own (lk_fleet.c). */
-void lk_set_callback_thread(lua_State *T, void (*yield)(void *ud), void *ud);
-/* From long-running callbacks (lk_deadline.c's hook): lets the other
-** device threads of a tuning over several devices go on a moment. */
-void lk_callback_yield(void);
+void lk_set_callback_thread(lua_State *T);
 /* The thread callbacks made on this OS thread run on. */
 lua_State *lk_running_callback_thread(lua_State *L);
 

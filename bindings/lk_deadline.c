@@ -11,9 +11,6 @@
 #include "lk.h"
 
 #define HOOK_INSTRUCTIONS 1000
-/* Long-running Lua lets the other device threads of a tuning over several
-** devices go on this often. */
-#define YIELD_EVERY_NS 2000000
 
 /* The limits of the callback thread this OS thread runs (also when the
 ** hook fires in a coroutine that its Lua code made). */
@@ -24,12 +21,7 @@ static void on_count(lua_State *T, lua_Debug *ar) {
   lua_rawgetp(T, LUA_REGISTRYINDEX, key_of(T));
   lk_deadline *d = lua_touserdata(T, -1);
   lua_pop(T, 1);
-  int64_t now = kt_now_ns();
-  if (d && now < d->at && now - d->yielded >= YIELD_EVERY_NS) {
-    d->yielded = now; /* Lua that runs on holds up the other devices' threads */
-    lk_callback_yield();
-  }
-  if (!d || now < d->at) return;
+  if (!d || kt_now_ns() < d->at) return;
   d->fired = true;
   luaL_where(T, 0); /* in a hook, level 0 is the Lua code that was running */
   lua_pushfstring(T, "%s ran past its time limit (%f s)%s", d->who, d->limit_s, d->where);
@@ -44,7 +36,6 @@ void lk_deadline_begin(lua_State *T, lk_deadline *d, double limit_s, const char 
   d->who = who;
   d->where = where;
   d->fired = false;
-  d->yielded = kt_now_ns();
   d->hook = lua_gethook(T);
   d->mask = lua_gethookmask(T);
   d->count = lua_gethookcount(T);

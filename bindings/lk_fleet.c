@@ -100,29 +100,21 @@ int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth) {
   return 1;
 }
 
-typedef struct threads {
-  kt_fleet *f;
-  lua_State **t;
-} threads;
-
-static void yield(void *ud) { kt_fleet_yield(ud); }
-
 static void use_thread(void *ud, size_t device, bool starting) {
-  threads *th = ud;
-  if (starting) lk_set_callback_thread(th->t[device], yield, th->f);
-  else lk_set_callback_thread(NULL, NULL, NULL);
+  lua_State **threads = ud;
+  lk_set_callback_thread(starting ? threads[device] : NULL);
 }
 
 /* The Lua threads are anchored on L's stack while the tuning runs. */
 int lk_fleet_tune(lua_State *L, kt_fleet *f, kt_task *task, const kt_tune_opts *o,
                   kt_results **out, kt_error *err) {
   size_t n = kt_fleet_size(f);
-  threads th = {f, lua_newuserdatauv(L, n * sizeof *th.t, (int)n)};
+  lua_State **threads = lua_newuserdatauv(L, n * sizeof *threads, (int)n);
   for (size_t i = 0; i < n; i++) {
-    th.t[i] = lua_newthread(L);
+    threads[i] = lua_newthread(L);
     lua_setiuservalue(L, -2, (int)i + 1);
   }
-  kt_fleet_set_thread_hook(f, use_thread, &th);
+  kt_fleet_set_thread_hook(f, use_thread, threads);
   int rc = kt_fleet_tune(f, task, o, out, err);
   kt_fleet_set_thread_hook(f, NULL, NULL);
   lua_pop(L, 1);

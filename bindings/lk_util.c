@@ -328,22 +328,12 @@ lua_State *lk_callback_thread(lua_State *L) {
 }
 
 /* A tuning over several devices runs callbacks on a thread per device,
-** one at a time (core/fleet.h); a launcher's frames stay on its device's
-** Lua thread while that device runs, so the others need threads of their
-** own. Which one is the OS thread's: thread-local, as it can only be. */
+** one at a time (core/fleet.h), each on a Lua thread of its own, so that
+** no device's Lua frames ever lie under another's. Which one is the OS
+** thread's: thread-local, as it can only be. */
 static _Thread_local lua_State *own_thread;
-static _Thread_local void (*yield_fn)(void *ud);
-static _Thread_local void *yield_ud;
 
-void lk_set_callback_thread(lua_State *T, void (*yield)(void *ud), void *ud) {
-  own_thread = T;
-  yield_fn = yield;
-  yield_ud = ud;
-}
-
-void lk_callback_yield(void) {
-  if (yield_fn) yield_fn(yield_ud);
-}
+void lk_set_callback_thread(lua_State *T) { own_thread = T; }
 
 static lua_State *thread_of(const lk_ref *r) { return own_thread ? own_thread : r->thread; }
 

@@ -13,8 +13,6 @@
 #include "fleet.h"
 
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +51,6 @@ struct kt_fleet {
   bool release;         /* waits let go of the lock (see fleet.h) */
   kt_fleet_thread_fn thread_fn;
   void *thread_ud;
-  atomic_uint wanting;        /* device threads waiting to take the lock back */
-  atomic_ulong taken;         /* ... and how often one took it */
   tuning main;          /* the results, the journal, the loop's options */
   kt_indexmap planned;  /* proposal -> the worker that starts its compiles */
   size_t next;          /* where wait looks first, so that none is always last */
@@ -85,8 +81,6 @@ kt_fleet *kt_fleet_new(const kt_device_info *devs, size_t n, int build_threads,
   if (!f) return NULL;
   pthread_mutex_init(&f->lock, NULL);
   pthread_cond_init(&f->done, NULL);
-  atomic_init(&f->wanting, 0);
-  atomic_init(&f->taken, 0);
   if (!(f->t = kt_calloc(n, sizeof *f->t, err))) {
     kt_fleet_free(f);
     return NULL;
@@ -115,26 +109,6 @@ void kt_fleet_free(kt_fleet *f) {
 
 size_t kt_fleet_size(const kt_fleet *f) { return f->n; }
 
-/* Device threads back from a wait take the lock through here, counted, so
-** that a thread that yields knows whether anyone wants it and when one
-** has had it: a mutex is not fair, and the yielding thread would most
-** often take it straight back. */
-static void take_lock(kt_fleet *f) {
-  atomic_fetch_add(&f->wanting, 1);
-  pthread_mutex_lock(&f->lock);
-  atomic_fetch_sub(&f->wanting, 1);
-  atomic_fetch_add(&f->taken, 1);
-}
-
-void kt_fleet_yield(kt_fleet *f) {
-  if (!f->release || atomic_load(&f->wanting) == 0) return;
-  unsigned long taken = atomic_load(&f->taken);
-  pthread_mutex_unlock(&f->lock);
-  /* until one that wanted it has had it (a bound, should it have gone) */
-  for (int i = 0; i < 1000 && atomic_load(&f->taken) == taken; i++) sched_yield();
-  pthread_mutex_lock(&f->lock);
-}
-
 void kt_fleet_set_thread_hook(kt_fleet *f, kt_fleet_thread_fn fn, void *ud) {
   f->thread_fn = fn;
   f->thread_ud = ud;
@@ -147,7 +121,7 @@ static void on_wait(void *ud, bool entering) {
   kt_fleet *f = ud;
   if (!f->release) return;
   if (entering) pthread_mutex_unlock(&f->lock);
-  else take_lock(f);
+  else pthread_mutex_lock(&f->lock);
 }
 
 /* The compiles of the proposals planned here start now. */
@@ -329,6 +303,16 @@ static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
 
 /* ---- the tuning ---- */
 
+/* The task's references are computed once, from the arrays' host contents
+** as the tuning found them, by the first device (its whole set-up, here);
+** each other device keeps those same contents now (its uploads, and runs
+** after a lost context, start from them) and only uses the references. */
+static int set_up(worker *w, kt_error *err) {
+  if (w->i == 0) return tune_set_up(&w->tu, err);
+  w->tu.refs_given = true;
+  return tuner_keep_hosts(w->tu.t, w->tu.task, err);
+}
+
 static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_error *err) {
   size_t np = kt_space_nparams(task->space);
   for (size_t i = 0; i < f->n; i++) {
@@ -342,6 +326,7 @@ static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, k
     if (!(w->vi = kt_calloc(np + 1, sizeof *w->vi, err)) ||
         !(w->tu.results = kt_results_for_task(task, f->main.results->device, err)))
       return -1;
+    if (set_up(w, err)) return -1;
     kt_tuner_set_wait(t, (kt_wait_hook){on_wait, f});
     if (pthread_create(&w->thread, NULL, work, w) != 0)
       return kt_fail(err, "cannot start the thread of device %s", t->device.id);
@@ -403,7 +388,7 @@ static int tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results
   if (tune_begin(m, f->t[0], task, opts, out, err)) return -1;
   kt_indexmap_init(&f->planned);
   f->next = 0;
-  f->release = task->launcher == NULL || f->thread_fn;
+  f->release = task->launcher == NULL;
   if (!(f->w = kt_calloc(f->n, sizeof *f->w, err))) return tune_end(m, -1, err);
   kt_evaluator ev = {.prefetch = fleet_prefetch, .ud = f, .slots = f->n,
                      .submit = fleet_submit, .wait = fleet_wait, .pick = fleet_pick};

@@ -13,12 +13,14 @@
 ** of the tuning, and lets go of it only while it waits for its device
 ** (its device process's reply, a compile): so Lua runs on one thread at a
 ** time, the devices run at once, and the state that the tuning shares
-** (results, journal, the searcher, the task) needs no lock of its own. A
-** task with a launcher of its own waits for its device inside the
-** launcher's Lua frames: it lets go of the lock there only when each
-** device thread has a Lua thread of its own (kt_fleet_set_thread_hook,
-** which the bindings set), else it is tuned a device at a time. Lua that
-** runs long lets the others have the lock now and then (kt_fleet_yield).
+** (results, journal, the searcher, the task) needs no lock of its own;
+** each device thread runs its callbacks on a Lua thread of its own
+** (kt_fleet_set_thread_hook, which the bindings set). A task with a
+** launcher of its own keeps the lock also while it waits: the launchers of
+** all devices share the task's host arrays (run:read into them, host steps
+** on them, and their restoring before each execution), which two launchers
+** at once would overwrite under one another. Such a task is tuned a device
+** at a time.
 */
 #ifndef KT_FLEET_H
 #define KT_FLEET_H
@@ -49,15 +51,11 @@ kt_tuner *kt_fleet_tuner(kt_fleet *f, size_t i);
 typedef void (*kt_fleet_thread_fn)(void *ud, size_t device, bool starting);
 void kt_fleet_set_thread_hook(kt_fleet *f, kt_fleet_thread_fn fn, void *ud);
 
-/* From a device thread in long host work (Lua code that runs on: the
-** bindings call it from their count hook): lets the other device threads
-** have the lock a moment, so that they go on meanwhile. */
-void kt_fleet_yield(kt_fleet *f);
-
 /* kt_tune over every device of the fleet: the same options, the same
 ** journal and resume, progress and Ctrl-C on the calling thread. The
-** device limits, the references and the device-side checks are each
-** device's; fail_fast counts each device's first configurations. */
+** references are computed once (on the first device); the device limits
+** (the first device's: one model) and the input checks are each device's;
+** fail_fast counts each device's first configurations. */
 int kt_fleet_tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results **out,
                   kt_error *err);
 

@@ -160,7 +160,7 @@ int tune_references(tuning *tu, kt_error *err) {
   if (!tu->scratch && !(tu->scratch = kt_calloc(task->nrefs, sizeof *tu->scratch, err))) return -1;
   for (size_t i = 0; i < task->nrefs; i++) {
     kt_reference *r = &task->refs_list[i];
-    if (compute_reference(tu->t, r, err))
+    if (!tu->refs_given && compute_reference(tu->t, r, err))
       return kt_fail_prefix(err, "reference for output %zu of task %s: ", i + 1, task->name);
     if (!tu->scratch[i] && !(tu->scratch[i] = kt_array_clone(r->target, err))) return -1;
   }

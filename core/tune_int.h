@@ -28,6 +28,8 @@ typedef struct tuning {
   kt_journal *journal;
   kt_array **scratch; /* per reference: where the output is read back */
   bool set_up;        /* references computed and arrays uploaded */
+  bool refs_given;    /* the references are another tuning's, computed already:
+                      ** the task's, shared by the devices of a fleet (fleet.c) */
   kt_results *prior;  /* a resumed journal's results ... */
   kt_indexmap known;  /* ... by the index of their configuration in this space */
   kt_guard guard;
