@@ -44,10 +44,19 @@ FANN_SRC = core/ensemble.c
 FANN_CFLAGS = -O3 $(if $(FANN_INC),-DKT_HAVE_FANN -I$(FANN_INC))
 FANN_LIBS = $(if $(FANN_INC),-lfloatfann)
 
+# One tuning over the devices of several MPI ranks (core/mpi*.c) where Open
+# MPI's headers are (libopenmpi-dev); `make MPI_PC=` builds without it.
+# build/ktlua-nompi, the same without MPI, goes into `make bundle`.
+MPI_PC ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
+MPI_SRC = $(sort $(wildcard core/mpi*.c))
+MPI_CFLAGS = $(if $(MPI_PC),-DKT_HAVE_MPI $(shell pkg-config --cflags $(MPI_PC)))
+MPI_LIBS = $(if $(MPI_PC),$(shell pkg-config --libs $(MPI_PC)))
+
 WARN = -Wall -Wextra -Werror
 BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
 OPT ?= -O2 -g
-LIBS = -lOpenCL -lsqlite3 -lz $(FANN_LIBS) -ldl -lm -lpthread
+BASE_LIBS = -lOpenCL -lsqlite3 -lz $(FANN_LIBS) -ldl -lm -lpthread
+LIBS = $(BASE_LIBS) $(MPI_LIBS)
 
 CORE_SRC = $(sort $(wildcard core/*.c))
 # The executable's own files (its prompt links GNU readline; the module does not).
@@ -81,6 +90,25 @@ $(CUDA_OBJ): $(B)/cuda.flags
 FANN_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(FANN_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(FANN_SRC))
 $(FANN_OBJ): XCFLAGS = $(FANN_CFLAGS)
 $(FANN_OBJ): $(B)/fann.flags
+
+MPI_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(MPI_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(MPI_SRC))
+$(MPI_OBJ): XCFLAGS = $(MPI_CFLAGS)
+$(MPI_OBJ): $(B)/mpi.flags
+
+$(B)/mpi.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(MPI_CFLAGS)' | cmp -s - $@ || echo '$(MPI_CFLAGS)' > $@
+
+# The MPI files again without MPI, for build/ktlua-nompi.
+NOMPI_OBJ = $(patsubst %.c,$(B)/nompi/%.o,$(MPI_SRC))
+$(B)/nompi/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (without MPI)"
+	@$(CC) $(BASE_CFLAGS) $(OPT) -c $< -o $@
+
+$(B)/ktlua-nompi: $(filter-out $(patsubst %.c,$(B)/obj/%.o,$(MPI_SRC)),$(OBJ)) $(NOMPI_OBJ) $(patsubst %.c,$(B)/obj/%.o,$(EXE_SRC))
+	@echo "  LD      $@"
+	@$(CC) -o $@ $^ $(LUA_LIB) -Wl,-E $(BASE_LIBS) -lreadline
 
 $(B)/fann.flags: FORCE
 	@mkdir -p $(B)
@@ -241,10 +269,11 @@ BUSTED_LUA = busted busted.lua cliargs cliargs.lua dkjson.lua luassert mediator.
 BUSTED_C = lfs.so system/core.so term/core.so
 BUNDLE = $(B)/bundle
 
-bundle: $(B)/ktlua
+# Without MPI: the GPU machine has no Open MPI to load.
+bundle: $(B)/ktlua-nompi
 	@rm -rf $(BUNDLE)
 	@mkdir -p $(BUNDLE)/bin $(BUNDLE)/lib/lua/system $(BUNDLE)/lib/lua/term $(BUNDLE)/share/lua
-	cp $(B)/ktlua $(BUNDLE)/bin/ktlua
+	cp $(B)/ktlua-nompi $(BUNDLE)/bin/ktlua
 	cp -L $(BUSTED) $(BUNDLE)/bin/busted
 	cp -L $(OPENCL_LOADER) $(SQLITE_LIB) $(READLINE_LIB) $(FANN_LIB) $(BUNDLE)/lib/
 	for m in $(BUSTED_C); do cp -L $(LUA_CLIB)/$$m $(BUNDLE)/lib/lua/$$m || exit 1; done

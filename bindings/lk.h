@@ -207,6 +207,16 @@ void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) 
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_json(lua_State *L);    /* kt.json */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
+void lk_open_mpi(lua_State *L);     /* kt.mpi, kt.mpi_devices */
+const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size);
+/* The device list, and why backends or ranks have none (may be ""). */
+const kt_device_info *lk_device_list(lua_State *L, size_t *n, const char **why);
+/* Pushes the ids of the devices that each rank gives to a tuning of the
+** device spec at idx (kt.mpi_devices). */
+void lk_push_mpi_devices(lua_State *L, int idx);
+/* Whether kt.tuner's device at idx names each rank's device: under mpirun,
+** one device that is not another rank's ("mpi:R:..."). */
+bool lk_mpi_spreads(lua_State *L, int idx);
 void lk_open_split(lua_State *L);   /* kt.split and the preloaded module ktlua.split_run */
 /* The tuner at idx, or NULL; or an error when it is none. */
 kt_tuner *lk_test_tuner(lua_State *L, int idx);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/mpi.h"
 #include "../core/remote.h"
 #include "lk.h"
 
@@ -67,6 +68,9 @@ static device_list *get_list(lua_State *L) {
   int rc = kt_drivers_in_process()
                ? kt_devices(&dl->list, &dl->n, dl->why, sizeof dl->why, &err)
                : kt_devices_remote(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
+  /* Under mpirun, rank 0 lists the other ranks' devices too ("mpi:R:..."). */
+  if (rc == 0 && kt_mpi_size() > 1)
+    rc = kt_mpi_devices_append(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
   if (rc) lk_error(L, &err);
   return dl;
 }
@@ -118,6 +122,19 @@ void lk_check_device(lua_State *L, int idx, kt_device_info *out) {
     lk_error(L, &err);
   }
   if (kt_device_copy(out, &dl->list[found], &err)) lk_error(L, &err);
+}
+
+/* For kt.mpi_devices (lk_mpi.c): the spec at idx as kt.device reads it,
+** and the whole list (every rank's devices under mpirun). */
+const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size) {
+  return device_key(L, idx, buf, size);
+}
+
+const kt_device_info *lk_device_list(lua_State *L, size_t *n, const char **why) {
+  device_list *dl = get_list(L);
+  *n = dl->n;
+  *why = dl->why;
+  return dl->list;
 }
 
 /* The devices that "all" (every device of the first backend listed) or

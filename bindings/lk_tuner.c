@@ -39,6 +39,12 @@ static int l_tuner(lua_State *L) {
     if (!(growth >= 0 && growth <= 1 << 30))
       luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
   }
+  /* Under mpirun, one device names each rank's (kt.mpi_devices, lk_mpi.c). */
+  if (isolate && lk_mpi_spreads(L, 1)) {
+    lua_settop(L, 2);
+    lk_push_mpi_devices(L, 1);
+    lua_replace(L, 1);
+  }
   if (lk_is_device_set(L, 1)) {
     if (!isolate) luaL_error(L, "tuner options.isolate: a tuner over several devices needs a "
                                 "device process per device (isolate = true)");

@@ -12,6 +12,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "../core/mpi.h"
 #include "prompt.h"
 #include "version.h"
 
@@ -39,7 +40,7 @@ static const char *const usage =
     "  --journal=DIR  tunings without a journal of their own keep one in DIR/<task>.jsonl\n"
     "  --resume       tunings resume from their journals, skipping what they hold\n"
     "  --resume=force ... also from journals of another task (a changed kernel)\n"
-    "  -v, --version  print the version\n"
+    "  -v, --version  print the version (and whether MPI is built in)\n"
     "  -h, --help     print this help\n"
     "\n"
     "commands:\n"
@@ -51,6 +52,10 @@ static const char *const usage =
     "                 effect; --png also writes the plots as PNG files; --objective ranks\n"
     "                 by a metric of the results (kt.load's objective)\n"
     "  run            tune the kernel of a T1 tuning-problem file (`ktlua run --help`)\n"
+    "\n"
+    "MPI: `mpirun -np N ktlua script.lua` runs one tuning over a device of each rank:\n"
+    "rank 0 runs the script, the other ranks serve their devices (README, \"Several\n"
+    "nodes (MPI)\")\n"
     "\n"
     "environment:\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
@@ -250,6 +255,14 @@ static int set_kt_global(lua_State *L) {
 }
 
 int main(int argc, char **argv) {
+  /* Under mpirun, ranks above 0 serve their devices to rank 0 (mpi.h). */
+  kt_error err;
+  int rank = kt_mpi_start(&argc, &argv, &err);
+  if (rank < 0) {
+    fprintf(stderr, "ktlua: %s\n", err.msg);
+    return 1;
+  }
+  if (rank > 0) kt_mpi_serve();
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "ktlua: cannot create the Lua state\n");
@@ -266,7 +279,7 @@ int main(int argc, char **argv) {
       fputs(usage, stdout);
       ran = true;
     } else if (!strcmp(o, "-v") || !strcmp(o, "--version")) {
-      printf("ktlua %s (%s)\n", KTLUA_VERSION, LUA_RELEASE);
+      printf("ktlua %s (%s; %s)\n", KTLUA_VERSION, LUA_RELEASE, kt_mpi_describe());
       ran = true;
     } else if (!strcmp(o, "--devices")) {
       status = run_code(L, "local kt = require('ktlua'); require('ktlua.report').devices(kt.devices())", "=ktlua");

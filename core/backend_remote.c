@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "devout.h"
+#include "mpi.h"
 #include "remote.h"
 #include "remote_int.h"
 
@@ -46,18 +47,18 @@ static void describe_exit(int status, char *buf, size_t size) {
     snprintf(buf, size, "the device process exited with status %d", WEXITSTATUS(status));
 }
 
-/* Stops the server (it may be stuck rather than dead) and returns how it
-** ended. */
-static int stop_server(kt_bctx *c) {
+/* Stops the server (it may be stuck rather than dead) and says how it
+** ended. A server on another MPI rank is stopped there (mpi_relay.c). */
+static void stop_server(kt_bctx *c, char *how, size_t size) {
   int status = 0;
-  kill(c->pid, SIGKILL);
+  if (c->rank > 0) kt_mpi_link_stop(c->pid, how, size);
+  else kill(c->pid, SIGKILL);
   close(c->fd);
   c->fd = -1;
-  waitpid(c->pid, &status, 0);
+  if (c->rank <= 0) waitpid(c->pid, &status, 0), describe_exit(status, how, size);
   kt_devout_drain(&c->said); /* its last words, an allocator's abort message among them */
   close_channels(c);
   c->alive = false;
-  return status;
 }
 
 /* Ends the server and every object it held (the generation counts up);
@@ -65,9 +66,8 @@ static int stop_server(kt_bctx *c) {
 static int lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char *why) {
   char buf[256];
   if (c->alive) {
-    int status = stop_server(c);
+    stop_server(c, buf, sizeof buf);
     if (!why) {
-      describe_exit(status, buf, sizeof buf);
       kt_devout_last_line(&c->said, buf, sizeof buf);
       why = buf;
     }
@@ -105,7 +105,7 @@ static int spawn(kt_bctx *c, kt_error *err);
 static int open_device(kt_bctx *c, kt_error *err) {
   kt_msg_reset(&c->out);
   kt_msg_put_u32(&c->out, OP_OPEN);
-  kt_msg_put_str(&c->out, c->dev.id);
+  kt_msg_put_str(&c->out, kt_mpi_local_id(&c->dev));
   kt_fault fault;
   return call(c, &fault, err);
 }
@@ -121,7 +121,11 @@ static int spawn(kt_bctx *c, kt_error *err) {
     ok = make_pair(&c->cfds[i], &child[i]) == 0;
     if (!ok) c->cfds[i] = -1;
   }
-  pid_t pid = ok ? fork() : -1;
+  /* A device of another MPI rank gets its server there: a link (> 0). */
+  pid_t pid = !ok ? -1
+              : c->rank > 0 ? kt_mpi_link_open(c->rank, mainc, child, n, said, c->staging,
+                                                 c->staging_size, err)
+                            : fork();
   if (pid == 0) {
     if (said >= 0) dup2(said, STDERR_FILENO);
     keep_only(mainc, child, n);
@@ -135,7 +139,7 @@ static int spawn(kt_bctx *c, kt_error *err) {
   if (said >= 0) close(said);
   if (ok) close(mainc);
   if (!ok || pid < 0) {
-    kt_fail(err, "cannot start the device process: %s", strerror(errno));
+    if (!ok || c->rank <= 0) kt_fail(err, "cannot start the device process: %s", strerror(errno));
     return -1;
   }
   c->pid = pid;
@@ -218,7 +222,7 @@ static kt_bctx *ctx_new(int channels, kt_error *err) {
 
 static void rm_close(kt_bctx *c) {
   if (!c) return;
-  if (c->alive) stop_server(c); /* the driver cleans up after its process */
+  if (c->alive) stop_server(c, NULL, 0); /* the driver cleans up after its process */
   for (size_t i = 0; i < c->nevents; i++) c->events[i]->gen = 0;
   free(c->events);
   free(c->reads);
@@ -245,6 +249,7 @@ kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err) 
     return NULL;
   }
   c->has_device = true;
+  c->rank = dev->rank;
   if (spawn(c, err)) {
     rm_close(c);
     return NULL;
@@ -289,10 +294,16 @@ static int get_device(kt_msg *in, kt_device_info *d, kt_error *err) {
 
 int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
                       kt_error *err) {
+  return kt_devices_remote_on(0, list, n, why, whysize, err);
+}
+
+int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why, size_t whysize,
+                         kt_error *err) {
   *list = NULL;
   *n = 0;
   kt_bctx *c = ctx_new(1, err);
   kt_fault fault;
+  if (c) c->rank = rank;
   int rc = c && spawn(c, err) == 0 && begin(c, OP_ENUMERATE, err) == 0 ? call(c, &fault, err) : -1;
   uint32_t count = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
   if (rc == 0 && !(*list = kt_calloc(count ? count : 1, sizeof **list, err))) rc = -1;
@@ -631,7 +642,7 @@ static char *rm_take_output(kt_bctx *c) { return kt_devout_take(&c->said); }
 static size_t rm_resident(kt_bctx *c) {
   char path[64];
   unsigned long size = 0, pages = 0;
-  if (!c->alive) return 0;
+  if (!c->alive || c->rank > 0) return 0; /* another rank's is unknown here */
   snprintf(path, sizeof path, "/proc/%d/statm", (int)c->pid);
   FILE *f = fopen(path, "r");
   if (!f) return 0;

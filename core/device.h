@@ -22,6 +22,7 @@ struct kt_device_info {
   char id[40];               /* "opencl:0:1", "cuda:0" */
   const kt_backend *backend;
   int platform, index;       /* platform index (OpenCL), device index */
+  int rank;                  /* the MPI rank whose device it is (mpi.h); 0: this process's */
   void *handle;              /* the backend's own device handle */
   void *platform_handle;
   kt_prop *props;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "interrupt.h"
+#include "mpi.h"
 #include "tune_int.h"
 
 #define PLANNED_NONE UINT64_MAX
@@ -30,6 +31,9 @@ typedef struct worker {
   tuning tu;          /* this device's side of the tuning */
   kt_result *job;     /* submitted to it, until the loop collects it */
   bool done, quit;
+  bool lost;          /* its device is gone for good (its MPI rank died): its slot's
+                      ** jobs go to the other workers */
+  bool running;       /* its job is being evaluated (by it or, lost, by another) */
   int rc;
   kt_error err;
   uint64_t *ahead;    /* proposals whose compiles it starts before its next job */
@@ -131,6 +135,8 @@ static int start_ahead(worker *w, kt_error *err) {
   return 0;
 }
 
+static bool device_gone(const worker *w);
+
 /* The device's own tuning evaluates into its own results (the guard
 ** keeps positions in them); the loop's record gets a copy. */
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
@@ -138,10 +144,55 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
-  if (!mine || tune_guarded_evaluate(tu, mine, err) || kt_result_copy(res, mine, err))
-    return -1;
+  if (!mine || tune_guarded_evaluate(tu, mine, err)) return -1;
+  /* Its device went with its MPI rank, not through the configuration's
+  ** fault: the configuration runs again on another device (work). */
+  if (mine->status == KT_RUNTIME_FAILED && device_gone(w))
+    return kt_fail(err, "%s", mine->error ? mine->error : "the device's MPI rank is gone");
+  if (kt_result_copy(res, mine, err)) return -1;
   if (!(res->device = kt_strdup(kt_tuner_device(tu->t)->id, err))) return -1;
   return tune_same_failure(tu, mine, err);
+}
+
+/* ---- devices lost for good ---- */
+
+/* A device of an MPI rank that died cannot come back (mpi.h). */
+static bool device_gone(const worker *w) {
+  int rank = kt_tuner_device(w->tu.t)->rank;
+  return rank > 0 && !kt_mpi_rank_alive(rank);
+}
+
+static bool others_live(const kt_fleet *f, const worker *w) {
+  for (size_t i = 0; i < f->n; i++)
+    if (&f->w[i] != w && !f->w[i].lost) return true;
+  return false;
+}
+
+static void wake_all(kt_fleet *f) {
+  for (size_t i = 0; i < f->n; i++) pthread_cond_signal(&f->w[i].go);
+}
+
+/* Its own job first, else one of a lost worker's slot. */
+static worker *next_job(worker *w) {
+  if (w->lost) return NULL;
+  if (w->job && !w->done && !w->running) return w;
+  for (size_t i = 0; i < w->f->n; i++) {
+    worker *o = &w->f->w[i];
+    if (o->lost && o->job && !o->done && !o->running) return o;
+  }
+  return NULL;
+}
+
+/* The last device is gone too: the lost slots' jobs fail with its error. */
+static void fail_orphans(kt_fleet *f, const kt_error *err) {
+  for (size_t i = 0; i < f->n; i++) {
+    worker *o = &f->w[i];
+    if (o->lost && o->job && !o->done && !o->running) {
+      o->rc = -1;
+      o->err = *err;
+      o->done = true;
+    }
+  }
 }
 
 static void *work(void *ud) {
@@ -150,10 +201,23 @@ static void *work(void *ud) {
   pthread_mutex_lock(&f->lock);
   if (f->thread_fn) f->thread_fn(f->thread_ud, w->i, true);
   for (;;) {
-    while ((!w->job || w->done) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
+    worker *j;
+    while (!(j = next_job(w)) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
     if (w->quit) break;
-    w->rc = evaluate(w, w->job, &w->err);
-    w->done = true;
+    j->running = true;
+    int rc = evaluate(w, j->job, &j->err);
+    j->running = false;
+    if (rc && device_gone(w)) {
+      bool others = others_live(f, w);
+      w->lost = true; /* its job, not evaluated, goes to another device */
+      if (others) {
+        wake_all(f);
+        continue;
+      }
+      fail_orphans(f, &j->err);
+    }
+    j->rc = rc;
+    j->done = true;
     pthread_cond_signal(&f->done);
   }
   if (f->thread_fn) f->thread_fn(f->thread_ud, w->i, false);
@@ -215,7 +279,8 @@ static int fleet_submit(void *ud, size_t slot, kt_result *res, kt_error *err) {
   worker *w = &f->w[slot];
   w->job = res;
   w->done = false;
-  pthread_cond_signal(&w->go);
+  if (w->lost) wake_all(f);
+  else pthread_cond_signal(&w->go);
   return 0;
 }
 

@@ -29,7 +29,8 @@ typedef struct rm_read {
 struct kt_bctx {
   kt_device_info dev;     /* to open again after a loss */
   bool has_device;        /* false for a server that only lists devices */
-  pid_t pid;
+  int rank;               /* the MPI rank whose process forks the server (0: this one) */
+  pid_t pid;              /* on another rank, the relay's link (mpi.h) */
   bool alive;
   uint64_t generation;
   int fd;                 /* the main connection (the owning thread's) */

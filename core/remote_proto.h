@@ -7,7 +7,11 @@
 ** by a message. Asynchronous operations get no reply; a failure among
 ** them is kept by the server and reported by the next FINISH.
 ** Handles (buffers, programs, kernels, events) are numbered by the tuner.
-** Bulk data goes through a shared staging area, a chunk at a time.
+** Bulk data goes through a shared staging area, a chunk at a time. For a
+** device of another MPI rank there is no shared memory: mpi_wire.c's
+** mw_staging_in and mw_staging_out say which requests fill the staging
+** area and which replies bring it back, so a new operation that uses it
+** must be named there too.
 */
 #ifndef KT_REMOTE_PROTO_H
 #define KT_REMOTE_PROTO_H

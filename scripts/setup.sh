@@ -4,7 +4,7 @@ set -e
 # gnuplot-nox draws the plots of `ktlua report`; netpbm decodes the screenshot
 # that report_spec takes with chromium, which is optional: where it cannot be
 # installed, that one test is pending and says so.
-pkgs="gcc make lua5.4 liblua5.4-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd lua-filesystem lua-busted zlib1g-dev libsqlite3-dev sqlite3 libreadline-dev tmux pkgconf groff-base bsdextrautils bsdutils gnuplot-nox netpbm python3-jsonschema libfann-dev"
+pkgs="gcc make lua5.4 liblua5.4-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd lua-filesystem lua-busted zlib1g-dev libsqlite3-dev sqlite3 libreadline-dev tmux pkgconf groff-base bsdextrautils bsdutils gnuplot-nox netpbm python3-jsonschema libfann-dev libopenmpi-dev openmpi-bin"
 optional="chromium"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=""

@@ -1,0 +1,80 @@
+/*
+** mpi_int.h: what rank 0's relay (mpi_relay.c) and the other ranks' serve
+** loop (mpi_rank.c) share (mpi_wire.c): the messages between ranks.
+**
+** Every message is one MPI message of bytes with one tag: a head, then
+** `frame` bytes (a frame of a device connection, or the kind's own data),
+** then `extra` bytes for the staging area of the link's device server.
+** MPI keeps messages between two ranks in order, which the links rely on.
+*/
+#ifndef KT_MPI_INT_H
+#define KT_MPI_INT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "wire.h"
+
+enum {
+  MK_HELLO = 1, /* R -> 0: frame "pid local-rank host" */
+  MK_OPEN,      /* 0 -> R: link, conn = connections, arg = 1 with stderr */
+  MK_OPENED,    /* R -> 0: link, arg = 0, or 1 and frame = why not */
+  MK_DATA,      /* both: link, conn, frame (+ extra for the staging area) */
+  MK_EOF,       /* both: link, conn closed */
+  MK_SAID,      /* R -> 0: link, frame = bytes the device process wrote to stderr */
+  MK_STOP,      /* 0 -> R: link's server to be killed */
+  MK_STOPPED,   /* R -> 0: link, arg = its wait status */
+  MK_BEAT,      /* both: still here */
+  MK_END        /* 0 -> R: the job is over */
+};
+
+typedef struct mw_head {
+  uint32_t kind, link, conn, arg;
+  uint64_t frame, extra;
+} mw_head;
+
+/* A received message, in one allocation. */
+typedef struct mw_in {
+  mw_head h;
+  int from;
+  unsigned char *buf; /* head, frame, extra */
+  unsigned char *frame, *extra;
+} mw_in;
+
+/* Sends that do not block, each kept with its bytes until MPI is done. */
+typedef struct mw_pending {
+  MPI_Request req;
+  unsigned char *buf;
+  int to;
+} mw_pending;
+
+typedef struct mw_outbox {
+  mw_pending *v;
+  size_t n, cap;
+} mw_outbox;
+
+#define KT_MPI_TAG 17
+#define KT_MPI_BEAT_NS 200000000LL
+
+/* Queues a message for rank `to` (frame and extra may be NULL when empty). */
+int mw_send(mw_outbox *box, int to, mw_head h, const void *frame, const void *extra);
+/* Frees what MPI has sent. */
+void mw_progress(mw_outbox *box);
+/* Gives up the sends to a rank taken for dead (their bytes with them). */
+void mw_forget(mw_outbox *box, int to);
+void mw_outbox_free(mw_outbox *box);
+/* A message, when one has come: 1 (in *in, freed with mw_in_free), 0 or -1. */
+int mw_poll(mw_in *in);
+void mw_in_free(mw_in *in);
+
+/* Bytes a request on a main connection puts in the staging area, and
+** bytes its reply (with a status of 0) brings back in it (remote_proto.h). */
+size_t mw_staging_in(const kt_msg *request);
+size_t mw_staging_out(const kt_msg *request);
+
+/* Rank 0's relay thread (mpi_relay.c). */
+int mr_start(kt_error *err);
+void mr_stop(void);
+
+#endif
