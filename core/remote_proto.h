@@ -45,7 +45,8 @@ enum {
   /* synchronous */
   OP_READ_STAGED    /* buf, queue, offset, bytes, staging offset -> - (into the staging
                     ** area, there once the queue is finished; the tuner leaves that part
-                    ** of it alone until then) */
+                    ** of it alone until then; never sent to another MPI rank's server,
+                    ** whose staging area the tuner cannot see: remote_async.c) */
 };
 
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */
