@@ -18,6 +18,7 @@
 
 #include "interrupt.h"
 #include "mpi.h"
+#include "ahead.h"
 #include "tune_int.h"
 
 #define PLANNED_NONE UINT64_MAX
@@ -323,7 +324,7 @@ static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, k
     w->tu = (tuning){.t = t, .task = task, .opts = opts, .journal = f->main.journal,
                      .t0 = kt_now_ns(), .device0 = t->device_ns};
     kt_indexmap_init(&w->tu.known);
-    if (!(w->vi = kt_calloc(np + 1, sizeof *w->vi, err)) ||
+    if (!(w->vi = kt_calloc(np + 1, sizeof *w->vi, err)) || !(w->tu.ahead = kt_ahead_new(err)) ||
         !(w->tu.results = kt_results_for_task(task, f->main.results->device, err)))
       return -1;
     if (set_up(w, err)) return -1;
@@ -351,6 +352,18 @@ static void stop_workers(kt_fleet *f) {
 static void merge(kt_results *r, worker *w) {
   kt_results *d = w->tu.results;
   if (d->setup_ns > r->setup_ns) r->setup_ns = d->setup_ns; /* the devices set up at once */
+  kt_gaps *g = &r->gap;
+  const kt_gaps *dg = &d->gap; /* each device's own gaps, summed */
+  g->n += dg->n;
+  g->idle += dg->idle;
+  g->verdict += dg->verdict;
+  g->after += dg->after;
+  g->loop += dg->loop;
+  g->prepare += dg->prepare;
+  g->kernel += dg->kernel;
+  g->build_wait += dg->build_wait;
+  g->launch += dg->launch;
+  g->ahead += dg->ahead;
   r->input_checks += d->input_checks;
   r->inputs_changed += d->inputs_changed;
   kt_log_append(&r->inputs_log, d->inputs_log);
