@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ahead.h"
 #include "interrupt.h"
 #include "mpi.h"
-#include "ahead.h"
 #include "tune_int.h"
+#include "validate_device.h"
 
 #define PLANNED_NONE UINT64_MAX
 
@@ -53,6 +54,9 @@ struct kt_fleet {
   kt_fleet_thread_fn thread_fn;
   void *thread_ud;
   tuning main;          /* the results, the journal, the loop's options */
+  int set_up;           /* the first device's set-up: 0 under way, 1 done, -1 failed */
+  kt_error set_up_err;
+  pthread_cond_t set_up_done;
   kt_indexmap planned;  /* proposal -> the worker that starts its compiles */
   size_t next;          /* where wait looks first, so that none is always last */
 };
@@ -82,6 +86,7 @@ kt_fleet *kt_fleet_new(const kt_device_info *devs, size_t n, int build_threads,
   if (!f) return NULL;
   pthread_mutex_init(&f->lock, NULL);
   pthread_cond_init(&f->done, NULL);
+  pthread_cond_init(&f->set_up_done, NULL);
   if (!(f->t = kt_calloc(n, sizeof *f->t, err))) {
     kt_fleet_free(f);
     return NULL;
@@ -104,6 +109,7 @@ void kt_fleet_free(kt_fleet *f) {
   for (size_t i = 0; i < f->n; i++) kt_tuner_free(f->t[i]);
   free(f->t);
   pthread_cond_destroy(&f->done);
+  pthread_cond_destroy(&f->set_up_done);
   pthread_mutex_destroy(&f->lock);
   free(f);
 }
@@ -142,6 +148,9 @@ static bool device_gone(const worker *w);
 ** keeps positions in them); the loop's record gets a copy. */
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
   tuning *tu = &w->tu;
+  kt_fleet *f = w->f;
+  while (f->set_up == 0) pthread_cond_wait(&f->set_up_done, &f->lock); /* the references */
+  if (f->set_up < 0) return *err = f->set_up_err, -1;
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
@@ -196,11 +205,24 @@ static void fail_orphans(kt_fleet *f, const kt_error *err) {
   }
 }
 
+/* The first device computes the references on its own thread, as the
+** loop starts the first configurations' compiles meanwhile (with one
+** device the set-up comes at the first configuration, after them); the
+** others wait for it before their first configuration. */
+static void set_up_first(worker *w) {
+  kt_fleet *f = w->f;
+  bool ok = tuner_ensure_open(w->tu.t, &f->set_up_err) == 0 &&
+            tune_set_up(&w->tu, &f->set_up_err) == 0;
+  f->set_up = ok ? 1 : -1;
+  pthread_cond_broadcast(&f->set_up_done);
+}
+
 static void *work(void *ud) {
   worker *w = ud;
   kt_fleet *f = w->f;
   pthread_mutex_lock(&f->lock);
   if (f->thread_fn) f->thread_fn(f->thread_ud, w->i, true);
+  if (w->i == 0) set_up_first(w);
   for (;;) {
     worker *j;
     while (!(j = next_job(w)) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
@@ -305,12 +327,14 @@ static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
 /* ---- the tuning ---- */
 
 /* The task's references are computed once, from the arrays' host contents
-** as the tuning found them, by the first device (its whole set-up, here);
-** each other device keeps those same contents now (its uploads, and runs
-** after a lost context, start from them) and only uses the references. */
+** as the tuning found them, by the first device (set_up_first); each other
+** device keeps those same contents now, before anything runs (its uploads,
+** and runs after a lost context, start from them), only uses the
+** references, and starts compiling its comparison kernel. */
 static int set_up(worker *w, kt_error *err) {
-  if (w->i == 0) return tune_set_up(&w->tu, err);
+  if (w->i == 0) return 0;
   w->tu.refs_given = true;
+  kt_devcheck_prefetch(w->tu.t, w->tu.task, w->tu.opts->validate_on);
   return tuner_keep_hosts(w->tu.t, w->tu.task, err);
 }
 
@@ -402,6 +426,7 @@ static int tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results
   kt_indexmap_init(&f->planned);
   f->next = 0;
   f->release = task->launcher == NULL;
+  f->set_up = 0;
   if (!(f->w = kt_calloc(f->n, sizeof *f->w, err))) return tune_end(m, -1, err);
   kt_evaluator ev = {.prefetch = fleet_prefetch, .ud = f, .slots = f->n,
                      .submit = fleet_submit, .wait = fleet_wait, .pick = fleet_pick};
