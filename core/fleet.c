@@ -376,18 +376,7 @@ static void stop_workers(kt_fleet *f) {
 static void merge(kt_results *r, worker *w) {
   kt_results *d = w->tu.results;
   if (d->setup_ns > r->setup_ns) r->setup_ns = d->setup_ns; /* the devices set up at once */
-  kt_gaps *g = &r->gap;
-  const kt_gaps *dg = &d->gap; /* each device's own gaps, summed */
-  g->n += dg->n;
-  g->idle += dg->idle;
-  g->verdict += dg->verdict;
-  g->after += dg->after;
-  g->loop += dg->loop;
-  g->prepare += dg->prepare;
-  g->kernel += dg->kernel;
-  g->build_wait += dg->build_wait;
-  g->launch += dg->launch;
-  g->ahead += dg->ahead;
+  kt_gaps_add(&r->gap, &d->gap);
   r->input_checks += d->input_checks;
   r->inputs_changed += d->inputs_changed;
   kt_log_append(&r->inputs_log, d->inputs_log);

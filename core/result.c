@@ -96,6 +96,19 @@ void kt_log_append(char **log, const char *text) {
   *log = s;
 }
 
+void kt_gaps_add(kt_gaps *g, const kt_gaps *d) {
+  g->n += d->n;
+  g->idle += d->idle;
+  g->verdict += d->verdict;
+  g->after += d->after;
+  g->loop += d->loop;
+  g->prepare += d->prepare;
+  g->kernel += d->kernel;
+  g->build_wait += d->build_wait;
+  g->launch += d->launch;
+  g->ahead += d->ahead;
+}
+
 void kt_results_release(kt_results *r) {
   if (!r || --r->refs > 0) return;
   for (size_t i = 0; i < r->n; i++) kt_result_clear(&r->items[i]);

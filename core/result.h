@@ -86,6 +86,9 @@ typedef struct kt_gaps {
   size_t ahead;      /* kernels made ahead, while the configuration before ran */
 } kt_gaps;
 
+/* Adds the gaps of d to g (the devices of one tuning, summed). */
+void kt_gaps_add(kt_gaps *g, const kt_gaps *d);
+
 typedef struct kt_results {
   int refs;
   char *task;
