@@ -72,6 +72,12 @@ int tune_devcheck_prepare(tuning *tu, kt_error *err) {
   return 0;
 }
 
+/* Whether output i is compared on the device (check_begin). */
+static bool on_device(const tuning *tu, size_t i) {
+  return tu->later && tu->devcheck &&
+         kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on);
+}
+
 /* Compares every output: when `later`, those that suit it on the device
 ** and the others read back and compared on the checker (both queued or
 ** started, not waited for), else read back and compared here; with a
@@ -79,7 +85,7 @@ int tune_devcheck_prepare(tuning *tu, kt_error *err) {
 static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_error *err) {
   for (size_t i = 0; i < tu->task->nrefs && run->status == KT_OK; i++) {
     kt_reference *r = &tu->task->refs_list[i];
-    if (later && tu->devcheck && kt_devcheck_suits(tu->t, r, tu->opts->validate_on)) {
+    if (later && on_device(tu, i)) {
       int64_t t0 = kt_now_ns();
       char *why = NULL;
       int rc = kt_devcheck_enqueue(tu->devcheck, i, r, &why, err);
@@ -272,12 +278,6 @@ static void lose_samples(kt_result *res) {
   res->cut_short = false;
 }
 
-/* Whether output i is compared on the device (check_begin). */
-static bool on_device(const tuning *tu, size_t i) {
-  return tu->later && tu->devcheck &&
-         kt_devcheck_suits(tu->t, &tu->task->refs_list[i], tu->opts->validate_on);
-}
-
 /* The outputs compared on the host are read behind the warm-up, without
 ** waiting (into the device process's page-locked staging area, when
 ** isolated): they are there when the warm-up has been waited for, with
@@ -399,10 +399,9 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
   }
-  bool later = tu->later;
-  rc = run->status == KT_OK ? check_begin(tu, run, res, later, err) : 0;
+  rc = run->status == KT_OK ? check_begin(tu, run, res, tu->later, err) : 0;
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
-  if (later) {
+  if (tu->later) {
     kt_error cerr;
     int crc = check_end(tu, run, res, rc ? &cerr : err);
     if (rc == 0) rc = crc;
