@@ -231,6 +231,13 @@ int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
 
 /* ---- asynchronous evaluators ---- */
 
+/* Slot s comes free, its evaluation failed: its result is dropped. */
+static void drop(loop *l, size_t s) {
+  l->slots[s].busy = false;
+  l->inflight--;
+  kt_result_clear(&l->slots[s].res);
+}
+
 /* Moves the finished result of slot s into the results and records it. */
 static int land(loop *l, size_t s, bool recorded, kt_error *err) {
   flight *f = &l->slots[s];
@@ -280,9 +287,7 @@ static int submit(loop *l, const kt_evaluator *ev, kt_error *err) {
   l->inflight++;
   int rc = ev->submit(ev->ud, s, &f->res, err);
   if (rc < 0) {
-    f->busy = false;
-    l->inflight--;
-    kt_result_clear(&f->res);
+    drop(l, s);
     return -1;
   }
   return rc == 1 ? land(l, s, true, err) : 0;
@@ -294,13 +299,8 @@ static void drain(loop *l, const kt_evaluator *ev) {
   kt_error ignored;
   while (l->inflight > 0) {
     size_t s;
-    if (ev->wait(ev->ud, &s, &ignored) == 0) {
-      land(l, s, false, &ignored);
-    } else {
-      l->slots[s].busy = false;
-      l->inflight--;
-      kt_result_clear(&l->slots[s].res);
-    }
+    if (ev->wait(ev->ud, &s, &ignored) == 0) land(l, s, false, &ignored);
+    else drop(l, s);
   }
 }
 
@@ -319,9 +319,7 @@ static int run_async(loop *l, const kt_evaluator *ev, kt_error *err) {
     if (rc || l->inflight == 0) break;
     size_t s;
     if (ev->wait(ev->ud, &s, err)) {
-      l->slots[s].busy = false;
-      l->inflight--;
-      kt_result_clear(&l->slots[s].res);
+      drop(l, s);
       rc = -1;
     } else if (land(l, s, false, err)) {
       rc = -1;
