@@ -130,8 +130,10 @@ static int eval_expr(lparser *p, const kt_expr *e, kt_value *out) {
   for (size_t i = 0; i < n; i++) {
     const lname *v = find_name(p, kt_expr_var(e, i));
     if (!v)
-      return kt_fail_at(p->err, kt_expr_var_pos(e, i) - 1, "unknown name '%s' (an item may read the "
-                     "names of its comprehension's for clauses)", kt_expr_var(e, i));
+      return kt_fail_at(p->err, kt_expr_var_pos(e, i) - 1,
+                        "unknown name '%s' (an item may read the "
+                        "names of its comprehension's for clauses)",
+                        kt_expr_var(e, i));
     vals[i] = &v->v;
   }
   return kt_expr_eval(e, vals, out, p->err);
@@ -197,8 +199,9 @@ static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vli
     return kt_fail_at(p->err, clause, "comprehensions nest more than %d names deep", LIST_DEPTH);
   lname *bound = &p->names[p->nnames];
   *bound = (lname){p->src + name, p->at - name, {.type = KT_VINT}};
-  if (!accept_word(p, "in")) return kt_fail_at(p->err, p->at, "expected 'in' after 'for %.*s'",
-                                            (int)bound->len, bound->name);
+  if (!accept_word(p, "in"))
+    return kt_fail_at(p->err, p->at, "expected 'in' after 'for %.*s'", (int)bound->len,
+                      bound->name);
   vlist values = {0};
   if (list_expr(p, &values)) {
     vlist_free(&values);
@@ -210,7 +213,7 @@ static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vli
   for (size_t i = 0; i < values.n && rc == 0; i++) {
     if (++p->iterations > LIST_ITERATIONS) {
       rc = kt_fail_at(p->err, clause, "the comprehension runs more than %zu iterations",
-                   LIST_ITERATIONS);
+                      LIST_ITERATIONS);
       break;
     }
     bound->v = values.v[i];
@@ -245,7 +248,8 @@ static int bracket(lparser *p, size_t open, vlist *out) {
     if (rc) return -1;
     if (accept(p, ']')) return 0;
     if (!accept(p, ','))
-      return kt_fail_at(p->err, p->at, "expected ',' or ']' in the list at character %zu", open + 1);
+      return kt_fail_at(p->err, p->at, "expected ',' or ']' in the list at character %zu",
+                        open + 1);
     if (accept(p, ']')) return 0;
   }
 }
@@ -282,8 +286,8 @@ static int range_call(lparser *p, size_t pos, vlist *out) {
   bool empty = step > 0 ? stop <= start : stop >= start;
   uint64_t count = empty ? 0 : (span - 1) / by + 1;
   if (count > KT_LIST_MAX - out->n)
-    return kt_fail_at(p->err, pos, "range() gives %llu values, more than %zu", (unsigned long long)count,
-                   KT_LIST_MAX);
+    return kt_fail_at(p->err, pos, "range() gives %llu values, more than %zu",
+                      (unsigned long long)count, KT_LIST_MAX);
   for (uint64_t i = 0; i < count; i++) {
     kt_value v = {.type = KT_VINT, .u.i = (int64_t)((uint64_t)start + i * (uint64_t)step)};
     if (vlist_add(p, out, &v, pos)) return -1;

@@ -121,7 +121,8 @@ static int lex_operator(parser *p, token *t) {
     case '&': return kt_fail_at(p->err, t->pos, "'&' is not an operator: write '&&' (or 'and')");
     case '|': return kt_fail_at(p->err, t->pos, "'|' is not an operator: write '||' (or 'or')");
     case '=': return kt_fail_at(p->err, t->pos, "'=' is not an operator: write '==' to compare");
-    case '^': return kt_fail_at(p->err, t->pos, "'^' is not an operator: write x ** y or pow(x, y)");
+    case '^':
+      return kt_fail_at(p->err, t->pos, "'^' is not an operator: write x ** y or pow(x, y)");
     default:
       if (isprint((unsigned char)s[0]))
         return kt_fail_at(p->err, t->pos, "unexpected character '%c'", s[0]);
@@ -158,7 +159,8 @@ static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) 
   p->depth += op == OP_CALL ? 1 - nargs : effect[op];
   if (p->depth > EXPR_STACK) return kt_fail_at(p->err, pos, "the expression is nested too deeply");
   if (kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) return -1;
-  e->code[e->ncode++] = (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
+  e->code[e->ncode++] =
+      (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
   return 0;
 }
 
@@ -206,16 +208,18 @@ static int need_number(parser *p, const operand *o, const char *what) {
 static int need_condition(parser *p, const operand *o, const char *what) {
   if (o->type == T_BOOL) return 0;
   if (o->type == T_NAME)
-    return kt_fail_at(p->err, o->pos, "%s joins conditions, and '%s' is a parameter: compare it "
-                              "(%s != 0?)", what, p->e->vars[o->var].name,
-                   p->e->vars[o->var].name);
+    return kt_fail_at(p->err, o->pos,
+                      "%s joins conditions, and '%s' is a parameter: compare it "
+                      "(%s != 0?)",
+                      what, p->e->vars[o->var].name, p->e->vars[o->var].name);
   return kt_fail_at(p->err, o->pos, "%s joins conditions, not %s", what, type_name(o->type));
 }
 
 /* == and != compare conditions with conditions and values with values. */
 static int need_comparable(parser *p, const operand *a, const operand *b) {
   bool ab = a->type == T_BOOL, bb = b->type == T_BOOL;
-  if (ab != bb) return kt_fail_at(p->err, (ab ? b : a)->pos, "a condition is compared with a value");
+  if (ab != bb)
+    return kt_fail_at(p->err, (ab ? b : a)->pos, "a condition is compared with a value");
   if ((a->type == T_NUM && b->type == T_STR) || (a->type == T_STR && b->type == T_NUM))
     return kt_fail_at(p->err, b->pos, "a number is compared with a string");
   return 0;
@@ -229,8 +233,10 @@ static int parse_or(parser *p, operand *o);
 ** text overflows the C stack. */
 static int nest(parser *p, size_t pos) {
   if (++p->nesting <= EXPR_NESTING) return 0;
-  return kt_fail_at(p->err, pos, "the expression nests more than %d levels deep (parentheses, calls "
-                         "and unary operators)", EXPR_NESTING);
+  return kt_fail_at(p->err, pos,
+                    "the expression nests more than %d levels deep (parentheses, calls "
+                    "and unary operators)",
+                    EXPR_NESTING);
 }
 
 static int expect_close(parser *p, size_t open) {
@@ -248,8 +254,10 @@ static int parse_call(parser *p, operand *o, const token *name) {
                        strncmp(fns[f].name, p->src + name->pos, name->len) == 0))
     f++;
   if (f == nfns)
-    return kt_fail_at(p->err, name->pos, "unknown function '%.*s' (expected min, max, abs, floor, "
-                                 "ceil, sqrt or pow)", (int)name->len, p->src + name->pos);
+    return kt_fail_at(p->err, name->pos,
+                      "unknown function '%.*s' (expected min, max, abs, floor, "
+                      "ceil, sqrt or pow)",
+                      (int)name->len, p->src + name->pos);
   size_t open = p->tok.pos;
   int nargs = 0;
   if (nest(p, open) || next(p)) return -1;
@@ -261,7 +269,7 @@ static int parse_call(parser *p, operand *o, const token *name) {
   }
   if (nargs < fns[f].min || nargs > fns[f].max)
     return kt_fail_at(p->err, name->pos, "%s takes %d argument%s", fns[f].name, fns[f].min,
-                   fns[f].min == 1 ? "" : "s");
+                      fns[f].min == 1 ? "" : "s");
   *o = (operand){T_NUM, name->pos, 0, 0};
   p->nesting--;
   return emit(p, OP_CALL, (uint32_t)fns[f].fn, (uint8_t)nargs, name->pos) || next(p);
@@ -314,7 +322,8 @@ static int parse_primary(parser *p, operand *o) {
     case TK_END:
       return kt_fail_at(p->err, t->pos, "expected a value, found the end of the expression");
     default:
-      return kt_fail_at(p->err, t->pos, "expected a value, found '%.*s'", (int)t->len, p->src + t->pos);
+      return kt_fail_at(p->err, t->pos, "expected a value, found '%.*s'", (int)t->len,
+                        p->src + t->pos);
   }
 }
 
@@ -400,8 +409,9 @@ static bool is_comparison(tk k) { return k >= TK_EQ && k <= TK_GE; }
 static int copy_code(parser *p, size_t from, size_t to, size_t pos) {
   p->copied += to - from;
   if (p->copied > EXPR_COPIES_MAX)
-    return kt_fail_at(p->err, pos, "the expression is too long once its chained comparisons and "
-                           "'in' lists are expanded");
+    return kt_fail_at(p->err, pos,
+                      "the expression is too long once its chained comparisons and "
+                      "'in' lists are expanded");
   size_t at = p->e->ncode;
   for (size_t pc = from; pc < to; pc++) {
     expr_ins in = p->e->code[pc];
@@ -444,7 +454,7 @@ static int parse_in(parser *p, operand *o, size_t start) {
     if (n > 0) {
       if (p->tok.kind != TK_COMMA)
         return kt_fail_at(p->err, p->tok.pos, "expected ',' or '%c' in the list at character %zu",
-                       close == TK_RBRACK ? ']' : ')', open + 1);
+                          close == TK_RBRACK ? ']' : ')', open + 1);
       if (next(p)) return -1;
       if (p->tok.kind == close) break;
       jump = p->e->ncode;
@@ -469,8 +479,9 @@ static int parse_in(parser *p, operand *o, size_t start) {
   o->type = T_BOOL;
   if (next(p)) return -1;
   if (is_comparison(p->tok.kind) || at_in(p))
-    return kt_fail_at(p->err, p->tok.pos, "'in' does not chain with other comparisons: join them "
-                                  "with and");
+    return kt_fail_at(p->err, p->tok.pos,
+                      "'in' does not chain with other comparisons: join them "
+                      "with and");
   return 0;
 }
 
@@ -500,8 +511,9 @@ static int comparison_rest(parser *p, operand *o, size_t start) {
     if (compare_pair(p, &t, &l, &r)) return -1;
     if (jump != SIZE_MAX) p->e->code[jump].arg = (uint32_t)p->e->ncode;
     if (at_in(p))
-      return kt_fail_at(p->err, p->tok.pos, "'in' does not chain with other comparisons: join them "
-                                    "with and");
+      return kt_fail_at(p->err, p->tok.pos,
+                        "'in' does not chain with other comparisons: join them "
+                        "with and");
     if (!is_comparison(p->tok.kind)) break;
     jump = p->e->ncode;
     size_t copy = jump + 1;
@@ -551,7 +563,7 @@ static kt_expr *parse_from(const char *text, size_t start, size_t *end, kt_error
   int rc = next(&p) || parse_or(&p, &o);
   if (rc == 0 && p.tok.kind != TK_END && !end)
     rc = kt_fail_at(p.err, p.tok.pos, "unexpected '%.*s' after a complete expression",
-                 (int)p.tok.len, text + p.tok.pos);
+                    (int)p.tok.len, text + p.tok.pos);
   if (rc == 0) {
     size_t stop = p.tok.pos;
     if (end) {

@@ -262,7 +262,8 @@ static int land(loop *l, size_t s, bool recorded, kt_error *err) {
 ** does not pick), taken out of the pending ones. */
 static proposal pick(loop *l, const kt_evaluator *ev, size_t s) {
   if (!ev->pick) return pop(l);
-  for (size_t k = 0; k < l->npending; k++) l->batch[k] = l->pending[(l->head + k) % l->lookahead].index;
+  for (size_t k = 0; k < l->npending; k++)
+    l->batch[k] = l->pending[(l->head + k) % l->lookahead].index;
   size_t at = ev->pick(ev->ud, s, l->batch, l->npending);
   if (at >= l->npending) at = 0;
   proposal p = l->pending[(l->head + at) % l->lookahead];

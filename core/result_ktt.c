@@ -200,7 +200,8 @@ kt_results *kt_results_from_ktt(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *meta = kt_json_get_type(root, "Metadata", KT_JOBJECT);
   const kt_jvalue *unit = kt_json_get_type(meta, "TimeUnit", KT_JSTRING);
   const kt_jvalue *gs = kt_json_get_type(meta, "GlobalSizeType", KT_JSTRING);
-  ktt_reader rd = {unit ? unit_ns(unit->u.str) : 1e3, gs && strcmp(gs->u.str, "CUDA") == 0, err, results};
+  ktt_reader rd = {unit ? unit_ns(unit->u.str) : 1e3, gs && strcmp(gs->u.str, "CUDA") == 0, err,
+                   results};
   if (rd.ns == 0) return kt_fail(err, "Metadata.TimeUnit '%s' is no unit of time", unit->u.str), NULL;
   if (results->n == 0) return kt_fail(err, "KTT results with no result"), NULL;
   kt_param_acc acc = {0};
