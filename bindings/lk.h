@@ -249,6 +249,10 @@ size_t lk_devices_count(lua_State *L);
 bool lk_is_device_set(lua_State *L, int idx);
 int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth);
 void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut);
+/* A tuner's devices: how many, and the tuner of device i (the one of a
+** single-device tuner, or each of a fleet's). */
+size_t lk_tuner_count(const lk_tuner *ut);
+kt_tuner *lk_tuner_at(const lk_tuner *ut, size_t i);
 /* A tuner object that owns f (made by kt_fleet_new with an opener of the
 ** caller's: devices of MPI ranks, say). */
 struct kt_fleet;

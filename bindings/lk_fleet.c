@@ -94,8 +94,7 @@ int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth) {
     ut->t = kt_fleet_tuner(ut->fleet, 0);
   }
   if (!ut->t) return lk_error(L, &err);
-  for (size_t i = 0; i < s->n; i++)
-    kt_tuner_set_device_growth(ut->fleet ? kt_fleet_tuner(ut->fleet, i) : ut->t, growth);
+  for (size_t i = 0; i < s->n; i++) kt_tuner_set_device_growth(lk_tuner_at(ut, i), growth);
   describe(L, ut);
   return 1;
 }
@@ -121,13 +120,18 @@ int lk_fleet_tune(lua_State *L, kt_fleet *f, kt_task *task, const kt_tune_opts *
   return rc;
 }
 
+size_t lk_tuner_count(const lk_tuner *ut) { return ut->fleet ? kt_fleet_size(ut->fleet) : 1; }
+
+kt_tuner *lk_tuner_at(const lk_tuner *ut, size_t i) {
+  return ut->fleet ? kt_fleet_tuner(ut->fleet, i) : ut->t;
+}
+
 /* tuner.devices: the ids of the devices it tunes on, in order. */
 void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut) {
-  size_t n = ut->fleet ? kt_fleet_size(ut->fleet) : 1;
+  size_t n = lk_tuner_count(ut);
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
-    kt_tuner *t = ut->fleet ? kt_fleet_tuner(ut->fleet, i) : ut->t;
-    lua_pushstring(L, kt_tuner_device(t)->id);
+    lua_pushstring(L, kt_tuner_device(lk_tuner_at(ut, i))->id);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
 }

@@ -70,9 +70,8 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  size_t n = ut->fleet ? kt_fleet_size(ut->fleet) : 1;
-  for (size_t i = 0; ut->t && i < n; i++)
-    if (kt_tuner_busy(ut->fleet ? kt_fleet_tuner(ut->fleet, i) : ut->t))
+  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++)
+    if (kt_tuner_busy(lk_tuner_at(ut, i)))
       luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
   if (ut->fleet) kt_fleet_free(ut->fleet);
   else kt_tuner_free(ut->t);
@@ -535,10 +534,10 @@ static int tuner_tune_sizes(lua_State *L) {
 ** tuner over several (threads: each device's). */
 static int tuner_cache(lua_State *L) {
   kt_tuner *t = lk_check_tuner(L, 1);
-  struct kt_fleet *f = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
+  const lk_tuner *ut = lua_touserdata(L, 1);
   kt_build_stats s = kt_tuner_build_stats(t);
-  for (size_t i = 1; f && i < kt_fleet_size(f); i++) {
-    kt_build_stats d = kt_tuner_build_stats(kt_fleet_tuner(f, i));
+  for (size_t i = 1; i < lk_tuner_count(ut); i++) {
+    kt_build_stats d = kt_tuner_build_stats(lk_tuner_at(ut, i));
     s.hits += d.hits;
     s.misses += d.misses;
     s.entries += d.entries;
