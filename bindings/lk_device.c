@@ -145,8 +145,7 @@ size_t lk_devices_all(lua_State *L, const char *what, kt_device_info *out, size_
   const kt_backend *be = NULL;
   size_t n = 0;
   for (size_t i = 0; i < dl->n && n < max; i++) {
-    const char *type = kt_device_string(&dl->list[i], "type");
-    if (gpus && !(type && strcmp(type, "gpu") == 0)) continue;
+    if (gpus && strcmp(kt_device_string(&dl->list[i], "type"), "gpu") != 0) continue;
     if (!be) be = dl->list[i].backend;
     if (dl->list[i].backend != be) continue;
     kt_error err;

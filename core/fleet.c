@@ -71,10 +71,9 @@ int kt_fleet_check(const kt_device_info *devs, size_t n, kt_error *err) {
         return kt_fail(err, "device %s is given twice (devices %zu and %zu)", devs[i].id, j + 1,
                        i + 1);
       const char *a = kt_device_string(&devs[j], "name"), *b = kt_device_string(&devs[i], "name");
-      if (devs[i].backend != devs[j].backend || !a || !b || strcmp(a, b) != 0)
+      if (devs[i].backend != devs[j].backend || strcmp(a, b) != 0)
         return kt_fail(err, "devices %s (%s) and %s (%s) are different models: one tuning "
-                       "runs on devices of one model", devs[j].id, a ? a : "?", devs[i].id,
-                       b ? b : "?");
+                       "runs on devices of one model", devs[j].id, a, devs[i].id, b);
     }
   return 0;
 }
