@@ -58,7 +58,7 @@ int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, cons
 ** with a local server only, and mpi_wire.c carries OP_READ_TAKE's bytes);
 ** staged reads pending that leave no room are taken first. */
 static size_t staging_slot(kt_bctx *c, size_t bytes, kt_error *err) {
-  if (bytes > c->staging_size || c->nreads > c->nstaged || c->dev.rank != 0) return SIZE_MAX;
+  if (bytes > c->staging_size || c->nreads > c->nstaged || c->rank != 0) return SIZE_MAX;
   size_t at = (c->staged_end + 63) / 64 * 64;
   if (at + bytes <= c->staging_size) return at;
   return rm_unstage(c, err) ? SIZE_MAX - 1 : 0;
