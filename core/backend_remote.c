@@ -86,18 +86,6 @@ static int make_pair(int *parent, int *child) {
   return 0;
 }
 
-/* In the new server: closes every inherited descriptor but its own, so
-** that other servers' connections reach end of file when their tuners
-** close them. */
-static void keep_only(int mainc, const int *channels, int n) {
-  long most = sysconf(_SC_OPEN_MAX);
-  for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++) {
-    bool keep = fd == mainc;
-    for (int i = 0; i < n && !keep; i++) keep = fd == channels[i];
-    if (!keep) close(fd);
-  }
-}
-
 /* Forks a server; with a device, opens it there. */
 static int spawn(kt_bctx *c, kt_error *err);
 
@@ -128,7 +116,7 @@ static int spawn(kt_bctx *c, kt_error *err) {
                             : fork();
   if (pid == 0) {
     if (said >= 0) dup2(said, STDERR_FILENO);
-    keep_only(mainc, child, n);
+    kt_server_keep_only(mainc, child, n);
     kt_server_main(mainc, child, n, c->staging, c->staging_size);
   }
   for (int i = 0; i < n; i++)

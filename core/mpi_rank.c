@@ -62,17 +62,6 @@ static served *find(rank_state *s, uint32_t id) {
 
 /* ---- a device server's life ---- */
 
-/* In the new server: only its own connections stay open, so that other
-** servers' connections reach end of file when they close. */
-static void keep_only(const int *keep, int n) {
-  long most = sysconf(_SC_OPEN_MAX);
-  for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++) {
-    bool kept = false;
-    for (int i = 0; i < n && !kept; i++) kept = fd == keep[i];
-    if (!kept) close(fd);
-  }
-}
-
 static void free_served(served *d) {
   for (int i = 0; i < d->n; i++)
     if (d->fds[i] >= 0) close(d->fds[i]);
@@ -96,7 +85,7 @@ static int fork_server(served *d, const int *child, int said) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   if (said >= 0) dup2(said, STDERR_FILENO);
-  keep_only(child, d->n);
+  kt_server_keep_only(child[0], child + 1, d->n - 1);
   kt_server_main(child[0], child + 1, d->n - 1, d->staging, d->staging_size);
 }
 

@@ -60,6 +60,11 @@ struct kt_nvrtc_out;
 int kt_nvrtc_compile_apart(const struct kt_nvrtc_job *job, struct kt_nvrtc_out *out,
                            kt_error *err);
 
+/* In a new server, before kt_server_main: only its own connections stay
+** open, so that other servers' connections reach end of file when they
+** close (stdin, stdout and stderr stay too). */
+void kt_server_keep_only(int main_fd, const int *compile_fds, int n);
+
 /* The server side: serves the connections until the main one closes.
 ** Runs in the forked child; never returns. */
 void kt_server_main(int main_fd, const int *compile_fds, int channels, void *staging,

@@ -1,10 +1,12 @@
 /*
 ** remote_process.c: what is true of the whole process that forks device
 ** servers (remote.h): whether it has loaded a driver itself, and the
-** guard that keeps forks away from working compile threads.
+** guard that keeps forks away from working compile threads, and what a
+** forked server keeps open.
 */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <unistd.h>
 
 #include "remote.h"
 
@@ -29,3 +31,14 @@ void kt_fork_guard_enter(void) { pthread_rwlock_rdlock(&fork_guard); }
 void kt_fork_guard_leave(void) { pthread_rwlock_unlock(&fork_guard); }
 void kt_fork_begin(void) { pthread_rwlock_wrlock(&fork_guard); }
 void kt_fork_end(void) { pthread_rwlock_unlock(&fork_guard); }
+
+/* ---- in a new server ---- */
+
+void kt_server_keep_only(int main_fd, const int *compile_fds, int n) {
+  long most = sysconf(_SC_OPEN_MAX);
+  for (int fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++) {
+    bool keep = fd == main_fd;
+    for (int i = 0; i < n && !keep; i++) keep = fd == compile_fds[i];
+    if (!keep) close(fd);
+  }
+}
