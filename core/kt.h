@@ -81,6 +81,7 @@ typedef struct kt_wait_hook {
   void (*fn)(void *ud, bool entering);
   void *ud;
 } kt_wait_hook;
+
 /* The time of day, in Unix seconds. */
 double kt_wall_s(void);
 
