@@ -204,10 +204,13 @@ static void fail_orphans(kt_fleet *f, const kt_error *err) {
   }
 }
 
-/* The first device computes the references on its own thread, as the
-** loop starts the first configurations' compiles meanwhile (with one
-** device the set-up comes at the first configuration, after them); the
-** others wait for it before their first configuration. */
+/* The first device's set-up (references, uploads, its comparison kernel)
+** runs on the loop's thread at its first wait: the first configurations'
+** compiles have started by then, as with one device, where the set-up
+** comes at the first configuration; and that thread alone uses the first
+** device's tuner meanwhile (its worker waits for this, below, and the
+** loop's prefetches go to that tuner only while its worker is idle). The
+** other devices wait for the references before their first configuration. */
 static void set_up_first(worker *w) {
   kt_fleet *f = w->f;
   bool ok = tuner_ensure_open(w->tu.t, &f->set_up_err) == 0 &&
@@ -221,7 +224,6 @@ static void *work(void *ud) {
   kt_fleet *f = w->f;
   pthread_mutex_lock(&f->lock);
   if (f->thread_fn) f->thread_fn(f->thread_ud, w->i, true);
-  if (w->i == 0) set_up_first(w);
   for (;;) {
     worker *j;
     while (!(j = next_job(w)) && !w->quit) pthread_cond_wait(&w->go, &f->lock);
@@ -308,6 +310,7 @@ static int fleet_submit(void *ud, size_t slot, kt_result *res, kt_error *err) {
 
 static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
   kt_fleet *f = ud;
+  if (f->set_up == 0) set_up_first(&f->w[0]);
   for (;;) {
     for (size_t k = 0; k < f->n; k++) {
       worker *w = &f->w[(f->next + k) % f->n];
