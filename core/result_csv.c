@@ -3,7 +3,8 @@
 ** each row's index, configuration, status, time, sizes, overheads and the
 ** first line of its error. A CSV file keeps less than JSON: not the
 ** samples (their number only), not the names of its task and device (but
-** each row's device id, in a tuning over several devices), nor
+** each row's device id, in a tuning over several devices, and whether early
+** stop cut it short), nor
 ** the values of a parameter that no row took; a parameter's values are
 ** those its rows took, numbers in ascending order, then strings.
 */
@@ -236,6 +237,11 @@ static int read_outcome(const row *rw, const layout *lo, kt_result *res, kt_erro
     if (!*c->s) continue; /* none */
     if (strcmp(name, "device") == 0) { /* the last column of a tuning over several devices */
       if (!(res->device = kt_strdup(c->s, err))) return -1;
+      continue;
+    }
+    if (strcmp(name, "cut_short") == 0) { /* written where early stop cut a row short */
+      if (strcmp(c->s, "true")) return kt_fail(err, "cut_short is \"true\" or empty");
+      res->cut_short = true;
       continue;
     }
     if (number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);

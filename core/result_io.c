@@ -34,14 +34,23 @@ static void csv_size(FILE *f, const size_t *v, int dims) {
   for (int d = 0; d < dims; d++) fprintf(f, "%s%zu", d ? "x" : "", v[d]);
 }
 
-/* A tuning over several devices: the device of each result, last. */
-static bool csv_devices(const kt_results *r) {
-  for (size_t i = 0; i < r->n; i++)
-    if (r->items[i].device) return true;
-  return false;
+/* Columns written only where a row needs them, after the metrics: whether
+** early stop cut it short, then its device (a tuning over several). */
+typedef struct csv_extra {
+  bool cut_short, devices;
+} csv_extra;
+
+static csv_extra csv_extras(const kt_results *r) {
+  csv_extra e = {false, false};
+  for (size_t i = 0; i < r->n; i++) {
+    e.cut_short |= r->items[i].cut_short;
+    e.devices |= r->items[i].device != NULL;
+  }
+  return e;
 }
 
-static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_t nmetrics) {
+static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_t nmetrics,
+                       csv_extra e) {
   fputs("index", f);
   for (size_t p = 0; p < r->nparams; p++) fprintf(f, ",%s", r->params[p].name);
   fputs(",status,time_ms,samples", f);
@@ -59,12 +68,13 @@ static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_
     fputc(',', f);
     csv_text(f, metrics[m]);
   }
-  if (csv_devices(r)) fputs(",device", f);
+  if (e.cut_short) fputs(",cut_short", f);
+  if (e.devices) fputs(",device", f);
   fputc('\n', f);
 }
 
 static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char **metrics,
-                    size_t nmetrics, bool devices) {
+                    size_t nmetrics, csv_extra e) {
   char buf[256];
   fprintf(f, "%llu", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
@@ -100,8 +110,9 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
     fputc(',', f);
     if (!isnan(v)) fprintf(f, "%.9g", v);
   }
-  if (devices) fputc(',', f);
-  if (devices && x->device) csv_text(f, x->device);
+  if (e.cut_short) fputs(x->cut_short ? ",true" : ",", f);
+  if (e.devices) fputc(',', f);
+  if (e.devices && x->device) csv_text(f, x->device);
   fputc('\n', f);
 }
 
@@ -114,9 +125,9 @@ int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err) {
     kt_atomic_abort(&out);
     return -1;
   }
-  csv_header(out.f, r, metrics, nmetrics);
-  bool devices = csv_devices(r);
-  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i], metrics, nmetrics, devices);
+  csv_extra e = csv_extras(r);
+  csv_header(out.f, r, metrics, nmetrics, e);
+  for (size_t i = 0; i < r->n; i++) csv_row(out.f, r, &r->items[i], metrics, nmetrics, e);
   free(metrics);
   return kt_atomic_commit(&out, err);
 }
