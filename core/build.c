@@ -40,6 +40,7 @@ struct kt_build_cache {
   size_t hits, misses, compiles;
   size_t kernels, ahead;
   double kernel_ns, wait_ns;
+  double longest_ns;
   kt_wait_hook wait;
 };
 
@@ -104,8 +105,8 @@ void kt_build_cache_cancel_pending(kt_build_cache *c) {
 }
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
-  return (kt_build_stats){c->hits, c->misses, c->n, c->compiles, c->kernels, c->ahead, c->kernel_ns,
-                          c->wait_ns};
+  return (kt_build_stats){c->hits,   c->misses,    c->n,       c->compiles,  c->kernels,
+                          c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns};
 }
 
 static uint64_t fnv1a(uint64_t h, const char *s) {
@@ -235,6 +236,7 @@ static void finish_compile(kt_build_cache *c, entry *e) {
   e->prog = kt_builder_wait(c->builder, e->job, &e->log, &e->compile_ns);
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   c->wait_ns += (double)(kt_now_ns() - t0);
+  if (e->compile_ns > c->longest_ns) c->longest_ns = e->compile_ns;
   e->job = NULL;
 }
 

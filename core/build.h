@@ -61,6 +61,7 @@ typedef struct kt_build_stats {
   size_t ahead;     /* ... of which by kt_build_ahead */
   double kernel_ns; /* time in those calls (a round trip to the device process) */
   double wait_ns;   /* time kt_build_get waited for compiles */
+  double longest_ns; /* the longest compile finished */
 } kt_build_stats;
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c);

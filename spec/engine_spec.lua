@@ -6,6 +6,7 @@ local shell = require "spec.support.shell"
 local tuner = kt.tuner()
 
 local statuses = require "spec.support.statuses"
+local files = require "spec.support.files"
 
 local function tmp(ext)
   local path = os.tmpname()
@@ -74,6 +75,30 @@ __kernel void h(__global volatile int *flag, __global int *o) {
     assert.are.equal(2, #r[3].samples_ms)
     tuner:run(k, { MODE = 2 })
     assert.are.equal(9, out[63])
+  end)
+
+  it("leave a CPU device its compile at a kernel's first launch, behind the compiles ahead", function()
+    -- PoCL compiles each kernel for its work-group size when it is first launched, one compile
+    -- at a time in a process: with its cache empty, the first launches wait for the compiles
+    -- ahead, for longer than the limit on a slow machine. None is a timeout.
+    local cache, path = tmp(""), tmp(".lua")
+    files.write(path, [[
+local kt = require "ktlua"
+local t = kt.tuner("opencl:0:0", { build_threads = 2 })
+local o = kt.array("int", 64)
+local k = t:kernel{ name = "k", global = 64, args = { o:output() }, source = [=[
+__kernel void k(__global int *o) { o[get_global_id(0)] = V + get_local_size(0) - WG; }]=] }
+k:param("WG", { 1, 4 }, { group_x = "mul" })
+k:param("V", { 1, 2, 3, 4 })
+local r = t:tune(k, { search = "exhaustive", time_limit = 0.2, repeats = 1, progress = false })
+for i = 1, #r do io.write(r[i].status, " ") end
+print()
+]])
+    local out, status = shell.run("POCL_CACHE_DIR=" .. cache .. " " .. shell.ktlua .. " " .. path)
+    os.execute("rm -rf " .. cache)
+    os.remove(path)
+    assert.are.equal(0, status, out)
+    assert.are.equal(("ok "):rep(8) .. "\n", out, out)
   end)
 
   it("give timeout while a launcher waits to read or write, and the next start afresh", function()
