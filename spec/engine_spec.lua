@@ -6,7 +6,6 @@ local shell = require "spec.support.shell"
 local tuner = kt.tuner()
 
 local statuses = require "spec.support.statuses"
-local files = require "spec.support.files"
 
 local function tmp(ext)
   local path = os.tmpname()
@@ -45,12 +44,13 @@ print()
            stop_after, signal or "KILL")
 end
 
-local function run_script(code, extra)
+-- extra: ktlua's options; env: the child's environment ("NAME=value ...").
+local function run_script(code, extra, env)
   local path = tmp(".lua")
   local f = assert(io.open(path, "w"))
   f:write(code)
   f:close()
-  local out, status = shell.run(shell.ktlua .. " " .. (extra or "") .. " " .. path)
+  local out, status = shell.run((env or "") .. " " .. shell.ktlua .. " " .. (extra or "") .. " " .. path)
   os.remove(path)
   return out, status
 end
@@ -81,8 +81,8 @@ __kernel void h(__global volatile int *flag, __global int *o) {
     -- PoCL compiles each kernel for its work-group size when it is first launched, one compile
     -- at a time in a process: with its cache empty, the first launches wait for the compiles
     -- ahead, for longer than the limit on a slow machine. None is a timeout.
-    local cache, path = tmp(""), tmp(".lua")
-    files.write(path, [[
+    local cache = tmp("")
+    local out, status = run_script([[
 local kt = require "ktlua"
 local t = kt.tuner("opencl:0:0", { build_threads = 2 })
 local o = kt.array("int", 64)
@@ -93,10 +93,8 @@ k:param("V", { 1, 2, 3, 4 })
 local r = t:tune(k, { search = "exhaustive", time_limit = 0.2, repeats = 1, progress = false })
 for i = 1, #r do io.write(r[i].status, " ") end
 print()
-]])
-    local out, status = shell.run("POCL_CACHE_DIR=" .. cache .. " " .. shell.ktlua .. " " .. path)
+]], nil, "POCL_CACHE_DIR=" .. cache)
     os.execute("rm -rf " .. cache)
-    os.remove(path)
     assert.are.equal(0, status, out)
     assert.are.equal(("ok "):rep(8) .. "\n", out, out)
   end)
