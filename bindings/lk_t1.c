@@ -1,11 +1,15 @@
 /*
 ** lk_t1.c: what the T1 reader (stdlib ktlua.t1) needs from C: Python list
-** expressions for parameter values (kt.python_list, core/expr_list.c); it
+** expressions for parameter values (kt.python_list, core/expr_list.c), its
+** expressions, and the files a T1 file names (core/regular_file.c); it
 ** reads its JSON with kt.json.
 */
 #include "lk.h"
 
+#include <stdlib.h>
+
 #include "../core/expr.h"
+#include "../core/regular_file.h"
 
 /* kt.python_list("[2**i for i in range(5, 11)]") -> {32, 64, ..., 1024} */
 static int l_python_list(lua_State *L) {
@@ -79,6 +83,36 @@ static int l_expression(lua_State *L) {
   return 2;
 }
 
+static int bytes_gc(lua_State *L) {
+  char **slot = lua_touserdata(L, 1);
+  free(*slot);
+  *slot = NULL;
+  return 0;
+}
+
+/* kt._read_regular(path, max) -> bytes | nil, why, "absent" or "refused":
+** a regular file of at most max bytes; why does not repeat the path. */
+static int l_read_regular(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Integer max = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, max >= 0, 2, "the limit must not be negative");
+  char **slot = lk_new_guarded(L, sizeof *slot, bytes_gc); /* owns the bytes */
+  size_t len;
+  kt_file_fault fault;
+  kt_error err;
+  char *data = *slot = kt_read_regular(path, (size_t)max, &len, &fault, &err);
+  if (!data) {
+    luaL_pushfail(L);
+    lua_pushstring(L, err.msg);
+    lua_pushstring(L, fault == KT_FILE_ABSENT ? "absent" : "refused");
+    return 3;
+  }
+  lua_pushlstring(L, data, len);
+  free(data);
+  *slot = NULL;
+  return 1;
+}
+
 void lk_open_t1(lua_State *L) {
   if (luaL_newmetatable(L, "ktlua.expr")) {
     lua_pushcfunction(L, expr_gc);
@@ -87,6 +121,6 @@ void lk_open_t1(lua_State *L) {
   lua_pop(L, 1);
   static const luaL_Reg fns[] = {
       {"python_list", l_python_list},
-      {"_expression", l_expression}, {NULL, NULL}};
+      {"_expression", l_expression}, {"_read_regular", l_read_regular}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
 }

@@ -3,12 +3,12 @@
 ** definition table, parameters, constraints, thread modifiers, references,
 ** and k:space() (the space view: lk_space.c).
 */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/prune.h"
+#include "../core/regular_file.h"
 #include "../core/validate.h"
 #include "lk.h"
 
@@ -48,19 +48,13 @@ static void caller_dir(lua_State *L, char *dir, size_t size) {
   }
 }
 
+/* Only a regular file of at most KT_SOURCE_MAX bytes: a kernel file names
+** no pipe to wait on or device to read forever. */
 static char *read_file(const char *path, kt_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return kt_fail(err, "cannot read %s: %s", path, strerror(errno)), NULL;
-  char *data = NULL;
-  size_t n = 0, cap = 0;
-  for (;;) {
-    if (kt_grow(&data, &cap, n + 4097, 1, err)) break;
-    size_t got = fread(data + n, 1, 4096, f);
-    n += got;
-    if (got < 4096) break;
-  }
-  fclose(f);
-  if (data) data[n] = '\0';
+  size_t len;
+  kt_file_fault fault;
+  char *data = kt_read_regular(path, KT_SOURCE_MAX, &len, &fault, err);
+  if (!data) kt_fail_prefix(err, "cannot read %s: ", path);
   return data;
 }
 

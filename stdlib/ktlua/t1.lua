@@ -9,100 +9,12 @@
 --
 -- Values, Conditions, sizes and argument sizes are Python expressions; they
 -- are evaluated by ktlua's own evaluator (core/expr*.c), never as code.
+local c = require "ktlua.t1_common"
+local args = require "ktlua.t1_args"
+local lookup, fail, show, compile = c.lookup, c.fail, c.show, c.compile
 local t1 = {}
 
-local function kt() return require "ktlua" end
-
--- ---- keys: "KernelSpecification" or "kernelSpecification", and aliases ----
-
-local function lookup(t, ...)
-  if type(t) ~= "table" then return nil end
-  for _, name in ipairs({ ... }) do
-    if t[name] ~= nil then return t[name], name end
-    local lower = name:lower()
-    for k, v in pairs(t) do
-      if type(k) == "string" and k:lower() == lower then return v, k end
-    end
-  end
-  return nil
-end
-
-local function fail(where, fmt, ...)
-  error(("%s: " .. fmt):format(where, ...), 0)
-end
-
-local function list_of(v)
-  if v == nil then return {} end
-  if type(v) == "table" and v[1] == nil and next(v) ~= nil then return { v } end -- one object
-  return v
-end
-
--- ---- types ----
-
-local scalar_types = {
-  bool = "uchar", int8 = "char", uint8 = "uchar", int16 = "short", uint16 = "ushort",
-  int32 = "int", uint32 = "uint", int64 = "long", uint64 = "ulong", int = "int", uint = "uint",
-  char = "char", uchar = "uchar", short = "short", ushort = "ushort", long = "long",
-  ulong = "ulong", half = "half", float = "float", double = "double",
-}
-
--- A T1 type as ktlua's element type and components per element: float4 is
--- four floats; a 3-vector takes 4 places in OpenCL, 3 in CUDA.
-local function element_type(name, language, where)
-  local base, n = tostring(name):match("^(%a+)(%d*)$")
-  local t = base and scalar_types[base] or scalar_types[name]
-  if not t then
-    fail(where, "type '%s' is not one of bool, int8 ... uint64, half, float, double, their " ..
-      "vectors (float2, float4, ...) or custom", tostring(name))
-  end
-  n = tonumber(n) or 1
-  if scalar_types[name] then n = 1 end
-  local stride = (n == 3 and language == "OpenCL") and 4 or n
-  return t, n, stride
-end
-
--- ---- expressions ----
-
--- "ProblemSize[0]" and "max(filter_width)" (the largest value of a
--- parameter) become numbers; the rest is an expression of expr.h.
-local function substitute(text, problem_size, params)
-  text = text:gsub("ProblemSize%s*%[%s*(%d+)%s*%]", function(i)
-    local v = problem_size[tonumber(i) + 1]
-    return v and tostring(v) or nil
-  end)
-  return (text:gsub("(%a+)%(%s*([%a_][%w_]*)%s*%)", function(fn, name)
-    local p = params[name]
-    if not p or (fn ~= "max" and fn ~= "min") then return nil end
-    local best = p[1]
-    for _, v in ipairs(p) do
-      if (fn == "max" and v > best) or (fn == "min" and v < best) then best = v end
-    end
-    return tostring(best)
-  end))
-end
-
--- An expression (a string or a number) over the tuning parameters: the
--- function of a configuration, its names, and its value when it reads none.
-local function compile(v, problem, where)
-  if math.type(v) == "integer" then return nil, {}, v end
-  if type(v) ~= "string" then fail(where, "expected an integer or an expression, found %s", type(v)) end
-  local text = substitute(v, problem.problem_size, problem.values)
-  local ok, f, names = pcall(kt()._expression, text)
-  if not ok then fail(where, "%s", f) end
-  for _, name in ipairs(names) do
-    if not problem.values[name] then
-      fail(where, "'%s' reads %s, which is no tuning parameter", v, name)
-    end
-  end
-  if #names == 0 then return nil, names, f({}) end
-  return f, names, nil
-end
-
-local function integer_of(v, where, what)
-  local n = math.tointeger(tonumber(v))
-  if not n then fail(where, "%s %s is not an integer", what, tostring(v)) end
-  return n
-end
+local kt = c.kt
 
 -- ---- the configuration space ----
 
@@ -122,13 +34,16 @@ local function read_values(p, where)
   if #values == 0 then fail(where, "Values is empty") end
   local ty = lookup(p, "Type")
   for i, v in ipairs(values) do
+    if type(v) ~= "number" and type(v) ~= "string" and type(v) ~= "boolean" then
+      fail(where, "value %d is %s, not a number or a string", i, show(v))
+    end
     if type(v) == "boolean" then v = v and 1 or 0 end
     if ty == "bool" and type(v) == "number" then v = v ~= 0 and 1 or 0 end
     if (ty == "int" or ty == "uint") and not math.tointeger(v) then
-      fail(where, "value %d (%s) is not an integer, as Type %s says", i, tostring(v), ty)
+      fail(where, "value %d (%s) is not an integer, as Type %s says", i, show(v), ty)
     end
     if ty == "float" and type(v) ~= "number" then
-      fail(where, "value %d (%s) is not a number, as Type float says", i, tostring(v))
+      fail(where, "value %d (%s) is not a number, as Type float says", i, show(v))
     end
     if ty == "int" or ty == "uint" then v = math.tointeger(v) end
     values[i] = v
@@ -140,20 +55,24 @@ local function read_space(doc, problem)
   local cs = lookup(doc, "ConfigurationSpace")
   if type(cs) ~= "table" then fail(problem.path, "no ConfigurationSpace") end
   local tps = lookup(cs, "TuningParameters")
-  if type(tps) ~= "table" then fail(problem.path, "ConfigurationSpace has no TuningParameters") end
+  if type(tps) ~= "table" or (tps[1] == nil and next(tps) ~= nil) then
+    fail(problem.path, "ConfigurationSpace has no TuningParameters list")
+  end
   for i, p in ipairs(tps) do
     local where = ("%s: TuningParameters[%d]"):format(problem.path, i)
     local name = lookup(p, "Name")
     if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
-      fail(where, "Name must be an identifier, found %s", tostring(name))
+      fail(where, "Name must be an identifier, found %s", show(name))
     end
     if problem.values[name] then fail(where, "parameter %s is defined twice", name) end
     local values = read_values(p, where .. " (" .. name .. ")")
     problem.params[#problem.params + 1] = { name, values }
     problem.values[name] = values
   end
-  for i, c in ipairs(list_of(lookup(cs, "Conditions", "Constraints"))) do
-    local text = type(c) == "string" and c or lookup(c, "Expression")
+  local conditions, key = lookup(cs, "Conditions", "Constraints")
+  if type(conditions) == "string" then conditions = { conditions } end
+  for i, cond in ipairs(c.list_of(conditions, problem.path .. ": " .. c.key("Conditions", key))) do
+    local text = type(cond) == "string" and cond or lookup(cond, "Expression")
     if type(text) ~= "string" then
       fail(problem.path, "Conditions[%d] has no Expression", i)
     end
@@ -179,6 +98,7 @@ local function read_sizes(spec, problem, key, ...)
     if type(v) == "string" and v:match("^%s*%d+%s*$") then v = math.tointeger(tonumber(v)) end
     local where = ("%s: %s.%s"):format(problem.path, found, dim)
     local f, _, value = compile(v, problem, where)
+    if not f then value = c.positive(value, where, "the size") end
     out[d] = { text = tostring(v), fn = f, value = value }
   end
   return out
@@ -193,11 +113,20 @@ local function grid_from_problem_size(spec, problem)
   if type(ps) ~= "table" then ps = { ps } end
   local out = {}
   for d = 1, 3 do
-    local size = ps[d] and integer_of(ps[d], problem.path, "ProblemSize") or 1
-    local div = divs[d] or {}
-    for _, name in ipairs(div) do
-      if not problem.values[name] then
-        fail(problem.path, "GridDiv%s names %s, which is no tuning parameter", dims[d], name)
+    local size = ps[d] and c.positive(ps[d], ("%s: ProblemSize[%d]"):format(problem.path, d - 1),
+      "the size") or 1 -- indexed from 0, as its expressions are
+    local div, where = divs[d] or {}, ("%s: GridDiv%s"):format(problem.path, dims[d])
+    if type(div) ~= "table" then fail(where, "expected a list of parameter names, found %s", show(div)) end
+    for j, name in ipairs(div) do
+      local values = problem.values[name]
+      if not values then
+        fail(("%s[%d]"):format(where, j), "%s is no tuning parameter", show(name))
+      end
+      for _, v in ipairs(values) do
+        if not math.tointeger(v) or v < 1 then
+          fail(("%s[%d]"):format(where, j), "%s takes %s, and divides by positive integers only",
+            name, show(v))
+        end
       end
     end
     if #div == 0 then
@@ -212,43 +141,6 @@ local function grid_from_problem_size(spec, problem)
     end
   end
   return out
-end
-
--- ---- arguments ----
-
-local function read_argument(a, i, problem)
-  local name = lookup(a, "Name") or ("argument " .. i)
-  local where = ("%s: Arguments[%d] (%s)"):format(problem.path, i, name)
-  local memory = tostring(lookup(a, "MemoryType") or "Vector"):lower()
-  local arg = { name = name, memory = memory, where = where }
-  arg.type, arg.components, arg.stride = element_type(lookup(a, "Type") or "float",
-    problem.language, where)
-  if lookup(a, "Type") == "custom" then arg.type = "uchar" end
-  local size = lookup(a, "Size", "length")
-  if memory ~= "scalar" then
-    if size == nil then fail(where, "a %s argument needs a Size", memory) end
-    local f, _, v = compile(size, problem, where .. ": Size")
-    if f then fail(where, "Size '%s' reads tuning parameters", size) end
-    arg.size = integer_of(v, where, "Size")
-    if lookup(a, "Type") == "custom" then
-      arg.size = arg.size * integer_of(lookup(a, "TypeSize") or 1, where, "TypeSize")
-    end
-  end
-  arg.access = tostring(lookup(a, "AccessType") or "ReadWrite")
-  arg.fill = tostring(lookup(a, "FillType") or (memory == "scalar" and "Constant" or "Constant"))
-  arg.value = lookup(a, "FillValue", "value")
-  if type(arg.value) == "string" then arg.value = tonumber(arg.value) or arg.value end
-  arg.source = lookup(a, "DataSource", "path")
-  arg.seed = lookup(a, "RandomSeed")
-  arg.constant = tostring(lookup(a, "MemType") or ""):lower() == "constant"
-  arg.output = (lookup(a, "Output") or 0) ~= 0
-  if memory == "scalar" and type(arg.value) ~= "number" then
-    fail(where, "a scalar needs a numeric FillValue, found %s", tostring(arg.value))
-  end
-  if not ({ scalar = 1, vector = 1, ["local"] = 1, symbol = 1 })[memory] then
-    fail(where, "MemoryType %s is not Scalar, Vector, Local or Symbol", memory)
-  end
-  return arg
 end
 
 -- ---- the kernel's signature against the arguments ----
@@ -345,17 +237,33 @@ end
 
 -- ---- the whole problem ----
 
-local function dirname(path) return path:match("^(.*)/[^/]*$") or "." end
+-- fn(...); an error of the file it raises becomes a defect, and a fatal one
+-- (that leaves nothing to build) is also in problem.broken.
+local function defect_of(problem, fatal, fn, ...)
+  local ok, err = pcall(fn, ...)
+  if ok then return true end
+  if type(err) ~= "string" or err:sub(1, #problem.path + 2) ~= problem.path .. ": " then
+    error(err, 0) -- ktlua's own fault: no defect of the file
+  end
+  problem.defects[#problem.defects + 1] = err
+  if fatal then problem.broken[#problem.broken + 1] = err end
+  return false
+end
 
 local function read_budget(doc, problem)
-  for _, b in ipairs(list_of(lookup(doc, "Budget"))) do
+  local where = problem.path .. ": Budget"
+  for i, b in ipairs(c.list_of(lookup(doc, "Budget"), where)) do
+    local here = ("%s[%d]"):format(where, i)
     local kind, value = lookup(b, "Type"), lookup(b, "BudgetValue")
-    if type(value) ~= "number" then fail(problem.path, "Budget %s has no BudgetValue", tostring(kind)) end
+    if type(value) ~= "number" or not (value > 0) then
+      fail(here .. ".BudgetValue", "%s is not a positive number", show(value))
+    end
     if kind == "ConfigurationCount" then problem.stop.count = math.tointeger(value) or math.ceil(value)
     elseif kind == "TuningDuration" then problem.stop.seconds = value
-    elseif kind == "ConfigurationFraction" then problem.stop.fraction = value
-    else fail(problem.path, "Budget Type %s is not ConfigurationCount, TuningDuration or " ..
-      "ConfigurationFraction", tostring(kind)) end
+    elseif kind == "ConfigurationFraction" and value <= 1 then problem.stop.fraction = value
+    elseif kind == "ConfigurationFraction" then fail(here .. ".BudgetValue", "%s is more than 1", show(value))
+    else fail(here .. ".Type", "%s is not ConfigurationCount, TuningDuration or " ..
+      "ConfigurationFraction", show(kind)) end
   end
 end
 
@@ -369,49 +277,70 @@ local searchers = {
 
 local function read_search(doc, problem)
   local s = lookup(doc, "Search")
-  if type(s) ~= "table" then return end
-  local name = tostring(lookup(s, "Name") or "")
+  if s == nil then return end
+  local where = problem.path .. ": Search"
+  if type(s) ~= "table" then fail(where, "expected an object, found %s", show(s)) end
+  local name = lookup(s, "Name")
+  if type(name) ~= "string" then fail(where .. ".Name", "%s is no searcher's name", show(name)) end
   local ours = searchers[name:lower():gsub("[%s_%-]", "")]
   if not ours then
     problem.notes[#problem.notes + 1] = ("Search %s has no ktlua counterpart: the " ..
-      "default searcher is used"):format(name)
+      "default searcher is used"):format(show(name))
     return
   end
   problem.search = ours
-  local attributes = lookup(s, "Attributes") or {}
+  local attributes = c.list_of(lookup(s, "Attributes"), where .. ".Attributes")
   if #attributes > 0 then -- the searcher's options: {"annealing", alpha = 0.9}
     problem.search = { ours }
-    for _, a in ipairs(attributes) do
+    for i, a in ipairs(attributes) do
+      local here = ("%s.Attributes[%d]"):format(where, i)
       local key, value = lookup(a, "Name"), lookup(a, "Value")
-      problem.search[tostring(key)] = tonumber(value) or value
+      if type(key) ~= "string" or not key:match("^[%a_][%w_]*$") then
+        fail(here .. ".Name", "%s is not an option's name", show(key))
+      end
+      if type(value) ~= "number" and type(value) ~= "string" and type(value) ~= "boolean" then
+        fail(here .. ".Value", "%s is not a number, a string or a boolean", show(value))
+      end
+      problem.search[key] = tonumber(value) or value
     end
   end
 end
 
 -- BAT's BenchmarkConfig.iterations: the timed runs of each configuration.
 local function read_benchmark(doc, problem)
-  local iterations = lookup(lookup(doc, "BenchmarkConfig") or {}, "iterations")
+  local iterations = lookup(lookup(doc, "BenchmarkConfig"), "iterations")
   if iterations ~= nil then
-    problem.repeats = integer_of(iterations, problem.path, "BenchmarkConfig.iterations")
+    problem.repeats = c.positive(iterations, problem.path .. ": BenchmarkConfig.iterations",
+      "the count")
   end
 end
 
-local function read_kernel(doc, problem)
-  local spec = lookup(doc, "KernelSpecification")
-  if type(spec) ~= "table" then fail(problem.path, "no KernelSpecification") end
-  problem.language = lookup(spec, "Language")
-  if not ({ CUDA = 1, OpenCL = 1 })[problem.language] then
-    fail(problem.path, "Language %s: ktlua runs CUDA and OpenCL kernels", tostring(problem.language))
+local function read_options(spec, problem)
+  local options, key = lookup(spec, "CompilerOptions")
+  local where = problem.path .. ": " .. c.key("CompilerOptions", key)
+  if type(options) == "string" then options = { options } end
+  for i, o in ipairs(c.list_of(options, where)) do
+    if type(o) ~= "string" then fail(("%s[%d]"):format(where, i), "%s is not a string", show(o)) end
   end
-  problem.kernel_name = lookup(spec, "KernelName")
-  local file = lookup(spec, "KernelFile")
-  if type(problem.kernel_name) ~= "string" or type(file) ~= "string" then
-    fail(problem.path, "KernelSpecification needs KernelName and KernelFile")
+  problem.options = table.concat(options or {}, " ")
+end
+
+local function read_device(spec, problem)
+  local dev, key = lookup(spec, "Device")
+  if dev == nil then return end
+  local where = problem.path .. ": " .. c.key("Device", key)
+  if type(dev) ~= "table" then fail(where, "expected an object, found %s", show(dev)) end
+  local ids = {}
+  for i, name in ipairs({ "PlatformId", "DeviceId" }) do
+    local v = lookup(dev, name)
+    ids[i] = v == nil and 0 or c.integer_of(v, where .. "." .. name, "the id")
+    if ids[i] < 0 then fail(where .. "." .. name, "%d is negative", ids[i]) end
   end
-  problem.file = file:sub(1, 1) == "/" and file or dirname(problem.path) .. "/" .. file
-  problem.options = table.concat(lookup(spec, "CompilerOptions") or {}, " ")
-  problem.problem_size = lookup(spec, "ProblemSize") or {}
-  if type(problem.problem_size) ~= "table" then problem.problem_size = { problem.problem_size } end
+  problem.device = problem.language == "CUDA" and ("cuda:" .. ids[2])
+    or ("opencl:" .. ids[1] .. ":" .. ids[2])
+end
+
+local function read_launch(spec, problem)
   local size_type = lookup(spec, "GlobalSizeType")
   local _, grid_key = lookup(spec, "GlobalSize", "gridSize")
   problem.group = read_sizes(spec, problem, "LocalSize", "blockSize")
@@ -428,29 +357,107 @@ local function read_kernel(doc, problem)
     fail(problem.path, "KernelSpecification needs GlobalSize (or ProblemSize and GridDivX) " ..
       "and LocalSize")
   end
-  local shared = lookup(spec, "SharedMemory")
-  if shared ~= nil and shared ~= 0 then
-    -- a defect that leaves the space readable: kt.t1 refuses to build it
-    local ok, f, _, v = pcall(compile, shared, problem, problem.path .. ": SharedMemory")
-    if ok then problem.shared = f or v else problem.defects[#problem.defects + 1] = f end
+end
+
+local function read_shared(spec, problem)
+  local shared, key = lookup(spec, "SharedMemory")
+  if shared == nil or shared == 0 then return end
+  local where = problem.path .. ": " .. c.key("SharedMemory", key)
+  local f, _, v = compile(shared, problem, where)
+  problem.shared = f or c.positive(v, where, "the size")
+end
+
+-- A list of the KernelSpecification (nil, and a defect, when it is none).
+local function list_in(spec, problem, name)
+  local list, key = lookup(spec, name)
+  local ok = defect_of(problem, true, function()
+    list = c.list_of(list, problem.path .. ": " .. c.key(name, key))
+  end)
+  return ok and list or {}
+end
+
+local function read_arguments(spec, problem)
+  local by_name = {}
+  for i, a in ipairs(list_in(spec, problem, "Arguments")) do
+    local ok = defect_of(problem, true, function()
+      local arg = args.read(a, i, problem)
+      if by_name[arg.name] ~= nil then
+        fail(arg.where .. ".Name", "another argument has the name %s", arg.name)
+      end
+      problem.args[#problem.args + 1], by_name[arg.name] = arg, arg
+    end)
+    if not ok then
+      problem.args_broken = true
+      local name = type(a) == "table" and lookup(a, "Name")
+      if type(name) == "string" then by_name[name] = false end
+    end
   end
-  for i, a in ipairs(lookup(spec, "Arguments") or {}) do
-    problem.args[i] = read_argument(a, i, problem)
+  for i, r in ipairs(list_in(spec, problem, "ReferenceArguments")) do
+    defect_of(problem, true, function()
+      problem.references[#problem.references + 1] = args.read_reference(r, i, problem, by_name)
+    end)
   end
-  problem.references = {}
-  for i, r in ipairs(lookup(spec, "ReferenceArguments") or {}) do
-    problem.references[i] = {
-      name = lookup(r, "Name"), target = lookup(r, "TargetName"),
-      fill = tostring(lookup(r, "FillType")), value = lookup(r, "FillValue"),
-      source = lookup(r, "DataSource"), seed = lookup(r, "RandomSeed"),
-      method = lookup(r, "ValidationMethod"), threshold = lookup(r, "ValidationThreshold"),
-    }
+end
+
+local function read_kernel(doc, problem)
+  local spec = lookup(doc, "KernelSpecification")
+  if type(spec) ~= "table" then fail(problem.path, "no KernelSpecification") end
+  problem.language = lookup(spec, "Language")
+  if not ({ CUDA = 1, OpenCL = 1 })[problem.language] then
+    fail(problem.path, "Language %s: ktlua runs CUDA and OpenCL kernels", show(problem.language))
   end
-  local dev = lookup(spec, "Device")
-  if type(dev) == "table" then
-    local p, d = lookup(dev, "PlatformId"), lookup(dev, "DeviceId")
-    problem.device = problem.language == "CUDA" and ("cuda:" .. (d or 0))
-      or ("opencl:" .. (p or 0) .. ":" .. (d or 0))
+  problem.kernel_name = lookup(spec, "KernelName")
+  local file = lookup(spec, "KernelFile")
+  if type(problem.kernel_name) ~= "string" or problem.kernel_name == "" or type(file) ~= "string"
+      or file == "" then
+    fail(problem.path, "KernelSpecification needs KernelName and KernelFile")
+  end
+  problem.file = file:sub(1, 1) == "/" and file or c.dirname(problem.path) .. "/" .. file
+  problem.problem_size = lookup(spec, "ProblemSize") or {}
+  if type(problem.problem_size) ~= "table" then problem.problem_size = { problem.problem_size } end
+  for i, v in ipairs(problem.problem_size) do -- indexed from 0, as its expressions are
+    defect_of(problem, true, c.integer_of, v, ("%s: ProblemSize[%d]"):format(problem.path, i - 1),
+      "the size")
+  end
+  -- each a defect that leaves the space readable: kt.t1 refuses to build it
+  defect_of(problem, true, read_options, spec, problem)
+  defect_of(problem, true, read_launch, spec, problem)
+  defect_of(problem, true, read_shared, spec, problem)
+  read_arguments(spec, problem)
+  defect_of(problem, true, read_device, spec, problem)
+end
+
+-- The KernelFile: absent, a note (kt.t1 refuses it); no regular file, too
+-- large or no text, a defect.
+local function read_source(problem)
+  local where = ("%s: KernelFile %s"):format(problem.path, show(problem.file:match("[^/]*$")))
+  local data, why, fault = kt()._read_regular(problem.file, args.SOURCE_MAX)
+  if fault == "absent" then
+    problem.notes[#problem.notes + 1] = ("the kernel file %s is not there"):format(problem.file)
+    problem.missing = ("%s: %s"):format(where, why)
+    return
+  end
+  if not data then fail(where, "%s", why) end
+  local nul = data:find("\0", 1, true)
+  if nul then fail(where, "holds a NUL byte at offset %d: no source text", nul - 1) end
+  problem.source = data
+end
+
+-- What the file's source says about the parameters.
+local function check_source(problem)
+  if not problem.args_broken then check_signature(problem, problem.source) end
+  local unnamed, other_case = {}, {}
+  for _, p in ipairs(problem.params) do
+    local word = "%f[%w_]" .. p[1] .. "%f[^%w_]"
+    if not problem.source:find(word) then
+      unnamed[#unnamed + 1] = p[1]
+      if problem.source:lower():find(word:lower()) then other_case[#other_case + 1] = p[1]:lower() end
+    end
+  end
+  if #unnamed > 0 then
+    problem.notes[#problem.notes + 1] = ("%s never names the parameters %s%s"):format(
+      problem.file:match("[^/]*$"), table.concat(unnamed, ", "), #other_case == 0 and "" or
+      (" (it names %s)"):format(table.concat(other_case, ", ")))
   end
 end
 
@@ -463,142 +470,40 @@ local function without_nulls(v, null)
   return v
 end
 
-function t1.t1_read(path)
+local function max_bytes(opts, who)
+  local n = opts and opts.max_bytes
+  if n == nil then return args.BYTES_MAX end
+  if not math.tointeger(n) or n < 1 then
+    error(("%s: max_bytes must be a positive integer, got %s"):format(who, tostring(n)), 3)
+  end
+  return math.tointeger(n)
+end
+
+function t1.t1_read(path, opts)
   if type(path) ~= "string" then error("t1_read: expected the path of a T1 file", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("t1_read: expected an options table", 2) end
   local json = kt().json
   local ok, doc = pcall(json.read, path)
   if not ok then error(doc, 0) end
   doc = without_nulls(doc, json.null)
-  if type(doc) ~= "table" then fail(path, "a T1 file is a JSON object") end
+  if type(doc) ~= "table" or (doc[1] ~= nil) then fail(path, "a T1 file is a JSON object") end
   local problem = { path = path, params = {}, values = {}, constraints = {}, args = {},
-                    stop = {}, notes = {}, defects = {} }
-  local general = lookup(doc, "General") or {}
+                    references = {}, stop = {}, notes = {}, defects = {}, broken = {},
+                    max_bytes = max_bytes(opts, "t1_read") }
+  local general = lookup(doc, "General")
   problem.name = lookup(general, "BenchmarkName")
+  if problem.name ~= nil and type(problem.name) ~= "string" then problem.name = nil end
   read_space(doc, problem)
   read_kernel(doc, problem)
-  read_budget(doc, problem)
-  read_search(doc, problem)
-  read_benchmark(doc, problem)
+  defect_of(problem, false, read_budget, doc, problem)
+  defect_of(problem, false, read_search, doc, problem)
+  defect_of(problem, false, read_benchmark, doc, problem)
   problem.name = problem.name or problem.kernel_name
-  local f = io.open(problem.file, "rb")
-  if f then
-    problem.source = f:read("a")
-    f:close()
-    check_signature(problem, problem.source)
-    local unnamed, other_case = {}, {}
-    for _, p in ipairs(problem.params) do
-      local word = "%f[%w_]" .. p[1] .. "%f[^%w_]"
-      if not problem.source:find(word) then
-        unnamed[#unnamed + 1] = p[1]
-        if problem.source:lower():find(word:lower()) then other_case[#other_case + 1] = p[1]:lower() end
-      end
-    end
-    if #unnamed > 0 then
-      problem.notes[#problem.notes + 1] = ("%s never names the parameters %s%s"):format(
-        problem.file:match("[^/]*$"), table.concat(unnamed, ", "), #other_case == 0 and "" or
-        (" (it names %s)"):format(table.concat(other_case, ", ")))
-    end
-  else
-    problem.notes[#problem.notes + 1] = ("the kernel file %s is not there"):format(problem.file)
-  end
+  if defect_of(problem, true, read_source, problem) and problem.source then check_source(problem) end
   return problem
 end
 
 -- ---- building the kernel ----
-
-local function read_data_file(path, arg, count)
-  local f, why = io.open(path, "rb")
-  if not f then fail(arg.where, "cannot read the data file %s: %s", path, why) end
-  local data = f:read("a")
-  f:close()
-  local out = {}
-  if arg.fill == "BinaryRaw" then return data end
-  for word in data:gmatch("%S+") do
-    local v = tonumber(word)
-    if not v then fail(arg.where, "%s holds '%s', not a number", path, word) end
-    out[#out + 1] = v
-    if #out > count then break end
-  end
-  if #out ~= count then
-    fail(arg.where, "%s holds %d numbers, the argument %d", path, #out, count)
-  end
-  return out
-end
-
--- Fills an array of n elements as the argument's FillType says.
-local function fill(array, arg, n, dir)
-  local kind = arg.fill:lower()
-  local value = type(arg.value) == "number" and arg.value or nil
-  if kind == "constant" or kind == "uninitialized" then
-    array:fill(value or 0)
-  elseif kind == "random" then
-    local hi = value or 1
-    local float = arg.type == "float" or arg.type == "double" or arg.type == "half"
-    array:random(arg.seed or 1, 0, float and hi or math.max(0, math.floor(hi)))
-  elseif kind == "generator" then
-    local f = kt()._expression(tostring(arg.source or "i"))
-    local env = {}
-    array:fill(function(i)
-      env.i = i
-      return f(env)
-    end)
-  elseif kind == "binaryraw" or kind == "file" then
-    if type(arg.source) ~= "string" then fail(arg.where, "FillType %s needs a DataSource", arg.fill) end
-    local path = arg.source:sub(1, 1) == "/" and arg.source or dir .. "/" .. arg.source
-    local data = read_data_file(path, arg, n)
-    if type(data) == "string" then
-      if #data ~= array.bytes then
-        fail(arg.where, "%s has %d bytes, the argument %d", path, #data, array.bytes)
-      end
-      local fmt = ({ char = "b", uchar = "B", short = "h", ushort = "H", int = "i4", uint = "I4",
-                     long = "i8", ulong = "I8", float = "f", double = "d" })[arg.type]
-      if not fmt then fail(arg.where, "BinaryRaw of %s is not supported", arg.type) end
-      local size = fmt:match("%d") and tonumber(fmt:match("%d")) or string.packsize(fmt)
-      array:fill(function(i) return (string.unpack("<" .. fmt, data, i * size + 1)) end)
-    else
-      array:fill(function(i) return data[i + 1] end)
-    end
-  else
-    fail(arg.where, "FillType %s is not supported (Constant, Random, Generator, BinaryRaw, " ..
-      "or a file of numbers)", arg.fill)
-  end
-end
-
-local function make_argument(k, arg, problem, arrays, source)
-  if arg.memory == "scalar" then
-    local v = arg.value
-    if arg.type ~= "float" and arg.type ~= "double" and arg.type ~= "half" then
-      v = math.tointeger(v) or fail(arg.where, "FillValue %s is not an integer", tostring(v))
-    end
-    return k.scalar(arg.type, v)
-  end
-  local n = arg.size * arg.stride
-  if arg.memory == "local" then return k.localmem(arg.type, n) end
-  local array = k.array(arg.type, n)
-  fill(array, arg, n, dirname(problem.path))
-  arrays[arg.name] = array
-  if arg.memory == "symbol" then return k.symbol(arg.name, array) end
-  local access = arg.access:lower()
-  local a = access == "readonly" and array:input()
-    or access == "writeonly" and array:output() or array:inout()
-  return a, arg.constant and problem.language == "CUDA" and source:find(arg.name, 1, true)
-    and k.symbol(arg.name, array) or nil
-end
-
-local function add_reference(k, ref, problem, arrays)
-  local target = arrays[ref.target]
-  if not target then
-    fail(problem.path, "ReferenceArguments %s: TargetName %s is no vector argument",
-      tostring(ref.name), tostring(ref.target))
-  end
-  local expected = target:copy()
-  fill(expected, { fill = ref.fill, value = ref.value, source = ref.source, seed = ref.seed,
-                   type = target.type, where = problem.path .. ": ReferenceArguments " ..
-                   tostring(ref.name) }, #expected, dirname(problem.path))
-  local method = ({ AbsoluteDifference = "absolute", SideBySideComparison = "absolute",
-                    SideBySideRelativeComparison = "relative" })[ref.method or "AbsoluteDifference"]
-  k:reference(target, expected, { method = method, tolerance = ref.threshold })
-end
 
 local function size_list(sizes)
   local out = {}
@@ -615,40 +520,46 @@ local function add_modifiers(k, sizes, kind)
   end
 end
 
--- kt.t1(path[, {tuner =, device =}]) -> kernel, tune options, problem (the
--- data of kt.t1_read, with .tuner and .arrays by name).
+-- kt.t1(path[, {tuner =, device =, force =, max_bytes =}]) -> kernel, tune
+-- options, problem (the data of kt.t1_read, with .tuner and .arrays by name).
+-- force builds despite defects that leave something to build.
 function t1.t1(path, opts)
+  if opts ~= nil and type(opts) ~= "table" then error("t1: expected an options table", 2) end
   opts = opts or {}
-  local problem = type(path) == "table" and path or t1.t1_read(path)
-  if #problem.defects > 0 and not opts.force then
-    error(table.concat(problem.defects, "\n"), 0)
+  local problem = type(path) == "table" and path or t1.t1_read(path, { max_bytes = opts.max_bytes })
+  if #problem.defects > 0 and (not opts.force or #problem.broken > 0) then
+    error(table.concat(opts.force and problem.broken or problem.defects, "\n"), 0)
   end
+  if not problem.source then error(problem.missing, 0) end
   local K = kt()
   local tuner = opts.tuner or K.tuner(opts.device or problem.device)
   local source = problem.source
-  if not source then fail(problem.path, "the kernel file %s cannot be read", problem.file) end
-  local arrays, args = {}, {}
+  local arrays, list = {}, {}
   for _, arg in ipairs(problem.args) do
-    local a, symbol = make_argument(K, arg, problem, arrays, source)
-    args[#args + 1] = a
-    if symbol then args[#args + 1] = symbol end
+    local a, symbol = args.make(K, arg, problem, arrays, source)
+    list[#list + 1] = a
+    if symbol then list[#list + 1] = symbol end
   end
   if problem.shared and problem.language == "CUDA" then
-    args[#args + 1] = K.localmem("char", problem.shared)
+    list[#list + 1] = K.localmem("char", problem.shared)
   end
-  local k = tuner:kernel{
+  local ok, k = pcall(tuner.kernel, tuner, {
     name = problem.kernel_name, source = source, options = problem.options,
     notation = problem.notation, global = size_list(problem.global),
-    group = size_list(problem.group), args = args,
-  }
-  for _, p in ipairs(problem.params) do k:param(p[1], p[2]) end
-  for i, c in ipairs(problem.constraints) do
-    local ok, err = pcall(k.constraint, k, c)
-    if not ok then fail(problem.path, "Conditions[%d]: %s", i, err) end
+    group = size_list(problem.group), args = list,
+  })
+  if not ok then fail(problem.path, "KernelSpecification: %s", k) end
+  for i, p in ipairs(problem.params) do
+    local done, err = pcall(k.param, k, p[1], p[2])
+    if not done then fail(problem.path, "TuningParameters[%d] (%s): %s", i, p[1], err) end
+  end
+  for i, cond in ipairs(problem.constraints) do
+    local done, err = pcall(k.constraint, k, cond)
+    if not done then fail(problem.path, "Conditions[%d]: %s", i, err) end
   end
   add_modifiers(k, problem.group, "group")
   add_modifiers(k, problem.global, "global")
-  for _, ref in ipairs(problem.references) do add_reference(k, ref, problem, arrays) end
+  for _, ref in ipairs(problem.references) do args.add_reference(k, ref, arrays) end
   problem.tuner, problem.arrays, problem.kernel = tuner, arrays, k
   local options = { stop = next(problem.stop) and problem.stop or nil, search = problem.search,
                     repeats = problem.repeats }
