@@ -412,6 +412,7 @@ local function read_kernel(doc, problem)
       or file == "" then
     fail(problem.path, "KernelSpecification needs KernelName and KernelFile")
   end
+  problem.kernel_file = file
   problem.file = file:sub(1, 1) == "/" and file or c.dirname(problem.path) .. "/" .. file
   problem.problem_size = lookup(spec, "ProblemSize") or {}
   if type(problem.problem_size) ~= "table" then problem.problem_size = { problem.problem_size } end
@@ -430,7 +431,7 @@ end
 -- The KernelFile: absent, a note (kt.t1 refuses it); no regular file, too
 -- large or no text, a defect.
 local function read_source(problem)
-  local where = ("%s: KernelFile %s"):format(problem.path, show(problem.file:match("[^/]*$")))
+  local where = ("%s: KernelFile %s"):format(problem.path, show(problem.kernel_file))
   local data, why, fault = kt()._read_regular(problem.file, args.SOURCE_MAX)
   if fault == "absent" then
     problem.notes[#problem.notes + 1] = ("the kernel file %s is not there"):format(problem.file)

@@ -36,6 +36,7 @@ local function is_float(t) return t == "float" or t == "double" or t == "half" e
 -- A T1 type as ktlua's element type and components per element: float4 is
 -- four floats; a 3-vector takes 4 places in OpenCL, 3 in CUDA.
 local function element_type(name, language, where)
+  if name == "custom" then return "uchar", 1, 1 end -- TypeSize bytes an element
   local base, n
   if type(name) == "string" then base, n = name:match("^(%a+)(%d*)$") end
   local t = base and scalar_types[base] or scalar_types[name]
@@ -51,6 +52,7 @@ end
 
 -- A number that an element of type t holds as it is.
 local function check_value(v, t, where)
+  if v == nil then fail(where, "missing: a %s scalar needs a number", t) end
   if type(v) ~= "number" then fail(where, "%s is not a number", show(v)) end
   if is_float(t) then return v end
   local range = ranges[t]
@@ -205,7 +207,6 @@ function args.read(a, i, problem)
   local ty, tkey = lookup(a, "Type")
   arg.type, arg.components, arg.stride = element_type(ty or "float", problem.language,
     base .. "." .. c.key("Type", tkey))
-  if ty == "custom" then arg.type, arg.components, arg.stride = "uchar", 1, 1 end
   local access, akey = lookup(a, "AccessType")
   arg.access = access == nil and "inout" or type(access) == "string" and accesses[access:lower()]
   if not arg.access then

@@ -4,22 +4,27 @@ local run = {}
 
 local usage = [[
 usage: ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] [--seconds=S]
-                 [--fraction=F] [--seed=N] [--repeats=N] [--output=FILE] [--check]
+                 [--fraction=F] [--seed=N] [--repeats=N] [--output=FILE] [--max-bytes=N]
+                 [--check]
 Tunes the kernel of a T1 file (its Budget and Search, unless the options say
 otherwise) and prints the results. A CUDA file runs on the first CUDA device
 unless --device (or KTLUA_DEVICE) names another. --check loads the file and
 prints its space, notes and defects without a device (and whether NVRTC, where
 it is installed, compiles a CUDA kernel's first valid configuration).
+--max-bytes bounds each argument's array and each data file the T1 file names
+(default 16 GiB); a kernel file is at most 64 MiB.
 ]]
 
 local function parse(args)
   local o = { stop = {} }
   for _, a in ipairs(args) do
-    local key, value = a:match("^%-%-([%w_]+)=(.*)$")
+    local key, value = a:match("^%-%-([%w_%-]+)=(.*)$")
     local number = value and tonumber(value)
     if a == "-h" or a == "--help" then o.help = true
     elseif a == "--check" then o.check = true
     elseif key == "device" or key == "search" or key == "output" then o[key] = value
+    elseif key == "max-bytes" and math.tointeger(number) and number > 0 then
+      o.max_bytes = math.tointeger(number)
     elseif (key == "count" or key == "seed" or key == "repeats") and math.tointeger(number) then
       if key == "count" then o.stop.count = math.tointeger(number) else o[key] = math.tointeger(number) end
     elseif (key == "seconds" or key == "fraction") and number then o.stop[key] = number
@@ -59,7 +64,7 @@ function run.main(args)
   if o.help then io.write(usage) return end
   if not o.path then error("ktlua run: no T1 file given\n" .. usage, 0) end
   local kt = require "ktlua"
-  local problem = kt.t1_read(o.path)
+  local problem = kt.t1_read(o.path, { max_bytes = o.max_bytes })
   if o.check then return check(problem) end
   local env = os.getenv("KTLUA_DEVICE")
   local device = o.device or problem.device or (env ~= "" and env or nil)
