@@ -30,11 +30,13 @@ local function set(doc, path, value)
   t[path[#path]] = value
 end
 
--- The T1 file base (with the files beside it) in a new folder, edited.
-local function mutant(base, edits)
-  local dir = tmpdir()
-  local from = base:match("^(.*)/") or "."
-  assert(os.execute(("cp -r %s/. %s/"):format(from, dir)))
+-- The T1 file base (with the files beside it) in a new folder (or in dir,
+-- where an earlier call put them), edited.
+local function mutant(base, edits, dir)
+  if not dir then
+    dir = tmpdir()
+    assert(os.execute(("cp -r %s/. %s/"):format(base:match("^(.*)/") or ".", dir)))
+  end
   local doc = kt.json.read(base)
   for _, e in ipairs(edits) do set(doc, e[1], e[2]) end
   local text = kt.json.encode(doc):gsub('"\\u0001%[%]"', "[]")
@@ -99,7 +101,11 @@ local vadd_cases = {
     "Conditions[1]", "has no Expression", "Conditions[1] has" },
   { { { { KS, "Language" }, { 1 } } }, "Language", "a list: ktlua runs CUDA and OpenCL kernels",
     "Language a list" },
+  { { { { KS, "KernelName" }, "(x" } }, "KernelName", "'(x' is no function's name" },
+  { { { { KS, "KernelName" }, 5 } }, "KernelSpecification", "needs KernelName and KernelFile",
+    "KernelSpecification needs" },
   -- the kernel: defects
+  { { { { KS, "KernelName" }, "a b" } }, "KernelName 'a b'", "vadd.cl defines no such kernel" },
   { { { { KS, "CompilerOptions" }, { 1 } } }, "CompilerOptions[1]", "1 is not a string" },
   { { { { KS, "CompilerOptions" }, 5 } }, "CompilerOptions", "expected a list, found 5" },
   { { { { KS, "ProblemSize" }, { "x" } } }, "ProblemSize[0]", "the size 'x' is not an integer" },
@@ -259,6 +265,46 @@ describe("a T1 file with one bad field", function()
     assert.is_false(ok)
     assert.are.equal(path .. ": ReferenceArguments[1] (y_expected).DataSource 'nothing.bin': No such " ..
       "file or directory", err)
+  end)
+end)
+
+describe("every field of a T1 file, given each hostile value", function()
+  it("gives an error or defects naming the file, or builds; never a place in ktlua", function()
+    local base = kt.json.read(FIX .. "vadd_T1.json")
+    local paths = {}
+    local function walk(t, at)
+      for k, v in pairs(t) do
+        local here = { table.unpack(at) }
+        here[#here + 1] = k
+        paths[#paths + 1] = here
+        if type(v) == "table" then walk(v, here) end
+      end
+    end
+    walk(base, {})
+    local values = { 0, -1, 1.5, "x", "", {}, { 1 }, { a = 1 }, true, 1e300, math.maxinteger,
+                     math.mininteger, "\0", ("9"):rep(400), "1/0", "WG", "i", ".", "/dev/zero",
+                     "ProblemSize[9]", "max(WG)", DELETE }
+    local tuner, dir = kt.tuner(), select(2, mutant(FIX .. "vadd_T1.json", {}))
+    local n = 0
+    for _, at in ipairs(paths) do
+      for _, v in ipairs(values) do
+        local path = mutant(FIX .. "vadd_T1.json", { { at, v } }, dir)
+        local ok, problem = pcall(kt.t1_read, path)
+        local messages = ok and problem.defects or { problem }
+        if ok and #problem.defects == 0 then
+          local built, err = pcall(kt.t1, problem, { tuner = tuner })
+          if not built then messages = { err } end
+        end
+        for _, m in ipairs(messages) do
+          local what = table.concat(at, ".") .. " = " .. kt.json.encode({ v ~= DELETE and v or nil })
+          assert.are.equal(path .. ": ", m:sub(1, #path + 2), what .. ": " .. m)
+          assert.is_falsy(internal(m), what .. ": " .. m)
+          n = n + 1
+        end
+      end
+    end
+    assert.is_true(n > 1000, n)
+    tuner:close()
   end)
 end)
 

@@ -30,6 +30,11 @@ describe("a kernel", function()
       "kernel: give exactly one of 'file' and 'source'")
     assert.has_error(function() tuner:kernel{ file = "nope.cl", name = "k", global = 1 } end,
       "cannot read nope.cl: No such file or directory")
+    -- only a regular file: no device read forever, no pipe waited on
+    assert.has_error(function() tuner:kernel{ file = "/dev/zero", name = "k", global = 1 } end,
+      "cannot read /dev/zero: not a regular file (a character device)")
+    assert.has_error(function() tuner:kernel{ file = ".", name = "k", global = 1 } end,
+      "cannot read .: not a regular file (a directory)")
   end)
 
   it("checks its definition", function()

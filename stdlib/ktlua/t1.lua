@@ -16,6 +16,19 @@ local t1 = {}
 
 local kt = c.kt
 
+-- fn(...); an error of the file it raises becomes a defect, and a fatal one
+-- (that leaves nothing to build) is also in problem.broken.
+local function defect_of(problem, fatal, fn, ...)
+  local ok, err = pcall(fn, ...)
+  if ok then return true end
+  if type(err) ~= "string" or err:sub(1, #problem.path + 2) ~= problem.path .. ": " then
+    error(err, 0) -- ktlua's own fault: no defect of the file
+  end
+  problem.defects[#problem.defects + 1] = err
+  if fatal then problem.broken[#problem.broken + 1] = err end
+  return false
+end
+
 -- ---- the configuration space ----
 
 local function read_values(p, where)
@@ -49,6 +62,16 @@ local function read_values(p, where)
     values[i] = v
   end
   return values
+end
+
+-- ProblemSize[0] in Conditions, sizes and Values is the first of these.
+local function read_problem_size(doc, problem)
+  local size = lookup(lookup(doc, "KernelSpecification"), "ProblemSize") or {}
+  problem.problem_size = type(size) == "table" and size or { size }
+  for i, v in ipairs(problem.problem_size) do -- indexed from 0, as its expressions are
+    defect_of(problem, true, c.integer_of, v, ("%s: ProblemSize[%d]"):format(problem.path, i - 1),
+      "the size")
+  end
 end
 
 local function read_space(doc, problem)
@@ -167,8 +190,8 @@ local function signature(source, name)
     local before = source:sub(math.max(1, s - 200), s)
     local depth, i = 1, e + 1
     while depth > 0 and i <= #source do
-      local c = source:sub(i, i)
-      depth = depth + (c == "(" and 1 or c == ")" and -1 or 0)
+      local ch = source:sub(i, i)
+      depth = depth + (ch == "(" and 1 or ch == ")" and -1 or 0)
       i = i + 1
     end
     local list = source:sub(e + 1, i - 2)
@@ -201,8 +224,8 @@ local function check_signature(problem, source)
   local params = signature(source, problem.kernel_name)
   local file = problem.file:match("[^/]*$")
   if not params then
-    problem.defects[#problem.defects + 1] = ("%s: %s defines no kernel %s"):format(
-      problem.path, file, problem.kernel_name)
+    problem.defects[#problem.defects + 1] = ("%s: KernelName %s: %s defines no such kernel"):format(
+      problem.path, show(problem.kernel_name), file)
     return
   end
   local passed = {}
@@ -236,19 +259,6 @@ local function check_signature(problem, source)
 end
 
 -- ---- the whole problem ----
-
--- fn(...); an error of the file it raises becomes a defect, and a fatal one
--- (that leaves nothing to build) is also in problem.broken.
-local function defect_of(problem, fatal, fn, ...)
-  local ok, err = pcall(fn, ...)
-  if ok then return true end
-  if type(err) ~= "string" or err:sub(1, #problem.path + 2) ~= problem.path .. ": " then
-    error(err, 0) -- ktlua's own fault: no defect of the file
-  end
-  problem.defects[#problem.defects + 1] = err
-  if fatal then problem.broken[#problem.broken + 1] = err end
-  return false
-end
 
 local function read_budget(doc, problem)
   local where = problem.path .. ": Budget"
@@ -412,14 +422,11 @@ local function read_kernel(doc, problem)
       or file == "" then
     fail(problem.path, "KernelSpecification needs KernelName and KernelFile")
   end
+  if not problem.kernel_name:match("^[%a_][%w_]*") then
+    fail(problem.path .. ": KernelName", "%s is no function's name", show(problem.kernel_name))
+  end
   problem.kernel_file = file
   problem.file = file:sub(1, 1) == "/" and file or c.dirname(problem.path) .. "/" .. file
-  problem.problem_size = lookup(spec, "ProblemSize") or {}
-  if type(problem.problem_size) ~= "table" then problem.problem_size = { problem.problem_size } end
-  for i, v in ipairs(problem.problem_size) do -- indexed from 0, as its expressions are
-    defect_of(problem, true, c.integer_of, v, ("%s: ProblemSize[%d]"):format(problem.path, i - 1),
-      "the size")
-  end
   -- each a defect that leaves the space readable: kt.t1 refuses to build it
   defect_of(problem, true, read_options, spec, problem)
   defect_of(problem, true, read_launch, spec, problem)
@@ -494,6 +501,7 @@ function t1.t1_read(path, opts)
   local general = lookup(doc, "General")
   problem.name = lookup(general, "BenchmarkName")
   if problem.name ~= nil and type(problem.name) ~= "string" then problem.name = nil end
+  read_problem_size(doc, problem)
   read_space(doc, problem)
   read_kernel(doc, problem)
   defect_of(problem, false, read_budget, doc, problem)
