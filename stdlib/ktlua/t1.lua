@@ -3,12 +3,15 @@
 -- kernelSpecification, blockSize/gridSize, length/value/path, Values as a
 -- JSON list or a Python list expression, Constraints for Conditions).
 --
---   kt.t1_read(path)            the problem as plain data, checked (no device)
---   kt.t1(path[, {tuner =, device =}])
+--   kt.t1_read(path[, {max_bytes =}])
+--                               the problem as plain data, checked (no device)
+--   kt.t1(path[, {tuner =, device =, force =, max_bytes =}])
 --                               -> kernel, tune options, problem
 --
 -- Values, Conditions, sizes and argument sizes are Python expressions; they
 -- are evaluated by ktlua's own evaluator (core/expr*.c), never as code.
+-- What is wrong with a file names the file and the field: an error where
+-- the space cannot be read, else a defect (ktlua.t1_args: the arguments).
 local c = require "ktlua.t1_common"
 local args = require "ktlua.t1_args"
 local lookup, fail, show, compile = c.lookup, c.fail, c.show, c.compile
@@ -139,7 +142,9 @@ local function grid_from_problem_size(spec, problem)
     local size = ps[d] and c.positive(ps[d], ("%s: ProblemSize[%d]"):format(problem.path, d - 1),
       "the size") or 1 -- indexed from 0, as its expressions are
     local div, where = divs[d] or {}, ("%s: GridDiv%s"):format(problem.path, dims[d])
-    if type(div) ~= "table" then fail(where, "expected a list of parameter names, found %s", show(div)) end
+    if type(div) ~= "table" then
+      fail(where, "expected a list of parameter names, found %s", show(div))
+    end
     for j, name in ipairs(div) do
       local values = problem.values[name]
       if not values then
@@ -268,10 +273,12 @@ local function read_budget(doc, problem)
     if type(value) ~= "number" or not (value > 0) then
       fail(here .. ".BudgetValue", "%s is not a positive number", show(value))
     end
-    if kind == "ConfigurationCount" then problem.stop.count = math.tointeger(value) or math.ceil(value)
+    if kind == "ConfigurationCount" then
+      problem.stop.count = math.tointeger(value) or math.ceil(value)
     elseif kind == "TuningDuration" then problem.stop.seconds = value
     elseif kind == "ConfigurationFraction" and value <= 1 then problem.stop.fraction = value
-    elseif kind == "ConfigurationFraction" then fail(here .. ".BudgetValue", "%s is more than 1", show(value))
+    elseif kind == "ConfigurationFraction" then
+      fail(here .. ".BudgetValue", "%s is more than 1", show(value))
     else fail(here .. ".Type", "%s is not ConfigurationCount, TuningDuration or " ..
       "ConfigurationFraction", show(kind)) end
   end
@@ -508,7 +515,9 @@ function t1.t1_read(path, opts)
   defect_of(problem, false, read_search, doc, problem)
   defect_of(problem, false, read_benchmark, doc, problem)
   problem.name = problem.name or problem.kernel_name
-  if defect_of(problem, true, read_source, problem) and problem.source then check_source(problem) end
+  if defect_of(problem, true, read_source, problem) and problem.source then
+    check_source(problem)
+  end
   return problem
 end
 

@@ -82,7 +82,8 @@ local function numbers_of(data, count, where)
     if #out > count then break end
   end
   if #out ~= count then
-    fail(where, "holds %s numbers, the argument %d", #out > count and "more" or tostring(#out), count)
+    fail(where, "holds %s numbers, the argument %d", #out > count and "more" or tostring(#out),
+      count)
   end
   return out
 end
@@ -134,16 +135,22 @@ local function read_fill(t, f, base, problem)
     if f.value < 0 then fail(vwhere, "%s is negative: Random fills [0, FillValue)", show(value)) end
   end
   local seed, skey = lookup(t, "RandomSeed")
-  if seed ~= nil then f.seed = c.integer_of(seed, base .. "." .. c.key("RandomSeed", skey), "RandomSeed") end
+  if seed ~= nil then
+    f.seed = c.integer_of(seed, base .. "." .. c.key("RandomSeed", skey), "RandomSeed")
+  end
   local source, dkey = lookup(t, "DataSource", "path")
   f.source = source
   local dwhere = base .. "." .. c.key("DataSource", dkey)
   if f.fill == "generator" then
-    if source ~= nil and type(source) ~= "string" then fail(dwhere, "%s is no expression", show(source)) end
+    if source ~= nil and type(source) ~= "string" then
+      fail(dwhere, "%s is no expression", show(source))
+    end
     local ok, fn, names = pcall(c.kt()._expression, source or "i")
     if not ok then fail(dwhere, "%s", fn) end
     for _, name in ipairs(names) do
-      if name ~= "i" then fail(dwhere, "%s reads %s; a Generator reads only i", show(source), name) end
+      if name ~= "i" then
+        fail(dwhere, "%s reads %s; a Generator reads only i", show(source), name)
+      end
     end
     f.generator = fn
   elseif f.fill == "binaryraw" or f.fill == "file" then
@@ -202,7 +209,8 @@ function args.read(a, i, problem)
   local arg = { name = name, where = base }
   arg.memory = memory == nil and "vector" or type(memory) == "string" and memory:lower()
   if not memories[arg.memory] then
-    fail(base .. "." .. c.key("MemoryType", mkey), "%s is not Scalar, Vector, Local or Symbol", show(memory))
+    fail(base .. "." .. c.key("MemoryType", mkey), "%s is not Scalar, Vector, Local or Symbol",
+      show(memory))
   end
   local ty, tkey = lookup(a, "Type")
   arg.type, arg.components, arg.stride = element_type(ty or "float", problem.language,
@@ -210,7 +218,8 @@ function args.read(a, i, problem)
   local access, akey = lookup(a, "AccessType")
   arg.access = access == nil and "inout" or type(access) == "string" and accesses[access:lower()]
   if not arg.access then
-    fail(base .. "." .. c.key("AccessType", akey), "%s is not ReadOnly, WriteOnly or ReadWrite", show(access))
+    fail(base .. "." .. c.key("AccessType", akey), "%s is not ReadOnly, WriteOnly or ReadWrite",
+      show(access))
   end
   local mem_type, tkey2 = lookup(a, "MemType")
   if mem_type ~= nil and type(mem_type) ~= "string" then
@@ -234,7 +243,9 @@ function args.read_reference(r, i, problem, by_name)
   local base = ("%s: ReferenceArguments[%d]"):format(problem.path, i)
   if type(r) ~= "table" or r[1] ~= nil then fail(base, "expected an object, found %s", show(r)) end
   local name = lookup(r, "Name")
-  if type(name) == "string" and name:match("^[%w_]+$") then base = ("%s (%s)"):format(base, name) end
+  if type(name) == "string" and name:match("^[%w_]+$") then
+    base = ("%s (%s)"):format(base, name)
+  end
   local target_name, key = lookup(r, "TargetName")
   local target = by_name[target_name]
   if target == false then return nil end -- its argument's defect says what is wrong
@@ -248,12 +259,13 @@ function args.read_reference(r, i, problem, by_name)
   ref.method = ({ AbsoluteDifference = "absolute", SideBySideComparison = "absolute",
                   SideBySideRelativeComparison = "relative" })[method or "AbsoluteDifference"]
   if not ref.method then
-    fail(base .. "." .. c.key("ValidationMethod", mkey), "%s is not AbsoluteDifference, SideBySideComparison or " ..
-      "SideBySideRelativeComparison", show(method))
+    fail(base .. "." .. c.key("ValidationMethod", mkey), "%s is not AbsoluteDifference, " ..
+      "SideBySideComparison or SideBySideRelativeComparison", show(method))
   end
   local threshold, tkey = lookup(r, "ValidationThreshold")
   if threshold ~= nil and (type(threshold) ~= "number" or not (threshold >= 0)) then
-    fail(base .. "." .. c.key("ValidationThreshold", tkey), "%s is not a number >= 0", show(threshold))
+    fail(base .. "." .. c.key("ValidationThreshold", tkey), "%s is not a number >= 0",
+      show(threshold))
   end
   ref.threshold = threshold
   return ref
