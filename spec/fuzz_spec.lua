@@ -167,6 +167,7 @@ describe("the parser fuzzer", function()
     local dir = "spec/fixtures/fuzz/"
     local listing = io.popen("ls " .. dir)
     for name in listing:lines() do
+      if name:match("^t1_") then goto next end -- T1 files: spec/t1_hostile_spec.lua reads them
       local want = assert(kept[name], name .. " is kept but not described")
       local path = dir .. name
       for _, what in ipairs({ "load", "replay" }) do
@@ -176,6 +177,7 @@ describe("the parser fuzzer", function()
       end
       check_load(path)
       check_replay(fuzz.rng(1, 1), path)
+      ::next::
     end
     listing:close()
   end)
