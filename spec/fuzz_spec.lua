@@ -165,7 +165,7 @@ describe("the parser fuzzer", function()
 
   it("reads every kept case that once broke a reader, as it should", function()
     local dir = "spec/fixtures/fuzz/"
-    local listing = io.popen("ls " .. dir .. " | grep -v '^writers_'") -- spec/writers_spec.lua reads those
+    local listing = io.popen("ls " .. dir .. " | grep -v '^writers_'") -- spec/writers_spec.lua's
     for name in listing:lines() do
       local want = assert(kept[name], name .. " is kept but not described")
       local path = dir .. name
@@ -259,7 +259,9 @@ describe("the writers fuzzer", function()
     local function compile()
       local n, out = writers.compile(batch)
       batch = {}
-      if n then error(("the header of case %d (KTLUA_FUZZ_CASE=%d) does not compile:\n%s"):format(n, n, out), 0) end
+      if n then
+        error(("the header of case %d (KTLUA_FUZZ_CASE=%d) does not compile:\n%s"):format(n, n, out), 0)
+      end
     end
     run_cases(settings.first, last, function(n)
       local rng = fuzz.rng(settings.seed, n)

@@ -147,7 +147,7 @@ describe("the exports of values their languages cannot write plainly", function(
     kernel = "k\0\1\r\n\127\255??/\\", device = "d\0e", backend = "opencl", objective = "kernel",
     size = { ["n\0\""] = 4, ["m\\"] = 8.5 }, rank = 1,
     config = { A = math.mininteger, B = 1 / 0, C = -1 / 0, D = 2.0, E = -0.0, F = "x\0y\"??/",
-               G = math.maxinteger },
+               G = math.maxinteger, ["k\0ey"] = 5 },
     time_ms = 0.125, source = "fnv1a-1", options = "", driver = "", version = "0", date = "",
   } }
   local export = require "ktlua.db_export"
@@ -161,10 +161,10 @@ describe("the exports of values their languages cannot write plainly", function(
     assert.is_true(n ~= n)
   end)
 
-  it("JSON: null where JSON has no number, bytes escaped", function()
+  it("JSON: null where JSON has no number, bytes escaped (a key's too, \\u0000 and all)", function()
     local k = kt.json.decode(export.json(entries)).kernels[1]
     assert.are.same({ A = math.mininteger, B = kt.json.null, C = kt.json.null, D = 2, E = 0,
-                      F = "x\0y\"??/", G = math.maxinteger }, k.results[1].config)
+                      F = "x\0y\"??/", G = math.maxinteger, ["k\0ey"] = 5 }, k.results[1].config)
     assert.are.same({ "m\\", "n\0\"" }, k.problem_size_names)
   end)
 

@@ -192,7 +192,7 @@ local function json_same(a, b, where)
   if type(a) == "number" and (a ~= a or a == 1 / 0 or a == -1 / 0) then
     assert(b == kt.json.null, where .. ": a number JSON cannot hold is not null")
   elseif type(a) == "number" then
-    assert(type(b) == "number" and (a == b or a == 0 and b == 0), where .. ": " .. a .. " became " .. tostring(b))
+    assert(type(b) == "number" and a == b, where .. ": " .. a .. " became " .. tostring(b))
   else
     assert(a == b, ("%s: %q became %q"):format(where, tostring(a), tostring(b)))
   end

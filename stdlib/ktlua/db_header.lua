@@ -40,7 +40,8 @@ end
 
 -- Text for inside /* */: printable ASCII, without */, /*, ?? or a line end.
 local function comment_text(s)
-  s = tostring(s):gsub("\\", "\\\\"):gsub("[^ -~]", function(c) return ("\\%03o"):format(c:byte()) end)
+  s = tostring(s):gsub("\\", "\\\\")
+  s = s:gsub("[^ -~]", function(c) return ("\\%03o"):format(c:byte()) end)
   s = until_none(s, "%*/", "*\\/")
   s = until_none(s, "/%*", "/\\*")
   return until_none(s, "%?%?", "?\\?")
