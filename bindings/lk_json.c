@@ -41,8 +41,9 @@ static void push_json(lua_State *L, const kt_jvalue *v) {
     case KT_JOBJECT:
       lua_createtable(L, 0, (int)v->n);
       for (size_t i = 0; i < v->n; i++) {
+        lua_pushlstring(L, v->u.members[i].key, v->u.members[i].key_len);
         push_json(L, &v->u.members[i].value);
-        lua_setfield(L, -2, v->u.members[i].key);
+        lua_rawset(L, -3);
       }
       break;
   }

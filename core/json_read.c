@@ -265,10 +265,10 @@ static int push_value(parser *ps, const kt_jvalue *v) {
   return 0;
 }
 
-static int push_member(parser *ps, const char *key, const kt_jvalue *v) {
+static int push_member(parser *ps, const char *key, size_t len, const kt_jvalue *v) {
   if (kt_grow(&ps->members, &ps->capmembers, ps->nmembers + 1, sizeof *ps->members, ps->err))
     return -1;
-  ps->members[ps->nmembers++] = (kt_jmember){key, *v};
+  ps->members[ps->nmembers++] = (kt_jmember){key, *v, len};
   return 0;
 }
 
@@ -307,7 +307,7 @@ static int parse_object(parser *ps, kt_jvalue *v) {
       if (!take(ps, '"')) return fail_at(ps, "expected a member name in quotes");
       if (parse_string(ps, &key, &len)) return -1;
       if (!take(ps, ':')) return fail_at(ps, "expected ':' after a member name");
-      if (parse_value(ps, &item) || push_member(ps, key, &item)) return -1;
+      if (parse_value(ps, &item) || push_member(ps, key, len, &item)) return -1;
     } while (take(ps, ','));
     if (!take(ps, '}')) return fail_at(ps, "expected ',' or '}' in an object");
   }

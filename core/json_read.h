@@ -34,8 +34,9 @@ struct kt_jvalue {
 };
 
 struct kt_jmember {
-  const char *key;
+  const char *key; /* NUL-terminated */
   kt_jvalue value;
+  size_t key_len;  /* its bytes: \u0000 may be one of them */
 };
 
 typedef struct kt_jdoc kt_jdoc;

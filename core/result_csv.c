@@ -31,6 +31,7 @@ typedef struct cell {
 typedef struct row {
   cell *cells;
   size_t n;
+  size_t line; /* where it starts: a quoted text may hold line ends */
 } row;
 
 /* Where the columns are: index, nparams values, status, time_ms, samples,
@@ -43,11 +44,12 @@ typedef struct layout {
 
 /* ---- cells ---- */
 
-/* Splits a line (NUL-terminated, changed in place: quotes unescaped) into
-** its cells. */
+/* Splits a record (NUL-terminated, changed in place: quotes unescaped)
+** into its cells. */
 static int split_line(char *p, row *out, kt_error *err) {
   size_t cap = 0;
-  *out = (row){NULL, 0};
+  out->cells = NULL;
+  out->n = 0;
   for (;;) {
     cell c = {p, *p == '"'};
     char *w = p;
@@ -162,7 +164,7 @@ static int add_param(kt_space *space, const row *rows, size_t nrows, size_t col,
   int rc = 0;
   for (size_t i = 1; i < nrows && rc == 0; i++) {
     if (col >= rows[i].n || cell_value(&rows[i].cells[col], &v[n]))
-      rc = kt_fail(err, "line %zu: %s has no value", i + 1, rows[0].cells[col].s);
+      rc = kt_fail(err, "line %zu: %s has no value", rows[i].line, rows[0].cells[col].s);
     n++;
   }
   if (rc == 0) {
@@ -294,7 +296,7 @@ static kt_results *results_of(const row *rows, size_t nrows, const layout *lo, k
   uint32_t *vi = r ? kt_calloc(lo->nparams + 1, sizeof *vi, err) : NULL;
   for (size_t i = 1; vi && i < nrows; i++)
     if (read_row(&rows[i], lo, r, vi, err)) {
-      kt_fail_prefix(err, "line %zu: ", i + 1);
+      kt_fail_prefix(err, "line %zu: ", rows[i].line);
       kt_results_release(r);
       r = NULL;
       break;
@@ -309,17 +311,34 @@ bool kt_results_csv_is(const char *text, size_t len) {
   return len >= 6 && memcmp(text, "index,", 6) == 0;
 }
 
-/* The lines of text (a copy, changed in place) as rows of cells. */
+/* The end of the record at p: its line end outside quotes (a quoted text
+** may hold line ends, and "" is a quote in it), or its NUL; the lines it
+** spans are counted in *lines. */
+static char *record_end(char *p, size_t *lines) {
+  bool quoted = false;
+  for (; *p && (quoted || *p != '\n'); p++) {
+    if (*p == '"') quoted = !quoted;
+    if (*p == '\n') (*lines)++;
+  }
+  return p;
+}
+
+/* The records of text (a copy, changed in place) as rows of cells. */
 static int split_rows(char *text, row **rows, size_t *nrows, kt_error *err) {
-  size_t cap = 0;
-  for (char *line = text; *line;) {
-    char *nl = strchr(line, '\n'), *next = nl ? nl + 1 : line + strlen(line);
-    if (nl) *nl = '\0';
-    if (nl > line && nl[-1] == '\r') nl[-1] = '\0';
-    if (*line && kt_grow(rows, &cap, *nrows + 1, sizeof **rows, err)) return -1;
-    if (*line && split_line(line, &(*rows)[(*nrows)++], err))
-      return kt_fail_prefix(err, "line %zu: ", *nrows);
-    line = next;
+  size_t cap = 0, line = 1;
+  for (char *rec = text; *rec;) {
+    size_t first = line;
+    char *end = record_end(rec, &line), *next = *end ? end + 1 : end;
+    if (*end) line++;
+    *end = '\0';
+    if (end > rec && end[-1] == '\r') end[-1] = '\0';
+    if (*rec) {
+      if (kt_grow(rows, &cap, *nrows + 1, sizeof **rows, err)) return -1;
+      row *r = &(*rows)[(*nrows)++];
+      r->line = first;
+      if (split_line(rec, r, err)) return kt_fail_prefix(err, "line %zu: ", first);
+    }
+    rec = next;
   }
   return 0;
 }

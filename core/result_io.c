@@ -17,10 +17,12 @@
 
 /* ---- CSV ---- */
 
+/* Inside quotes: a quote doubled, all else as it is (line ends too: the
+** reader, result_csv.c, takes a quoted text over several lines). */
 static void csv_chars(FILE *f, const char *s) {
   for (; s && *s; s++) {
     if (*s == '"') fputc('"', f);
-    fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    fputc(*s, f);
   }
 }
 
@@ -79,10 +81,13 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
   fprintf(f, "%llu", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
     const kt_value *v = &r->params[p].values[x->vi[p]];
-    kt_value_format(v, buf, sizeof buf);
     fputc(',', f);
-    if (v->type == KT_VSTRING) csv_text(f, buf);
-    else fputs(v->boolean ? (v->u.i ? "true" : "false") : buf, f);
+    if (v->type == KT_VSTRING) {
+      csv_text(f, v->u.s); /* whole: kt_value_format would cut it to buf */
+      continue;
+    }
+    kt_value_format(v, buf, sizeof buf);
+    fputs(v->boolean ? (v->u.i ? "true" : "false") : buf, f);
   }
   fprintf(f, ",%s,", kt_status_name(x->status));
   if (x->status == KT_OK) fprintf(f, "%.9g", MS(x->time_ns));

@@ -178,9 +178,11 @@ static void write_key(FILE *f, const kt_results *r, const kt_result *x) {
   fputc('"', f);
   for (size_t p = 0; p < r->nparams; p++) {
     char buf[256];
-    python_str(&r->params[p].values[x->vi[p]], buf, sizeof buf);
+    const kt_value *v = &r->params[p].values[x->vi[p]];
+    python_str(v, buf, sizeof buf);
     if (p) fputc(',', f);
-    for (const unsigned char *c = (const unsigned char *)buf; *c; c++) {
+    const char *text = v->type == KT_VSTRING ? v->u.s : buf; /* a string whole, however long */
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
       if (*c == '"' || *c == '\\') fputc('\\', f);
       if (*c < 0x20) fprintf(f, "\\u%04x", *c);
       else fputc(*c, f);

@@ -4,169 +4,27 @@
 -- table. `ktlua db export [--format=header|json|lua] [-o FILE] DB` runs main.
 local export = {}
 
-local function is_integer(v) return math.type(v) == "integer" end
+local E = require("ktlua.db_entries")
+local number_text, sorted_keys = E.number_text, E.sorted_keys
 
--- The shortest of %.15g, %.16g and %.17g that reads back as v.
-local function number_text(v)
-  if is_integer(v) then return tostring(v) end
-  for digits = 15, 17 do
-    local s = ("%." .. digits .. "g"):format(v)
-    if tonumber(s) == v or digits == 17 then return s end
-  end
-end
+-- ---- C header (ktlua.db_header) ----
 
--- Entries grouped by kernel, in the database's order.
-local function by_kernel(entries)
-  local groups, order = {}, {}
-  for _, e in ipairs(entries) do
-    if not groups[e.kernel] then
-      groups[e.kernel] = {}
-      order[#order + 1] = e.kernel
-    end
-    table.insert(groups[e.kernel], e)
-  end
-  return groups, order
-end
-
-local function sorted_keys(t)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys)
-  return keys
-end
-
--- The parameters of a kernel's entries (their union, sorted) and each
--- one's C type: long for integers, double for other numbers, strings.
-local function parameters(entries)
-  local kind = {}
-  for _, e in ipairs(entries) do
-    for name, v in pairs(e.config) do
-      local k = type(v) == "string" and "string" or is_integer(v) and "long" or "double"
-      if kind[name] and kind[name] ~= k then
-        k = (kind[name] == "string" or k == "string") and "string" or "double"
-      end
-      kind[name] = k
-    end
-  end
-  return sorted_keys(kind), kind
-end
-
--- ---- C header ----
-
-local function c_name(s) return (s:gsub("[^%w_]", "_")) end
-
-local function c_string(s)
-  return '"' .. s:gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
-end
-
-local function c_number(v)
-  if is_integer(v) then return tostring(v) end
-  local s = number_text(v)
-  return s:find("[%.eEn]") and s or s .. ".0"
-end
-
--- "-DWG=128 -DVEC=2": the compiler options that give the parameters.
-local function defines(config, names)
-  local parts = {}
-  for _, name in ipairs(names) do
-    local v = config[name]
-    if v ~= nil then parts[#parts + 1] = ("-D%s=%s"):format(name, type(v) == "string" and v or c_number(v)) end
-  end
-  return table.concat(parts, " ")
-end
-
-local c_types = { long = "long ", double = "double ", string = "const char *" }
-
-local function header_kernel(out, kernel, entries)
-  local id = c_name(kernel)
-  local names, kind = parameters(entries)
-  local sizes = sorted_keys(entries[1].size)
-  local rows = {}
-  for _, e in ipairs(entries) do
-    if e.rank == 1 and #sorted_keys(e.size) == #sizes then
-      local ok = true
-      for _, s in ipairs(sizes) do ok = ok and e.size[s] ~= nil end
-      if ok then rows[#rows + 1] = e end
-    end
-  end
-  out[#out + 1] = ("\n/* %s: parameters %s; problem size %s. */"):format(kernel,
-    table.concat(names, ", "), table.concat(sizes, ", "))
-  out[#out + 1] = ("struct ktlua_%s_config {"):format(id)
-  out[#out + 1] = "  const char *device;  /* the device's name, as it gives it */"
-  out[#out + 1] = "  const char *backend;"
-  out[#out + 1] = ("  double size[%d];     /* %s */"):format(#sizes, table.concat(sizes, ", "))
-  for _, n in ipairs(names) do out[#out + 1] = ("  %s%s;"):format(c_types[kind[n]], c_name(n)) end
-  out[#out + 1] = "  const char *defines; /* compiler options that set the parameters */"
-  out[#out + 1] = "  double time_ms;"
-  out[#out + 1] = "};"
-  out[#out + 1] = ("static const struct ktlua_%s_config ktlua_%s_configs[] = {"):format(id, id)
-  for _, e in ipairs(rows) do
-    local fields = { c_string(e.device), c_string(e.backend) }
-    local size = {}
-    for _, s in ipairs(sizes) do size[#size + 1] = c_number(e.size[s]) end
-    fields[#fields + 1] = "{" .. table.concat(size, ", ") .. "}"
-    for _, n in ipairs(names) do
-      local v = e.config[n]
-      if v == nil then fields[#fields + 1] = "0"
-      elseif kind[n] == "string" then fields[#fields + 1] = c_string(tostring(v))
-      else fields[#fields + 1] = c_number(v) end
-    end
-    fields[#fields + 1] = c_string(defines(e.config, names))
-    fields[#fields + 1] = c_number(e.time_ms + 0.0)
-    out[#out + 1] = "  {" .. table.concat(fields, ", ") .. "},"
-  end
-  out[#out + 1] = "};"
-  out[#out + 1] = ("#define KTLUA_%s_COUNT %d"):format(id:upper(), #rows)
-  out[#out + 1] = ([[
-/* The configuration stored for the size nearest to size[] (the distance
-** of the log2 of each dimension), among those of this device if it has
-** any, else among all; NULL when none is stored. */
-static inline const struct ktlua_%s_config *ktlua_%s_select(const char *device,
-                                                             const double *size) {
-  const struct ktlua_%s_config *best = 0;
-  double best_distance = 0;
-  int best_here = 0;
-  for (int i = 0; i < KTLUA_%s_COUNT; i++) {
-    const struct ktlua_%s_config *c = &ktlua_%s_configs[i];
-    int here = device && strcmp(c->device, device) == 0;
-    double d = 0;
-    for (int j = 0; j < %d; j++) {
-      double x = log2(c->size[j]) - log2(size[j]);
-      d += x * x;
-    }
-    if (!best || here > best_here || (here == best_here && d < best_distance)) {
-      best = c;
-      best_distance = d;
-      best_here = here;
-    }
-  }
-  return best;
-}]]):format(id, id, id, id:upper(), id, id, #sizes)
-end
-
-function export.header(entries, source)
-  local out = {
-    ("/* Tuned configurations, exported by ktlua %s%s. Generated: do not edit. */")
-      :format(require("ktlua").version, source and " from " .. source or ""),
-    "#ifndef KTLUA_TUNED_H", "#define KTLUA_TUNED_H", "", "#include <math.h>", "#include <string.h>",
-  }
-  local groups, order = by_kernel(entries)
-  for _, kernel in ipairs(order) do header_kernel(out, kernel, groups[kernel]) end
-  out[#out + 1] = "\n#endif"
-  return table.concat(out, "\n") .. "\n"
-end
+function export.header(entries, source) return require("ktlua.db_header").write(entries, source) end
 
 -- ---- JSON ----
 
 local function json_string(s)
+  if s == nil then return "null" end
   return '"' .. s:gsub('[%c"\\]', function(c)
     local named = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
     return named[c] or ("\\u%04x"):format(c:byte())
   end) .. '"'
 end
 
+-- Numbers; JSON has no infinity nor NaN: null.
 local function json_value(v)
-  if type(v) == "string" then return json_string(v) end
+  if type(v) == "string" or v == nil then return json_string(v) end
+  if v ~= v or v == math.huge or v == -math.huge then return "null" end
   return number_text(v)
 end
 
@@ -177,10 +35,10 @@ local function json_object(t)
 end
 
 function export.json(entries)
-  local groups, order = by_kernel(entries)
+  local groups, order = E.by_kernel(entries)
   local kernels = {}
   for _, kernel in ipairs(order) do
-    local names = parameters(groups[kernel])
+    local names = E.parameters(groups[kernel])
     local sizes = sorted_keys(groups[kernel][1].size)
     local results = {}
     for _, e in ipairs(groups[kernel]) do
@@ -206,14 +64,25 @@ end
 
 -- ---- Lua ----
 
+-- Text that loads as the value, in any environment (no name is looked
+-- up): strings quoted, every key a quoted string, floats that stay floats.
+local function lua_number(v)
+  if E.is_integer(v) then return v == math.mininteger and "(-9223372036854775807 - 1)" or tostring(v) end
+  if v ~= v then return "(0/0)" end
+  if v == math.huge or v == -math.huge then return v > 0 and "1e999" or "-1e999" end
+  local s = number_text(v)
+  return s:find("[%.eE]") and s or s .. ".0"
+end
+
 local function lua_value(v)
   if type(v) == "string" then return ("%q"):format(v) end
   if type(v) == "table" then
     local parts = {}
-    for _, k in ipairs(sorted_keys(v)) do parts[#parts + 1] = ("%s = %s"):format(k, lua_value(v[k])) end
+    for _, k in ipairs(sorted_keys(v)) do parts[#parts + 1] = ("[%q] = %s"):format(k, lua_value(v[k])) end
     return "{ " .. table.concat(parts, ", ") .. " }"
   end
-  return number_text(v)
+  if v == nil then return "nil" end
+  return lua_number(v)
 end
 
 function export.lua(entries)
@@ -223,7 +92,7 @@ function export.lua(entries)
                  "source", "options", "driver", "version", "date" }
   for _, e in ipairs(entries) do
     local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = ("%s = %s"):format(k, lua_value(e[k])) end
+    for _, k in ipairs(keys) do parts[#parts + 1] = ("[%q] = %s"):format(k, lua_value(e[k])) end
     out[#out + 1] = "  { " .. table.concat(parts, ", ") .. " },"
   end
   out[#out + 1] = "}"

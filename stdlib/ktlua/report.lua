@@ -4,9 +4,16 @@
 
 local report = {}
 
+-- Text from results (a name, a value, an error: a results file may hold
+-- anything) as the terminal gets it: a control character as \ddd, so that
+-- none is a command to the terminal.
+local function printable(s)
+  return (tostring(s):gsub("%c", function(c) return ("\\%d"):format(c:byte()) end))
+end
+
 local function fmt_value(v)
   if math.type(v) == "float" then return ("%g"):format(v) end
-  return tostring(v)
+  return printable(v)
 end
 
 local function fmt_ms(ms)
@@ -52,7 +59,7 @@ local function first_line(s)
   if not s then return "" end
   s = s:match("^[^\n]*")
   if #s > 70 then s = s:sub(1, 67) .. "..." end
-  return s
+  return printable(s)
 end
 
 -- What a result is ranked by: its time, or the objective's value (a
@@ -104,7 +111,7 @@ local function table_rows(results, shown, params)
   local metrics = metric_names(shown)
   header[#header + 1] = "status"
   for _, h in ipairs({ "time_ms", table.unpack(metrics) }) do
-    header[#header + 1] = h
+    header[#header + 1] = printable(h)
     right[#header] = true
   end
   header[#header + 1] = "runs"
@@ -124,7 +131,7 @@ local function table_rows(results, shown, params)
       row[#row + 1] = v and ("%.6g"):format(v) or "-"
     end
     row[#row + 1] = #r.samples_ms
-    if devices then row[#row + 1] = r.device or "-" end
+    if devices then row[#row + 1] = r.device and printable(r.device) or "-" end
     row[#row + 1] = fmt_sizes(r.global)
     row[#row + 1] = fmt_sizes(r.group)
     row[#row + 1] = r.status ~= "ok" and first_line(r.error) or ""
@@ -165,13 +172,14 @@ function report.print(results, opts)
   local shown = {}
   for i = 1, math.min(limit, #sorted) do shown[i] = sorted[i] end
   out:write(("%s on %s: %d of %d configurations (%s search, stopped: %s)\n"):format(
-    results.task, results.device, s.evaluated, s.space_valid, results.searcher, s.stopped))
+    printable(results.task), printable(results.device), s.evaluated, s.space_valid,
+    printable(results.searcher), printable(s.stopped)))
   out:write(("  %s\n"):format(status_counts(s.statuses)))
   local pruned = pruned_counts(s.pruned)
   if pruned then out:write(("  %s\n"):format(pruned)) end
   if s.inputs_changed > 0 then
     out:write(("  inputs found changed and restored %d times:\n"):format(s.inputs_changed))
-    for line in s.inputs_log:gmatch("[^\n]+") do out:write("    ", line, "\n") end
+    for line in s.inputs_log:gmatch("[^\n]+") do out:write("    ", printable(line), "\n") end
   end
   if s.device_log then out:write("  the device process wrote on stderr (summary().device_log)\n") end
   local rows, right = table_rows(results, shown, params)
@@ -182,7 +190,8 @@ function report.print(results, opts)
     local objective = results.objective
     local by = (objective ~= "kernel" and objective ~= "kernel+host" and best.metrics
                 and best.metrics[objective]) and ("  %s %.6g"):format(objective, best.metrics[objective]) or ""
-    out:write(("best: %s  %s ms%s\n"):format(report.config(best.config, params), fmt_ms(best.time_ms), by))
+    out:write(("best: %s  %s ms%s\n"):format(report.config(best.config, params), fmt_ms(best.time_ms),
+                                              printable(by)))
   else
     out:write("best: none (no configuration ran correctly)\n")
   end
@@ -199,7 +208,7 @@ function report.progress(r, results)
   local line = ("[%d] %s  %s"):format(#results, report.config(r.config, results.params), r.status)
   if r.time_ms then line = line .. "  " .. fmt_ms(r.time_ms) .. " ms" end
   if best then line = line .. ("  (best %s ms)"):format(fmt_ms(best.time_ms)) end
-  if r.device then line = line .. "  on " .. r.device end -- a tuning over several devices
+  if r.device then line = line .. "  on " .. printable(r.device) end -- a tuning over several devices
   io.stdout:write(line, "\n")
   io.stdout:flush()
 end

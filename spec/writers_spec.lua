@@ -1,0 +1,236 @@
+-- The writers of names: what a results file or a database holds is data,
+-- and no writer lets a name or a value become code (C, Lua, JSON) or lose
+-- part of it (CSV). The hostile inputs are kept in
+-- spec/fixtures/fuzz/writers_*; spec/fuzz_spec.lua fuzzes the exports.
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local files = require "spec.support.files"
+
+local FIX = "spec/fixtures/fuzz/"
+
+-- A database holding the fixtures' results under one size table.
+local function hostile_db(fixtures, size)
+  local path = files.tmpname(".db")
+  local db = kt.db(path)
+  for _, name in ipairs(fixtures) do db:store(kt.load(FIX .. name), { size = size }) end
+  return db, path
+end
+
+-- Compiles main.c with tuned.h beside it, strictly, and runs it: its
+-- output and exit status, or the compiler's.
+local function compile_run(header, main)
+  local dir = files.tmpname()
+  assert(os.execute("mkdir -p " .. dir))
+  files.write(dir .. "/tuned.h", header)
+  files.write(dir .. "/main.c", main)
+  local out, code = shell.run(("cc -std=c11 -pedantic -Wall -Wextra -Werror -o %s/main %s/main.c -lm")
+    :format(dir, dir))
+  if code == 0 then out, code = shell.run(dir .. "/main") end
+  os.execute("rm -rf " .. dir)
+  return out, code
+end
+
+-- The header's line that ends with `what`, captured by pattern before it.
+local function find_line(header, pattern, what)
+  for line in header:gmatch("[^\n]+") do
+    if line:sub(-#what) == what then
+      local id = line:sub(1, -#what - 1):match(pattern)
+      if id then return id end
+    end
+  end
+  error("no line of the header ends with " .. what)
+end
+
+local size_names = kt.json.read(FIX .. "writers_size_names.json")
+local sizes = {}
+for i, name in ipairs(size_names) do sizes[name] = 2 ^ i // 1 end
+
+describe("the database's exports of hostile names", function()
+  local db, path
+  setup(function()
+    db, path = hostile_db({ "writers_kernel_closes_comment.json", "writers_kernel_a-b.json",
+                            "writers_kernel_a_b.json" }, sizes)
+  end)
+  teardown(function()
+    db:close()
+    os.remove(path)
+  end)
+
+  it("C header: a kernel, parameter, value or size name is never code; each name is in a string", function()
+    local header = db:export("header")
+    local vadd = find_line(header, "^static const char ktlua_([%w_]+)_name%[%] = $",
+                           '"vadd */ int f(void) { return 42; } /*";')
+    local member = {}
+    for _, p in ipairs({ "size", "int", "defines", "time_ms" }) do
+      member[p] = find_line(header, "^  long ([%w_]+); $", "/* " .. p .. " */")
+    end
+    local names = {}
+    for i = 1, #size_names do names[i] = ("ktlua_%s_size_names[%d]"):format(vadd, i - 1) end
+    local out, code = compile_run(header, ([[
+#include <stdio.h>
+#include "tuned.h"
+/* were any defined by the header, these would not compile */
+int f(void) { return 7; }
+int pwned(void) { return 8; }
+int main(void) {
+  const struct ktlua_%s_config *c = &ktlua_%s_configs[0];
+  printf("%%d %%d %%d|%%s|%%s|%%ld %%ld %%ld %%ld %%ld|%%d\n", f(), pwned(), KTLUA_%s_COUNT,
+         ktlua_%s_name, c->TAG, c->%s, c->%s, c->%s, c->%s, c->end, c->defines == NULL);
+  const char *names[] = {%s};
+  for (int i = 0; i < %d; i++) printf("[%%s]", names[i]);
+  return 0;
+}]]):format(vadd, vadd, vadd:upper(), vadd, member.size, member.int, member.defines, member.time_ms,
+            table.concat(names, ", "), #size_names))
+    assert.are.equal(0, code, out)
+    local sorted = {}
+    for i, n in ipairs(size_names) do sorted[i] = n end
+    table.sort(sorted)
+    assert.are.equal('7 8 1|vadd */ int f(void) { return 42; } /*|??/"; int pwned; //|3 4 5 6 7|1\n['
+      .. table.concat(sorted, "][") .. "]", out)
+  end)
+
+  it("C header: names that make one identifier, or a member's, each get an identifier of their own", function()
+    local header = db:export("header")
+    local ab = find_line(header, "^static const char ktlua_([%w_]+)_name%[%] = $", '"a-b";')
+    assert.matches("^a_b_%x%x%x%x%x%x%x%x$", ab)
+    assert.are.equal("a_b", find_line(header, "^static const char ktlua_([%w_]+)_name%[%] = $", '"a_b";'))
+    local out, code = compile_run(header, ([[
+#include <stdio.h>
+#include "tuned.h"
+int main(void) {
+  printf("%%s %%ld %%d, %%s %%ld %%d\n", ktlua_a_b_name, ktlua_a_b_configs[0].X, KTLUA_A_B_COUNT,
+         ktlua_%s_name, ktlua_%s_configs[0].X, KTLUA_%s_COUNT);
+  return 0;
+}]]):format(ab, ab, ab:upper()))
+    assert.are.equal(0, code, out)
+    assert.are.equal("a_b 1 1, a-b 1 1\n", out)
+  end)
+
+  it("Lua: every key quoted; it loads in an empty environment as the entries, running nothing", function()
+    local text = db:export("lua")
+    local looked_up = {}
+    local env = setmetatable({}, { __index = function(_, k) looked_up[#looked_up + 1] = k end })
+    local entries = assert(load(text, "export", "t", env))()
+    assert.are.same({}, looked_up)
+    assert.are.same(db:list(), entries)
+    assert.are.same(entries, assert(load(text, "export", "t", {}))())
+    assert.are.equal(text, (shell.run(("%s db export --format=lua %s"):format(shell.ktlua, path))))
+  end)
+
+  it("JSON: the names and values read back", function()
+    local wisdom = kt.json.decode(db:export("json"))
+    local list = db:list()
+    local kernels = {}
+    for _, k in ipairs(wisdom.kernels) do kernels[k.kernel] = k end
+    for _, e in ipairs(list) do
+      local k = assert(kernels[e.kernel], e.kernel)
+      local config = {}
+      for _, name in ipairs(k.tunable_parameters) do config[name] = e.config[name] end
+      assert.are.same(e.config, config)
+      local size = {}
+      for i, name in ipairs(k.problem_size_names) do size[name] = k.results[1].problem_size[i] end
+      assert.are.same(e.size, size)
+      local found = 0
+      for _, r in ipairs(k.results) do
+        if r.rank == e.rank and r.time == e.time_ms then
+          found = found + 1
+          assert.are.same(e.config, r.config)
+        end
+      end
+      assert.are.equal(1, found)
+    end
+  end)
+end)
+
+describe("the exports of values their languages cannot write plainly", function()
+  local entries = { {
+    kernel = "k\0\1\r\n\127\255??/\\", device = "d\0e", backend = "opencl", objective = "kernel",
+    size = { ["n\0\""] = 4, ["m\\"] = 8.5 }, rank = 1,
+    config = { A = math.mininteger, B = 1 / 0, C = -1 / 0, D = 2.0, E = -0.0, F = "x\0y\"??/",
+               G = math.maxinteger, ["k\0ey"] = 5 },
+    time_ms = 0.125, source = "fnv1a-1", options = "", driver = "", version = "0", date = "",
+  } }
+  local export = require "ktlua.db_export"
+
+  it("Lua: integers stay integers, floats floats, infinities infinite, bytes whole", function()
+    local back = assert(load(export.lua(entries), "export", "t", {}))()
+    assert.are.same(entries, back)
+    for k, v in pairs(entries[1].config) do assert.are.equal(math.type(v), math.type(back[1].config[k]), k) end
+    local nan = export.lua({ setmetatable({ config = { N = 0 / 0 } }, { __index = entries[1] }) })
+    local n = assert(load(nan, "export", "t", {}))()[1].config.N
+    assert.is_true(n ~= n)
+  end)
+
+  it("JSON: null where JSON has no number, bytes escaped (a key's too, \\u0000 and all)", function()
+    local k = kt.json.decode(export.json(entries)).kernels[1]
+    assert.are.same({ A = math.mininteger, B = kt.json.null, C = kt.json.null, D = 2, E = 0,
+                      F = "x\0y\"??/", G = math.maxinteger, ["k\0ey"] = 5 }, k.results[1].config)
+    assert.are.same({ "m\\", "n\0\"" }, k.problem_size_names)
+  end)
+
+  it("C header: the same values, compiled", function()
+    local header = export.header(entries)
+    local id = find_line(header, "^static const char ktlua_([%w_]+)_name%[%] = $",
+                         '"k\\000\\001\\r\\n\\177\\377\\?\\?/\\\\";')
+    local out, code = compile_run(header, ([[
+#include <stdio.h>
+#include "tuned.h"
+int main(void) {
+  const struct ktlua_%s_config *c = &ktlua_%s_configs[0];
+  printf("%%d %%g %%g %%g %%g %%d %%s %%s %%d %%d\n", c->A == (-9223372036854775807L - 1), c->B, c->C,
+         c->D, c->E, c->G == 9223372036854775807L, c->F, ktlua_%s_size_names[1], (int)sizeof ktlua_%s_name,
+         c->defines == NULL);
+  return 0;
+}]]):format(id, id, id, id))
+    assert.are.equal(0, code, out)
+    assert.are.equal('1 inf -inf 2 -0 1 x n 12 1\n', out)
+  end)
+end)
+
+describe("CSV", function()
+  it("keeps a string value's line ends and every byte of it, and reads it back whole", function()
+    local r = kt.load(FIX .. "writers_csv_values.json")
+    local csv = files.tmpname(".csv")
+    r:write(csv)
+    local back = kt.load(csv)
+    assert.are.equal(#r, #back)
+    for i = 1, #r do assert.are.same(r[i].config, back[i].config) end
+    os.remove(csv)
+  end)
+
+  it("reports a bad row by the line it starts on", function()
+    local csv = files.tmpname(".csv")
+    local r = kt.load(FIX .. "writers_csv_values.json")
+    r:write(csv)
+    local text = files.read(csv):gsub("\n5,", "\n-5,")
+    files.write(csv, text)
+    local ok, err = pcall(kt.load, csv)
+    assert.is_false(ok)
+    assert.are.equal(csv .. ": line 9: index '-5' is no configuration index (an integer from 0)", err)
+    os.remove(csv)
+  end)
+
+  it("Kernel Tuner cache: a key holds its string values whole", function()
+    local r = kt.load(FIX .. "writers_csv_values.json")
+    local path = files.tmpname(".json")
+    r:write(path, "kernel-tuner-cache")
+    local text = files.read(path)
+    for _, x in ipairs({ "1", "2" }) do assert.truthy(text:find('"' .. ("x"):rep(300) .. x .. ",", 1, true)) end
+    os.remove(path)
+  end)
+end)
+
+describe("the text report", function()
+  it("shows a control character of a name, value or error as \\ddd, never to the terminal", function()
+    local r = kt.load(FIX .. "writers_terminal.json")
+    local f = io.tmpfile()
+    r:print{ out = f, all = true }
+    f:seek("set")
+    local text = f:read("a")
+    f:close()
+    assert.is_nil(text:find("[\0-\9\11-\31\127]"))
+    assert.truthy(text:find("\\27]0;pwned\\7vadd on d\\27[2J:", 1, true))
+    assert.truthy(text:find("\\27[31mred", 1, true))
+    assert.truthy(text:find("\\27]52;c;cHduZWQ=\\7 boom", 1, true))
+  end)
+end)
