@@ -230,7 +230,7 @@ end
 function M.report(k, results, path, device, f)
   f = f or io.stdout
   local kt = require "ktlua"
-  local db = kt.db(path, { readonly = true })
+  local db = kt.db(path)
   local probe, why = db:probe(device)
   db:close()
   if not probe then
