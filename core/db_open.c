@@ -127,7 +127,8 @@ static int other_tables(kt_db *db, sqlite3 *ref, const char *const *tables, char
   int rc = other_object(db, tables, why, size, err);
   char have[1024], want[1024];
   for (; rc == 0 && *tables; tables++) {
-    if (columns(db->h, *tables, have, sizeof have)) return kt_db_fail(db, "reading its tables", err);
+    if (columns(db->h, *tables, have, sizeof have))
+      return kt_db_fail(db, "reading its tables", err);
     if (columns(ref, *tables, want, sizeof want))
       return kt_fail(err, "%s: ktlua's schema: %s", db->path, sqlite3_errmsg(ref));
     if (!*have) snprintf(why, size, "it has no table '%s'", *tables);
@@ -160,13 +161,15 @@ static int classify(kt_db *db, sqlite3 *ref, kt_error *err) {
   if (ours && version > KT_DB_VERSION)
     return kt_fail(err, "%s was written by a newer ktlua (database version %d; this one reads %d)",
                    db->path, version, KT_DB_VERSION);
-  bool known = ours ? version >= KT_DB_FIRST_WITH_ID : version >= 1 && version < KT_DB_FIRST_WITH_ID;
+  bool known = ours ? version >= KT_DB_FIRST_WITH_ID
+                    : version >= 1 && version < KT_DB_FIRST_WITH_ID;
   char why[1536];
   if (app != 0 && !ours) {
     snprintf(why, sizeof why, "its SQLite application_id is 0x%08x, ktlua's 0x%08x", (unsigned)app,
              KT_DB_APPLICATION_ID);
   } else {
-    int rc = other_tables(db, ref, version == 1 && known ? tables_v1 : tables_v2, why, sizeof why, err);
+    const char *const *tables = version == 1 && known ? tables_v1 : tables_v2;
+    int rc = other_tables(db, ref, tables, why, sizeof why, err);
     if (rc < 0) return -1;
     if (rc == 0 && known) {
       db->version = version;
@@ -261,7 +264,8 @@ static char *uri(const char *path, const char *params, kt_error *err) {
   if (!s) return NULL;
   char *p = s + sprintf(s, path[0] == '/' ? "file://" : "file:");
   for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
-    if (strchr("/._-~", *c) || (*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z'))
+    bool plain = (*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z');
+    if (plain || strchr("/._-~", *c))
       *p++ = (char)*c;
     else
       p += sprintf(p, "%%%02X", *c);
@@ -300,8 +304,8 @@ kt_db *kt_db_open(const char *path, int busy_ms, bool readonly, kt_error *err) {
   }
   db->busy_ms = busy_ms;
   db->readonly = readonly ? "as asked" : NULL;
-  int rc = attempt(db, path, readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                   err);
+  int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = attempt(db, path, flags, err);
   if (rc && !readonly && refused_write(db)) {
     db->readonly = "the file or its folder is not writable";
     rc = attempt(db, path, SQLITE_OPEN_READONLY, err);
