@@ -1,7 +1,7 @@
 /*
 ** lk_db.c: the tuned-configuration database as a Lua object (core/db.h).
 **
-**   local db = kt.db(path[, {timeout = 10}])
+**   local db = kt.db(path[, {timeout = 10, readonly = false}])
 **   db:store(results, {size = {n = 4096, m = 512}, top = 3})
 **   db:best{kernel = k | "name", device = tuner | device | "name", size = {...},
 **           backend =, objective = "kernel", stale = false}
@@ -37,6 +37,27 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* A name given for a stored one (stored names are C strings): refused where
+** it holds a NUL byte, which would cut it short. */
+static const char *check_name(lua_State *L, int idx, const char *what) {
+  size_t len;
+  const char *s = lua_tolstring(L, idx, &len);
+  if (s && strlen(s) != len) luaL_error(L, "%s: a name holds a NUL byte (after '%s')", what, s);
+  return s;
+}
+
+/* Writes a size's number: whole numbers below 9e15 as integers, so that
+** {n = 4096.0} is the key of {n = 4096}, others as JSON reads them back. */
+static void write_size_number(FILE *f, lua_State *L, int idx) {
+  if (lua_isinteger(L, idx)) {
+    fprintf(f, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, idx));
+    return;
+  }
+  double v = lua_tonumber(L, idx);
+  if (v == floor(v) && v < 9e15) fprintf(f, "%.0f", v);
+  else kt_json_number(f, v);
+}
+
 /* A size table {n = 4096, m = 512} as canonical JSON text ({"m":512,"n":4096}),
 ** pushed; what names the table in errors. */
 static const char *push_size(lua_State *L, int idx, const char *what) {
@@ -52,6 +73,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
       luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}); %s = %s is not one",
                  what, key, value);
     }
+    check_name(L, -2, what);
     n++;
   }
   if (n == 0) luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got {}", what);
@@ -59,58 +81,91 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
   size_t i = 0;
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) names[i++] = lua_tostring(L, -2);
   qsort(names, n, sizeof *names, by_name);
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) luaL_error(L, "out of memory");
   for (i = 0; i < n; i++) {
-    lua_getfield(L, idx, names[i]);
-    lua_Number v = lua_tonumber(L, -1);
+    fputs(i ? "," : "{", f);
+    kt_json_string(f, names[i]);
+    fputc(':', f);
+    lua_pushstring(L, names[i]);
+    lua_rawget(L, idx);
+    write_size_number(f, L, -1);
     lua_pop(L, 1);
-    if (v == floor(v) && fabs(v) < 9e15) lua_pushfstring(L, "%s\"%s\":%I", i ? "," : "{", names[i],
-                                                          (lua_Integer)v);
-    else lua_pushfstring(L, "%s\"%s\":%f", i ? "," : "{", names[i], v);
-    luaL_addvalue(&b);
   }
-  luaL_addchar(&b, '}');
-  luaL_pushresult(&b);
-  lua_remove(L, -2); /* the names */
+  fputc('}', f);
+  fclose(f);
+  lua_pop(L, 1); /* the names */
+  lua_pushlstring(L, text, len);
+  free(text);
   return lua_tostring(L, -1);
 }
 
-/* Pushes JSON text (an object of numbers, strings) as a Lua table. */
-static void push_json(lua_State *L, const char *text) {
+/* Pushes stored JSON text (a size or a configuration: an object of numbers,
+** strings and booleans) as a Lua table; false (nothing pushed) when it is
+** none, with why. */
+static bool push_json(lua_State *L, const char *text, char *why, size_t size) {
   kt_error err;
   kt_jdoc *doc = kt_json_parse(text, strlen(text), &err);
   const kt_jvalue *o = doc ? kt_json_root(doc) : NULL;
-  lua_newtable(L);
+  if (!o || o->type != KT_JOBJECT) snprintf(why, size, "%.200s", doc ? "not an object" : err.msg);
+  else lua_createtable(L, 0, (int)o->n);
   for (size_t i = 0; o && o->type == KT_JOBJECT && i < o->n; i++) {
     const kt_jvalue *v = &o->u.members[i].value;
     if (v->type == KT_JNUMBER && v->integer) lua_pushinteger(L, v->u.num.i);
     else if (v->type == KT_JNUMBER) lua_pushnumber(L, v->u.num.f);
-    else if (v->type == KT_JSTRING) lua_pushstring(L, v->u.str);
-    else continue;
+    else if (v->type == KT_JSTRING) lua_pushlstring(L, v->u.str, v->n);
+    else if (v->type == KT_JBOOL) lua_pushboolean(L, v->u.b);
+    else {
+      snprintf(why, size, "'%s' is no number, string or boolean", o->u.members[i].key);
+      lua_pop(L, 1);
+      o = NULL;
+      break;
+    }
     lua_setfield(L, -2, o->u.members[i].key);
   }
+  bool ok = o && o->type == KT_JOBJECT;
   kt_json_free(doc);
+  return ok;
 }
 
-static void push_row(lua_State *L, const kt_db_row *r) {
+/* Pushes a row as a table; false (nothing pushed) with why when its size
+** or configuration is no JSON object. */
+static bool push_row(lua_State *L, const kt_db_row *r, char *why, size_t size) {
   const char *keys[] = {"kernel", "device", "backend", "objective", "source",
                         "options", "driver", "version", "date"};
   const char *values[] = {r->kernel, r->device, r->backend, r->objective, r->source,
                           r->options, r->driver, r->version, r->date};
+  const char *json[] = {r->size, r->config}, *json_keys[] = {"size", "config"};
   lua_createtable(L, 0, 14);
   for (int i = 0; i < 9; i++) {
     lua_pushstring(L, values[i]);
     lua_setfield(L, -2, keys[i]);
   }
-  push_json(L, r->size);
-  lua_setfield(L, -2, "size");
-  push_json(L, r->config);
-  lua_setfield(L, -2, "config");
+  for (int i = 0; i < 2; i++) {
+    char bad[256];
+    if (!push_json(L, json[i], bad, sizeof bad)) {
+      snprintf(why, size, "the %s stored for %s on %s (rank %lld) is no JSON object: %s: %s",
+               i ? "configuration" : "size", r->kernel, r->device, (long long)r->rank, bad, json[i]);
+      lua_pop(L, 1);
+      return false;
+    }
+    lua_setfield(L, -2, json_keys[i]);
+  }
   lua_pushinteger(L, (lua_Integer)r->rank);
   lua_setfield(L, -2, "rank");
   lua_pushnumber(L, r->time_ms);
   lua_setfield(L, -2, "time_ms");
+  return true;
+}
+
+/* Frees rows and raises why, after the database's path. */
+static _Noreturn void bad_row(lua_State *L, kt_db *db, kt_db_row *rows, size_t n, const char *why) {
+  lua_pushfstring(L, "%s: %s", kt_db_path(db), why);
+  kt_db_rows_free(rows, n);
+  lua_error(L);
+  abort(); /* not reached */
 }
 
 /* ---- storing ---- */
@@ -215,10 +270,10 @@ static void check_device_field(lua_State *L, int opts, query *q) {
     lua_getfield(L, -2, "backend");
     if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
       luaL_error(L, "db options.device: expected a tuner, a device table or a device name");
-    q->f.device = lua_tostring(L, -2);
-    q->f.backend = lua_tostring(L, -1);
+    q->f.device = check_name(L, -2, "db options.device.name");
+    q->f.backend = check_name(L, -1, "db options.device.backend");
   } else if (t == LUA_TSTRING) {
-    q->f.device = lua_tostring(L, -1);
+    q->f.device = check_name(L, -1, "db options.device");
   } else if (t != LUA_TNIL) {
     luaL_error(L, "db options.device: expected a tuner, a device table or a device name, got %s",
                luaL_typename(L, -1));
@@ -230,7 +285,7 @@ static void check_device_field(lua_State *L, int opts, query *q) {
 static void check_kernel_field(lua_State *L, int opts, query *q) {
   int t = lk_get_field(L, opts, "kernel");
   if (t == LUA_TSTRING) {
-    q->f.kernel = lua_tostring(L, -1);
+    q->f.kernel = check_name(L, -1, "db options.kernel");
   } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, LK_TASK)) {
     kt_task *task = lk_check_task(L, lua_gettop(L))->task;
     const char **ids[] = {&q->source, &q->options};
@@ -248,6 +303,14 @@ static void check_kernel_field(lua_State *L, int opts, query *q) {
   }
 }
 
+/* The string field of opts (left on the stack), or NULL. */
+static const char *opt_name(lua_State *L, int opts, const char *field) {
+  if (!lk_opt_string(L, opts, "db options", field, NULL)) return NULL;
+  const char *what = lua_pushfstring(L, "db options.%s", field);
+  lk_get_field(L, opts, field);
+  return check_name(L, -1, what);
+}
+
 static void check_query(lua_State *L, int opts, query *q) {
   static const char *const keys[] = {"kernel", "device", "backend", "objective", "size",
                                      "stale", NULL};
@@ -257,9 +320,9 @@ static void check_query(lua_State *L, int opts, query *q) {
   lk_check_keys(L, opts, "db options", keys);
   check_kernel_field(L, opts, q);
   check_device_field(L, opts, q);
-  const char *backend = lk_opt_string(L, opts, "db options", "backend", NULL);
+  const char *backend = opt_name(L, opts, "backend");
   if (backend) q->f.backend = backend;
-  q->f.objective = lk_opt_string(L, opts, "db options", "objective", NULL);
+  q->f.objective = opt_name(L, opts, "objective");
   if (lk_get_field(L, opts, "size") != LUA_TNIL) {
     push_size(L, -1, "db options.size");
     q->size_idx = lua_gettop(L);
@@ -277,7 +340,8 @@ static int db_list(lua_State *L) {
   if (kt_db_query(db, &q.f, &rows, &n, &err)) return lk_error(L, &err);
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
-    push_row(L, &rows[i]);
+    char why[1024];
+    if (!push_row(L, &rows[i], why, sizeof why)) bad_row(L, db, rows, n, why);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   kt_db_rows_free(rows, n);
@@ -295,14 +359,17 @@ static const char *stale(lua_State *L, const query *q, const kt_db_row *r) {
   return NULL;
 }
 
-static int found(lua_State *L, const query *q, const kt_db_row *r, double distance, int accept) {
+/* The row found, or nil and why it is stale; -1 with why in bad when the
+** row is no row. */
+static int found(lua_State *L, const query *q, const kt_db_row *r, double distance, int accept,
+                 char *bad, size_t size) {
   const char *why = stale(L, q, r);
   if (why && !accept) {
     lua_pushnil(L);
     lua_insert(L, -2);
     return 2;
   }
-  push_row(L, r);
+  if (!push_row(L, r, bad, size)) return -1;
   lua_pushstring(L, distance == 0 ? "exact" : "nearest");
   lua_setfield(L, -2, "match");
   lua_pushnumber(L, distance);
@@ -329,8 +396,10 @@ static int db_best(lua_State *L) {
   double distance = 0;
   long at = kt_db_nearest(rows, n, lua_tostring(L, q.size_idx), &distance, &err);
   int results;
+  char bad[1024];
   if (at >= 0) {
-    results = found(L, &q, &rows[at], distance, accept);
+    results = found(L, &q, &rows[at], distance, accept, bad, sizeof bad);
+    if (results < 0) bad_row(L, db, rows, n, bad);
   } else {
     lua_pushnil(L);
     lua_pushfstring(L, "no configuration of %s on %s is stored%s", q.f.kernel, q.f.device,
@@ -364,27 +433,33 @@ static int db_close(lua_State *L) {
 
 static int db_tostring(lua_State *L) {
   lk_db *u = luaL_checkudata(L, 1, LK_DB);
-  lua_pushfstring(L, "tuned-configuration database %s", u->db ? kt_db_path(u->db) : "(closed)");
+  const char *readonly = u->db ? kt_db_readonly(u->db) : NULL;
+  lua_pushfstring(L, "tuned-configuration database %s%s%s%s", u->db ? kt_db_path(u->db) : "(closed)",
+                  readonly ? " (read-only: " : "", readonly ? readonly : "", readonly ? ")" : "");
   return 1;
 }
 
-/* kt.db(path[, {timeout = seconds}]) */
+/* kt.db(path[, {timeout = seconds, readonly = false}]) */
 static int l_db(lua_State *L) {
-  static const char *const keys[] = {"timeout", NULL};
-  const char *path = luaL_checkstring(L, 1);
+  static const char *const keys[] = {"timeout", "readonly", NULL};
+  size_t len;
+  const char *path = luaL_checklstring(L, 1, &len);
+  if (strlen(path) != len) luaL_argerror(L, 1, "the path holds a NUL byte");
   double timeout = 10;
+  int readonly = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
     lk_check_keys(L, 2, "kt.db options", keys);
     timeout = lk_opt_number(L, 2, "kt.db options", "timeout", 10);
     if (!(timeout >= 0 && timeout <= 86400))
       luaL_error(L, "kt.db options.timeout: expected seconds from 0 to 86400");
+    readonly = lk_opt_boolean(L, 2, "kt.db options", "readonly", 0);
   }
   lk_db *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->db = NULL;
   luaL_setmetatable(L, LK_DB);
   kt_error err;
-  if (!(u->db = kt_db_open(path, (int)(timeout * 1000), &err))) return lk_error(L, &err);
+  if (!(u->db = kt_db_open(path, (int)(timeout * 1000), readonly, &err))) return lk_error(L, &err);
   return 1;
 }
 

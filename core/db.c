@@ -1,7 +1,7 @@
 /*
 ** db.c: the tuned-configuration database (db.h) over SQLite.
 */
-#include "db.h"
+#include "db_int.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -11,95 +11,10 @@
 
 #include "json_read.h"
 
-/* The file format's version, in SQLite's user_version. */
-#define SCHEMA_VERSION 2 /* 2: the probes tables (db_probe.c) */
-struct kt_db {
-  sqlite3 *h;
-  char *path;
-  int busy_ms;
-};
-
-static const char schema[] =
-    "CREATE TABLE IF NOT EXISTS tuned ("
-    " kernel TEXT NOT NULL, device TEXT NOT NULL, backend TEXT NOT NULL, size TEXT NOT NULL,"
-    " objective TEXT NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL,"
-    " options TEXT NOT NULL, driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL,"
-    " config TEXT NOT NULL, time_ms REAL NOT NULL,"
-    " PRIMARY KEY (kernel, device, backend, size, objective, rank));" KT_DB_PROBE_SCHEMA;
-
-struct sqlite3 *kt_db_sqlite(kt_db *db) { return db->h; }
-
-int kt_db_fail(kt_db *db, const char *doing, kt_error *err) {
-  int code = sqlite3_errcode(db->h);
-  const char *why = sqlite3_errmsg(db->h);
-  if (code == SQLITE_NOTADB) return kt_fail(err, "%s is not a SQLite database (%s)", db->path, why);
-  if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-    return kt_fail(err, "%s: %s: the database stayed locked by another process for %g s",
-                   db->path, doing, db->busy_ms / 1000.0);
-  return kt_fail(err, "%s: %s: %s", db->path, doing, why);
+int kt_db_writable(kt_db *db, const char *doing, kt_error *err) {
+  if (!db->readonly) return 0;
+  return kt_fail(err, "%s: %s: it was opened read-only (%s)", db->path, doing, db->readonly);
 }
-
-static int exec(kt_db *db, const char *sql, const char *doing, kt_error *err) {
-  return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : kt_db_fail(db, doing, err);
-}
-
-static int user_version(kt_db *db, int *version, kt_error *err) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-    return kt_db_fail(db, "reading its version", err);
-  int rc = sqlite3_step(st);
-  *version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-  sqlite3_finalize(st);
-  return rc == SQLITE_ROW ? 0 : kt_db_fail(db, "reading its version", err);
-}
-
-static int set_up(kt_db *db, kt_error *err) {
-  int version;
-  sqlite3_busy_timeout(db->h, db->busy_ms);
-  if (user_version(db, &version, err)) return -1;
-  if (version > SCHEMA_VERSION)
-    return kt_fail(err, "%s was written by a newer ktlua (database version %d; this one reads %d)",
-                   db->path, version, SCHEMA_VERSION);
-  if (version == SCHEMA_VERSION) return 0;
-  /* WAL: readers never wait for a writer; the table and version in one go. */
-  if (exec(db, "PRAGMA journal_mode=WAL", "setting it up", err)) return -1;
-  char sql[sizeof schema + 96]; /* IF NOT EXISTS: version 1 files gain the new tables */
-  snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;", schema,
-           SCHEMA_VERSION);
-  if (exec(db, sql, "creating its table", err) == 0) return 0;
-  sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-  return -1;
-}
-
-kt_db *kt_db_open(const char *path, int busy_ms, kt_error *err) {
-  kt_db *db = kt_calloc(1, sizeof *db, err);
-  if (!db || !(db->path = kt_strdup(path, err))) {
-    free(db);
-    return NULL;
-  }
-  db->busy_ms = busy_ms;
-  int rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-  if (rc != SQLITE_OK) {
-    kt_fail(err, "cannot open the database %s: %s", path,
-            db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
-    kt_db_close(db);
-    return NULL;
-  }
-  if (set_up(db, err)) {
-    kt_db_close(db);
-    return NULL;
-  }
-  return db;
-}
-
-void kt_db_close(kt_db *db) {
-  if (!db) return;
-  sqlite3_close(db->h);
-  free(db->path);
-  free(db);
-}
-
-const char *kt_db_path(const kt_db *db) { return db->path; }
 
 /* ---- storing ---- */
 
@@ -140,9 +55,10 @@ static int replace_rows(kt_db *db, const kt_db_row *rows, size_t n, kt_error *er
 
 int kt_db_store(kt_db *db, const kt_db_row *rows, size_t n, kt_error *err) {
   if (n == 0) return 0;
+  if (kt_db_writable(db, "storing", err)) return -1;
   /* IMMEDIATE: the write lock now, so that two writers queue, not deadlock. */
-  if (exec(db, "BEGIN IMMEDIATE", "storing", err)) return -1;
-  if (replace_rows(db, rows, n, err) || exec(db, "COMMIT", "storing", err)) {
+  if (kt_db_exec(db, "BEGIN IMMEDIATE", "storing", err)) return -1;
+  if (replace_rows(db, rows, n, err) || kt_db_exec(db, "COMMIT", "storing", err)) {
     sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     return -1;
   }

@@ -26,11 +26,15 @@ typedef struct kt_db_row {
   double time_ms;
 } kt_db_row;
 
-/* Opens (creating it when missing) the database at path; a writer waits
-** up to busy_ms for another's transaction. */
-kt_db *kt_db_open(const char *path, int busy_ms, kt_error *err);
+/* Opens the database at path; a writer waits up to busy_ms for another's
+** transaction. A missing or empty file becomes a new database, unless
+** readonly; a file that is not ktlua's database is refused, unchanged.
+** Where the file or its folder cannot be written it is opened read-only. */
+kt_db *kt_db_open(const char *path, int busy_ms, bool readonly, kt_error *err);
 void kt_db_close(kt_db *db);
 const char *kt_db_path(const kt_db *db);
+/* Why it was opened read-only, or NULL when it can be written. */
+const char *kt_db_readonly(const kt_db *db);
 
 /* Replaces the rows of the key that rows[0] names by rows[0..n), in one
 ** transaction: readers see the old rows or the new ones. */

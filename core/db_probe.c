@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
+#include "db_int.h"
 #include "probe.h"
 
 static int finish(kt_db *db, sqlite3_stmt *st, const char *doing, kt_error *err) {
@@ -76,6 +76,7 @@ static int store_head(kt_db *db, const kt_db_probe_key *k, const kt_probe *p, kt
 
 int kt_db_store_probe(kt_db *db, const kt_db_probe_key *key, const kt_probe *p, kt_error *err) {
   sqlite3 *h = kt_db_sqlite(db);
+  if (kt_db_writable(db, "storing a probe", err)) return -1;
   if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
     return kt_db_fail(db, "storing a probe", err);
   int rc = store_head(db, key, p, err);
@@ -124,6 +125,7 @@ int kt_db_read_probe(kt_db *db, const char *device, const char *backend, kt_prob
                      kt_db_probe_meta *meta, kt_error *err) {
   memset(p, 0, sizeof *p);
   memset(meta, 0, sizeof *meta);
+  if (kt_db_version(db) < 2) return 0; /* a version 1 file, read as it is, has no probes */
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(kt_db_sqlite(db),
                          "SELECT driver, version, date, notes FROM probes WHERE device = ?1 AND "

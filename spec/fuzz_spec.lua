@@ -165,7 +165,8 @@ describe("the parser fuzzer", function()
 
   it("reads every kept case that once broke a reader, as it should", function()
     local dir = "spec/fixtures/fuzz/"
-    local listing = io.popen("ls " .. dir .. " | grep -v '^writers_'") -- spec/writers_spec.lua's
+    -- the writers' and the database's kept cases are read by their own specs and blocks
+    local listing = io.popen("ls " .. dir .. " | grep -v -e '^writers_' -e '^db_'")
     for name in listing:lines() do
       if name:match("^t1_") then goto next end -- T1 files: spec/t1_hostile_spec.lua reads them
       local want = assert(kept[name], name .. " is kept but not described")
@@ -280,6 +281,55 @@ describe("the writers fuzzer", function()
       writers.check_json(entries, texts.json)
       batch[#batch + 1] = writers.header_case(entries, settings.dir, n, texts.header)
       if #batch == 100 or n == last then compile() end
+
+-- The database (spec/support/fuzz_db.lua): hostile names and values stored
+-- and read back; damaged database files refused or read, never changed.
+describe("the database fuzzer", function()
+  local fuzz_db = require "spec.support.fuzz_db"
+  -- Its databases lie in memory where it can (each commit syncs a file on
+  -- disk: 50 ms a case), the folder named in a failing case's note.
+  local scratch = fuzz_db.scratch(settings.dir)
+  teardown(function()
+    if scratch ~= settings.dir and not settings.failed then os.execute("rm -rf '" .. scratch .. "'") end
+  end)
+
+  it("refuses, unchanged, each kept database that is not ktlua's (spec/fixtures/fuzz/db_*.sql)", function()
+    local listing = io.popen("ls spec/fixtures/fuzz/db_*.sql")
+    local n = 0
+    for name in listing:lines() do
+      local path = scratch .. "/kept.db"
+      for _, suffix in ipairs({ "", "-wal", "-shm" }) do os.remove(path .. suffix) end
+      assert(os.execute(("sqlite3 %s < %s > /dev/null"):format(path, name)))
+      local before = read(path)
+      local ok, db = pcall(kt.db, path)
+      if name:find("db_v%d") then -- ktlua's own, of an earlier version
+        assert.is_true(ok, db)
+        db:close()
+      else
+        assert.is_false(ok)
+        assert.matches("is not a ktlua database %(.*%); it was left unchanged$", db)
+        assert.are.equal(before, read(path))
+      end
+      n = n + 1
+    end
+    listing:close()
+    assert.are.equal(5, n)
+  end)
+
+  it(("stores and reads back seeded hostile results (seed %d, cases %d to %d)")
+    :format(settings.seed, settings.first, settings.last), function()
+    run_cases(settings.first, settings.last, function(n)
+      fuzz.note(settings, "db", n, "-- files: " .. scratch .. "/results.json, tuned.db")
+      fuzz_db.store_case(fuzz.rng(settings.seed, n), scratch)
+    end)
+  end)
+
+  it(("refuses or reads seeded damaged databases, leaving them as they were (seed %d, cases %d to %d)")
+    :format(settings.seed, settings.first, settings.last), function()
+    run_cases(settings.first, settings.last, function(n)
+      fuzz_db.damage_case(fuzz.rng(settings.seed, n), scratch, function(what)
+        fuzz.note(settings, "db_damage", n, "-- " .. what .. ": " .. scratch .. "/damaged.db")
+      end)
     end)
   end)
 end)

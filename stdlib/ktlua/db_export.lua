@@ -128,7 +128,7 @@ function export.main(args)
   local f = io.open(path, "rb")
   if not f then error(("ktlua db export: %s does not exist"):format(path), 0) end
   f:close()
-  local db = require("ktlua").db(path)
+  local db = require("ktlua").db(path, { readonly = true })
   local text = export[format](db:list(), path:match("[^/]*$"))
   db:close()
   if output then

@@ -1,0 +1,33 @@
+/*
+** db_int.h: what the database's files (db.c, db_open.c, db_probe.c) share.
+*/
+#ifndef KT_DB_INT_H
+#define KT_DB_INT_H
+
+#include <sqlite3.h>
+
+#include "db.h"
+
+/* The file format's version, in SQLite's user_version: 1 the tuned
+** table, 2 the probes tables, 3 ktlua's application_id in the header. */
+#define KT_DB_VERSION 3
+#define KT_DB_FIRST_WITH_ID 3
+#define KT_DB_APPLICATION_ID 0x6b746c75 /* "ktlu" */
+
+struct kt_db {
+  sqlite3 *h;
+  char *path;
+  int busy_ms;
+  int version;          /* KT_DB_VERSION, or an older one opened read-only */
+  const char *readonly; /* why it was opened read-only; NULL when writable */
+  int code;             /* SQLite's code of the last failure (kt_db_fail) */
+};
+
+/* The version of the file opened (older ones are read as they are). */
+int kt_db_version(const kt_db *db);
+/* Runs sql; on failure kt_db_fail's error, saying what was being done. */
+int kt_db_exec(kt_db *db, const char *sql, const char *doing, kt_error *err);
+/* 0 when db can be written, else an error saying why not. */
+int kt_db_writable(kt_db *db, const char *doing, kt_error *err);
+
+#endif
