@@ -281,6 +281,9 @@ describe("the writers fuzzer", function()
       writers.check_json(entries, texts.json)
       batch[#batch + 1] = writers.header_case(entries, settings.dir, n, texts.header)
       if #batch == 100 or n == last then compile() end
+    end)
+  end)
+end)
 
 -- The database (spec/support/fuzz_db.lua): hostile names and values stored
 -- and read back; damaged database files refused or read, never changed.
