@@ -119,9 +119,8 @@ end
 
 -- The same entries as a results file that kt.load reads and db:store
 -- keeps: a kernel name without NUL, parameters with names that are
--- identifiers (kt.load wants them) and finite values. Size names keep
--- no quote, backslash or control character (the database cannot hold
--- them yet: issue 32, another item).
+-- identifiers (kt.load wants them) and finite values; size names without
+-- NUL (the database refuses those).
 function writers.stored(rng, dir)
   local task = name(rng):gsub("%z", "")
   local params = {}
@@ -136,7 +135,7 @@ function writers.stored(rng, dir)
     parameters[i] = { name = p, values = { v } }
   end
   local size = {}
-  for _, s in ipairs(names(rng, rng:int(1, 3))) do size[(s:gsub('[%c"\\]', ""))] = rng:int(1, 4096) end
+  for _, s in ipairs(names(rng, rng:int(1, 3))) do size[(s:gsub("%z", ""))] = rng:int(1, 4096) end
   local doc = { format = "ktlua-results", version = 1, task = task, device = (name(rng):gsub("%z", "")),
                 searcher = "exhaustive", kernels = { "k" }, backend = "opencl",
                 source = "fnv1a-0000000000000001", options = "", objective = "kernel",
