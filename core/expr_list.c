@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr_int.h"
 
 #define LIST_DEPTH 16
 #define LIST_ITERATIONS ((size_t)1 << 20)
@@ -152,9 +152,9 @@ static int find_close(lparser *p, size_t from, size_t open, size_t *close) {
   for (size_t i = from; p->src[i]; i++) {
     char c = p->src[i];
     if (c == '"' || c == '\'') {
-      const char *q = strchr(p->src + i + 1, c);
-      if (!q) return kt_fail_at(p->err, i, "unterminated string");
-      i = (size_t)(q - p->src);
+      size_t len;
+      if (expr_string(p->src, i, &len, NULL, p->err)) return -1;
+      i += len - 1;
     } else if (c == '[' || c == '(') {
       depth++;
     } else if (c == ']' || c == ')') {
