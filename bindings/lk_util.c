@@ -137,6 +137,16 @@ void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *a
   }
 }
 
+const char *lk_check_text(lua_State *L, int arg) {
+  size_t len;
+  const char *s = luaL_checklstring(L, arg, &len);
+  const char *nul = memchr(s, '\0', len);
+  if (nul)
+    luaL_argerror(L, arg, lua_pushfstring(L, "holds a NUL byte at character %d (C strings end "
+                                             "there)", (int)(nul - s) + 1));
+  return s;
+}
+
 int lk_get_field(lua_State *L, int idx, const char *field) {
   if (lua_isnoneornil(L, idx)) {
     lua_pushnil(L);
