@@ -154,7 +154,9 @@ static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) 
       [OP_POW] = -1};
   kt_expr *e = p->e;
   p->depth += op == OP_CALL ? 1 - nargs : effect[op];
-  if (p->depth > EXPR_STACK) return kt_fail_at(p->err, pos, "the expression is nested too deeply");
+  if (p->depth > EXPR_STACK)
+    return kt_fail_at(p->err, pos, "the expression nests too deeply: more than %d operands wait "
+                                   "for their operators", EXPR_STACK);
   if (kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) return -1;
   e->code[e->ncode++] =
       (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
