@@ -167,6 +167,8 @@ describe("the parser fuzzer", function()
     local dir = "spec/fixtures/fuzz/"
     local listing = io.popen("ls " .. dir)
     for name in listing:lines() do
+      -- expr_*: hostile expressions (T1 files among them), which hostile_expr_spec reads
+      if name:match("^expr_") then goto next end
       local want = assert(kept[name], name .. " is kept but not described")
       local path = dir .. name
       for _, what in ipairs({ "load", "replay" }) do
@@ -176,6 +178,7 @@ describe("the parser fuzzer", function()
       end
       check_load(path)
       check_replay(fuzz.rng(1, 1), path)
+      ::next::
     end
     listing:close()
   end)
