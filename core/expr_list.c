@@ -12,8 +12,9 @@
 ** condition item gives 1 or 0.
 **
 ** Bounded: at most KT_LIST_MAX values, comprehensions nested at most
-** LIST_DEPTH names deep, running at most LIST_ITERATIONS iterations and
-** testing at most LIST_CONDITIONS conditions.
+** LIST_DEPTH names deep, running at most LIST_ITERATIONS iterations,
+** testing at most LIST_CONDITIONS conditions and reading at most
+** LIST_READ characters in all.
 ** Errors name the character (1-based) where the text went wrong.
 */
 #include <ctype.h>
@@ -27,6 +28,7 @@
 #define LIST_DEPTH 16
 #define LIST_ITERATIONS ((size_t)1 << 20)
 #define LIST_CONDITIONS ((size_t)1 << 22)
+#define LIST_READ ((size_t)1 << 26)
 
 typedef struct lname {
   const char *name; /* in the text, len bytes */
@@ -48,6 +50,7 @@ typedef struct lparser {
   int nesting;
   size_t iterations;
   size_t conditions; /* `if` clauses tested */
+  size_t read;       /* characters parsed, again and again in comprehensions */
   size_t item; /* where the comprehension's item starts */
 } lparser;
 
@@ -111,10 +114,24 @@ static bool accept_word(lparser *p, const char *w) {
 
 /* ---- items: expressions over the names in scope ---- */
 
+/* A comprehension reads its clauses again for each value of the names
+** before them: what it reads in all is bounded, as its iterations are. */
+static int count_read(lparser *p, size_t from, size_t to) {
+  p->read += to - from;
+  if (p->read <= LIST_READ) return 0;
+  return kt_fail_at(p->err, from, "the list reads more than %zu characters in all (a "
+                                  "comprehension reads its clauses for each value)", LIST_READ);
+}
+
 static kt_expr *parse_expr(lparser *p) {
   size_t end;
   kt_expr *e = kt_expr_parse_part(p->src, p->at, &end, p->err);
-  if (e) p->at = end;
+  if (!e) return NULL;
+  if (count_read(p, p->at, end)) {
+    kt_expr_free(e);
+    return NULL;
+  }
+  p->at = end;
   return e;
 }
 
@@ -161,7 +178,7 @@ static int find_close(lparser *p, size_t from, size_t open, size_t *close) {
       if (depth-- == 0) {
         if (c != ']') break;
         *close = i;
-        return 0;
+        return count_read(p, from, i);
       }
     }
   }

@@ -43,9 +43,13 @@ describe("nesting that the input controls (issue 32, item 3)", function()
     assert.are.same(range(1, 7), p.values.WG)
   end)
 
-  it("bounds the conditions a comprehension tests", function()
+  it("bounds the conditions a comprehension tests, and what it reads again", function()
     assert.matches("at character 45: the comprehension tests more than 4194304 conditions",
       list_error("[x for x in range(1000000) if x if x if x if x if x]"))
+    -- the inner comprehension (4,000 characters) is read for each of 100,000 values of a
+    assert.matches("at character 37: the list reads more than 67108864 characters in all %(a " ..
+      "comprehension reads its clauses for each value%)",
+      list_error("[x for a in range(100000) for x in [" .. ("1 + "):rep(1000) .. "1 for z in [1]]]"))
   end)
 
   it("bounds parentheses, unary operators, ** and calls, naming the character", function()
@@ -80,6 +84,9 @@ describe("nesting that the input controls (issue 32, item 3)", function()
     assert.matches("the lists nest more than 64 levels deep",
       list_error(("[1] + list("):rep(100000) .. "[1]" .. (")"):rep(100000)))
     assert.matches("at character 769: the lists nest more than 64 levels deep",
+      list_error(("[x for x in "):rep(100) .. "[1]" .. ("]"):rep(100)))
+    -- each level looks for its ']' at the end of the text: 1.2 MB, again and again
+    assert.matches("the list reads more than 67108864 characters in all",
       list_error(("[x for x in "):rep(100000) .. "[1]" .. ("]"):rep(100000)))
     assert.matches("comprehensions nest more than 16 names deep",
       list_error("[1" .. (" for i in range(1)"):rep(100000) .. "]"))
