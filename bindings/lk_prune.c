@@ -3,8 +3,6 @@
 ** methods: k:local_memory(...), k:prune(...), and the counts that
 ** space:pruned() returns.
 */
-#include <string.h>
-
 #include "../core/prune.h"
 #include "lk.h"
 
@@ -22,8 +20,8 @@ const kt_named_value *lk_check_constants(lua_State *L, int idx, size_t *n) {
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1), i++) {
     if (lua_type(L, -2) != LUA_TSTRING) luaL_argerror(L, idx, "constants are named by strings");
     c[i].name = lua_tostring(L, -2);
-    if (strlen(c[i].name) != lua_rawlen(L, -2))
-      luaL_argerror(L, idx, "a constant's name holds a NUL byte (C strings end there)");
+    if (lk_has_nul(L, -2) || lk_has_nul(L, -1))
+      luaL_argerror(L, idx, "a constant's name or value holds a NUL byte (C strings end there)");
     if (!lk_to_value(L, -1, &c[i].value))
       luaL_argerror(L, idx, lua_pushfstring(L, "constant %s is a %s; expected a number or a "
                                                "string", c[i].name, luaL_typename(L, -1)));

@@ -60,6 +60,9 @@ static int expr_call(lua_State *L) {
       return luaL_error(L, "expression '%s': '%s' is %s, not a number or a string",
                         kt_expr_text(e), kt_expr_var(e, i),
                         lua_isnil(L, -1) ? "not given" : luaL_typename(L, -1));
+    if (lk_has_nul(L, -1))
+      return luaL_error(L, "expression '%s': '%s' holds a NUL byte (C strings end there)",
+                        kt_expr_text(e), kt_expr_var(e, i));
     ptrs[i] = &vals[i]; /* strings stay alive on the stack */
   }
   kt_value out;

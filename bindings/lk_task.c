@@ -208,7 +208,7 @@ static void check_values(lua_State *L, int idx, kt_value **out, size_t *n) {
       luaL_argerror(L, idx, lua_pushfstring(L, "value %d is a %s; parameter values are "
                                                "numbers, strings or booleans", (int)i + 1,
                                             luaL_typename(L, -1)));
-    if ((*out)[i].type == KT_VSTRING && strlen((*out)[i].u.s) != lua_rawlen(L, -1))
+    if (lk_has_nul(L, -1))
       luaL_argerror(L, idx, lua_pushfstring(L, "value %d holds a NUL byte (C strings end "
                                                "there)", (int)i + 1));
     lua_pop(L, 1); /* strings stay alive in the table */

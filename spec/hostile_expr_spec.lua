@@ -151,6 +151,12 @@ describe("strings with NUL bytes (issue 32, item 4)", function()
       select(2, pcall(kt.space, { params = { { "A\0B", { 1 } } } })))
     assert.matches("value 2 holds a NUL byte",
       select(2, pcall(kt.space, { params = { { "A", { "x", "x\0y" } } } })))
+    assert.matches("a constant's name or value holds a NUL byte",
+      select(2, pcall(kt.space, { params = { { "A", { 1 } } }, constraints = { { "A == N", { N = "x\0y" } } } })))
+    assert.matches("'S' holds a NUL byte", select(2, pcall(kt._expression("S == 'x'"), { S = "x\0y" })))
+    local s = kt.space{ params = { { "S", { "x", "y" } } } } -- "x\0y" is not "x"
+    assert.is_nil(s:index{ S = "x\0y" })
+    assert.are.equal(0, s:index{ S = "x" })
     assert.matches("a string may not hold a NUL character", list_error("['\\0']"))
     assert.matches("a string may not hold a NUL character", list_error("['\\x00']"))
   end)
