@@ -107,6 +107,13 @@ lua_Number lk_opt_number(lua_State *L, int idx, const char *what, const char *fi
 const char *lk_opt_string(lua_State *L, int idx, const char *what, const char *field,
                           const char *dflt);
 int lk_opt_boolean(lua_State *L, int idx, const char *what, const char *field, int dflt);
+/* The string argument arg as a C string: one that holds a NUL byte (which
+** would end it early, so that C reads less than Lua holds) is an error
+** naming the argument and the byte's character. */
+const char *lk_check_text(lua_State *L, int arg);
+/* Whether the value at idx is a string with a NUL byte inside: as a C
+** string (lk_to_value), it would read as less than it is. */
+bool lk_has_nul(lua_State *L, int idx);
 /* Pushes the field and returns its type (LUA_TNIL when absent). */
 int lk_get_field(lua_State *L, int idx, const char *field);
 

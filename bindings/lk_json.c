@@ -41,7 +41,7 @@ static void push_json(lua_State *L, const kt_jvalue *v) {
     case KT_JOBJECT:
       lua_createtable(L, 0, (int)v->n);
       for (size_t i = 0; i < v->n; i++) {
-        lua_pushlstring(L, v->u.members[i].key, v->u.members[i].key_len);
+        lua_pushlstring(L, v->u.members[i].key, v->u.members[i].keylen);
         push_json(L, &v->u.members[i].value);
         lua_rawset(L, -3);
       }
@@ -101,28 +101,65 @@ static int sink_gc(lua_State *L) {
   return 0;
 }
 
+#define LK_JSON_DEPTH 512
+
+/* The encoder recurses for each table, bounded by LK_JSON_DEPTH (and by
+** the cycle check). Where a value is, for errors, is the path of keys to
+** it, kept as keys (path[1 .. npath]) and written out only for an error:
+** building it at each level would cost the square of its length. */
 typedef struct encoder {
   lua_State *L;
   FILE *f;
   int depth;
   int seen; /* stack index of the set of tables being written */
+  int path; /* stack index of the keys to the value being written */
+  lua_Integer npath;
 } encoder;
 
-static void encode(encoder *e, int idx, const char *where);
+static void encode(encoder *e, int idx);
 
-static _Noreturn void encode_error(encoder *e, const char *where, const char *what) {
-  luaL_error(e->L, "kt.json.encode: %s %s", where, what);
-  abort(); /* not reached: luaL_error does not return */
+static _Noreturn void encode_error(encoder *e, const char *what) {
+  lua_State *L = e->L;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "kt.json.encode: the value");
+  for (lua_Integer i = 1; i <= e->npath; i++) {
+    lua_rawgeti(L, e->path, i);
+    if (lua_isinteger(L, -1)) {
+      lua_pushfstring(L, "[%I]", (LUAI_UACINT)lua_tointeger(L, -1));
+    } else {
+      lua_pushliteral(L, ".");
+      lua_pushvalue(L, -2);
+      lua_concat(L, 2);
+    }
+    lua_remove(L, -2);
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, ' ');
+  luaL_addstring(&b, what);
+  luaL_pushresult(&b);
+  lua_error(L);
+  abort(); /* not reached: lua_error does not return */
 }
 
-static void encode_number(encoder *e, int idx, const char *where) {
+/* Encodes the value on top of the stack, the member `key` (at stack index
+** key) of the table being written, and pops it. */
+static void encode_member(encoder *e, int key) {
+  lua_pushvalue(e->L, key);
+  lua_rawseti(e->L, e->path, ++e->npath);
+  encode(e, lua_gettop(e->L));
+  lua_pop(e->L, 1);
+  e->npath--;
+}
+
+static void encode_number(encoder *e, int idx) {
   lua_State *L = e->L;
   if (lua_isinteger(L, idx)) {
     fprintf(e->f, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, idx));
     return;
   }
   double x = lua_tonumber(L, idx);
-  if (!isfinite(x)) encode_error(e, where, "is not a finite number (JSON has none)");
+  if (!isfinite(x)) encode_error(e, "is not a finite number (JSON has none)");
   kt_json_number(e->f, x);
 }
 
@@ -142,112 +179,121 @@ static lua_Integer array_length(lua_State *L, int idx) {
   return n == count ? n : 0;
 }
 
-static void encode_array(encoder *e, int idx, lua_Integer n, const char *where) {
+static void encode_array(encoder *e, int idx, lua_Integer n) {
+  lua_State *L = e->L;
   fputc('[', e->f);
   for (lua_Integer i = 1; i <= n; i++) {
     if (i > 1) fputc(',', e->f);
-    lua_rawgeti(e->L, idx, i);
-    const char *at = lua_pushfstring(e->L, "%s[%I]", where, (LUAI_UACINT)i);
-    encode(e, lua_gettop(e->L) - 1, at);
-    lua_pop(e->L, 2);
+    lua_pushinteger(L, i);
+    lua_rawgeti(L, idx, i);
+    encode_member(e, lua_gettop(L) - 1);
+    lua_pop(L, 1);
   }
   fputc(']', e->f);
 }
 
+/* A key's name in JSON, with its length (NUL bytes are part of it), and
+** where the table's own key is in the list of keys. */
+typedef struct jkey {
+  const char *s;
+  size_t len;
+  lua_Integer at;
+} jkey;
+
 static int key_order(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+  const jkey *x = a, *y = b;
+  int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* The table's keys as strings, sorted bytewise: a list pushed on the stack. */
-static void sorted_keys(encoder *e, int idx, const char *where) {
+/* The table's keys sorted bytewise by their names in JSON. Pushes the
+** names, the keys and the sorted array (a userdata), in that order. */
+static jkey *sorted_keys(encoder *e, int idx, lua_Integer *count) {
   lua_State *L = e->L;
   lua_newtable(L);
-  int keys = lua_gettop(L);
+  lua_newtable(L);
+  int names = lua_gettop(L) - 1, keys = names + 1;
   lua_Integer n = 0;
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING) lua_pushvalue(L, -1);
-    else if (lua_isinteger(L, -1)) lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, -1));
-    else encode_error(e, where, lua_pushfstring(L, "has a key of type %s (JSON's are strings)",
-                                                luaL_typename(L, -1)));
-    lua_rawseti(L, keys, ++n);
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    if (lua_type(L, -2) == LUA_TSTRING) lua_pushvalue(L, -2);
+    else if (lua_isinteger(L, -2)) lua_pushfstring(L, "%I", (LUAI_UACINT)lua_tointeger(L, -2));
+    else encode_error(e, lua_pushfstring(L, "has a key of type %s (JSON's are strings)",
+                                         luaL_typename(L, -2)));
+    lua_rawseti(L, names, ++n);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, keys, n);
   }
-  const char **names = lua_newuserdatauv(L, (size_t)n * sizeof *names + 1, 0);
+  jkey *k = lua_newuserdatauv(L, (size_t)n * sizeof *k + 1, 0);
   for (lua_Integer i = 0; i < n; i++) {
-    lua_rawgeti(L, keys, i + 1);
-    names[i] = lua_tostring(L, -1); /* kept alive by the list */
+    lua_rawgeti(L, names, i + 1);
+    size_t len;
+    const char *name = lua_tolstring(L, -1, &len); /* kept alive by names */
+    k[i] = (jkey){name, len, i + 1};
     lua_pop(L, 1);
   }
-  qsort(names, (size_t)n, sizeof *names, key_order);
-  lua_newtable(L);
-  for (lua_Integer i = 0; i < n; i++) {
-    lua_pushstring(L, names[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  lua_replace(L, keys);
-  lua_pop(L, 1);
+  qsort(k, (size_t)n, sizeof *k, key_order);
+  for (lua_Integer i = 1; i < n; i++)
+    if (key_order(&k[i - 1], &k[i]) == 0)
+      encode_error(e, lua_pushfstring(L, "has the key %s both as an integer and as a string "
+                                         "(one name in JSON)", k[i].s));
+  *count = n;
+  return k;
 }
 
-/* The value of a key written as a string: the string key, else the
-** integer one. */
-static void get_member(lua_State *L, int idx, const char *key) {
-  lua_getfield(L, idx, key);
-  if (!lua_isnil(L, -1)) return;
-  lua_pop(L, 1);
-  lua_stringtonumber(L, key);
-  lua_rawget(L, idx);
-}
-
-static void encode_object(encoder *e, int idx, const char *where) {
+static void encode_object(encoder *e, int idx) {
   lua_State *L = e->L;
-  sorted_keys(e, idx, where);
-  int keys = lua_gettop(L);
-  lua_Integer n = (lua_Integer)lua_rawlen(L, keys);
+  lua_Integer n;
+  jkey *k = sorted_keys(e, idx, &n);
+  int names = lua_gettop(L) - 2, keys = names + 1;
   fputc('{', e->f);
-  for (lua_Integer i = 1; i <= n; i++) {
-    if (i > 1) fputc(',', e->f);
-    lua_rawgeti(L, keys, i);
-    const char *key = lua_tostring(L, -1);
-    kt_json_string(e->f, key);
+  for (lua_Integer i = 0; i < n; i++) {
+    if (i > 0) fputc(',', e->f);
+    kt_json_lstring(e->f, k[i].s, k[i].len);
     fputc(':', e->f);
-    get_member(L, idx, key);
-    const char *at = lua_pushfstring(L, "%s.%s", where, key);
-    encode(e, lua_gettop(L) - 1, at);
-    lua_pop(L, 3);
+    lua_rawgeti(L, names, k[i].at);
+    lua_rawgeti(L, keys, k[i].at);
+    lua_rawget(L, idx);
+    encode_member(e, lua_gettop(L) - 1);
+    lua_pop(L, 1);
   }
   fputc('}', e->f);
-  lua_pop(L, 1);
+  lua_pop(L, 3);
 }
 
-static void encode_table(encoder *e, int idx, const char *where) {
+static void encode_table(encoder *e, int idx) {
   lua_State *L = e->L;
-  if (e->depth >= 512) encode_error(e, where, "is nested too deeply");
-  luaL_checkstack(L, 8, "JSON nested too deeply");
+  if (e->depth == LK_JSON_DEPTH)
+    encode_error(e, lua_pushfstring(L, "nests tables more than %d deep", LK_JSON_DEPTH));
+  luaL_checkstack(L, 16, "JSON nested too deeply");
   lua_pushvalue(L, idx);
-  if (lua_rawget(L, e->seen) != LUA_TNIL) encode_error(e, where, "holds itself (JSON has no cycles)");
+  if (lua_rawget(L, e->seen) != LUA_TNIL) encode_error(e, "holds itself (JSON has no cycles)");
   lua_pop(L, 1);
   lua_pushvalue(L, idx);
   lua_pushboolean(L, 1);
   lua_rawset(L, e->seen);
   e->depth++;
   lua_Integer n = array_length(L, idx);
-  if (n > 0) encode_array(e, idx, n, where);
-  else encode_object(e, idx, where);
+  if (n > 0) encode_array(e, idx, n);
+  else encode_object(e, idx);
   e->depth--;
   lua_pushvalue(L, idx);
   lua_pushnil(L);
   lua_rawset(L, e->seen);
 }
 
-static void encode(encoder *e, int idx, const char *where) {
+static void encode(encoder *e, int idx) {
   lua_State *L = e->L;
+  size_t len;
+  const char *s;
   switch (lua_type(L, idx)) {
     case LUA_TNIL: fputs("null", e->f); break;
     case LUA_TBOOLEAN: fputs(lua_toboolean(L, idx) ? "true" : "false", e->f); break;
-    case LUA_TNUMBER: encode_number(e, idx, where); break;
-    case LUA_TSTRING: kt_json_string(e->f, lua_tostring(L, idx)); break;
-    case LUA_TTABLE: encode_table(e, idx, where); break;
+    case LUA_TNUMBER: encode_number(e, idx); break;
+    case LUA_TSTRING:
+      s = lua_tolstring(L, idx, &len);
+      kt_json_lstring(e->f, s, len);
+      break;
+    case LUA_TTABLE: encode_table(e, idx); break;
     case LUA_TLIGHTUSERDATA:
       if (lua_touserdata(L, idx) == NULL) {
         fputs("null", e->f);
@@ -255,7 +301,7 @@ static void encode(encoder *e, int idx, const char *where) {
       }
       /* fall through */
     default:
-      encode_error(e, where, lua_pushfstring(L, "is a %s (JSON has none)", luaL_typename(L, idx)));
+      encode_error(e, lua_pushfstring(L, "is a %s (JSON has none)", luaL_typename(L, idx)));
   }
 }
 
@@ -267,8 +313,9 @@ static int l_encode(lua_State *L) {
   luaL_setmetatable(L, LK_JSON_SINK);
   if (!(s->f = open_memstream(&s->text, &s->len))) return luaL_error(L, "kt.json.encode: out of memory");
   lua_newtable(L);
-  encoder e = {L, s->f, 0, lua_gettop(L)};
-  encode(&e, 1, "the value");
+  lua_newtable(L);
+  encoder e = {L, s->f, 0, lua_gettop(L) - 1, lua_gettop(L), 0};
+  encode(&e, 1);
   fclose(s->f);
   s->f = NULL;
   lua_pushlstring(L, s->text, s->len);

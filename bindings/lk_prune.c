@@ -20,6 +20,8 @@ const kt_named_value *lk_check_constants(lua_State *L, int idx, size_t *n) {
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1), i++) {
     if (lua_type(L, -2) != LUA_TSTRING) luaL_argerror(L, idx, "constants are named by strings");
     c[i].name = lua_tostring(L, -2);
+    if (lk_has_nul(L, -2) || lk_has_nul(L, -1))
+      luaL_argerror(L, idx, "a constant's name or value holds a NUL byte (C strings end there)");
     if (!lk_to_value(L, -1, &c[i].value))
       luaL_argerror(L, idx, lua_pushfstring(L, "constant %s is a %s; expected a number or a "
                                                "string", c[i].name, luaL_typename(L, -1)));
@@ -34,7 +36,7 @@ const kt_named_value *lk_check_constants(lua_State *L, int idx, size_t *n) {
 int lk_task_local_memory(lua_State *L) {
   lk_task *ut = lk_check_idle_task(L, 1);
   int kernel, arg = lk_opt_kernel(L, ut, 2, &kernel);
-  const char *expr = luaL_checkstring(L, arg);
+  const char *expr = lk_check_text(L, arg);
   size_t n;
   const kt_named_value *consts = lk_check_constants(L, arg + 1, &n);
   kt_error err;

@@ -73,7 +73,7 @@ static int proposal_table(lua_State *T, const kt_space *space, uint64_t *out, kt
     kt_value v;
     lua_getfield(T, -2, par->name);
     bool ok = lk_to_value(T, -1, &v);
-    size_t k = 0;
+    size_t k = lk_has_nul(T, -1) ? par->nvalues : 0; /* values hold no NUL byte */
     while (ok && k < par->nvalues && !kt_value_equal(&par->values[k], &v)) k++;
     lua_pop(T, 1);
     if (!ok || k == par->nvalues)

@@ -4,6 +4,8 @@
 ** expressions, and the files a T1 file names (core/regular_file.c); it
 ** reads its JSON with kt.json.
 */
+#include <string.h>
+
 #include "lk.h"
 
 #include <stdlib.h>
@@ -11,14 +13,24 @@
 #include "../core/expr.h"
 #include "../core/regular_file.h"
 
+/* The text quoted in an error: its first 80 bytes (a hostile one may be
+** megabytes long; the error names the character). */
+static const char *shortened(lua_State *L, const char *text) {
+  if (strlen(text) <= 80) return text;
+  lua_pushlstring(L, text, 80);
+  lua_pushliteral(L, "...");
+  lua_concat(L, 2);
+  return lua_tostring(L, -1);
+}
+
 /* kt.python_list("[2**i for i in range(5, 11)]") -> {32, 64, ..., 1024} */
 static int l_python_list(lua_State *L) {
-  const char *text = luaL_checkstring(L, 1);
+  const char *text = lk_check_text(L, 1);
   kt_value *v;
   size_t n;
   kt_error err;
   if (kt_expr_list(text, &v, &n, &err))
-    return luaL_error(L, "python_list '%s': %s", text, err.msg);
+    return luaL_error(L, "python_list '%s': %s", shortened(L, text), err.msg);
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     lk_push_value(L, &v[i]);
@@ -52,6 +64,9 @@ static int expr_call(lua_State *L) {
       return luaL_error(L, "expression '%s': '%s' is %s, not a number or a string",
                         kt_expr_text(e), kt_expr_var(e, i),
                         lua_isnil(L, -1) ? "not given" : luaL_typename(L, -1));
+    if (lk_has_nul(L, -1))
+      return luaL_error(L, "expression '%s': '%s' holds a NUL byte (C strings end there)",
+                        kt_expr_text(e), kt_expr_var(e, i));
     ptrs[i] = &vals[i]; /* strings stay alive on the stack */
   }
   kt_value out;
@@ -66,13 +81,13 @@ static int expr_call(lua_State *L) {
 /* kt._expression(text) -> f(values), {names it reads}: an expression of
 ** expr.h for ktlua.t1's sizes and fills; errors name the character. */
 static int l_expression(lua_State *L) {
-  const char *text = luaL_checkstring(L, 1);
+  const char *text = lk_check_text(L, 1);
   kt_expr **box = lua_newuserdatauv(L, sizeof *box, 0);
   *box = NULL;
   luaL_setmetatable(L, "ktlua.expr");
   kt_error err;
   if (!(*box = kt_expr_parse(text, &err)))
-    return luaL_error(L, "expression '%s': %s", text, err.msg);
+    return luaL_error(L, "expression '%s': %s", shortened(L, text), err.msg);
   lua_pushcclosure(L, expr_call, 1);
   size_t n = kt_expr_nvars(*box);
   lua_createtable(L, (int)n, 0);

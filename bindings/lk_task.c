@@ -202,6 +202,9 @@ static void check_values(lua_State *L, int idx, kt_value **out, size_t *n) {
       luaL_argerror(L, idx, lua_pushfstring(L, "value %d is a %s; parameter values are "
                                                "numbers, strings or booleans", (int)i + 1,
                                             luaL_typename(L, -1)));
+    if (lk_has_nul(L, -1))
+      luaL_argerror(L, idx, lua_pushfstring(L, "value %d holds a NUL byte (C strings end "
+                                               "there)", (int)i + 1));
     lua_pop(L, 1); /* strings stay alive in the table */
   }
 }
@@ -213,7 +216,7 @@ static void parse_target(lua_State *L, const char *target, kt_modifier *m);
 static int task_param(lua_State *L) {
   lk_task *ut = lk_check_idle_task(L, 1);
   lua_settop(L, 4);
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = lk_check_text(L, 2);
   kt_value *values;
   size_t n;
   check_values(L, 3, &values, &n);
@@ -264,7 +267,7 @@ static int constraint_expr(lua_State *L, lk_task *ut) {
   size_t n;
   const kt_named_value *consts = lk_check_constants(L, 3, &n);
   kt_error err;
-  if (kt_space_add_expr(ut->task->space, lua_tostring(L, 2), consts, n, 0, &err))
+  if (kt_space_add_expr(ut->task->space, lk_check_text(L, 2), consts, n, 0, &err))
     return lk_error(L, &err);
   lua_settop(L, 1);
   return 1;

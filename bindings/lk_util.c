@@ -137,6 +137,22 @@ void lk_check_keys(lua_State *L, int idx, const char *what, const char *const *a
   }
 }
 
+const char *lk_check_text(lua_State *L, int arg) {
+  size_t len;
+  const char *s = luaL_checklstring(L, arg, &len);
+  const char *nul = memchr(s, '\0', len);
+  if (nul)
+    luaL_argerror(L, arg, lua_pushfstring(L, "holds a NUL byte at character %d (C strings end "
+                                             "there)", (int)(nul - s) + 1));
+  return s;
+}
+
+bool lk_has_nul(lua_State *L, int idx) {
+  size_t len;
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &len) : NULL;
+  return s && memchr(s, '\0', len) != NULL;
+}
+
 int lk_get_field(lua_State *L, int idx, const char *field) {
   if (lua_isnoneornil(L, idx)) {
     lua_pushnil(L);
@@ -271,7 +287,7 @@ const char *lk_to_config(lua_State *L, int idx, const kt_space *space, uint32_t 
     if (lua_isnil(L, -1)) luaL_error(L, "configuration has no value for parameter %s", par->name);
     if (!lk_to_value(L, -1, &v))
       luaL_error(L, "configuration: %s must be a number or a string", par->name);
-    size_t i = 0;
+    size_t i = lk_has_nul(L, -1) ? par->nvalues : 0; /* values hold no NUL byte */
     while (i < par->nvalues && !kt_value_equal(&par->values[i], &v)) i++;
     if (i == par->nvalues && lua_isnil(L, reason)) {
       const char *given = luaL_tolstring(L, -1, NULL);

@@ -141,19 +141,36 @@ static bool equal(const kt_value *a, const kt_value *b) {
 
 static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err);
 
+/* x ** y on floats, and pow(x, y): where Python raises an error rather
+** than give a number, so does this. */
+static int float_pow(double x, double y, kt_value *out, unsigned pos, const char *what,
+                     kt_error *err) {
+  if (x == 0 && y < 0)
+    return kt_fail(err, "at character %u: %s: 0 cannot be raised to a negative power", pos, what);
+  if (x < 0 && isfinite(y) && y != floor(y))
+    return kt_fail(err, "at character %u: %s: a negative number to a fractional power "
+                        "((%g) ** %g) is a complex number", pos, what, x, y);
+  double r = pow(x, y);
+  if (isinf(r) && isfinite(x) && isfinite(y))
+    return kt_fail(err, "at character %u: %s: the result is too large for a float", pos, what);
+  *out = vfloat(r);
+  return 0;
+}
+
 static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *err) {
-  bool float_pow = in->op == OP_POW && b->type == KT_VINT && b->u.i < 0; /* 2 ** -1 */
-  if (ints(a, b) && in->op != OP_DIV && !float_pow) return arith_ints(in, &a->u.i, b->u.i, err);
+  bool float_pow_op = in->op == OP_POW && b->type == KT_VINT && b->u.i < 0; /* 2 ** -1 */
+  if (ints(a, b) && in->op != OP_DIV && !float_pow_op)
+    return arith_ints(in, &a->u.i, b->u.i, err);
   double x = num(a), y = num(b);
   switch ((expr_op)in->op) {
-    case OP_ADD: *a = vfloat(x + y); break;
-    case OP_SUB: *a = vfloat(x - y); break;
-    case OP_MUL: *a = vfloat(x * y); break;
-    case OP_DIV: *a = vfloat(x / y); break;
-    case OP_IDIV: *a = vfloat(floor(x / y)); break;
-    case OP_POW: *a = vfloat(pow(x, y)); break;
-    default: *a = vfloat(float_mod(x, y)); break;
+    case OP_ADD: *a = vfloat(x + y); return 0;
+    case OP_SUB: *a = vfloat(x - y); return 0;
+    case OP_MUL: *a = vfloat(x * y); return 0;
+    case OP_POW: return float_pow(x, y, a, in->pos, "'**'", err);
+    default: break;
   }
+  if (y == 0) return expr_by_zero(err, in->op, in->pos, true);
+  *a = vfloat(in->op == OP_DIV ? x / y : in->op == OP_IDIV ? floor(x / y) : float_mod(x, y));
   return 0;
 }
 
@@ -169,23 +186,30 @@ static bool compare(expr_op op, const kt_value *a, const kt_value *b) {
 }
 
 /* The function's arguments are args[0 .. n-1]; the result goes to args[0]. */
-static void call(expr_fn fn, kt_value *args, int n) {
+static int call(const expr_ins *in, kt_value *args, kt_error *err) {
   kt_value *x = &args[0];
-  switch (fn) {
+  switch ((expr_fn)in->arg) {
     case FN_MIN:
     case FN_MAX:
-      for (int k = 1; k < n; k++)
-        if (fn == FN_MIN ? less(&args[k], x) : less(x, &args[k])) *x = args[k];
+      for (int k = 1; k < in->nargs; k++)
+        if (in->arg == FN_MIN ? less(&args[k], x) : less(x, &args[k])) *x = args[k];
       break;
     case FN_ABS:
-      *x = x->type == KT_VINT ? vint(x->u.i < 0 ? wrap(0u - (uint64_t)x->u.i) : x->u.i)
-                              : vfloat(fabs(x->u.f));
+      if (x->type == KT_VFLOAT) *x = vfloat(fabs(x->u.f));
+      else if (x->u.i == INT64_MIN) return expr_overflow(err, "abs", in->pos);
+      else if (x->u.i < 0) x->u.i = -x->u.i;
       break;
     case FN_FLOOR: if (x->type == KT_VFLOAT) *x = integral(floor(x->u.f)); break;
     case FN_CEIL: if (x->type == KT_VFLOAT) *x = integral(ceil(x->u.f)); break;
-    case FN_SQRT: *x = vfloat(sqrt(num(x))); break;
-    case FN_POW: *x = vfloat(pow(num(x), num(&args[1]))); break;
+    case FN_SQRT:
+      if (num(x) < 0)
+        return kt_fail(err, "at character %u: sqrt of the negative number %g", (unsigned)in->pos,
+                       num(x));
+      *x = vfloat(sqrt(num(x)));
+      break;
+    case FN_POW: return float_pow(num(x), num(&args[1]), x, in->pos, "pow", err);
   }
+  return 0;
 }
 
 static int load(const kt_expr *e, const expr_ins *in, const kt_value *v, kt_value *to,
@@ -207,15 +231,16 @@ int kt_expr_eval(const kt_expr *e, const kt_value *const *vals, kt_value *out,
       case OP_CONST: st[++sp] = e->consts[in->arg]; break;
       case OP_VAR: if (load(e, in, vals[in->arg], &st[++sp], err)) return -1; break;
       case OP_NEG:
-        st[sp] = st[sp].type == KT_VINT ? vint(wrap(0u - (uint64_t)st[sp].u.i))
-                                        : vfloat(-st[sp].u.f);
+        if (st[sp].type == KT_VFLOAT) st[sp].u.f = -st[sp].u.f;
+        else if (__builtin_sub_overflow((int64_t)0, st[sp].u.i, &st[sp].u.i))
+          return expr_overflow(err, expr_op_name(OP_NEG), in->pos);
         break;
       case OP_NOT: st[sp].u.i = !st[sp].u.i; break;
       case OP_AND: if (!st[sp].u.i) pc = in->arg - 1; else sp--; break;
       case OP_OR: if (st[sp].u.i) pc = in->arg - 1; else sp--; break;
       case OP_CALL:
         sp -= in->nargs - 1;
-        call((expr_fn)in->arg, &st[sp], in->nargs);
+        if (call(in, &st[sp], err)) return -1;
         break;
       case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
         sp--;
@@ -263,20 +288,45 @@ bool expr_keeps_to_ints(const kt_expr *e) {
 }
 
 static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) {
-  uint64_t x = (uint64_t)*a, y = (uint64_t)b;
+  bool fits;
   switch ((expr_op)in->op) {
-    case OP_ADD: *a = wrap(x + y); return 0;
-    case OP_SUB: *a = wrap(x - y); return 0;
-    case OP_MUL: *a = wrap(x * y); return 0;
-    case OP_POW: *a = int_pow(*a, b); return 0;
+    case OP_ADD: fits = !__builtin_add_overflow(*a, b, a); break;
+    case OP_SUB: fits = !__builtin_sub_overflow(*a, b, a); break;
+    case OP_MUL: fits = !__builtin_mul_overflow(*a, b, a); break;
+    case OP_POW: fits = int_pow(*a, b, a); break;
     default:
-      if (b == 0) return expr_by_zero(err, in->op, in->pos);
-      *a = in->op == OP_MOD ? floor_mod(*a, b) : floor_div(*a, b);
-      return 0;
+      if (b == 0) return expr_by_zero(err, in->op, in->pos, false);
+      if (in->op == OP_MOD) {
+        *a = floor_mod(*a, b);
+        return 0;
+      }
+      fits = floor_div(*a, b, a);
+  }
+  return fits ? 0 : expr_overflow(err, expr_op_name(in->op), in->pos);
+}
+
+const char *expr_op_name(int op) {
+  switch ((expr_op)op) {
+    case OP_ADD: return "'+'";
+    case OP_SUB: return "'-'";
+    case OP_MUL: return "'*'";
+    case OP_POW: return "'**'";
+    case OP_IDIV: return "'//'";
+    case OP_NEG: return "unary '-'";
+    default: return "an operator";
   }
 }
 
-int expr_by_zero(kt_error *err, int op, unsigned pos) {
-  return kt_fail(err, "at character %u: integer %s by zero", pos,
-                 op == OP_MOD ? "modulo" : "division");
+int expr_overflow(kt_error *err, const char *what, unsigned pos) {
+  return kt_fail(err, "at character %u: integer overflow in %s: the result does not fit in "
+                      "64 bits", pos, what);
+}
+
+/* Python's ZeroDivisionError, in its words. */
+int expr_by_zero(kt_error *err, int op, unsigned pos, bool floats) {
+  const char *what = op == OP_DIV   ? "division"
+                     : op == OP_MOD ? floats ? "float modulo" : "integer modulo"
+                     : floats       ? "float floor division"
+                                    : "integer division";
+  return kt_fail(err, "at character %u: %s by zero", pos, what);
 }

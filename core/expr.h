@@ -17,13 +17,16 @@
 **   functions   min(a, b, ...) max(a, b, ...) abs(x) floor(x) ceil(x)
 **               sqrt(x) pow(x, y)
 ** ** is Python's: right to left, above unary minus on its left (-2 ** 2 is
-** -4); integers with an exponent >= 0 give integers (wrapping around like
-** + - *), other operands a float, as pow does.
-** Numbers behave as in Lua 5.4, so that an expression and the same test
-** written as a Lua function always agree: integers stay integers under
+** -4); integers with an exponent >= 0 give integers, other operands a
+** float, as pow does.
+** Numbers are Lua 5.4's integers and floats: integers stay integers under
 ** + - * // %, while / and pow give floats; // rounds down and % takes the
-** sign of the divisor; an integer // or % by zero is an error.
-**
+** sign of the divisor. Where Lua and Python part, errors are Python's:
+** an integer result beyond 64 bits (Python's have no bound; Lua's wrap
+** around), a /, // or % by zero (integer or float), 0 to a negative
+** power, a negative number to a fractional power, a float ** beyond the
+** floats and sqrt of a negative number are errors that name the character.
+** Strings are Python's literals (expr_string.c).
 ** Types are checked when parsing: logic joins conditions, arithmetic and
 ** ordering take numbers, strings are only compared for (in)equality.
 */

@@ -63,8 +63,8 @@ struct kt_expr {
 };
 
 int expr_add_const(kt_expr *e, const kt_value *v, uint32_t *index, kt_error *err);
-/* The error of an integer // or % by zero at character pos. */
-int expr_by_zero(kt_error *err, int op, unsigned pos);
+/* The error of a /, // or % by zero at character pos, on integers or floats. */
+int expr_by_zero(kt_error *err, int op, unsigned pos, bool floats);
 /* No float constant, no /, sqrt or pow: integers in, integers out. */
 bool expr_keeps_to_ints(const kt_expr *e);
 /* (Re)builds or frees the tree that kt_expr_test_ints walks: none when the
@@ -72,8 +72,19 @@ bool expr_keeps_to_ints(const kt_expr *e);
 int expr_build_tree(kt_expr *e, kt_error *err);
 void expr_free_tree(kt_expr *e);
 
-/* Integer + - * wrap around, as in Lua. */
-static inline int64_t wrap(uint64_t x) { return (int64_t)x; }
+/* A string literal at text + pos in Python's syntax (expr_string.c): *len
+** is its length in the text, prefix and quotes included; with value, also
+** its value (malloc'd, the caller's). Errors name the character. */
+int expr_string(const char *text, size_t pos, size_t *len, char **value, kt_error *err);
+/* The length of a string prefix (r, u, ...) at s that a quote follows;
+** 0 when there is none. */
+size_t expr_string_prefix(const char *s);
+
+/* The error of an integer result beyond 64 bits, at character pos: what
+** is the operator or function ("'+'", "abs"). */
+int expr_overflow(kt_error *err, const char *what, unsigned pos);
+/* The operator's name in errors: "'+'", "'**'", "unary '-'". */
+const char *expr_op_name(int op);
 
 /* Tuning parameters are small and positive: 32-bit division is faster
 ** than 64-bit division on common processors. */
@@ -81,25 +92,32 @@ static inline bool small(int64_t a, int64_t b) {
   return (uint64_t)a <= UINT32_MAX && (uint64_t)b <= UINT32_MAX;
 }
 
-/* Lua's // and % on integers (b != 0): rounding down, the sign of b. */
-static inline int64_t floor_div(int64_t a, int64_t b) {
-  if (small(a, b)) return (uint32_t)a / (uint32_t)b;
-  if (b == -1) return wrap(0u - (uint64_t)a);
-  int64_t q = a / b;
-  if (a % b != 0 && (a < 0) != (b < 0)) q--;
-  return q;
-}
-
-/* x ** y for y >= 0, wrapping around as the other integer operators do. */
-static inline int64_t int_pow(int64_t x, int64_t y) {
-  uint64_t r = 1, b = (uint64_t)x;
-  for (; y > 0; y >>= 1) {
-    if (y & 1) r *= b;
-    b *= b;
+/* Python's // on integers (b != 0): rounding down; false when the quotient
+** does not fit (INT64_MIN // -1). */
+static inline bool floor_div(int64_t a, int64_t b, int64_t *q) {
+  if (small(a, b)) {
+    *q = (uint32_t)a / (uint32_t)b;
+    return true;
   }
-  return wrap(r);
+  if (b == -1) return !__builtin_sub_overflow((int64_t)0, a, q);
+  *q = a / b;
+  if (a % b != 0 && (a < 0) != (b < 0)) (*q)--;
+  return true;
 }
 
+/* x ** y for y >= 0; false when it does not fit in 64 bits. */
+static inline bool int_pow(int64_t x, int64_t y, int64_t *out) {
+  int64_t r = 1;
+  while (y > 0) {
+    if ((y & 1) && __builtin_mul_overflow(r, x, &r)) return false;
+    y >>= 1;
+    if (y > 0 && __builtin_mul_overflow(x, x, &x)) return false;
+  }
+  *out = r;
+  return true;
+}
+
+/* Python's % on integers (b != 0): the sign of b. */
 static inline int64_t floor_mod(int64_t a, int64_t b) {
   if (small(a, b)) return (uint32_t)a % (uint32_t)b;
   if (b == -1) return 0;

@@ -39,23 +39,39 @@ static inline int64_t val(const inode *x, ictx *c) {
   return x->kind == K_VAR ? c->v[x->var] : x->kind == K_CONST ? x->k : x->eval(x, c);
 }
 
-static int64_t e_add(const inode *n, ictx *c) {
-  return wrap((uint64_t)val(n->a, c) + (uint64_t)val(n->b, c));
-}
-static int64_t e_sub(const inode *n, ictx *c) {
-  return wrap((uint64_t)val(n->a, c) - (uint64_t)val(n->b, c));
-}
-static int64_t e_mul(const inode *n, ictx *c) {
-  return wrap((uint64_t)val(n->a, c) * (uint64_t)val(n->b, c));
-}
-static int64_t e_divmod(const inode *n, ictx *c) {
-  int64_t a = val(n->a, c), b = val(n->b, c);
-  if (b != 0) return n->op == OP_MOD ? floor_mod(a, b) : floor_div(a, b);
-  if (!c->failed) expr_by_zero(c->err, n->op, n->pos);
+/* The first error stops the result, which is then ignored. */
+static int64_t overflowed(const inode *n, ictx *c, const char *what) {
+  if (!c->failed) expr_overflow(c->err, what ? what : expr_op_name(n->op), n->pos);
   c->failed = true;
   return 0;
 }
-static int64_t e_pow(const inode *n, ictx *c) { return int_pow(val(n->a, c), val(n->b, c)); }
+
+static int64_t e_add(const inode *n, ictx *c) {
+  int64_t r;
+  return __builtin_add_overflow(val(n->a, c), val(n->b, c), &r) ? overflowed(n, c, NULL) : r;
+}
+static int64_t e_sub(const inode *n, ictx *c) {
+  int64_t r;
+  return __builtin_sub_overflow(val(n->a, c), val(n->b, c), &r) ? overflowed(n, c, NULL) : r;
+}
+static int64_t e_mul(const inode *n, ictx *c) {
+  int64_t r;
+  return __builtin_mul_overflow(val(n->a, c), val(n->b, c), &r) ? overflowed(n, c, NULL) : r;
+}
+static int64_t e_divmod(const inode *n, ictx *c) {
+  int64_t a = val(n->a, c), b = val(n->b, c), q;
+  if (b == 0) {
+    if (!c->failed) expr_by_zero(c->err, n->op, n->pos, false);
+    c->failed = true;
+    return 0;
+  }
+  if (n->op == OP_MOD) return floor_mod(a, b);
+  return floor_div(a, b, &q) ? q : overflowed(n, c, NULL);
+}
+static int64_t e_pow(const inode *n, ictx *c) {
+  int64_t r;
+  return int_pow(val(n->a, c), val(n->b, c), &r) ? r : overflowed(n, c, NULL);
+}
 static int64_t e_eq(const inode *n, ictx *c) { return val(n->a, c) == val(n->b, c); }
 static int64_t e_ne(const inode *n, ictx *c) { return val(n->a, c) != val(n->b, c); }
 static int64_t e_lt(const inode *n, ictx *c) { return val(n->a, c) < val(n->b, c); }
@@ -65,7 +81,10 @@ static int64_t e_ge(const inode *n, ictx *c) { return val(n->a, c) >= val(n->b, 
 static int64_t e_and(const inode *n, ictx *c) { return val(n->a, c) && val(n->b, c); }
 static int64_t e_or(const inode *n, ictx *c) { return val(n->a, c) || val(n->b, c); }
 static int64_t e_not(const inode *n, ictx *c) { return !val(n->a, c); }
-static int64_t e_neg(const inode *n, ictx *c) { return wrap(0u - (uint64_t)val(n->a, c)); }
+static int64_t e_neg(const inode *n, ictx *c) {
+  int64_t r;
+  return __builtin_sub_overflow((int64_t)0, val(n->a, c), &r) ? overflowed(n, c, NULL) : r;
+}
 
 /* min, max and abs; floor and ceil leave integers as they are. */
 static int64_t e_call(const inode *n, ictx *c) {
@@ -74,7 +93,8 @@ static int64_t e_call(const inode *n, ictx *c) {
     int64_t y = val(n->args[k], c);
     if (n->fn == FN_MIN ? y < x : y > x) x = y;
   }
-  return n->fn == FN_ABS && x < 0 ? wrap(0u - (uint64_t)x) : x;
+  if (n->fn != FN_ABS || x >= 0) return x;
+  return x == INT64_MIN ? overflowed(n, c, "abs") : -x;
 }
 
 static int64_t (*const evals[])(const inode *, ictx *) = {

@@ -12,7 +12,9 @@
 ** condition item gives 1 or 0.
 **
 ** Bounded: at most KT_LIST_MAX values, comprehensions nested at most
-** LIST_DEPTH names deep and running at most LIST_ITERATIONS iterations.
+** LIST_DEPTH names deep, running at most LIST_ITERATIONS iterations,
+** testing at most LIST_CONDITIONS conditions and reading at most
+** LIST_READ characters in all.
 ** Errors name the character (1-based) where the text went wrong.
 */
 #include <ctype.h>
@@ -21,10 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr_int.h"
 
 #define LIST_DEPTH 16
 #define LIST_ITERATIONS ((size_t)1 << 20)
+#define LIST_CONDITIONS ((size_t)1 << 22)
+#define LIST_READ ((size_t)1 << 26)
 
 typedef struct lname {
   const char *name; /* in the text, len bytes */
@@ -45,6 +49,8 @@ typedef struct lparser {
   size_t nnames;
   int nesting;
   size_t iterations;
+  size_t conditions; /* `if` clauses tested */
+  size_t read;       /* characters parsed, again and again in comprehensions */
   size_t item; /* where the comprehension's item starts */
 } lparser;
 
@@ -108,10 +114,24 @@ static bool accept_word(lparser *p, const char *w) {
 
 /* ---- items: expressions over the names in scope ---- */
 
+/* A comprehension reads its clauses again for each value of the names
+** before them: what it reads in all is bounded, as its iterations are. */
+static int count_read(lparser *p, size_t from, size_t to) {
+  p->read += to - from;
+  if (p->read <= LIST_READ) return 0;
+  return kt_fail_at(p->err, from, "the list reads more than %zu characters in all (a "
+                                  "comprehension reads its clauses for each value)", LIST_READ);
+}
+
 static kt_expr *parse_expr(lparser *p) {
   size_t end;
   kt_expr *e = kt_expr_parse_part(p->src, p->at, &end, p->err);
-  if (e) p->at = end;
+  if (!e) return NULL;
+  if (count_read(p, p->at, end)) {
+    kt_expr_free(e);
+    return NULL;
+  }
+  p->at = end;
   return e;
 }
 
@@ -149,46 +169,58 @@ static int find_close(lparser *p, size_t from, size_t open, size_t *close) {
   for (size_t i = from; p->src[i]; i++) {
     char c = p->src[i];
     if (c == '"' || c == '\'') {
-      const char *q = strchr(p->src + i + 1, c);
-      if (!q) return kt_fail_at(p->err, i, "unterminated string");
-      i = (size_t)(q - p->src);
+      size_t len;
+      if (expr_string(p->src, i, &len, NULL, p->err)) return -1;
+      i += len - 1;
     } else if (c == '[' || c == '(') {
       depth++;
     } else if (c == ']' || c == ')') {
       if (depth-- == 0) {
         if (c != ']') break;
         *close = i;
-        return 0;
+        return count_read(p, from, i);
       }
     }
   }
   return kt_fail_at(p->err, open, "the '[' is not closed by a ']'");
 }
 
+/* Whether the condition at p->at (after an `if`) keeps the names' values. */
+static int condition(lparser *p, bool *keep) {
+  if (++p->conditions > LIST_CONDITIONS)
+    return kt_fail_at(p->err, p->at, "the comprehension tests more than %zu conditions",
+                      LIST_CONDITIONS);
+  kt_expr *cond = parse_expr(p);
+  if (!cond) return -1;
+  kt_value v;
+  int rc = eval_expr(p, cond, &v);
+  kt_expr_free(cond);
+  if (rc) return -1;
+  *keep = v.type == KT_VSTRING ? v.u.s[0] != '\0' : v.type == KT_VINT ? v.u.i != 0 : v.u.f != 0;
+  return 0;
+}
+
 /* The clauses of a comprehension from `at` to its ']' at close, for each
 ** binding of the earlier names: each `for` walks its list (evaluated for
 ** the names bound so far), each `if` filters; at the end the item is
-** evaluated. */
+** evaluated. `if` clauses are a loop and only `for` clauses recurse, at
+** most LIST_DEPTH deep: no text overflows the C stack. A `for` list is
+** evaluated before its name is bound, so that it sees only the names of
+** the clauses before it (and an inner comprehension's names end with it). */
 static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vlist *out) {
   p->at = at;
-  skip_space(p);
-  if (p->at == close) {
-    kt_value v;
-    return eval_expr(p, item, &v) || vlist_add(p, out, &v, p->item);
+  for (;;) {
+    skip_space(p);
+    if (p->at == close) {
+      kt_value v;
+      return eval_expr(p, item, &v) || vlist_add(p, out, &v, p->item);
+    }
+    if (!accept_word(p, "if")) break;
+    bool keep = false;
+    if (condition(p, &keep)) return -1;
+    if (!keep) return 0;
   }
   size_t clause = p->at;
-  if (accept_word(p, "if")) {
-    kt_expr *cond = parse_expr(p);
-    if (!cond) return -1;
-    size_t next = p->at;
-    kt_value v;
-    int rc = eval_expr(p, cond, &v);
-    kt_expr_free(cond);
-    if (rc) return -1;
-    bool keep = v.type == KT_VSTRING ? v.u.s[0] != '\0'
-                : v.type == KT_VINT  ? v.u.i != 0 : v.u.f != 0;
-    return keep ? clauses(p, item, next, close, out) : 0;
-  }
   if (!accept_word(p, "for")) return kt_fail_at(p->err, p->at, "expected 'for', 'if' or ']'");
   skip_space(p);
   size_t name = p->at;
@@ -197,11 +229,10 @@ static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vli
     return kt_fail_at(p->err, name, "expected a name after 'for'");
   if (p->nnames == LIST_DEPTH)
     return kt_fail_at(p->err, clause, "comprehensions nest more than %d names deep", LIST_DEPTH);
-  lname *bound = &p->names[p->nnames];
-  *bound = (lname){p->src + name, p->at - name, {.type = KT_VINT}};
+  lname named = {p->src + name, p->at - name, {.type = KT_VINT}};
   if (!accept_word(p, "in"))
-    return kt_fail_at(p->err, p->at, "expected 'in' after 'for %.*s'", (int)bound->len,
-                      bound->name);
+    return kt_fail_at(p->err, p->at, "expected 'in' after 'for %.*s'", (int)named.len,
+                      named.name);
   vlist values = {0};
   if (list_expr(p, &values)) {
     vlist_free(&values);
@@ -209,7 +240,8 @@ static int clauses(lparser *p, const kt_expr *item, size_t at, size_t close, vli
   }
   size_t next = p->at;
   int rc = 0;
-  p->nnames++;
+  lname *bound = &p->names[p->nnames++];
+  *bound = named;
   for (size_t i = 0; i < values.n && rc == 0; i++) {
     if (++p->iterations > LIST_ITERATIONS) {
       rc = kt_fail_at(p->err, clause, "the comprehension runs more than %zu iterations",

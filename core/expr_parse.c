@@ -19,7 +19,7 @@ typedef enum tk {
 
 typedef struct token {
   tk kind;
-  size_t pos, len; /* in the text; TK_STR: the quotes included */
+  size_t pos, len; /* in the text; TK_STR: the prefix and quotes included */
   int64_t i;
   double f;
 } token;
@@ -55,11 +55,12 @@ static int lex_number(parser *p, token *t) {
   errno = 0;
   long long v = strtoll(s, &end, hex ? 16 : 10);
   bool is_float = !hex && (*end == '.' || *end == 'e' || *end == 'E');
-  if (is_float || (errno == ERANGE && !hex)) {
+  if (is_float) {
     t->kind = TK_FLOAT;
     t->f = strtod(s, &end);
-  } else if (errno == ERANGE) {
-    return kt_fail_at(p->err, t->pos, "the number %.*s is too large", (int)(end - s), s);
+  } else if (errno == ERANGE) { /* Python's integers have no bound, these 64 bits */
+    return kt_fail_at(p->err, t->pos, "the integer %.*s does not fit in 64 bits", (int)(end - s),
+                      s);
   } else {
     t->kind = TK_INT;
     t->i = v;
@@ -74,12 +75,8 @@ static int lex_number(parser *p, token *t) {
 }
 
 static int lex_string(parser *p, token *t) {
-  const char *s = p->src + t->pos;
-  const char *close = strchr(s + 1, s[0]);
-  if (!close) return kt_fail_at(p->err, t->pos, "unterminated string");
   t->kind = TK_STR;
-  t->len = (size_t)(close - s) + 1;
-  return 0;
+  return expr_string(p->src, t->pos, &t->len, NULL, p->err);
 }
 
 static tk keyword(const char *s, size_t n) {
@@ -140,7 +137,7 @@ static int next(parser *p) {
   if (c == '\0') t->kind = TK_END;
   else if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)p->src[p->at + 1])))
     rc = lex_number(p, t);
-  else if (c == '"' || c == '\'') rc = lex_string(p, t);
+  else if (c == '"' || c == '\'' || expr_string_prefix(p->src + p->at)) rc = lex_string(p, t);
   else if (isalpha((unsigned char)c) || c == '_') lex_name(p, t);
   else rc = lex_operator(p, t);
   p->at = t->pos + t->len;
@@ -157,7 +154,9 @@ static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) 
       [OP_POW] = -1};
   kt_expr *e = p->e;
   p->depth += op == OP_CALL ? 1 - nargs : effect[op];
-  if (p->depth > EXPR_STACK) return kt_fail_at(p->err, pos, "the expression is nested too deeply");
+  if (p->depth > EXPR_STACK)
+    return kt_fail_at(p->err, pos, "the expression nests too deeply: more than %d operands wait "
+                                   "for their operators", EXPR_STACK);
   if (kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) return -1;
   e->code[e->ncode++] =
       (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
@@ -295,9 +294,8 @@ static int parse_literal(parser *p, operand *o) {
   else if (t->kind == TK_FLOAT) v = (kt_value){.type = KT_VFLOAT, .u.f = t->f};
   char *s = NULL;
   if (t->kind == TK_STR) {
-    if (!(s = kt_alloc(t->len - 1, p->err))) return -1;
-    memcpy(s, p->src + t->pos + 1, t->len - 2);
-    s[t->len - 2] = '\0';
+    size_t len;
+    if (expr_string(p->src, t->pos, &len, &s, p->err)) return -1;
     v = (kt_value){.type = KT_VSTRING, .u.s = s};
   }
   int rc = emit_const(p, &v, t->pos);

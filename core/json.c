@@ -6,14 +6,16 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void kt_json_string(FILE *f, const char *s) {
-  if (!s) {
-    fputs("null", f);
-    return;
-  }
+  if (!s) fputs("null", f);
+  else kt_json_lstring(f, s, strlen(s));
+}
+
+void kt_json_lstring(FILE *f, const char *s, size_t len) {
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)s, *end = p + len; p < end; p++) {
     switch (*p) {
       case '"': fputs("\\\"", f); break;
       case '\\': fputs("\\\\", f); break;

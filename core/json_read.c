@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -316,28 +317,42 @@ static int parse_object(parser *ps, kt_jvalue *v) {
   return v->u.members ? 0 : -1;
 }
 
+/* An array or object after its bracket: the parser recurses for each, so
+** their nesting is bounded (the C stack is not). */
+static int parse_container(parser *ps, char open, kt_jvalue *v) {
+  if (ps->depth == MAX_DEPTH) {
+    char what[64];
+    snprintf(what, sizeof what, "arrays and objects nested more than %d deep", MAX_DEPTH);
+    return fail_at(ps, what);
+  }
+  ps->p++;
+  ps->depth++;
+  int rc = open == '{' ? parse_object(ps, v) : parse_array(ps, v);
+  ps->depth--;
+  return rc;
+}
+
 static int parse_value(parser *ps, kt_jvalue *v) {
   memset(v, 0, sizeof *v);
   skip_space(ps);
   if (ps->p >= ps->end) return fail_at(ps, "expected a value");
-  if (++ps->depth > MAX_DEPTH) return fail_at(ps, "values nested too deeply");
-  int rc = 0;
   char c = *ps->p;
-  if (c == '{' || c == '[' || c == '"') ps->p++;
-  if (c == '{') rc = parse_object(ps, v);
-  else if (c == '[') rc = parse_array(ps, v);
-  else if (c == '"') {
+  if (c == '{' || c == '[') return parse_container(ps, c, v);
+  if (c == '"') {
+    ps->p++;
     v->type = KT_JSTRING;
-    rc = parse_string(ps, &v->u.str, &v->n);
-  } else if (c == '-' || (c >= '0' && c <= '9')) rc = parse_number(ps, v);
-  else if (take_word(ps, "true")) {
+    return parse_string(ps, &v->u.str, &v->n);
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) return parse_number(ps, v);
+  if (take_word(ps, "true")) {
     v->type = KT_JBOOL;
     v->u.b = true;
-  } else if (take_word(ps, "false")) v->type = KT_JBOOL;
-  else if (take_word(ps, "null")) v->type = KT_JNULL;
-  else rc = fail_at(ps, "expected a value");
-  ps->depth--;
-  return rc;
+  } else if (take_word(ps, "false")) {
+    v->type = KT_JBOOL;
+  } else if (!take_word(ps, "null")) {
+    return fail_at(ps, "expected a value");
+  }
+  return 0;
 }
 
 kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
@@ -427,8 +442,11 @@ kt_jdoc *kt_json_read_file(const char *path, kt_error *err) {
 
 const kt_jvalue *kt_json_get(const kt_jvalue *obj, const char *key) {
   if (!obj || obj->type != KT_JOBJECT) return NULL;
-  for (size_t i = 0; i < obj->n; i++)
-    if (strcmp(obj->u.members[i].key, key) == 0) return &obj->u.members[i].value;
+  size_t len = strlen(key);
+  for (size_t i = 0; i < obj->n; i++) {
+    const kt_jmember *m = &obj->u.members[i];
+    if (m->keylen == len && memcmp(m->key, key, len) == 0) return &m->value;
+  }
   return NULL;
 }
 

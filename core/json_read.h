@@ -34,9 +34,9 @@ struct kt_jvalue {
 };
 
 struct kt_jmember {
-  const char *key; /* NUL-terminated */
+  const char *key; /* NUL-terminated, but "\u0000" may put a NUL inside: */
   kt_jvalue value;
-  size_t key_len;  /* its bytes: \u0000 may be one of them */
+  size_t keylen;   /* its bytes */
 };
 
 typedef struct kt_jdoc kt_jdoc;
@@ -56,7 +56,8 @@ kt_jdoc *kt_json_read_file(const char *path, kt_error *err);
 void kt_json_free(kt_jdoc *d);
 const kt_jvalue *kt_json_root(const kt_jdoc *d);
 
-/* The member named key of an object; NULL when absent or not an object. */
+/* The member named key of an object (the whole key: "a\u0000b" is not
+** "a"); NULL when absent or not an object. */
 const kt_jvalue *kt_json_get(const kt_jvalue *obj, const char *key);
 /* The same, NULL also when the member is not of the given type. */
 const kt_jvalue *kt_json_get_type(const kt_jvalue *obj, const char *key, kt_jtype type);
