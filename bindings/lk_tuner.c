@@ -345,6 +345,12 @@ static void write_outputs(lua_State *L, int opts, kt_results *r) {
   lua_pop(L, 1);
 }
 
+void lk_tune_write(lua_State *L, int opts, lk_tune_hold *h) {
+  if (h->written || !h->results || h->results->n == 0) return;
+  h->written = true;
+  write_outputs(L, opts, h->results);
+}
+
 static void check_output(lua_State *L, const char *path, const char *what) {
   kt_error err;
   if (!lk_results_format(path))
@@ -417,10 +423,8 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_def
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
   end_meter(h);
   if (h->results && h->results->notice) fprintf(stderr, "ktlua: %s\n", h->results->notice);
-  if (h->results) {
-    lk_push_results(L, h->results);
-    write_outputs(L, opts, h->results);
-  }
+  if (h->results) lk_push_results(L, h->results);
+  lk_tune_write(L, opts, h);
   if (rc) return lk_error(L, err);
   if (h->results->stopped && strcmp(h->results->stopped, "interrupted") == 0) {
     report_interrupted(L, h->results);
@@ -473,6 +477,7 @@ static int tuner_tune(lua_State *L) {
                  : kt_tune(t, ut->task, &o, &h->results, &err);
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {
+    lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
     lua_getfield(L, 3, "size");
     lk_db_store(L, db, h->results, lua_gettop(L), 3);
     lua_pop(L, 1);

@@ -138,6 +138,8 @@ void kt_results_release(kt_results *r);
 /* Appends a copy of vi; returns the new record (zeroed but for index/vi). */
 kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
                           kt_error *err);
+/* Forgets the last result: one whose configuration did not run to a verdict. */
+void kt_results_drop_last(kt_results *r);
 /* The ok result of least cost (kt_result_cost: the fastest, unless an
 ** objective says otherwise) that was not cut short, or NULL. */
 const kt_result *kt_results_best(const kt_results *r);

@@ -241,6 +241,11 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
     free(run.error);
     run.error = strdup(err->msg);
   }
+  if (rc == 0 && run.status == KT_OK && isnan(res->time_ns)) { /* ok means timed */
+    run.status = KT_RUNTIME_FAILED;
+    free(run.error);
+    run.error = strdup("no timed run came back");
+  }
   res->status = run.status;
   if (run.status != KT_OK) {
     res->time_ns = NAN;
@@ -310,7 +315,7 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   if (tune_guarded_evaluate(tu, res, err)) return -1;
   tu->evaluated = kt_now_ns();
   if (tu->measured) tu->pending.after += (double)(tu->evaluated - tu->measured);
-  return tune_same_failure(tu, res, err);
+  return tune_same_failure(tu, res, err) ? 2 : 0; /* it ran: kept, then the tuning stops */
 }
 
 static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,
