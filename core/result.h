@@ -181,6 +181,16 @@ kt_results *kt_results_from_csv(const char *text, size_t len, kt_error *err);
 /* The results of a parsed results file (format "ktlua-results"). */
 kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
 
+/* Refuses results read from a file whose records contradict each other:
+** one index given two configurations, or with both one configuration two
+** indices (result_check.c). where[i] is how the file numbers record i
+** (NULL: i + 1), unit what it numbers ("result", "line"). */
+int kt_results_check_indices(const kt_results *r, bool both, const size_t *where,
+                             const char *unit, kt_error *err);
+/* Both checks for two records, numbered wa and wb in their file. */
+int kt_result_contradicts(const kt_results *r, const kt_result *a, const kt_result *b,
+                          size_t wa, size_t wb, const char *unit, kt_error *err);
+
 /* Files: CSV with one row per configuration, JSON with everything. */
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);
 int kt_results_write_json(const kt_results *r, const char *path, kt_error *err);

@@ -316,6 +316,10 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
       kt_results_release(r);
       r = NULL;
     }
+  if (r && kt_results_check_indices(r, false, NULL, "result", err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
   const kt_jvalue *log = kt_json_get_type(root, "device_log", KT_JSTRING);
   const kt_jvalue *inputs = kt_json_get_type(root, "inputs_log", KT_JSTRING);
   if (r && inputs) kt_log_append(&r->inputs_log, inputs->u.str);
@@ -336,15 +340,29 @@ static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
+/* Where each result of a journal was read. */
+typedef struct journal_lines {
+  kt_indexmap at; /* index -> position in the results */
+  size_t *line;   /* position -> line */
+  size_t cap;
+} journal_lines;
+
 /* A configuration recorded again (found later to have changed the inputs)
-** takes the place of its first record. */
-static int replace_earlier(kt_results *r, kt_indexmap *at, kt_error *err) {
+** takes the place of its first record, which must be of the same
+** configuration. */
+static int replace_earlier(kt_results *r, journal_lines *jl, size_t n, kt_error *err) {
   kt_result *last = &r->items[r->n - 1];
   uint64_t pos;
-  if (!kt_indexmap_get(at, last->index, &pos)) return kt_indexmap_put(at, last->index, r->n - 1, err);
+  if (!kt_indexmap_get(&jl->at, last->index, &pos)) {
+    if (kt_grow(&jl->line, &jl->cap, r->n, sizeof *jl->line, err)) return -1;
+    jl->line[r->n - 1] = n;
+    return kt_indexmap_put(&jl->at, last->index, r->n - 1, err);
+  }
+  if (kt_result_contradicts(r, &r->items[pos], last, jl->line[pos], n, "line", err)) return -1;
   kt_result_clear(&r->items[pos]);
   r->items[pos] = *last;
   r->n--;
+  jl->line[pos] = n;
   return 0;
 }
 
@@ -353,8 +371,9 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   kt_jdoc *doc;
   const kt_jvalue *h = journal_line(line, nl ? nl : end, &doc, err);
   kt_results *r = h ? from_header(h, err) : NULL;
-  kt_indexmap at;
-  kt_indexmap_init(&at);
+  if (!r) kt_fail_prefix(err, "line 1: ");
+  journal_lines jl = {.line = NULL};
+  kt_indexmap_init(&jl.at);
   kt_json_free(doc);
   for (size_t n = 2; r && nl && nl + 1 < end; n++) {
     line = nl + 1;
@@ -362,23 +381,32 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     if (!nl) break; /* no newline: cut short by a kill */
     if (nl == line) continue;
     const kt_jvalue *x = journal_line(line, nl, &doc, err);
-    if (!x || kt_result_read_json(x, r, err) || replace_earlier(r, &at, err)) {
-      kt_fail_prefix(err, "line %zu: ", n);
+    int rc = x ? kt_result_read_json(x, r, err) : -1;
+    if (rc) kt_fail_prefix(err, "line %zu: ", n);
+    if (rc || replace_earlier(r, &jl, n, err)) {
       kt_results_release(r);
       r = NULL;
     }
     kt_json_free(doc);
   }
-  kt_indexmap_clear(&at);
+  if (r && kt_results_check_indices(r, true, jl.line, "line", err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
+  kt_indexmap_clear(&jl.at);
+  free(jl.line);
   if (r) kt_results_rescore(r);
   return r;
 }
 
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err) {
+  static const char start[] = "{\"format\":\"ktlua-journal\"";
   const char *nl = memchr(text, '\n', len);
   kt_jdoc *first = kt_json_parse(text, nl ? (size_t)(nl - text) : len, NULL);
   const kt_jvalue *f = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
-  bool journal = f && strcmp(f->u.str, "ktlua-journal") == 0;
+  /* a header as ktlua writes it is a journal's, also when it is broken */
+  bool journal = (f && strcmp(f->u.str, "ktlua-journal") == 0) ||
+                 (len >= sizeof start - 1 && memcmp(text, start, sizeof start - 1) == 0);
   kt_json_free(first);
   *out = journal ? read_journal(text, len, err) : NULL;
   return !journal ? 1 : *out ? 0 : -1;

@@ -132,3 +132,86 @@ describe("a configuration that did not run", function()
     end
   end)
 end)
+
+describe("a results file that contradicts itself", function()
+  local dir = "spec/fixtures/fuzz/"
+  local cases = {
+    -- kt.load took the first, empty, list of parameters: every configuration read as {}
+    { "results_two_parameters.json",
+      'JSON: line 2, column 1: the member name "parameters" appears twice in an object' },
+    { "results_two_values.json",
+      'JSON: line 4, column 28: the member name "V" appears twice in an object' },
+    { "results_journal_two_statuses.jsonl",
+      'line 2: JSON: line 1, column 58: the member name "status" appears twice in an object' },
+    { "results_t4_two_times.json",
+      'JSON: line 5, column 99: the member name "runtimes" appears twice in an object' },
+    { "results_cache_two_entries.json",
+      'JSON: line 6, column 1: the member name "16" appears twice in an object' },
+    { "results_index_contradicts.json",
+      "results 1 and 2 contradict each other: index 0 is configuration V=0 in one and V=2 in the other" },
+    -- a record again replaced the record of its index, of another configuration
+    { "results_index_replaces_other.jsonl",
+      "lines 3 and 4 contradict each other: index 1 is configuration V=1 in one and V=2 in the other" },
+    { "results_config_two_indices.jsonl",
+      "lines 3 and 4 contradict each other: configuration V=1 has index 1 in one and 2 in the other" },
+  }
+
+  it("is refused, naming the file and the member name given twice or the records", function()
+    for _, case in ipairs(cases) do
+      local path = dir .. case[1]
+      for _, read in ipairs({ kt.load, kt.replay }) do
+        local ok, err = pcall(read, path)
+        assert.is_false(ok, path)
+        assert.are.equal(path .. ": " .. case[2], err)
+      end
+    end
+  end)
+
+  it("is refused when a CSV gives one index two configurations", function()
+    local path = files.tmpname(".csv")
+    tuner:tune(counter(), { search = "exhaustive", repeats = 1, output = path })
+    local text = files.read(path):gsub("\n1,", "\n0,", 1)
+    files.write(path, text)
+    assert.has_error(function() kt.load(path) end, path .. ": results 1 and 2 contradict each "
+      .. "other: index 0 is configuration V=0 in one and V=1 in the other")
+    os.remove(path)
+  end)
+
+  it("is refused by kt.json too, where a table would keep one of the two", function()
+    assert.has_error(function() kt.json.decode('{"a": 1, "b": {"c": 1, "c": 2}}') end,
+      'kt.json.decode: JSON: line 1, column 24: the member name "c" appears twice in an object')
+  end)
+
+  it("is not: a journal's record again of the same configuration replaces the first", function()
+    local path = files.tmpname(".jsonl")
+    files.write(path, table.concat({
+      '{"format":"ktlua-journal","version":1,"task":"count","kernels":["count"],'
+        .. '"parameters":[{"name":"V","values":[0,1,2]}]}',
+      '{"index":1,"config":{"V":1},"status":"ok","time_ms":0.5,"samples_ms":[0.5]}',
+      '{"index":1,"config":{"V":1},"status":"out_of_bounds","time_ms":null}', "" }, "\n"))
+    local r = kt.load(path)
+    assert.are.equal(1, #r)
+    assert.are.equal("out_of_bounds", r[1].status)
+    os.remove(path)
+  end)
+end)
+
+describe("a Kernel Tuner cache", function()
+  local t4 = [[{"schema_version":"1.0.0","metadata":{"timeunit":"milliseconds"},"results":[
+{"timestamp":"2026-11-26 07:57:43+00:00","configuration":{"V":0},"times":{"runtimes":[0.25]},"invalidity":"correct","correctness":1,"measurements":[{"name":"time","value":0.25,"unit":"milliseconds"}],"objectives":["time"]},
+{"timestamp":"2026-11-26 07:57:44+00:00","configuration":{"V":1},"times":{"runtimes":[0.5]},"invalidity":"correct","correctness":1,"measurements":[{"name":"time","value":0.5,"unit":"milliseconds"}],"objectives":["time"]},
+{"timestamp":"2026-11-26 07:57:45+00:00","configuration":{"V":0},"times":{"runtimes":[0.75]},"invalidity":"correct","correctness":1,"measurements":[{"name":"time","value":0.75,"unit":"milliseconds"}],"objectives":["time"]}]}]]
+
+  it("is not written with one key twice, which its readers would take one of", function()
+    local path, cache = files.tmpname(".json"), files.tmpname(".json")
+    files.write(path, t4)
+    local r = kt.load(path) -- a T4 file may record a configuration twice
+    assert.are.equal(3, #r)
+    assert.has_error(function() r:write(cache, "kernel-tuner-cache") end, "results 1 and 3 would "
+      .. "be one entry of a Kernel Tuner cache (key '0'): a cache keeps one record per configuration")
+    assert.is_false(files.exists(cache))
+    r:write(path, "json") -- ktlua's own results keep both, under their places in the file
+    assert.are.equal(3, #kt.load(path))
+    os.remove(path)
+  end)
+end)
