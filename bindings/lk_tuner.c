@@ -235,15 +235,19 @@ void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
   static const char *const keys[] = {"factor", "floor", NULL};
   int t = lk_get_field(L, opts, "time_limit");
   if (t == LUA_TNUMBER) {
-    o->time_limit_ns = lua_tonumber(L, -1) * 1e9;
-    if (o->time_limit_ns <= 0) luaL_error(L, "tune options.time_limit must be positive");
+    double s = lua_tonumber(L, -1);
+    if (!(s > 0)) luaL_error(L, "tune options.time_limit must be positive");
+    if (!(s <= KT_SECONDS_MAX)) luaL_error(L, "tune options.time_limit: at most 1e9 seconds, got %f", s);
+    o->time_limit_ns = s * 1e9;
   } else if (t == LUA_TTABLE) {
     int idx = lua_gettop(L);
     lk_check_keys(L, idx, "tune options.time_limit", keys);
     o->time_factor = lk_opt_number(L, idx, "time_limit", "factor", KT_TIME_FACTOR_DEFAULT);
     o->time_floor_ns = lk_opt_number(L, idx, "time_limit", "floor", KT_TIME_FLOOR_DEFAULT / 1e9) * 1e9;
-    if (o->time_factor <= 0 || o->time_floor_ns <= 0)
+    if (!(o->time_factor > 0) || !(o->time_floor_ns > 0))
       luaL_error(L, "tune options.time_limit: factor and floor must be positive");
+    if (!(o->time_factor <= 1e9) || !(o->time_floor_ns <= KT_NS_MAX))
+      luaL_error(L, "tune options.time_limit: factor and floor: at most 1e9 (times, seconds)");
   } else if (t != LUA_TNIL) {
     luaL_error(L, "tune options.time_limit: expected seconds or {factor =, floor =}");
   }

@@ -79,7 +79,8 @@ static int whole(const kt_jvalue *v, uint64_t max, uint64_t *out) {
     return 0;
   }
   double f = v->u.num.f;
-  if (!(f >= 0 && f <= (double)max && f == floor(f))) return -1;
+  /* (double)max may round up past max: the integer is compared */
+  if (!(f >= 0 && f < 18446744073709551616.0 && f == floor(f)) || (uint64_t)f > max) return -1;
   *out = (uint64_t)f;
   return 0;
 }
@@ -157,13 +158,15 @@ static int read_launched(const kt_jvalue *x, kt_result *res, kt_error *err) {
     kt_launch_shape *s = &res->launched[i];
     const kt_jvalue *local = kt_json_get(l, "local");
     int ldims;
-    double kernel = number(l, "kernel", -1), count = number(l, "count", 0);
-    if (kernel < 0 || kernel >= (double)res->nkernels || count < 1 ||
+    uint64_t kernel, n;
+    if (whole(kt_json_get(l, "kernel"), res->nkernels ? res->nkernels - 1 : 0, &kernel) ||
+        !res->nkernels || whole(kt_json_get(l, "count"), SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX,
+                                &n) || n < 1 ||
         read_sizes(kt_json_get(l, "global"), s->global, &s->dims) ||
         (local && local->type == KT_JARRAY && read_sizes(local, s->local, &ldims)))
       return kt_fail(err, "launched[%zu] is not a kernel's launch", i + 1);
     s->kernel = (uint32_t)kernel;
-    s->count = (size_t)count;
+    s->count = (size_t)n;
     res->nlaunched = i + 1;
   }
   return 0;
@@ -327,8 +330,8 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
     kt_results_rescore(r); /* the best by the objective the file names */
     r->wall_ns = NS(number(root, "wall_ms", 0));
     r->device_ns = NS(number(root, "device_ms", 0));
-    r->input_checks = (size_t)number(root, "input_checks", 0);
-    r->inputs_changed = (size_t)number(root, "inputs_changed", 0);
+    r->input_checks = (size_t)count(root, "input_checks", 0);
+    r->inputs_changed = (size_t)count(root, "inputs_changed", 0);
     if (log) kt_log_append(&r->device_log, log->u.str);
   }
   return r;

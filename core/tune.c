@@ -176,12 +176,12 @@ int tune_references(tuning *tu, kt_error *err) {
 int64_t tune_time_limit(const tuning *tu) {
   const kt_tune_opts *o = tu->opts;
   if (!tuner_can_time_out(tu->t)) return 0;
-  if (o->time_limit_ns > 0) return (int64_t)o->time_limit_ns;
+  if (o->time_limit_ns > 0) return kt_ns_clamp(o->time_limit_ns);
   const kt_result *best = kt_results_best(tu->results);
   double factor = o->time_factor > 0 ? o->time_factor : KT_TIME_FACTOR_DEFAULT;
   double floor = o->time_floor_ns > 0 ? o->time_floor_ns : KT_TIME_FLOOR_DEFAULT;
   double limit = best ? factor * best->time_ns : floor;
-  return (int64_t)(limit > floor ? limit : floor);
+  return kt_ns_clamp(limit > floor ? limit : floor);
 }
 
 /* Where the time went from the last configuration's last wait to this

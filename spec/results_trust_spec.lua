@@ -215,3 +215,54 @@ describe("a Kernel Tuner cache", function()
     os.remove(path)
   end)
 end)
+
+describe("a number that becomes an integer", function()
+  local dir = "spec/fixtures/fuzz/"
+
+  it("from a file is range-checked: unknown where it may be, else refused", function()
+    local r = kt.load(dir .. "results_ktt_huge_usage.json") -- 1e300, -1e300, 2^63, 0.5: unknown
+    assert.are.same({ { kernel = "k", constant_bytes = 16 } }, r[1].resources)
+    assert.are.equal(0, kt.load(dir .. "results_huge_checks.json"):summary().input_checks)
+    for name, want in pairs({
+      ["results_ktt_ok_no_time.json"] = "result 1: Ok but no TotalDuration",
+      ["results_launch_count_huge.jsonl"] = "line 2: launched[1] is not a kernel's launch",
+      ["results_launch_kernel_fraction.jsonl"] = "line 2: launched[1] is not a kernel's launch",
+    }) do
+      assert.has_error(function() kt.load(dir .. name) end, dir .. name .. ": " .. want)
+    end
+  end)
+
+  it("as a bound of array:random is within the type's range, and no NaN", function()
+    local a = kt.array("int", 4)
+    for _, bounds in ipairs({ { 0 / 0, 0 }, { -1e19, -1e19 }, { 0, 1e10 } }) do
+      local ok, err = pcall(function() a:random(1, bounds[1], bounds[2]) end)
+      assert.is_false(ok)
+      assert.matches("bad argument #%d to 'random' %(expected a number from %-2147483648%.0 to "
+        .. "2147483647%.0 for int, got", err)
+    end
+    assert.has_error(function() kt.array("float", 2):random(1, 0, 1 / 0) end,
+      "bad argument #3 to 'random' (expected a finite number, got inf)")
+    local within = kt.array("int", 64):random(1, -5, -3):totable()
+    assert.are.same({ -5, -3 }, { math.min(table.unpack(within)), math.max(table.unpack(within)) })
+    local l = kt.array("long", 64):random(3, math.mininteger, math.maxinteger)
+    local u = kt.array("ulong", 64):random(3)
+    assert.are_not.equal(l[0], l[1])
+    assert.are_not.equal(u[0], u[1])
+  end)
+
+  it("as a time limit is at most 1e9 seconds, and no NaN", function()
+    local k = counter()
+    for _, limit in ipairs({ 0 / 0, 1e300 }) do
+      assert.has_error(function() tuner:tune(k, { time_limit = limit }) end)
+    end
+    assert.has_error(function() tuner:tune(k, { time_limit = { factor = 0 / 0 } }) end,
+      "tune options.time_limit: factor and floor must be positive")
+    assert.has_error(function() tuner:tune(k, { time_limit = { floor = 1e300 } }) end,
+      "tune options.time_limit: factor and floor: at most 1e9 (times, seconds)")
+    assert.has_error(function() tuner:tune(k, { time_limit = 1e300 }) end,
+      "tune options.time_limit: at most 1e9 seconds, got 1e+300")
+    local ok, err = pcall(require("ktlua.spawn").run, { "true" }, { timeout = 0 / 0 })
+    assert.is_false(ok)
+    assert.matches("spawn options.timeout: expected 0 %(no limit%) to 1e9 seconds, got %-?nan", err)
+  end)
+end)
