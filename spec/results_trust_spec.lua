@@ -266,3 +266,43 @@ describe("a number that becomes an integer", function()
     assert.matches("spawn options.timeout: expected 0 %(no limit%) to 1e9 seconds, got %-?nan", err)
   end)
 end)
+
+describe("a global size no launch can hold", function()
+  local src = "__kernel void f(__global int *o) { if (get_global_id(0) == 0) o[0] = 1; }"
+
+  local function kernel(def)
+    local o = kt.array("int", 16)
+    def.name, def.source, def.args = "f", src, { o:output() }
+    local k = tuner:kernel(def)
+    k:param("A", { 1 })
+    k:reference(o, function(ref) ref[0] = 1 end)
+    return k
+  end
+
+  it("is refused before launch, naming the kernel and the sizes", function()
+    -- 2^62 x 2^62 was recorded invalid_output on PoCL; 2^62 x 4 (2^64: 0) ok
+    local cases = {
+      { { global = { 1 << 62, 1 << 62 } }, "kernel f: the global size 4611686018427387904 x "
+        .. "4611686018427387904 is more work-items than a launch can count (2^64 - 1)" },
+      { { global = { 1 << 62, 4 }, group = { 1, 1 } }, "kernel f: the global size "
+        .. "4611686018427387904 x 4 with local size 1 x 1 is more work-items than a launch can "
+        .. "count (2^64 - 1)" },
+      { { global = { 1 << 62, 8 }, group = { 1, 8 }, notation = "cuda" }, "kernel f: the global "
+        .. "size 4611686018427387904 x 8 with local size 1 x 8 is more work-items than a launch "
+        .. "can count (2^64 - 1)" },
+    }
+    for _, case in ipairs(cases) do
+      local r = tuner:tune(kernel(case[1]), { repeats = 1 })
+      assert.are.same({ "launch_failed", case[2], 0 }, { r[1].status, r[1].error, r[1].launches })
+    end
+  end)
+
+  it("is refused before a launcher's launch too", function()
+    local k = kernel({ global = 16 })
+    k:launcher(function(run) run:launch(k, { global = { 1 << 62, 1 << 62 } }) end)
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.equal("launch_failed", r[1].status)
+    assert.matches("kernel f: the global size 4611686018427387904 x 4611686018427387904 is more "
+      .. "work%-items than a launch can count %(2%^64 %- 1%)", r[1].error)
+  end)
+end)
