@@ -77,6 +77,50 @@ static int check_sorted(const kt_results *r, record *recs, int (*cmp)(const void
   return 0;
 }
 
+/* Moves item `from` to `to` (whose record goes), and where[] alike. */
+static void take_place(kt_results *r, size_t *where, size_t to, size_t from) {
+  kt_result_clear(&r->items[to]);
+  r->items[to] = r->items[from];
+  memset(&r->items[from], 0, sizeof r->items[from]);
+  if (where) where[to] = where[from];
+}
+
+int kt_results_keep_last(kt_results *r, size_t *where, kt_error *err) {
+  if (r->n < 2) return 0;
+  record *recs = kt_calloc(r->n, sizeof *recs, err);
+  bool *gone = recs ? kt_calloc(r->n, sizeof *gone, err) : NULL;
+  size_t (*moves)[2] = gone ? kt_calloc(r->n, sizeof *moves, err) : NULL;
+  if (!moves) {
+    free(recs);
+    free(gone);
+    return -1;
+  }
+  for (size_t i = 0; i < r->n; i++) recs[i] = (record){&r->items[i], r->nparams, i};
+  qsort(recs, r->n, sizeof *recs, by_config); /* each configuration's records in file order */
+  size_t nmoves = 0;
+  for (size_t i = 0, j; i < r->n; i = j + 1) {
+    for (j = i; j + 1 < r->n && same_config(recs[j + 1].x, recs[i].x, r->nparams); j++)
+      gone[recs[j + 1].at] = true;
+    if (j > i) memcpy(moves[nmoves++], (size_t[2]){recs[i].at, recs[j].at}, sizeof *moves);
+  }
+  free(recs);
+  for (size_t m = 0; m < nmoves; m++) take_place(r, where, moves[m][0], moves[m][1]);
+  size_t n = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    if (gone[i]) {
+      kt_result_clear(&r->items[i]);
+      continue;
+    }
+    r->items[n] = r->items[i];
+    if (where) where[n] = where[i];
+    n++;
+  }
+  r->n = n;
+  free(gone);
+  free(moves);
+  return 0;
+}
+
 int kt_results_check_indices(const kt_results *r, bool both, const size_t *where,
                              const char *unit, kt_error *err) {
   if (r->n < 2) return 0;

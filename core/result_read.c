@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "indexmap.h"
 #include "json_read.h"
 #include "metrics.h"
 #include "result.h"
@@ -343,40 +342,24 @@ static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
-/* Where each result of a journal was read. */
-typedef struct journal_lines {
-  kt_indexmap at; /* index -> position in the results */
-  size_t *line;   /* position -> line */
-  size_t cap;
-} journal_lines;
-
-/* A configuration recorded again (found later to have changed the inputs)
-** takes the place of its first record, which must be of the same
-** configuration. */
-static int replace_earlier(kt_results *r, journal_lines *jl, size_t n, kt_error *err) {
-  kt_result *last = &r->items[r->n - 1];
-  uint64_t pos;
-  if (!kt_indexmap_get(&jl->at, last->index, &pos)) {
-    if (kt_grow(&jl->line, &jl->cap, r->n, sizeof *jl->line, err)) return -1;
-    jl->line[r->n - 1] = n;
-    return kt_indexmap_put(&jl->at, last->index, r->n - 1, err);
-  }
-  if (kt_result_contradicts(r, &r->items[pos], last, jl->line[pos], n, "line", err)) return -1;
-  kt_result_clear(&r->items[pos]);
-  r->items[pos] = *last;
-  r->n--;
-  jl->line[pos] = n;
+/* Notes that the last result read is from line n. */
+static int note_line(size_t **lines, size_t *cap, size_t at, size_t n, kt_error *err) {
+  if (kt_grow(lines, cap, at + 1, sizeof **lines, err)) return -1;
+  (*lines)[at] = n;
   return 0;
 }
 
+/* A journal's records are told apart by their configuration: one recorded
+** again takes the place of its first record (a resumed tuning records
+** again, under its new index, a configuration whose index changed with
+** the space), and after that an index names one configuration only. */
 static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
   kt_jdoc *doc;
   const kt_jvalue *h = journal_line(line, nl ? nl : end, &doc, err);
   kt_results *r = h ? from_header(h, err) : NULL;
   if (!r) kt_fail_prefix(err, "line 1: ");
-  journal_lines jl = {.line = NULL};
-  kt_indexmap_init(&jl.at);
+  size_t *lines = NULL, cap = 0;
   kt_json_free(doc);
   for (size_t n = 2; r && nl && nl + 1 < end; n++) {
     line = nl + 1;
@@ -384,20 +367,19 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     if (!nl) break; /* no newline: cut short by a kill */
     if (nl == line) continue;
     const kt_jvalue *x = journal_line(line, nl, &doc, err);
-    int rc = x ? kt_result_read_json(x, r, err) : -1;
-    if (rc) kt_fail_prefix(err, "line %zu: ", n);
-    if (rc || replace_earlier(r, &jl, n, err)) {
+    if (!x || kt_result_read_json(x, r, err) || note_line(&lines, &cap, r->n - 1, n, err)) {
+      kt_fail_prefix(err, "line %zu: ", n);
       kt_results_release(r);
       r = NULL;
     }
     kt_json_free(doc);
   }
-  if (r && kt_results_check_indices(r, true, jl.line, "line", err)) {
+  if (r && (kt_results_keep_last(r, lines, err) ||
+            kt_results_check_indices(r, false, lines, "line", err))) {
     kt_results_release(r);
     r = NULL;
   }
-  kt_indexmap_clear(&jl.at);
-  free(jl.line);
+  free(lines);
   if (r) kt_results_rescore(r);
   return r;
 }

@@ -152,8 +152,9 @@ describe("a results file that contradicts itself", function()
     -- a record again replaced the record of its index, of another configuration
     { "results_index_replaces_other.jsonl",
       "lines 3 and 4 contradict each other: index 1 is configuration V=1 in one and V=2 in the other" },
-    { "results_config_two_indices.jsonl",
-      "lines 3 and 4 contradict each other: configuration V=1 has index 1 in one and 2 in the other" },
+    -- a configuration recorded again takes its new index, which no other may have
+    { "results_again_takes_index.jsonl",
+      "lines 4 and 5 contradict each other: index 2 is configuration V=1 in one and V=2 in the other" },
   }
 
   it("is refused, naming the file and the member name given twice or the records", function()
@@ -180,6 +181,21 @@ describe("a results file that contradicts itself", function()
   it("is refused by kt.json too, where a table would keep one of the two", function()
     assert.has_error(function() kt.json.decode('{"a": 1, "b": {"c": 1, "c": 2}}') end,
       'kt.json.decode: JSON: line 1, column 24: the member name "c" appears twice in an object')
+  end)
+
+  it("is not written by a resumed tuning whose space changed the indices", function()
+    local journal = files.tmpname(".jsonl")
+    tuner:tune(counter(), { journal = journal, seeds = { { V = 2 }, { V = 3 } }, stop = { count = 2 },
+                            repeats = 1 })
+    local k = counter()
+    k:constraint("V >= 2") -- V = 2 was index 2, is 0 now
+    local r = tuner:tune(k, { journal = journal, resume = true, search = "exhaustive", repeats = 1 })
+    assert.are.equal(4, #r)
+    assert.are.equal(7, #files.lines(journal)) -- the header, 2, the 2 again re-indexed, 2 new
+    local back = kt.load(journal)
+    assert.are.equal(4, #back)
+    for i = 1, 4 do assert.are.equal(back[i].config.V - 2, back[i].index) end
+    os.remove(journal)
   end)
 
   it("is not: a journal's record again of the same configuration replaces the first", function()
