@@ -149,7 +149,10 @@ static int read_kernels(const ktt_reader *rd, const kt_jvalue *comps, kt_result 
     read_size(kt_json_get(c, "GlobalSize"), z->global, &z->dims);
     read_size(kt_json_get(c, "LocalSize"), z->local, &ldims);
     if (ldims > z->dims) z->dims = ldims;
-    for (int d = 0; d < 3; d++) z->items[d] = z->global[d] * (rd->cuda ? z->local[d] : 1);
+    for (int d = 0; d < 3; d++)
+      if (__builtin_mul_overflow(z->global[d], rd->cuda ? z->local[d] : 1, &z->items[d]))
+        return kt_fail(rd->err, "ComputationResults[%zu]: its grid of blocks overflows a size",
+                       k + 1);
     const kt_jvalue *u = kt_json_get(c, "CompilationData");
     res->usage[k] = (kt_kernel_usage){usage(u, "RegistersCount"), usage(u, "LocalMemorySize"),
                                       usage(u, "PrivateMemorySize"),
@@ -176,7 +179,7 @@ static int read_outcome(const ktt_reader *rd, const kt_jvalue *x, size_t i, kt_r
   if (s != KT_OK && !(res->error = kt_strdup(status->u.str, rd->err))) return -1;
   kt_overheads *o = &res->over;
   if (read_kernels(rd, kt_json_get_type(x, "ComputationResults", KT_JARRAY), res, &o->build))
-    return -1;
+    return kt_fail_prefix(rd->err, "result %zu: ", i + 1);
   o->data = number(x, "DataMovementOverhead") * rd->ns;
   o->validation = number(x, "ValidationOverhead") * rd->ns;
   o->searcher = number(x, "SearcherOverhead") * rd->ns;

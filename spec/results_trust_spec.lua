@@ -241,6 +241,8 @@ describe("a number that becomes an integer", function()
     assert.are.equal(0, kt.load(dir .. "results_huge_checks.json"):summary().input_checks)
     for name, want in pairs({
       ["results_ktt_ok_no_time.json"] = "result 1: Ok but no TotalDuration",
+      ["results_ktt_grid_overflow.json"] = "result 1: ComputationResults[1]: its grid of blocks "
+        .. "overflows a size",
       ["results_launch_count_huge.jsonl"] = "line 2: launched[1] is not a kernel's launch",
       ["results_launch_kernel_fraction.jsonl"] = "line 2: launched[1] is not a kernel's launch",
     }) do
