@@ -299,6 +299,7 @@ typedef struct lk_tune_hold {
   lk_ref *progress;
   bool meter; /* progress is ktlua.report's meter, ended with the tuning */
   kt_results *results;
+  bool written; /* the files of the output field (lk_tune_write) */
   /* What is tuned, held here too: a callback may release its Lua object. */
   kt_task *task;
   kt_replay *replay;
@@ -314,8 +315,12 @@ typedef struct lk_tune_hold {
 ** owner is the kernel or replay a Lua searcher explores. */
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_default,
                             kt_loop_opts *o);
-/* Pushes the tuning's results (if any), writes the files of the output
-** field, and raises the tuning's error when rc is not 0. */
+/* Writes the tuning's results to the files of the output field, once, if
+** a configuration ran: a tuning refused or failed before its first leaves
+** the files as they were. */
+void lk_tune_write(lua_State *L, int opts, lk_tune_hold *h);
+/* Pushes the tuning's results (if any), writes them (lk_tune_write), and
+** raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);
 
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */

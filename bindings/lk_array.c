@@ -2,6 +2,7 @@
 ** lk_array.c: typed arrays (kt.array) and struct types (kt.struct).
 ** Elements are indexed from 0, as the kernel sees them.
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,6 +311,18 @@ static void type_range(kt_kind kind, double *lo, double *hi) {
   }
 }
 
+/* A bound of a:random: a finite number, for integers within the type's
+** range [least, most] (what lies beyond has no element value). */
+static double check_bound(lua_State *L, int idx, kt_kind kind, double least, double most) {
+  double v = luaL_optnumber(L, idx, idx == 3 ? least : most);
+  if (kt_kind_is_float(kind) ? !isfinite(v) : !(v >= least && v <= most))
+    luaL_argerror(L, idx, kt_kind_is_float(kind)
+                              ? lua_pushfstring(L, "expected a finite number, got %f", v)
+                              : lua_pushfstring(L, "expected a number from %f to %f for %s, got %f",
+                                                least, most, kt_type_scalar(kind)->name, v));
+  return v;
+}
+
 /* a:random(seed[, lo, hi]): floats uniform in [lo, hi) (default [0, 1)),
 ** integers uniform in [lo, hi] (default: the type's whole range). */
 static int array_random(lua_State *L) {
@@ -318,8 +331,9 @@ static int array_random(lua_State *L) {
   double lo, hi;
   kt_kind kind = a->type->kind == KT_STRUCT ? KT_FLOAT : a->type->kind;
   type_range(kind, &lo, &hi);
-  lo = luaL_optnumber(L, 3, lo);
-  hi = luaL_optnumber(L, 4, hi);
+  double least = lo, most = hi;
+  lo = check_bound(L, 3, kind, least, most);
+  hi = check_bound(L, 4, kind, least, most);
   if (hi < lo) luaL_argerror(L, 4, "upper bound is below the lower bound");
   kt_array_random(a, (uint64_t)seed, lo, hi);
   lua_settop(L, 1);

@@ -31,7 +31,7 @@ static void on_count(lua_State *T, lua_Debug *ar) {
 
 void lk_deadline_begin(lua_State *T, lk_deadline *d, double limit_s, const char *who,
                        const char *where) {
-  d->at = kt_now_ns() + (int64_t)(limit_s * 1e9);
+  d->at = kt_now_ns() + kt_ns_clamp(limit_s * 1e9);
   d->limit_s = limit_s;
   d->who = who;
   d->where = where;

@@ -101,7 +101,6 @@ static bool check_sizes(lua_State *L, int idx, kt_run *run, size_t ki, kt_sizes 
     }
     lua_pop(L, 1);
   }
-  if (given) kt_sizes_items(run->task->kernels[ki], s);
   return given;
 }
 

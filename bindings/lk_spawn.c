@@ -30,10 +30,14 @@ static int l_run(lua_State *L) {
     lua_pop(L, 1);
   }
   argv[n] = NULL;
+  double timeout = lk_opt_number(L, 2, "spawn options", "timeout", 0);
+  if (!(timeout >= 0 && timeout <= KT_SECONDS_MAX))
+    return luaL_error(L, "spawn options.timeout: expected 0 (no limit) to 1e9 seconds, got %f",
+                      timeout);
   kt_spawn_opts o = {lk_opt_string(L, 2, "spawn options", "stdin", NULL),
                      lk_opt_string(L, 2, "spawn options", "stdout", NULL),
                      lk_opt_string(L, 2, "spawn options", "stderr", NULL),
-                     lk_opt_number(L, 2, "spawn options", "timeout", 0)};
+                     timeout};
   kt_error err;
   int code = kt_spawn_run(argv, &o, &err);
   if (code < 0) {

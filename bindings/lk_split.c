@@ -72,7 +72,8 @@ static void push_part(lua_State *L, const kt_split_part *p, int64_t start) {
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   double seconds = luaL_optnumber(L, 2, 0);
-  luaL_argcheck(L, seconds >= 0, 2, "expected a time limit of 0 (none) or more seconds");
+  luaL_argcheck(L, seconds >= 0 && seconds <= KT_SECONDS_MAX, 2,
+                "expected a time limit of 0 (none) to 1e9 seconds");
   lua_settop(L, 2);
   lua_newtable(L); /* 3: keeps the value indices */
   size_t n = (size_t)luaL_len(L, 1);
@@ -83,7 +84,7 @@ static int l_run(lua_State *L) {
   for (size_t i = 0; i < n; i++) check_part(L, h, i);
   kt_error err;
   bool interrupted = false;
-  int rc = kt_split_run(h->parts, n, (int64_t)(seconds * 1e9), &interrupted, &err);
+  int rc = kt_split_run(h->parts, n, kt_ns_clamp(seconds * 1e9), &interrupted, &err);
   if (interrupted) return luaL_error(L, "split interrupted");
   if (rc) return lk_error(L, &err);
   int64_t start = 0;

@@ -235,15 +235,19 @@ void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o) {
   static const char *const keys[] = {"factor", "floor", NULL};
   int t = lk_get_field(L, opts, "time_limit");
   if (t == LUA_TNUMBER) {
-    o->time_limit_ns = lua_tonumber(L, -1) * 1e9;
-    if (o->time_limit_ns <= 0) luaL_error(L, "tune options.time_limit must be positive");
+    double s = lua_tonumber(L, -1);
+    if (!(s > 0)) luaL_error(L, "tune options.time_limit must be positive");
+    if (!(s <= KT_SECONDS_MAX)) luaL_error(L, "tune options.time_limit: at most 1e9 seconds, got %f", s);
+    o->time_limit_ns = s * 1e9;
   } else if (t == LUA_TTABLE) {
     int idx = lua_gettop(L);
     lk_check_keys(L, idx, "tune options.time_limit", keys);
     o->time_factor = lk_opt_number(L, idx, "time_limit", "factor", KT_TIME_FACTOR_DEFAULT);
     o->time_floor_ns = lk_opt_number(L, idx, "time_limit", "floor", KT_TIME_FLOOR_DEFAULT / 1e9) * 1e9;
-    if (o->time_factor <= 0 || o->time_floor_ns <= 0)
+    if (!(o->time_factor > 0) || !(o->time_floor_ns > 0))
       luaL_error(L, "tune options.time_limit: factor and floor must be positive");
+    if (!(o->time_factor <= 1e9) || !(o->time_floor_ns <= KT_NS_MAX))
+      luaL_error(L, "tune options.time_limit: factor and floor: at most 1e9 (times, seconds)");
   } else if (t != LUA_TNIL) {
     luaL_error(L, "tune options.time_limit: expected seconds or {factor =, floor =}");
   }
@@ -345,6 +349,12 @@ static void write_outputs(lua_State *L, int opts, kt_results *r) {
   lua_pop(L, 1);
 }
 
+void lk_tune_write(lua_State *L, int opts, lk_tune_hold *h) {
+  if (h->written || !h->results || h->results->n == 0) return;
+  h->written = true;
+  write_outputs(L, opts, h->results);
+}
+
 static void check_output(lua_State *L, const char *path, const char *what) {
   kt_error err;
   if (!lk_results_format(path))
@@ -417,10 +427,8 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_def
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err) {
   end_meter(h);
   if (h->results && h->results->notice) fprintf(stderr, "ktlua: %s\n", h->results->notice);
-  if (h->results) {
-    lk_push_results(L, h->results);
-    write_outputs(L, opts, h->results);
-  }
+  if (h->results) lk_push_results(L, h->results);
+  lk_tune_write(L, opts, h);
   if (rc) return lk_error(L, err);
   if (h->results->stopped && strcmp(h->results->stopped, "interrupted") == 0) {
     report_interrupted(L, h->results);
@@ -473,6 +481,7 @@ static int tuner_tune(lua_State *L) {
                  : kt_tune(t, ut->task, &o, &h->results, &err);
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {
+    lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
     lua_getfield(L, 3, "size");
     lk_db_store(L, db, h->results, lua_gettop(L), 3);
     lua_pop(L, 1);

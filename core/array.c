@@ -57,16 +57,12 @@ static void random_element(kt_rng *rng, kt_kind kind, void *p, double lo,
     kt_elem_set_float(kind, p, lo + (hi - lo) * kt_rng_double(rng));
     return;
   }
-  double span = hi - lo + 1;
-  if (span >= 18446744073709551616.0) {
-    kt_elem_set_int(kind, p, (int64_t)kt_rng_next(rng));
-    return;
-  }
-  uint64_t off = kt_rng_below(rng, (uint64_t)span);
-  if (lo < 0)
-    kt_elem_set_int(kind, p, (int64_t)lo + (int64_t)off);
-  else
-    kt_elem_set_int(kind, p, (int64_t)((uint64_t)lo + off));
+  /* the bounds as integers first: a double beyond them (or NaN) has no
+  ** integer, and converting it would be undefined */
+  uint64_t a = (uint64_t)kt_float_to_int(lo, kind), b = (uint64_t)kt_float_to_int(hi, kind);
+  uint64_t span = b - a + 1; /* 0: all 2^64 values */
+  uint64_t off = span ? kt_rng_below(rng, span) : kt_rng_next(rng);
+  kt_elem_set_int(kind, p, (int64_t)(a + off));
 }
 
 /* Struct arrays get every scalar of every field randomised. */

@@ -160,7 +160,7 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
     return kt_fail(err, "%s", mine->error ? mine->error : "the device's MPI rank is gone");
   if (kt_result_copy(res, mine, err)) return -1;
   if (!(res->device = kt_strdup(kt_tuner_device(tu->t)->id, err))) return -1;
-  return tune_same_failure(tu, mine, err);
+  return tune_same_failure(tu, mine, err) ? 2 : 0; /* it ran: kept, then the tuning stops */
 }
 
 /* ---- devices lost for good ---- */
@@ -231,7 +231,7 @@ static void *work(void *ud) {
     j->running = true;
     int rc = evaluate(w, j->job, &j->err);
     j->running = false;
-    if (rc && device_gone(w)) {
+    if (rc < 0 && device_gone(w)) {
       bool others = others_live(f, w);
       w->lost = true; /* its job, not evaluated, goes to another device */
       if (others) {
@@ -320,7 +320,7 @@ static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
       w->job = NULL;
       w->done = false;
       if (w->rc) *err = w->err;
-      return w->rc ? -1 : 0;
+      return w->rc;
     }
     pthread_cond_wait(&f->done, &f->lock);
   }

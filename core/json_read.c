@@ -67,13 +67,21 @@ const kt_jvalue *kt_json_root(const kt_jdoc *d) { return &d->root; }
 
 /* ---- the parser ---- */
 
+/* A member name and where it was read, for finding names given twice. */
+typedef struct name_at {
+  const char *key;
+  size_t len, pos;
+} name_at;
+
 typedef struct parser {
   const char *start, *p, *end;
   kt_jdoc *doc;
   kt_jvalue *values; /* scratch stack of array items */
   size_t nvalues, capvalues;
-  kt_jmember *members; /* scratch stack of object members */
+  kt_jmember *members; /* scratch stack of object members ... */
   size_t nmembers, capmembers;
+  name_at *names;      /* ... and their names, beside them */
+  size_t capnames;
   int depth;
   kt_error *err;
 } parser;
@@ -266,10 +274,40 @@ static int push_value(parser *ps, const kt_jvalue *v) {
   return 0;
 }
 
-static int push_member(parser *ps, const char *key, size_t len, const kt_jvalue *v) {
-  if (kt_grow(&ps->members, &ps->capmembers, ps->nmembers + 1, sizeof *ps->members, ps->err))
+static int push_member(parser *ps, const name_at *name, const kt_jvalue *v) {
+  if (kt_grow(&ps->members, &ps->capmembers, ps->nmembers + 1, sizeof *ps->members, ps->err) ||
+      kt_grow(&ps->names, &ps->capnames, ps->nmembers + 1, sizeof *ps->names, ps->err))
     return -1;
-  ps->members[ps->nmembers++] = (kt_jmember){key, *v, len};
+  ps->names[ps->nmembers] = *name;
+  ps->members[ps->nmembers++] = (kt_jmember){name->key, *v, name->len};
+  return 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  const name_at *x = a, *y = b;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->key, y->key, n);
+  if (c) return c;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* A name given twice in one object is an error at its second place: each
+** reader would take one of the values and silently lose the other. */
+static int unique_names(parser *ps, size_t base) {
+  name_at *names = ps->names + base;
+  size_t n = ps->nmembers - base;
+  if (n < 2) return 0;
+  qsort(names, n, sizeof *names, by_name);
+  for (size_t i = 1; i < n; i++) {
+    if (names[i].len != names[i - 1].len || memcmp(names[i].key, names[i - 1].key, names[i].len))
+      continue;
+    char what[128];
+    snprintf(what, sizeof what, "the member name \"%.*s\" appears twice in an object",
+             names[i].len > 64 ? 64 : (int)names[i].len, names[i].key);
+    ps->p = ps->start + names[i].pos;
+    return fail_at(ps, what);
+  }
   return 0;
 }
 
@@ -302,15 +340,16 @@ static int parse_object(parser *ps, kt_jvalue *v) {
   v->type = KT_JOBJECT;
   if (!take(ps, '}')) {
     do {
-      const char *key;
-      size_t len;
+      name_at name;
       kt_jvalue item;
       if (!take(ps, '"')) return fail_at(ps, "expected a member name in quotes");
-      if (parse_string(ps, &key, &len)) return -1;
+      name.pos = (size_t)(ps->p - 1 - ps->start);
+      if (parse_string(ps, &name.key, &name.len)) return -1;
       if (!take(ps, ':')) return fail_at(ps, "expected ':' after a member name");
-      if (parse_value(ps, &item) || push_member(ps, key, len, &item)) return -1;
+      if (parse_value(ps, &item) || push_member(ps, &name, &item)) return -1;
     } while (take(ps, ','));
     if (!take(ps, '}')) return fail_at(ps, "expected ',' or '}' in an object");
+    if (unique_names(ps, base)) return -1;
   }
   v->n = ps->nmembers - base;
   v->u.members = settle(ps, ps->members, &ps->nmembers, base, sizeof *ps->members);
@@ -358,12 +397,13 @@ static int parse_value(parser *ps, kt_jvalue *v) {
 kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
   kt_jdoc *d = kt_calloc(1, sizeof *d, err);
   if (!d) return NULL;
-  parser ps = {text, text, text + len, d, NULL, 0, 0, NULL, 0, 0, 0, err};
+  parser ps = {.start = text, .p = text, .end = text + len, .doc = d, .err = err};
   int rc = parse_value(&ps, &d->root);
   skip_space(&ps);
   if (rc == 0 && ps.p < ps.end) rc = fail_at(&ps, "unexpected text after the value");
   free(ps.values);
   free(ps.members);
+  free(ps.names);
   if (rc) {
     kt_json_free(d);
     return NULL;

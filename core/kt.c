@@ -119,6 +119,11 @@ int64_t kt_now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t kt_ns_clamp(double ns) {
+  if (!(ns > 0)) return 0;
+  return ns < KT_NS_MAX ? (int64_t)ns : (int64_t)KT_NS_MAX;
+}
+
 double kt_wall_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

@@ -73,6 +73,13 @@ bool kt_value_number(const kt_value *v, double *out);
 
 /* Monotonic clock in nanoseconds. */
 int64_t kt_now_ns(void);
+/* The longest duration a time limit may have, in seconds and in ns (a
+** clock reading plus it still fits an int64). */
+#define KT_SECONDS_MAX 1e9
+#define KT_NS_MAX 1e18
+/* A duration in ns as an integer: 0 for NaN and below, at most KT_NS_MAX
+** (a cast of a double beyond int64 would be undefined). */
+int64_t kt_ns_clamp(double ns);
 
 /* Called around a wait for the device (entering true, then false): a
 ** tuning over several devices lets the other devices' threads work while

@@ -68,6 +68,7 @@ struct kt_loop {
 typedef struct kt_loop loop;
 
 #define PENDING UINT64_MAX
+#define DROPPED (UINT64_MAX - 1) /* proposed, but its evaluation failed: not evaluated */
 
 static int report(loop *l, uint64_t index, uint64_t at, kt_error *err) {
   kt_searcher *s = l->o->searcher;
@@ -105,7 +106,7 @@ static int fill(loop *l, kt_error *err) {
     if (index >= l->st.space)
       return kt_fail(err, "searcher %s proposed configuration %llu of a space of %llu",
                      s->ops->name, (unsigned long long)index, (unsigned long long)l->st.space);
-    if (!kt_indexmap_get(&l->seen, index, &at)) {
+    if (!kt_indexmap_get(&l->seen, index, &at) || at == DROPPED) {
       if (enqueue(l, index, each, err)) return -1;
       fresh = true;
     } else if (at == PENDING) {
@@ -163,6 +164,14 @@ static int record(loop *l, proposal p, uint64_t at, bool recorded, kt_error *err
 
 int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
   return record(l, l->current, l->results->n - 1, recorded, err);
+}
+
+void kt_loop_drop(kt_loop *l) {
+  kt_error ignored; /* the index is in the map already: nothing to allocate */
+  kt_results_drop_last(l->results);
+  kt_indexmap_put(&l->seen, l->current.index, DROPPED, &ignored);
+  if (l->current.seed) l->seeds--;
+  l->waiting = false;
 }
 
 /* Checked before each evaluation, but only once something was evaluated:
@@ -300,7 +309,7 @@ static void drain(loop *l, const kt_evaluator *ev) {
   kt_error ignored;
   while (l->inflight > 0) {
     size_t s;
-    if (ev->wait(ev->ud, &s, &ignored) == 0) land(l, s, false, &ignored);
+    if (ev->wait(ev->ud, &s, &ignored) >= 0) land(l, s, false, &ignored);
     else drop(l, s);
   }
 }
@@ -319,12 +328,10 @@ static int run_async(loop *l, const kt_evaluator *ev, kt_error *err) {
     }
     if (rc || l->inflight == 0) break;
     size_t s;
-    if (ev->wait(ev->ud, &s, err)) {
-      drop(l, s);
-      rc = -1;
-    } else if (land(l, s, false, err)) {
-      rc = -1;
-    }
+    kt_error later;
+    int done = ev->wait(ev->ud, &s, err);
+    if (done < 0) drop(l, s);
+    if (done < 0 || land(l, s, false, done == 2 ? &later : err) || done == 2) rc = -1;
   }
   if (rc) drain(l, ev);
   else l->results->stopped = why;
@@ -382,7 +389,9 @@ int kt_search_loop(const kt_space *space, const kt_loop_opts *o, const kt_evalua
   int rc;
   while ((rc = kt_loop_next(l, &res, err)) > 0) {
     int done = ev->evaluate(ev->ud, res, err);
-    if (done < 0 || kt_loop_record(l, done > 0, err)) {
+    kt_error later;
+    if (done < 0) kt_loop_drop(l);
+    if (done < 0 || kt_loop_record(l, done == 1, done == 2 ? &later : err) || done == 2) {
       rc = -1;
       break;
     }

@@ -12,14 +12,19 @@
 /* Gives a configuration its result. res arrives with index and vi set;
 ** evaluate fills status, samples, time, sizes and overheads. Returns 0,
 ** 1 when the result was taken from the journal being resumed (it is not
-** appended again), or -1 on a fatal error (the loop stops). prefetch (may be NULL) hears of
-** a configuration that will be evaluated soon, to start its builds.
+** appended again), 2 when the result is whole but the loop must stop with
+** err (it is recorded first), or -1 on a fatal error: the loop stops, and
+** res, which ran to no verdict, is dropped (nothing unrun is recorded).
+** prefetch (may be NULL) hears of a configuration that will be evaluated
+** soon, to start its builds.
 ** An asynchronous evaluator (slots > 1: several devices) has up to slots
 ** configurations in flight and no evaluate: submit starts res in a free
 ** slot (0), answers it at once from the journal being resumed (1), or
 ** fails (-1); wait blocks until a submitted one is done and names its
-** slot: 0, or -1 on a fatal error (that slot's result is lost, the loop
-** stops once the others are in). res stays where it is until then.
+** slot: 0, 2 as evaluate's 2 (that slot's result is recorded, then the
+** loop stops once the others are in), or -1 on a fatal error (that slot's
+** result is dropped, the loop stops once the others are in). res stays
+** where it is until then.
 ** Results come back in the order they finish, and the searcher hears of
 ** each as it comes. pick (may be NULL: the first) chooses which of the n
 ** proposals pending, in the order proposed, slot takes: the one whose
@@ -73,6 +78,9 @@ kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_eval
                      kt_results *results, kt_error *err);
 int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err);
 int kt_loop_record(kt_loop *l, bool recorded, kt_error *err);
+/* ... or, when it did not run to a verdict (a fatal error), drops it: the
+** searcher may propose its configuration again. */
+void kt_loop_drop(kt_loop *l);
 void kt_loop_free(kt_loop *l);
 
 /* Runs the search over a generated space, appending to results (whose

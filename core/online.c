@@ -95,8 +95,10 @@ static int search_step(kt_online *on, kt_result **out, kt_error *err) {
     if (rc <= 0) return rc < 0 ? -1 : end_search(on, err);
     bool known = kt_indexmap_get(&on->tu.known, res->index, &at);
     if (known ? kt_result_copy(res, &on->tu.prior->items[at], err)
-              : run(on, res->vi, true, res, err))
+              : run(on, res->vi, true, res, err)) {
+      kt_loop_drop(on->loop); /* it did not run to a verdict: no result */
       return -1;
+    }
     if (kt_loop_record(on->loop, known, err)) return -1;
     if (!known) {
       *out = &on->results->items[on->results->n - 1];

@@ -93,7 +93,7 @@ static void probe_in_child(kt_msg *m, void *ud) {
 int kt_probe_device(const char *id, const kt_probe_opts *o, kt_probe *out, kt_error *err) {
   memset(out, 0, sizeof *out);
   if (kt_drivers_in_process()) return probe_here(id, o, out, err);
-  int64_t deadline = o->time_limit > 0 ? kt_now_ns() + (int64_t)(o->time_limit * 1e9) : 0;
+  int64_t deadline = o->time_limit > 0 ? kt_now_ns() + kt_ns_clamp(o->time_limit * 1e9) : 0;
   kt_msg m;
   int w = kt_apart(probe_in_child, &(probe_job){id, o}, deadline, &m);
   int rc = w == KT_WIRE_OK        ? get_probe(&m, out, err)

@@ -142,11 +142,16 @@ kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
   return res;
 }
 
+void kt_results_drop_last(kt_results *r) {
+  if (r->n) kt_result_clear(&r->items[--r->n]);
+}
+
 const kt_result *kt_results_best(const kt_results *r) {
   const kt_result *best = NULL;
   for (size_t i = 0; i < r->n; i++) {
     const kt_result *x = &r->items[i];
-    if (x->status == KT_OK && !x->cut_short && (!best || kt_result_cost(x) < kt_result_cost(best)))
+    if (x->status == KT_OK && !x->cut_short && !isnan(kt_result_cost(x)) &&
+        (!best || kt_result_cost(x) < kt_result_cost(best)))
       best = x;
   }
   return best;

@@ -138,6 +138,8 @@ void kt_results_release(kt_results *r);
 /* Appends a copy of vi; returns the new record (zeroed but for index/vi). */
 kt_result *kt_results_add(kt_results *r, uint64_t index, const uint32_t *vi,
                           kt_error *err);
+/* Forgets the last result: one whose configuration did not run to a verdict. */
+void kt_results_drop_last(kt_results *r);
 /* The ok result of least cost (kt_result_cost: the fastest, unless an
 ** objective says otherwise) that was not cut short, or NULL. */
 const kt_result *kt_results_best(const kt_results *r);
@@ -178,6 +180,20 @@ bool kt_results_csv_is(const char *text, size_t len);
 kt_results *kt_results_from_csv(const char *text, size_t len, kt_error *err);
 /* The results of a parsed results file (format "ktlua-results"). */
 kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
+
+/* Refuses results read from a file whose records contradict each other:
+** one index given two configurations, or with both one configuration two
+** indices (result_check.c). where[i] is how the file numbers record i
+** (NULL: i + 1), unit what it numbers ("result", "line"). */
+int kt_results_check_indices(const kt_results *r, bool both, const size_t *where,
+                             const char *unit, kt_error *err);
+/* A configuration recorded again (a journal's, found later to have changed
+** the inputs) takes the place of its first record, whatever its index;
+** where[] (may be NULL) moves alike. */
+int kt_results_keep_last(kt_results *r, size_t *where, kt_error *err);
+/* Both checks for two records, numbered wa and wb in their file. */
+int kt_result_contradicts(const kt_results *r, const kt_result *a, const kt_result *b,
+                          size_t wa, size_t wb, const char *unit, kt_error *err);
 
 /* Files: CSV with one row per configuration, JSON with everything. */
 int kt_results_write_csv(const kt_results *r, const char *path, kt_error *err);

@@ -50,7 +50,14 @@ kt_results *kt_results_parse(const char *text, size_t len, const char **format,
   *format = "ktlua-journal";
   if (rc <= 0) return r;
   *format = "ktlua-csv";
-  if (kt_results_csv_is(text, len)) return kt_results_from_csv(text, len, err);
+  if (kt_results_csv_is(text, len)) {
+    r = kt_results_from_csv(text, len, err);
+    if (r && kt_results_check_indices(r, false, NULL, "result", err)) {
+      kt_results_release(r);
+      r = NULL;
+    }
+    return r;
+  }
   size_t at = strspn(text, " \t\r\n");
   if (at == len || text[at] != '{') return none(err);
   kt_jdoc *doc = kt_json_parse(text, len, err);

@@ -174,14 +174,28 @@ static void python_str(const kt_value *v, char *buf, size_t size) {
   else snprintf(buf, size, "%s", v->u.s);
 }
 
+/* A value's piece of the key: a string whole, however long. */
+static const char *key_piece(const kt_value *v, char *buf, size_t size) {
+  if (v->type == KT_VSTRING) return v->u.s;
+  python_str(v, buf, size);
+  return buf;
+}
+
+/* The entry's key: the values' texts joined by ",", into a memory stream. */
+static void key_text(FILE *f, const kt_results *r, const kt_result *x) {
+  char buf[256];
+  for (size_t p = 0; p < r->nparams; p++) {
+    if (p) fputc(',', f);
+    fputs(key_piece(&r->params[p].values[x->vi[p]], buf, sizeof buf), f);
+  }
+}
+
 static void write_key(FILE *f, const kt_results *r, const kt_result *x) {
+  char buf[256];
   fputc('"', f);
   for (size_t p = 0; p < r->nparams; p++) {
-    char buf[256];
-    const kt_value *v = &r->params[p].values[x->vi[p]];
-    python_str(v, buf, sizeof buf);
     if (p) fputc(',', f);
-    const char *text = v->type == KT_VSTRING ? v->u.s : buf; /* a string whole, however long */
+    const char *text = key_piece(&r->params[p].values[x->vi[p]], buf, sizeof buf);
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
       if (*c == '"' || *c == '\\') fputc('\\', f);
       if (*c < 0x20) fprintf(f, "\\u%04x", *c);
@@ -189,6 +203,69 @@ static void write_key(FILE *f, const kt_results *r, const kt_result *x) {
     }
   }
   fputc('"', f);
+}
+
+typedef struct keyed {
+  char *key;
+  size_t at;
+} keyed;
+
+static int by_key(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* A cache keeps one entry per key (Python's json keeps the last of a key
+** given twice): results that record a configuration twice, or two whose
+** values read alike ("2" and 2), have no cache. */
+static int unique_entries(const kt_results *r, kt_error *err) {
+  keyed *keys = kt_calloc(r->n + 1, sizeof *keys, err);
+  int rc = keys ? 0 : -1;
+  for (size_t i = 0; i < r->n && rc == 0; i++) {
+    size_t len;
+    FILE *f = open_memstream(&keys[i].key, &len);
+    if (!f) rc = kt_fail(err, "out of memory");
+    if (f) key_text(f, r, &r->items[i]);
+    if (f && fclose(f)) rc = kt_fail(err, "out of memory");
+    keys[i].at = i;
+  }
+  if (rc == 0) qsort(keys, r->n, sizeof *keys, by_key);
+  for (size_t i = 1; i < r->n && rc == 0; i++)
+    if (strcmp(keys[i].key, keys[i - 1].key) == 0)
+      rc = kt_fail(err, "results %zu and %zu would be one entry of a Kernel Tuner cache (key "
+                   "'%.64s'): a cache keeps one record per configuration", keys[i - 1].at + 1,
+                   keys[i].at + 1, keys[i].key);
+  for (size_t i = 0; keys && i < r->n; i++) free(keys[i].key);
+  free(keys);
+  return rc;
+}
+
+static const char *const entry_keys[] = {"time", "times", "compile_time", "verification_time",
+                                         "benchmark_time", "strategy_time", "framework_time",
+                                         "timestamp", "ktlua_status", "ktlua_error", NULL};
+
+static bool entry_key(const char *name) {
+  for (size_t k = 0; entry_keys[k]; k++)
+    if (strcmp(entry_keys[k], name) == 0) return true;
+  return false;
+}
+
+/* An entry names each thing once: no parameter or metric may take the name
+** of another, or of the entry's own fields. */
+static int distinct_names(const kt_results *r, kt_error *err) {
+  for (size_t p = 0; p < r->nparams; p++)
+    if (entry_key(r->params[p].name))
+      return kt_fail(err, "parameter %s: a Kernel Tuner cache entry has a field of that name",
+                     r->params[p].name);
+  for (size_t i = 0; i < r->n; i++)
+    for (size_t m = 0; m < r->items[i].nmetrics; m++) {
+      const char *name = r->items[i].metrics[m].name;
+      if (entry_key(name) || is_param(r, name))
+        return kt_fail(err, "metric %s of result %zu: a Kernel Tuner cache entry has a field of "
+                       "that name", name, i + 1);
+    }
+  return 0;
 }
 
 static void write_ms(FILE *f, const char *key, double ns) {
@@ -271,6 +348,7 @@ static void write_header(FILE *f, const kt_results *r, const kt_cache_opts *o) {
 int kt_results_write_cache(const kt_results *r, const char *path, const kt_cache_opts *o,
                            kt_error *err) {
   if (r->nparams == 0) return kt_fail(err, "a Kernel Tuner cache needs at least one parameter");
+  if (distinct_names(r, err) || unique_entries(r, err)) return -1;
   kt_atomic_file out;
   if (kt_atomic_open(&out, path, err)) return -1;
   write_header(out.f, r, o);

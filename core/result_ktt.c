@@ -62,6 +62,13 @@ static double number(const kt_jvalue *obj, const char *key) {
   return v ? v->u.num.f : 0;
 }
 
+/* What the compiler reported, a whole number from 0; -1 (unknown) for
+** anything else, which a cast would make undefined. */
+static int64_t usage(const kt_jvalue *obj, const char *key) {
+  double v = number(obj, key);
+  return v >= 0 && v < 9223372036854775808.0 && v == floor(v) ? (int64_t)v : -1;
+}
+
 /* A Configuration entry's value; a Bool that is written as a number too. */
 static int config_value(const kt_jvalue *c, kt_value *v) {
   const kt_jvalue *type = kt_json_get_type(c, "ValueType", KT_JSTRING);
@@ -142,13 +149,15 @@ static int read_kernels(const ktt_reader *rd, const kt_jvalue *comps, kt_result 
     read_size(kt_json_get(c, "GlobalSize"), z->global, &z->dims);
     read_size(kt_json_get(c, "LocalSize"), z->local, &ldims);
     if (ldims > z->dims) z->dims = ldims;
-    for (int d = 0; d < 3; d++) z->items[d] = z->global[d] * (rd->cuda ? z->local[d] : 1);
+    for (int d = 0; d < 3; d++)
+      if (__builtin_mul_overflow(z->global[d], rd->cuda ? z->local[d] : 1, &z->items[d]))
+        return kt_fail(rd->err, "ComputationResults[%zu]: its grid of blocks overflows a size",
+                       k + 1);
     const kt_jvalue *u = kt_json_get(c, "CompilationData");
-    res->usage[k] = (kt_kernel_usage){(int64_t)number(u, "RegistersCount"),
-                                      (int64_t)number(u, "LocalMemorySize"),
-                                      (int64_t)number(u, "PrivateMemorySize"),
-                                      (int64_t)number(u, "ConstantMemorySize"),
-                                      (int64_t)number(u, "MaxWorkGroupSize")};
+    res->usage[k] = (kt_kernel_usage){usage(u, "RegistersCount"), usage(u, "LocalMemorySize"),
+                                      usage(u, "PrivateMemorySize"),
+                                      usage(u, "ConstantMemorySize"),
+                                      usage(u, "MaxWorkGroupSize")};
     *build += number(c, "Overhead") * rd->ns;
   }
   res->launches = n;
@@ -162,11 +171,15 @@ static int read_outcome(const ktt_reader *rd, const kt_jvalue *x, size_t i, kt_r
     return kt_fail(rd->err, "result %zu: status '%s' is none of KTT's", i + 1,
                    status ? status->u.str : "(none)");
   res->status = (kt_status)s;
-  if (s == KT_OK) res->time_ns = number(x, "TotalDuration") * rd->ns;
-  else if (!(res->error = kt_strdup(status->u.str, rd->err))) return -1;
+  const kt_jvalue *total = kt_json_get_type(x, "TotalDuration", KT_JNUMBER);
+  if (s == KT_OK && !total) return kt_fail(rd->err, "result %zu: Ok but no TotalDuration", i + 1);
+  if (s == KT_OK) res->time_ns = total->u.num.f * rd->ns;
+  if (s == KT_OK && !isfinite(res->time_ns))
+    return kt_fail(rd->err, "result %zu: TotalDuration is out of range", i + 1);
+  if (s != KT_OK && !(res->error = kt_strdup(status->u.str, rd->err))) return -1;
   kt_overheads *o = &res->over;
   if (read_kernels(rd, kt_json_get_type(x, "ComputationResults", KT_JARRAY), res, &o->build))
-    return -1;
+    return kt_fail_prefix(rd->err, "result %zu: ", i + 1);
   o->data = number(x, "DataMovementOverhead") * rd->ns;
   o->validation = number(x, "ValidationOverhead") * rd->ns;
   o->searcher = number(x, "SearcherOverhead") * rd->ns;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "indexmap.h"
 #include "json_read.h"
 #include "metrics.h"
 #include "result.h"
@@ -79,7 +78,8 @@ static int whole(const kt_jvalue *v, uint64_t max, uint64_t *out) {
     return 0;
   }
   double f = v->u.num.f;
-  if (!(f >= 0 && f <= (double)max && f == floor(f))) return -1;
+  /* (double)max may round up past max: the integer is compared */
+  if (!(f >= 0 && f < 18446744073709551616.0 && f == floor(f)) || (uint64_t)f > max) return -1;
   *out = (uint64_t)f;
   return 0;
 }
@@ -157,13 +157,15 @@ static int read_launched(const kt_jvalue *x, kt_result *res, kt_error *err) {
     kt_launch_shape *s = &res->launched[i];
     const kt_jvalue *local = kt_json_get(l, "local");
     int ldims;
-    double kernel = number(l, "kernel", -1), count = number(l, "count", 0);
-    if (kernel < 0 || kernel >= (double)res->nkernels || count < 1 ||
+    uint64_t kernel, n;
+    if (whole(kt_json_get(l, "kernel"), res->nkernels ? res->nkernels - 1 : 0, &kernel) ||
+        !res->nkernels || whole(kt_json_get(l, "count"), SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX,
+                                &n) || n < 1 ||
         read_sizes(kt_json_get(l, "global"), s->global, &s->dims) ||
         (local && local->type == KT_JARRAY && read_sizes(local, s->local, &ldims)))
       return kt_fail(err, "launched[%zu] is not a kernel's launch", i + 1);
     s->kernel = (uint32_t)kernel;
-    s->count = (size_t)count;
+    s->count = (size_t)n;
     res->nlaunched = i + 1;
   }
   return 0;
@@ -316,6 +318,10 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
       kt_results_release(r);
       r = NULL;
     }
+  if (r && kt_results_check_indices(r, false, NULL, "result", err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
   const kt_jvalue *log = kt_json_get_type(root, "device_log", KT_JSTRING);
   const kt_jvalue *inputs = kt_json_get_type(root, "inputs_log", KT_JSTRING);
   if (r && inputs) kt_log_append(&r->inputs_log, inputs->u.str);
@@ -323,8 +329,8 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
     kt_results_rescore(r); /* the best by the objective the file names */
     r->wall_ns = NS(number(root, "wall_ms", 0));
     r->device_ns = NS(number(root, "device_ms", 0));
-    r->input_checks = (size_t)number(root, "input_checks", 0);
-    r->inputs_changed = (size_t)number(root, "inputs_changed", 0);
+    r->input_checks = (size_t)count(root, "input_checks", 0);
+    r->inputs_changed = (size_t)count(root, "inputs_changed", 0);
     if (log) kt_log_append(&r->device_log, log->u.str);
   }
   return r;
@@ -336,25 +342,24 @@ static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
-/* A configuration recorded again (found later to have changed the inputs)
-** takes the place of its first record. */
-static int replace_earlier(kt_results *r, kt_indexmap *at, kt_error *err) {
-  kt_result *last = &r->items[r->n - 1];
-  uint64_t pos;
-  if (!kt_indexmap_get(at, last->index, &pos)) return kt_indexmap_put(at, last->index, r->n - 1, err);
-  kt_result_clear(&r->items[pos]);
-  r->items[pos] = *last;
-  r->n--;
+/* Notes that the last result read is from line n. */
+static int note_line(size_t **lines, size_t *cap, size_t at, size_t n, kt_error *err) {
+  if (kt_grow(lines, cap, at + 1, sizeof **lines, err)) return -1;
+  (*lines)[at] = n;
   return 0;
 }
 
+/* A journal's records are told apart by their configuration: one recorded
+** again takes the place of its first record (a resumed tuning records
+** again, under its new index, a configuration whose index changed with
+** the space), and after that an index names one configuration only. */
 static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
   kt_jdoc *doc;
   const kt_jvalue *h = journal_line(line, nl ? nl : end, &doc, err);
   kt_results *r = h ? from_header(h, err) : NULL;
-  kt_indexmap at;
-  kt_indexmap_init(&at);
+  if (!r) kt_fail_prefix(err, "line 1: ");
+  size_t *lines = NULL, cap = 0;
   kt_json_free(doc);
   for (size_t n = 2; r && nl && nl + 1 < end; n++) {
     line = nl + 1;
@@ -362,23 +367,31 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     if (!nl) break; /* no newline: cut short by a kill */
     if (nl == line) continue;
     const kt_jvalue *x = journal_line(line, nl, &doc, err);
-    if (!x || kt_result_read_json(x, r, err) || replace_earlier(r, &at, err)) {
+    if (!x || kt_result_read_json(x, r, err) || note_line(&lines, &cap, r->n - 1, n, err)) {
       kt_fail_prefix(err, "line %zu: ", n);
       kt_results_release(r);
       r = NULL;
     }
     kt_json_free(doc);
   }
-  kt_indexmap_clear(&at);
+  if (r && (kt_results_keep_last(r, lines, err) ||
+            kt_results_check_indices(r, false, lines, "line", err))) {
+    kt_results_release(r);
+    r = NULL;
+  }
+  free(lines);
   if (r) kt_results_rescore(r);
   return r;
 }
 
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err) {
+  static const char start[] = "{\"format\":\"ktlua-journal\"";
   const char *nl = memchr(text, '\n', len);
   kt_jdoc *first = kt_json_parse(text, nl ? (size_t)(nl - text) : len, NULL);
   const kt_jvalue *f = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
-  bool journal = f && strcmp(f->u.str, "ktlua-journal") == 0;
+  /* a header as ktlua writes it is a journal's, also when it is broken */
+  bool journal = (f && strcmp(f->u.str, "ktlua-journal") == 0) ||
+                 (len >= sizeof start - 1 && memcmp(text, start, sizeof start - 1) == 0);
   kt_json_free(first);
   *out = journal ? read_journal(text, len, err) : NULL;
   return !journal ? 1 : *out ? 0 : -1;

@@ -64,6 +64,24 @@ static int prepare_locals(kt_run *run, size_t ki, kt_error *err) {
   return 0;
 }
 
+/* More work-items than the device's addresses count cannot be launched
+** (OpenCL: CL_INVALID_GLOBAL_WORK_SIZE; PoCL ran 2^62 x 2^62 as something
+** else): 1, with err saying so, before any launch. */
+static int launchable(const kt_run *run, size_t ki, const kt_sizes *s, kt_error *err) {
+  int64_t bits = kt_device_int(&run->tuner->device, "address_bits", 64);
+  uint64_t most = bits > 0 && bits < 64 ? ((uint64_t)1 << bits) - 1 : UINT64_MAX, total = 1;
+  bool over = false;
+  for (int d = 0; d < 3; d++) over |= __builtin_mul_overflow(total, (uint64_t)s->items[d], &total);
+  if (!over && total <= most) return 0;
+  char text[96];
+  size_t n = 0;
+  for (int d = 0; d < s->dims && n < sizeof text; d++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%zu", d ? " x " : "", s->items[d]);
+  return kt_fail(err, "kernel %s: %s work-items are more than the device launches (2^%d - 1 in "
+                 "all: its address bits)", run->task->kernels[ki]->name, text,
+                 bits > 0 && bits < 64 ? (int)bits : 64), 1;
+}
+
 static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
   if (!s->local[0]) return 0;
   size_t threads = s->local[0] * s->local[1] * s->local[2];
@@ -92,6 +110,7 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   const kt_kernel *k = run->task->kernels[ki];
   kt_run_kernel *rk = &run->kernels[ki];
   int rc = kt_task_sizes(run->task, ki, &run->cfg, &rk->sizes, err);
+  if (rc == 0) rc = launchable(run, ki, &rk->sizes, err);
   if (rc) return rc < 0 ? -1 : (run_config_fails(run, KT_LAUNCH_FAILED, err->msg), 1);
   char *source, *why;
   int64_t t0 = kt_now_ns(); /* a generator's time is build time */
@@ -299,6 +318,15 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err
   kt_run_kernel *rk = &run->kernels[ki];
   const kt_sizes *s = o->sizes ? o->sizes : &rk->sizes;
   const char *name = run->task->kernels[ki]->name;
+  kt_sizes given;
+  if (o->sizes) { /* a launcher's own: in work-items, and launchable, or the launch fails */
+    given = *o->sizes;
+    s = &given;
+    if (kt_sizes_items(run->task->kernels[ki], &given, err) || launchable(run, ki, &given, err)) {
+      run->fault = KT_FAULT_LAUNCH;
+      return -1;
+    }
+  }
   if (!rk->bk)
     return kt_fail(err, "kernel %s: not built for this run (%s)", name,
                    run->error ? run->error : "it was not prepared");

@@ -93,7 +93,8 @@ void kt_run_release(kt_run *run);
 /* ---- what a launcher can do ---- */
 
 typedef struct kt_launch_opts {
-  const kt_sizes *sizes; /* NULL: the configuration's sizes */
+  const kt_sizes *sizes; /* NULL: the configuration's sizes; else global and local (items
+                         ** are worked out at the launch) */
   int queue;
 } kt_launch_opts;
 

@@ -76,7 +76,7 @@ int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, kt_batch_hook hook,
   run->fault = KT_FAULT_NONE;
   run->status = KT_OK;
   if (run->time_limit_ns > 0)
-    tuner_set_deadline(run->tuner, kt_now_ns() + (int64_t)n * run->time_limit_ns);
+    tuner_set_deadline(run->tuner, kt_now_ns() + kt_ns_clamp((double)n * (double)run->time_limit_ns));
   int rc = 0;
   size_t queued = 0;
   while (queued < n && rc == 0 && run->status == KT_OK) {

@@ -50,7 +50,7 @@ static void pause_ms(long ms) {
 /* Its wait status, waiting at most timeout_s (<= 0: for ever); -1 when
 ** time ran out (it is then killed and reaped). */
 static int wait_for(pid_t pid, double timeout_s, int *status) {
-  int64_t end = kt_now_ns() + (int64_t)(timeout_s * 1e9);
+  int64_t end = kt_now_ns() + kt_ns_clamp(timeout_s * 1e9);
   long ms = 1;
   for (;;) {
     pid_t got = waitpid(pid, status, timeout_s > 0 ? WNOHANG : 0);

@@ -225,17 +225,35 @@ int kt_task_sizes(const kt_task *t, size_t ki, const kt_config *cfg, kt_sizes *o
   }
   if (k->notation == KT_NOTATION_CUDA && !has_local)
     return kt_fail(err, "kernel %s: CUDA notation needs a local (block) size", k->name);
-  kt_sizes_items(k, out);
-  return 0;
+  return kt_sizes_items(k, out, err);
 }
 
-void kt_sizes_items(const kt_kernel *k, kt_sizes *s) {
-  bool has_local = s->local[0] > 0;
+/* "A x B x C" */
+static void sizes_text(const size_t *v, int dims, char *buf, size_t size) {
+  size_t n = 0;
+  for (int d = 0; d < dims && n < size; d++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%zu", d ? " x " : "", v[d]);
+}
+
+int kt_sizes_items(const kt_kernel *k, kt_sizes *s, kt_error *err) {
+  bool has_local = s->local[0] > 0, over = false;
+  size_t total = 1;
   for (int d = 0; d < 3; d++) {
     s->items[d] = s->global[d];
     if (k->notation == KT_NOTATION_CUDA && has_local)
-      s->items[d] = s->global[d] * s->local[d];
-    else if (k->round_global && has_local) /* what runs is what results record */
-      s->global[d] = s->items[d] = (s->global[d] + s->local[d] - 1) / s->local[d] * s->local[d];
+      over |= __builtin_mul_overflow(s->global[d], s->local[d], &s->items[d]);
+    else if (k->round_global && has_local) { /* what runs is what results record */
+      size_t up;
+      over |= __builtin_add_overflow(s->global[d], s->local[d] - 1, &up);
+      if (!over) s->global[d] = s->items[d] = up / s->local[d] * s->local[d];
+    }
+    over |= __builtin_mul_overflow(total, s->items[d], &total);
   }
+  if (!over) return 0;
+  char g[96], l[96];
+  sizes_text(s->global, s->dims, g, sizeof g);
+  sizes_text(s->local, s->dims, l, sizeof l);
+  return kt_fail(err, "kernel %s: the global size %s%s%s is more work-items than a launch can "
+                 "count (2^64 - 1)", k->name, g, has_local ? " with local size " : "",
+                 has_local ? l : ""), 1;
 }

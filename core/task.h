@@ -126,7 +126,8 @@ typedef struct kt_sizes {
 
 int kt_task_sizes(const kt_task *t, size_t ki, const kt_config *cfg, kt_sizes *out,
                   kt_error *err);
-/* Works out s->items from s->global and s->local in the kernel's notation. */
-void kt_sizes_items(const kt_kernel *k, kt_sizes *s);
+/* Works out s->items from s->global and s->local in the kernel's notation;
+** 1 (err says why) when they, or their product, overflow a size_t. */
+int kt_sizes_items(const kt_kernel *k, kt_sizes *s, kt_error *err);
 
 #endif

@@ -176,12 +176,12 @@ int tune_references(tuning *tu, kt_error *err) {
 int64_t tune_time_limit(const tuning *tu) {
   const kt_tune_opts *o = tu->opts;
   if (!tuner_can_time_out(tu->t)) return 0;
-  if (o->time_limit_ns > 0) return (int64_t)o->time_limit_ns;
+  if (o->time_limit_ns > 0) return kt_ns_clamp(o->time_limit_ns);
   const kt_result *best = kt_results_best(tu->results);
   double factor = o->time_factor > 0 ? o->time_factor : KT_TIME_FACTOR_DEFAULT;
   double floor = o->time_floor_ns > 0 ? o->time_floor_ns : KT_TIME_FLOOR_DEFAULT;
   double limit = best ? factor * best->time_ns : floor;
-  return (int64_t)(limit > floor ? limit : floor);
+  return kt_ns_clamp(limit > floor ? limit : floor);
 }
 
 /* Where the time went from the last configuration's last wait to this
@@ -240,6 +240,11 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
     if (run.status == KT_OK) run.status = KT_RUNTIME_FAILED;
     free(run.error);
     run.error = strdup(err->msg);
+  }
+  if (rc == 0 && run.status == KT_OK && isnan(res->time_ns)) { /* ok means timed */
+    run.status = KT_RUNTIME_FAILED;
+    free(run.error);
+    run.error = strdup("no timed run came back");
   }
   res->status = run.status;
   if (run.status != KT_OK) {
@@ -310,7 +315,7 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   if (tune_guarded_evaluate(tu, res, err)) return -1;
   tu->evaluated = kt_now_ns();
   if (tu->measured) tu->pending.after += (double)(tu->evaluated - tu->measured);
-  return tune_same_failure(tu, res, err);
+  return tune_same_failure(tu, res, err) ? 2 : 0; /* it ran: kept, then the tuning stops */
 }
 
 static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results **out,

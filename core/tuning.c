@@ -35,13 +35,29 @@ static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_err
   return rc;
 }
 
+/* Results whose index changed with the space (other constraints, another
+** device's limits) are recorded again under their new index before this
+** tuning's own, so that one index names one configuration in the journal. */
+static int reindex_prior(tuning *tu, kt_journal *j, kt_error *err) {
+  for (size_t i = 0; i < tu->prior->n; i++) {
+    kt_result *x = &tu->prior->items[i];
+    uint64_t index;
+    kt_space_index(tu->task->space, x->vi, &index); /* found by read_prior */
+    if (index == x->index) continue;
+    x->index = index;
+    if (kt_journal_append(j, tu->prior, x, err)) return -1;
+  }
+  return 0;
+}
+
 /* Locks the journal, takes what it holds when resuming, and starts it. */
 static kt_journal *open_journal(tuning *tu, kt_error *err) {
   kt_journal_id id;
   if (kt_journal_id_init(&id, tu->task, &tu->t->device, err)) return NULL;
   kt_journal *j = kt_journal_open(tu->opts->journal, err);
   int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, err) : 1;
-  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh, err)) {
+  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh, err) ||
+      (fresh == 0 && reindex_prior(tu, j, err))) {
     kt_journal_close(j, NULL);
     j = NULL;
   }

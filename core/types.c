@@ -219,7 +219,7 @@ void kt_elem_set_int(kt_kind kind, void *p, int64_t v) {
 
 /* Out-of-range floats stored into integers are clamped rather than left to
 ** the undefined behaviour of a C conversion. */
-static int64_t float_to_int(double v, kt_kind kind) {
+int64_t kt_float_to_int(double v, kt_kind kind) {
   if (isnan(v)) return 0;
   double lo = kt_kind_is_signed(kind) ? -9223372036854775808.0 : 0.0;
   if (v <= lo) return (int64_t)lo;
@@ -240,6 +240,6 @@ void kt_elem_set_float(kt_kind kind, void *p, double v) {
     }
     case KT_FLOAT: PUT(float, v); break;
     case KT_DOUBLE: PUT(double, v); break;
-    default: kt_elem_set_int(kind, p, float_to_int(v, kind)); break;
+    default: kt_elem_set_int(kind, p, kt_float_to_int(v, kind)); break;
   }
 }

@@ -64,6 +64,9 @@ kt_number kt_elem_get(kt_kind kind, const void *p);
 /* Converts to the element kind (integers truncate toward zero, wrap). */
 void kt_elem_set_int(kt_kind kind, void *p, int64_t v);
 void kt_elem_set_float(kt_kind kind, void *p, double v);
+/* v as an integer of an integer kind, clamped to int64's range (uint64's,
+** in the bits of an int64, for ulong); 0 for NaN. */
+int64_t kt_float_to_int(double v, kt_kind kind);
 double kt_elem_as_double(kt_kind kind, const void *p);
 
 uint16_t kt_half_from_float(float f);

@@ -88,13 +88,20 @@ local function check_load(path)
   local formats = { "t4" }
   if #r.params > 0 then formats[2] = "kernel-tuner-cache" end
   for _, format in ipairs(formats) do
-    r:write(out .. ".json", format)
+    local wrote, why = pcall(r.write, r, out .. ".json", format)
+    -- a cache keeps one entry per configuration, each naming a thing once
+    if not wrote then
+      assert(format == "kernel-tuner-cache" and (why:match("would be one entry of a Kernel Tuner "
+        .. "cache") or why:match("a Kernel Tuner cache entry has a field of that name")), why)
+      goto next
+    end
     again = kt.load(out .. ".json")
     assert.are.equal(n, #again, format)
     for i = 1, n do
       assert.are.same({ r[i].status, r[i].config, r[i].error },
         { again[i].status, again[i].config, again[i].error }, format)
     end
+    ::next::
   end
 end
 
@@ -161,6 +168,33 @@ describe("the parser fuzzer", function()
       load = "cache entry '1' has a time out of range",
       replay = "cache entry '1' has a time out of range" },
     ["results_kernel_names.json"] = {}, -- kernel names broke the CSV header
+    -- a name twice in an object, records that contradict each other
+    -- (results_trust_spec.lua)
+    ["results_two_parameters.json"] = {
+      load = 'JSON: line 2, column 1: the member name "parameters" appears twice in an object' },
+    ["results_two_values.json"] = {
+      load = 'JSON: line 4, column 28: the member name "V" appears twice in an object' },
+    ["results_journal_two_statuses.jsonl"] = {
+      load = 'line 2: JSON: line 1, column 58: the member name "status" appears twice in an object' },
+    ["results_t4_two_times.json"] = {
+      load = 'JSON: line 5, column 99: the member name "runtimes" appears twice in an object' },
+    ["results_cache_two_entries.json"] = {
+      load = 'JSON: line 6, column 1: the member name "16" appears twice in an object' },
+    ["results_index_contradicts.json"] = { load = "results 1 and 2 contradict each other: "
+      .. "index 0 is configuration V=0 in one and V=2 in the other" },
+    ["results_index_replaces_other.jsonl"] = { load = "lines 3 and 4 contradict each other: "
+      .. "index 1 is configuration V=1 in one and V=2 in the other" },
+    ["results_again_takes_index.jsonl"] = { load = "lines 4 and 5 contradict each other: "
+      .. "index 2 is configuration V=1 in one and V=2 in the other" },
+    -- numbers beyond the integers they become (UBSan): unknown, or refused
+    ["results_ktt_huge_usage.json"] = {},
+    ["results_ktt_ok_no_time.json"] = { load = "result 1: Ok but no TotalDuration" },
+    ["results_launch_count_huge.jsonl"] = { load = "line 2: launched[1] is not a kernel's launch" },
+    ["results_launch_kernel_fraction.jsonl"] = {
+      load = "line 2: launched[1] is not a kernel's launch" },
+    ["results_huge_checks.json"] = {},
+    ["results_ktt_grid_overflow.json"] = {
+      load = "result 1: ComputationResults[1]: its grid of blocks overflows a size" },
   }
 
   it("reads every kept case that once broke a reader, as it should", function()
