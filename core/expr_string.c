@@ -65,29 +65,6 @@ static int hex_digits(const char *s, int n, unsigned long *cp) {
   return 0;
 }
 
-static size_t put_utf8(char *o, unsigned long cp) {
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xC0 | (cp >> 6));
-    o[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (cp >> 18));
-  o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* A numeric escape at s (after the backslash): its code point and the
 ** characters it takes; 0 characters when s starts no such escape. */
 static int numeric_escape(const char *s, size_t at, unsigned long *cp, size_t *used,
@@ -140,7 +117,7 @@ static int escape(const char *text, size_t *q, char *o, size_t *wrote, kt_error 
     *q += 1;
     return 0;
   }
-  *wrote = put_utf8(o, cp);
+  *wrote = kt_utf8_put(o, cp);
   *q += 1 + used;
   return 0;
 }

@@ -137,29 +137,6 @@ static int hex4(parser *ps, const char *q, unsigned *out) {
   return 0;
 }
 
-static size_t put_utf8(char *o, unsigned cp) {
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xC0 | (cp >> 6));
-    o[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (cp >> 18));
-  o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* A \u escape at q (after the backslash and 'u'), with its low surrogate
 ** when it is a high one; *used: the bytes read after "\u". */
 static int unicode_escape(parser *ps, const char *q, unsigned *cp, size_t *used) {
@@ -189,7 +166,7 @@ static int escape(parser *ps, const char **q, char *o, size_t *wrote) {
   unsigned cp;
   size_t used;
   if (unicode_escape(ps, *q + 1, &cp, &used)) return -1;
-  *wrote = put_utf8(o, cp);
+  *wrote = kt_utf8_put(o, cp);
   *q += 1 + used;
   return 0;
 }

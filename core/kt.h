@@ -27,6 +27,9 @@ int kt_fail(kt_error *err, const char *fmt, ...)
 int kt_fail_at(kt_error *err, size_t pos, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Writes code point cp (at most 0x10FFFF) as UTF-8 at o; returns its bytes (1 to 4). */
+size_t kt_utf8_put(char *o, unsigned long cp);
+
 /* Prefixes an existing error message with context ("kernel vadd: ..."). */
 int kt_fail_prefix(kt_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
