@@ -14,6 +14,7 @@
 -- the space cannot be read, else a defect (ktlua.t1_args: the arguments).
 local c = require "ktlua.t1_common"
 local args = require "ktlua.t1_args"
+local sig = require "ktlua.t1_signature"
 local lookup, fail, show, compile = c.lookup, c.fail, c.show, c.compile
 local t1 = {}
 
@@ -169,98 +170,6 @@ local function grid_from_problem_size(spec, problem)
     end
   end
   return out
-end
-
--- ---- the kernel's signature against the arguments ----
-
-local c_types = {
-  char = "char", ["unsigned char"] = "uchar", uchar = "uchar", short = "short",
-  ["unsigned short"] = "ushort", ushort = "ushort", int = "int", ["unsigned int"] = "uint",
-  unsigned = "uint", uint = "uint", long = "long", ["long long"] = "long",
-  ["unsigned long"] = "ulong", ["unsigned long long"] = "ulong", ulong = "ulong",
-  int8_t = "char", uint8_t = "uchar", int16_t = "short", uint16_t = "ushort", int32_t = "int",
-  uint32_t = "uint", int64_t = "long", uint64_t = "ulong", half = "half", __half = "half",
-  float = "float", double = "double", bool = "uchar",
-}
-
--- The parameters of the kernel `name` in source: {text, pointer, type}
--- (type nil where it is no built-in type: a macro, a struct), or nil when
--- the source has no such function or its list cannot be read.
-local function signature(source, name)
-  name = name:match("^[%w_]+")
-  local from = 1
-  while true do
-    local s, e = source:find("[%s%*]" .. name .. "%s*%(", from)
-    if not s then return nil end
-    local before = source:sub(math.max(1, s - 200), s)
-    local depth, i = 1, e + 1
-    while depth > 0 and i <= #source do
-      local ch = source:sub(i, i)
-      depth = depth + (ch == "(" and 1 or ch == ")" and -1 or 0)
-      i = i + 1
-    end
-    local list = source:sub(e + 1, i - 2)
-    local after = source:match("^%s*(.)", i)
-    if before:match("void%s*$") and after == "{" then
-      local params = {}
-      list = list:gsub("/%*.-%*/", ""):gsub("//[^\n]*", "")
-      if list:match("^%s*$") or list:match("^%s*void%s*$") then return params end
-      for text in (list .. ","):gmatch("%s*([^,]-)%s*,") do
-        local decl = text:gsub("__%w+__", " "):gsub("__%w+", " ")
-          :gsub("%f[%w_](const)%f[^%w_]", " "):gsub("%f[%w_](restrict)%f[^%w_]", " ")
-          :gsub("%f[%w_](volatile)%f[^%w_]", " ")
-        local pointer = decl:find("[%*%[]") ~= nil
-        local words = decl:gsub("[%*%[%]%d]*$", ""):gsub("[%*%[%]]", " ")
-        words = words:gsub("%s+[%w_]+%s*$", "") -- the parameter's name
-        words = words:gsub("^%s+", ""):gsub("%s+$", ""):gsub("%s+", " ")
-        local base, n = words:match("^(%a+)(%d*)$")
-        local ty = c_types[words] or (base and c_types[base] and n ~= "" and c_types[base])
-        params[#params + 1] = { text = text, pointer = pointer, type = ty,
-                                components = tonumber(n) or 1 }
-      end
-      return params
-    end
-    from = e
-  end
-end
-
--- What the file's arguments get wrong about the kernel's parameters.
-local function check_signature(problem, source)
-  local params = signature(source, problem.kernel_name)
-  local file = problem.file:match("[^/]*$")
-  if not params then
-    problem.defects[#problem.defects + 1] = ("%s: KernelName %s: %s defines no such kernel"):format(
-      problem.path, show(problem.kernel_name), file)
-    return
-  end
-  local passed = {}
-  for _, a in ipairs(problem.args) do
-    local cuda_extra = problem.language == "CUDA" and (a.memory == "local" or a.memory == "symbol")
-    if not cuda_extra then passed[#passed + 1] = a end
-  end
-  local texts, names = {}, {}
-  for i, p in ipairs(params) do texts[i] = p.text end
-  for i, a in ipairs(passed) do names[i] = a.name end
-  local function defect(fmt, ...)
-    problem.defects[#problem.defects + 1] = problem.path .. ": " .. fmt:format(...)
-  end
-  if #passed ~= #params then
-    defect("KernelSpecification.Arguments passes %d (%s); the kernel %s in %s takes %d (%s)",
-      #passed, table.concat(names, ", "), problem.kernel_name, file, #params,
-      table.concat(texts, ", "))
-  end
-  for i = 1, math.min(#passed, #params) do
-    local a, p = passed[i], params[i]
-    local what = a.memory == "scalar" and "scalar" or "vector"
-    local shape = a.components > 1 and a.type .. a.components or a.type
-    if (what == "vector") ~= p.pointer then
-      defect("Arguments[%d] (%s) is a %s %s where %s in %s takes `%s`", i, a.name, shape, what,
-        problem.kernel_name, file, p.text)
-    elseif p.type and p.type ~= a.type and not (a.type == "uchar" and p.type == "char") then
-      defect("Arguments[%d] (%s) is a %s %s where %s in %s takes `%s`", i, a.name, shape, what,
-        problem.kernel_name, file, p.text)
-    end
-  end
 end
 
 -- ---- the whole problem ----
@@ -460,7 +369,7 @@ end
 
 -- What the file's source says about the parameters.
 local function check_source(problem)
-  if not problem.args_broken then check_signature(problem, problem.source) end
+  if not problem.args_broken then sig.check(problem, problem.source) end
   local unnamed, other_case = {}, {}
   for _, p in ipairs(problem.params) do
     local word = "%f[%w_]" .. p[1] .. "%f[^%w_]"

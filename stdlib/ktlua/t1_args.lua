@@ -39,7 +39,7 @@ local function element_type(name, language, where)
   if name == "custom" then return "uchar", 1, 1 end -- TypeSize bytes an element
   local base, n
   if type(name) == "string" then base, n = name:match("^(%a+)(%d*)$") end
-  local t = base and scalar_types[base] or scalar_types[name]
+  local t = scalar_types[name] or (base and scalar_types[base]) -- int8 is one char
   n = tonumber(n) or 1
   if scalar_types[name] then n = 1 end
   if not t or n < 1 or n > 16 then
