@@ -126,3 +126,41 @@ k(const float *in, float *out) { }]]))
     assert.are.same({}, p.defects)
   end)
 end)
+
+describe("T1 searcher names of Kernel Tuner and KTT (issue 28, 7)", function()
+  local function read(name, attributes)
+    local search = ('{"Name": "%s"%s}'):format(name, attributes or "")
+    return kt.t1_read((cuda_problem("__global__ void k(float *a) { a[0] = block_size_x * tile; }",
+      { search = search })))
+  end
+
+  it("runs the same algorithm under ktlua's name, with no note", function()
+    local same = { random_sample = "random", diff_evo = "differential", genetic_algorithm = "genetic",
+                   simulated_annealing = "annealing", pso = "pso", Deterministic = "exhaustive",
+                   DeterministicSearcher = "exhaustive", brute_force = "exhaustive", MCMC = "mcmc" }
+    for name, ours in pairs(same) do
+      local p = read(name)
+      assert.are.equal(ours, p.search, name)
+      assert.are.same({}, p.notes, name)
+    end
+  end)
+
+  it("runs the nearest searcher where the algorithm differs, and says which in one line", function()
+    local near = { dual_annealing = "annealing", greedy_ils = "greedy", firefly_algorithm = "pso",
+                   bayes_opt = "model" }
+    for name, ours in pairs(near) do
+      local p = read(name)
+      assert.are.equal(ours, p.search, name)
+      assert.are.equal(1, #p.notes, name)
+      assert.matches("^Search '" .. name .. "' runs as ktlua's " .. ours .. ": [^\n]+$", p.notes[1])
+    end
+    local p = read("bayes_opt", ', "Attributes": [{"Name": "popsize", "Value": 20}]')
+    assert.are.equal("model", p.search) -- a Gaussian process's options are no options of model
+    assert.are.equal("Search 'bayes_opt' runs as ktlua's model: a neural-network ensemble model " ..
+      "(Falch and Elster), not a Gaussian process (its Attributes are left out)", p.notes[1])
+    p = read("ProfileBased")
+    assert.is_nil(p.search)
+    assert.are.same({ "Search 'ProfileBased' has no ktlua counterpart: the default searcher is used" },
+      p.notes)
+  end)
+end)

@@ -15,6 +15,7 @@
 local c = require "ktlua.t1_common"
 local args = require "ktlua.t1_args"
 local sig = require "ktlua.t1_signature"
+local t1_search = require "ktlua.t1_search"
 local lookup, fail, show, compile = c.lookup, c.fail, c.show, c.compile
 local t1 = {}
 
@@ -193,14 +194,6 @@ local function read_budget(doc, problem)
   end
 end
 
-local searchers = {
-  random = "random", randomsearch = "random", bruteforce = "exhaustive",
-  exhaustive = "exhaustive", simulatedannealing = "annealing", annealing = "annealing",
-  geneticalgorithm = "genetic", genetic = "genetic", pso = "pso", particleswarm = "pso",
-  differentialevolution = "differential", mcmc = "mcmc", greedy = "greedy",
-  bestfirst = "bestfirst", staged = "staged",
-}
-
 local function read_search(doc, problem)
   local s = lookup(doc, "Search")
   if s == nil then return end
@@ -208,7 +201,7 @@ local function read_search(doc, problem)
   if type(s) ~= "table" then fail(where, "expected an object, found %s", show(s)) end
   local name = lookup(s, "Name")
   if type(name) ~= "string" then fail(where .. ".Name", "%s is no searcher's name", show(name)) end
-  local ours = searchers[name:lower():gsub("[%s_%-]", "")]
+  local ours, differs = t1_search.of(name)
   if not ours then
     problem.notes[#problem.notes + 1] = ("Search %s has no ktlua counterpart: the " ..
       "default searcher is used"):format(show(name))
@@ -216,7 +209,10 @@ local function read_search(doc, problem)
   end
   problem.search = ours
   local attributes = c.list_of(lookup(s, "Attributes"), where .. ".Attributes")
-  if #attributes > 0 then -- the searcher's options: {"annealing", alpha = 0.9}
+  if differs then -- another algorithm's options are no options of ours
+    problem.notes[#problem.notes + 1] = ("Search %s runs as ktlua's %s: %s%s"):format(show(name),
+      ours, differs, #attributes > 0 and " (its Attributes are left out)" or "")
+  elseif #attributes > 0 then -- the searcher's options: {"annealing", alpha = 0.9}
     problem.search = { ours }
     for i, a in ipairs(attributes) do
       local here = ("%s.Attributes[%d]"):format(where, i)
