@@ -164,3 +164,45 @@ describe("T1 searcher names of Kernel Tuner and KTT (issue 28, 7)", function()
       p.notes)
   end)
 end)
+
+describe("ktlua run's budget and output (issue 28, 8)", function()
+  local FIX = "spec/fixtures/t1/"
+  -- the OpenCL fixture with its Budget replaced
+  local function with_budget(budget)
+    local dir = folder()
+    for _, f in ipairs({ "vadd.cl", "vadd_expected.bin" }) do
+      files.write(dir .. "/" .. f, files.read(FIX .. f))
+    end
+    local text = files.read(FIX .. "vadd_T1.json")
+    local from = '"Budget": [ { "Type": "ConfigurationCount", "BudgetValue": 6 } ]'
+    local at = assert(text:find(from, 1, true))
+    files.write(dir .. "/p.json", text:sub(1, at - 1) .. '"Budget": ' .. budget .. text:sub(at + #from))
+    return dir .. "/p.json", dir
+  end
+
+  it("replaces the file's whole budget with --count, not adding to it", function()
+    local path = with_budget('[{"Type": "TuningDuration", "BudgetValue": 1e-9}]')
+    local out, code = shell.run(shell.ktlua .. " run " .. path .. " --count=5 --search=exhaustive")
+    assert.are.equal(0, code, out)
+    assert.matches(": 5 of 13 configurations %(exhaustive search, stopped: count%)", out)
+  end)
+
+  it("writes T4 with --output and --format=t4, and refuses a format it does not know", function()
+    local path, dir = with_budget('[{"Type": "ConfigurationCount", "BudgetValue": 3}]')
+    local t4 = dir .. "/out.json"
+    local out, code = shell.run(shell.ktlua .. " run " .. path .. " --search=exhaustive --output=" ..
+      t4 .. " --format=t4")
+    assert.are.equal(0, code, out)
+    local doc = kt.json.read(t4)
+    assert.are.equal(3, #doc.results)
+    assert.is_not_nil(doc.schema_version)
+    assert.are.equal(3, #kt.load(t4))
+    out, code = shell.run(shell.ktlua .. " run " .. path .. " --output=" .. t4 .. " --format=xml")
+    assert.are.equal(1, code)
+    assert.matches("tune options.output%[1%]: unknown format 'xml' %(expected csv, json, t4 or " ..
+      "kernel%-tuner%-cache%)", out)
+    out, code = shell.run(shell.ktlua .. " run " .. path .. " --format=t4")
+    assert.are.equal(1, code)
+    assert.matches("ktlua run: %-%-format needs %-%-output=FILE", out)
+  end)
+end)
