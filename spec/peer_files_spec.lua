@@ -206,3 +206,83 @@ describe("ktlua run's budget and output (issue 28, 8)", function()
     assert.matches("ktlua run: %-%-format needs %-%-output=FILE", out)
   end)
 end)
+
+describe("BAT's files that NVRTC or the argument check refused (issue 28, 10)", function()
+  local nvrtc = pcall(kt.cuda_compile, { source = "" })
+
+  it("gives NVRTC <math.h>: CUDA's math functions are builtins, the M_ constants are added", function()
+    if not nvrtc then return pending("NVRTC is not available here") end
+    local out, log = kt.cuda_compile{ arch = "sm_90", names = { "k" }, source = "#include <math.h>\n" ..
+      "#define M_SQRT1_2 0.70710678118654752440\n" ..
+      "extern \"C\" __global__ void k(float *a) { a[0] = sinf(a[1]) * M_PI + M_SQRT1_2; }" }
+    assert.is_not_nil(out, log)
+    out, log = kt.cuda_compile{ arch = "sm_90", names = { "k" }, source = "#include \"math.h\"\n" ..
+      "extern \"C\" __global__ void k(float *a) { a[0] = no_such(a[1]); }" }
+    assert.is_nil(out)
+    assert.matches("identifier \"no_such\" is undefined", log)
+    assert.matches("%(ktlua: <math.h> was given as NVRTC's built%-in CUDA math functions and the C " ..
+      "library's M_ constants; NVRTC has no host headers%)\n$", log)
+    -- a header NVRTC has no contents of stays a header it cannot open
+    out, log = kt.cuda_compile{ arch = "sm_90", names = { "k" }, source = "#include <stdio.h>\n" ..
+      "extern \"C\" __global__ void k(float *a) { }" }
+    assert.is_nil(out)
+    assert.matches("cannot open source file \"stdio.h\"", log)
+    assert.is_nil(log:find("ktlua:", 1, true))
+  end)
+
+  it("compiles BAT's FFT as BAT does: math.h, and BenchmarkConfig's PRECISION as a macro", function()
+    local fft = kt.t1_read(BAT .. "others/FFT/FFT-CAFF.json")
+    assert.are.equal("-std=c++11 -DN=131072 -DPRECISION=32 -DdataSize=73728 -Dhalf_n_cmplx=65536 " ..
+      "-Dhalfnffts=128 -Diterations=3000 -Dnffts=256 -Dused_bytes=1048576", fft.options)
+    assert.are.same({}, fft.defects)
+    if not nvrtc then return pending("NVRTC is not available here") end
+    local out, code = shell.run(shell.ktlua .. " run --check " .. BAT .. "others/FFT/FFT-CAFF.json")
+    assert.are.equal(0, code, out)
+    assert.matches("\nnvrtc: the first valid configuration compiles %(sm_90%)\n", out)
+  end)
+
+  it("passes a vector's bytes where the kernel's pointer reads another type, with a note", function()
+    local source = "__global__ void k(unsigned int d, int *found, unsigned char *key) " ..
+      "{ key[0] = block_size_x * tile; }"
+    local function problem(key_type, d_type)
+      return kt.t1_read((cuda_problem(source, { args = ([[[
+        {"Name": "d", "Type": "%s", "MemoryType": "Scalar", "FillValue": 7},
+        {"Name": "found", "Type": "int32", "MemoryType": "Vector", "Size": 1},
+        {"Name": "key", "Type": "%s", "MemoryType": "Vector", "Size": 8}] ]]):format(d_type or "uint32",
+        key_type) })))
+    end
+    local p = problem("int8") -- MD5Hash's foundKey: int8 is one byte
+    assert.are.same({ "char", 8 }, { p.args[3].type, p.args[3].bytes })
+    assert.are.same({}, p.defects)
+    assert.are.same({ "Arguments[3] (key) is a char vector where k in k.cu takes `unsigned char *key`: " ..
+      "the kernel gets its 8 bytes as 8 uchar elements" }, p.notes)
+    p = problem("int32")
+    assert.are.same({}, p.defects)
+    assert.are.same({ "Arguments[3] (key) is an int vector where k in k.cu takes `unsigned char *key`: " ..
+      "the kernel gets its 32 bytes as 32 uchar elements" }, p.notes)
+    assert.are.same({ "long", 8 }, { problem("int64").args[3].type, problem("int64").args[3].size })
+    p = problem("uint8", "float") -- a scalar of another type is no bytes the kernel can take
+    assert.are.equal(1, #p.defects)
+    assert.matches("Arguments%[1%] %(d%) is a float scalar where k in k.cu takes `unsigned int d`$",
+      p.defects[1])
+    assert.are.same({}, problem("uint8").notes)
+  end)
+
+  it("says that BAT's Python writes MD's data file, naming the file and the field", function()
+    local dir = folder()
+    files.write(dir .. "/MD-CAFF.json", files.read(BAT .. "others/MD/MD-CAFF.json"))
+    files.write(dir .. "/md_kernel.cu", "__global__ void compute_lj_force(float3 *force3, " ..
+      "float4 *position, int neighCount, int *neighList, float cutsq, float lj1, float lj2, " ..
+      "int nAtom) { }\n")
+    local p = kt.t1_read(dir .. "/MD-CAFF.json")
+    assert.are.same({ ("the data file %s/MD-neighList-data.txt is not there (BAT's Python writes it " ..
+      "when it runs the benchmark)"):format(dir) }, { p.notes[1] })
+    local tuner = kt.tuner()
+    local ok, err = pcall(kt.t1, p, { tuner = tuner })
+    tuner:close()
+    assert.is_false(ok)
+    assert.are.equal(dir .. "/MD-CAFF.json: Arguments[4] (neighList).path 'MD-neighList-data.txt': " ..
+      "No such file or directory; BAT's Python writes this file when it runs the benchmark (it is " ..
+      "not in BAT's tree): run that once, or put the data there", err)
+  end)
+end)

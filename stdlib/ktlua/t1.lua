@@ -228,12 +228,33 @@ local function read_search(doc, problem)
   end
 end
 
--- BAT's BenchmarkConfig.iterations: the timed runs of each configuration.
+-- BAT's BenchmarkConfig: iterations, the timed runs of each configuration;
+-- each number a macro of the kernel (-DPRECISION=32), as BAT's runner
+-- defines them (fft.cu's `#if PRECISION == 32` picks float2 so), unless a
+-- tuning parameter has its name.
 local function read_benchmark(doc, problem)
-  local iterations = lookup(lookup(doc, "BenchmarkConfig"), "iterations")
+  local config = lookup(doc, "BenchmarkConfig")
+  local iterations = lookup(config, "iterations")
   if iterations ~= nil then
     problem.repeats = c.positive(iterations, problem.path .. ": BenchmarkConfig.iterations",
       "the count")
+  end
+  local names = {}
+  for k, v in pairs(type(config) == "table" and config or {}) do
+    if type(k) == "string" and k:match("^[%a_][%w_]*$") and type(v) == "number" and v == v
+        and math.abs(v) ~= math.huge and not problem.values[k] then
+      names[#names + 1] = k
+    end
+  end
+  table.sort(names)
+  local defines = {}
+  for i, k in ipairs(names) do
+    local v = config[k]
+    defines[i] = ("-D%s=%s"):format(k, math.tointeger(v) or ("%.17g"):format(v))
+  end
+  if #defines > 0 then
+    problem.options = table.concat({ problem.options or "", table.concat(defines, " ") }, " ")
+      :gsub("^ ", "")
   end
 end
 
@@ -410,6 +431,7 @@ function t1.t1_read(path, opts)
   local problem = { path = path, params = {}, values = {}, constraints = {}, args = {},
                     references = {}, stop = {}, notes = {}, defects = {}, broken = {},
                     max_bytes = max_bytes(opts, "t1_read") }
+  problem.bat = lookup(doc, "BenchmarkConfig") ~= nil -- a BAT file: BAT's runner makes its data
   local general = lookup(doc, "General")
   problem.name = lookup(general, "BenchmarkName")
   if problem.name ~= nil and type(problem.name) ~= "string" then problem.name = nil end

@@ -99,8 +99,11 @@ local function read_source(f, source, where, problem)
   local path = source:sub(1, 1) == "/" and source or c.dirname(problem.path) .. "/" .. source
   local data, why, fault = c.kt()._read_regular(path, problem.max_bytes)
   if fault == "absent" then
-    f.missing = ("%s: %s"):format(where, why)
-    problem.notes[#problem.notes + 1] = ("the data file %s is not there"):format(path)
+    local made = problem.bat and "; BAT's Python writes this file when it runs the benchmark " ..
+      "(it is not in BAT's tree): run that once, or put the data there" or ""
+    f.missing = ("%s: %s%s"):format(where, why, made)
+    problem.notes[#problem.notes + 1] = ("the data file %s is not there%s"):format(path,
+      problem.bat and " (BAT's Python writes it when it runs the benchmark)" or "")
     return
   end
   if not data then fail(where, "%s", why) end
