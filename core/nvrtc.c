@@ -58,6 +58,57 @@ static int option_list_make(option_list *o, const kt_nvrtc_job *job, const char 
   return 0;
 }
 
+/* The standard headers NVRTC has the contents of built in but cannot open
+** (it has no host headers): CUDA's math functions are NVRTC builtins, so
+** <math.h> adds only the C library's M_ constants. Given to every program;
+** NVRTC reads one only where the source includes it. */
+static const char *const builtin_names[] = {"math.h"};
+static const char *const builtin_texts[] = {
+    "#pragma once\n"
+    "/* ktlua: CUDA's math functions are NVRTC builtins; these are the C library's constants */\n"
+    "#ifndef M_E\n#define M_E 2.7182818284590452354\n#endif\n"
+    "#ifndef M_LOG2E\n#define M_LOG2E 1.4426950408889634074\n#endif\n"
+    "#ifndef M_LOG10E\n#define M_LOG10E 0.43429448190325182765\n#endif\n"
+    "#ifndef M_LN2\n#define M_LN2 0.69314718055994530942\n#endif\n"
+    "#ifndef M_LN10\n#define M_LN10 2.30258509299404568402\n#endif\n"
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n"
+    "#ifndef M_PI_2\n#define M_PI_2 1.57079632679489661923\n#endif\n"
+    "#ifndef M_PI_4\n#define M_PI_4 0.78539816339744830962\n#endif\n"
+    "#ifndef M_1_PI\n#define M_1_PI 0.31830988618379067154\n#endif\n"
+    "#ifndef M_2_PI\n#define M_2_PI 0.63661977236758134308\n#endif\n"
+    "#ifndef M_2_SQRTPI\n#define M_2_SQRTPI 1.12837916709551257390\n#endif\n"
+    "#ifndef M_SQRT2\n#define M_SQRT2 1.41421356237309504880\n#endif\n"
+    "#ifndef M_SQRT1_2\n#define M_SQRT1_2 0.70710678118654752440\n#endif\n"};
+#define NBUILTIN_HEADERS ((int)(sizeof builtin_names / sizeof *builtin_names))
+
+/* Whether source has `#include <name>` or `#include "name"`. */
+static bool includes(const char *source, const char *name) {
+  size_t n = strlen(name);
+  for (const char *at = strstr(source, "include"); at; at = strstr(at + 1, "include")) {
+    const char *p = at + 7;
+    while (*p == ' ' || *p == '\t') p++;
+    if ((*p == '<' || *p == '"') && strncmp(p + 1, name, n) == 0 &&
+        p[1 + n] == (*p == '<' ? '>' : '"'))
+      return true;
+  }
+  return false;
+}
+
+/* A failed compile's log says which headers ktlua gave. */
+static char *note_builtins(const char *source, char *log) {
+  for (int i = 0; i < NBUILTIN_HEADERS && log; i++) {
+    if (!includes(source, builtin_names[i])) continue;
+    const char *fmt = "%s(ktlua: <%s> was given as NVRTC's built-in CUDA math functions and the "
+                      "C library's M_ constants; NVRTC has no host headers)\n";
+    int n = snprintf(NULL, 0, fmt, log, builtin_names[i]);
+    char *longer = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (longer) snprintf(longer, (size_t)n + 1, fmt, log, builtin_names[i]);
+    free(log);
+    log = longer;
+  }
+  return log;
+}
+
 static void option_list_clear(option_list *o) {
   free(o->text);
   free(o->argv);
@@ -121,6 +172,8 @@ static int compile_program(const kt_cuda_lib *lib, nvrtcProgram p, const kt_nvrt
     free(out->log);
     out->log = strdup(lib->nvrtc.GetErrorString(r));
   }
+  if (!(out->log = note_builtins(job->source, out->log)))
+    return kt_fail(err, "out of memory for a compiler log");
   return 1;
 }
 
@@ -129,7 +182,8 @@ int kt_nvrtc_compile(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error *err) 
   const kt_cuda_lib *lib = kt_cuda_nvrtc_get();
   if (!lib->nvrtc_ok) return kt_fail(err, "%s", lib->nvrtc_why);
   nvrtcProgram p;
-  nvrtcResult r = lib->nvrtc.CreateProgram(&p, job->source, job->origin, 0, NULL, NULL);
+  nvrtcResult r = lib->nvrtc.CreateProgram(&p, job->source, job->origin, NBUILTIN_HEADERS,
+                                            builtin_texts, builtin_names);
   if (r != NVRTC_SUCCESS) return nvrtc_fail(lib, err, r, "nvrtcCreateProgram");
   int rc = compile_program(lib, p, job, out, err);
   lib->nvrtc.DestroyProgram(&p);

@@ -30,6 +30,10 @@ int kt_value_from_json(const kt_jvalue *j, kt_value *v);
 /* A float as Python's str() writes it: the shortest text that reads back,
 ** with ".0" on whole numbers (Kernel Tuner's cache keys are such texts). */
 void kt_python_float(double x, char *buf, size_t size);
+/* What Python's str() makes of a JSON value (None, [1, 'a'], {'k': True}):
+** how a cache key writes it, and how ktlua holds a value that is no number,
+** string or boolean (a string of that text). malloc'd. */
+char *kt_python_str(const kt_jvalue *j, kt_error *err);
 /* A parameter value in JSON, a float keeping its '.' so that it reads back
 ** as a float. */
 void kt_json_param_value(FILE *f, const kt_value *v);

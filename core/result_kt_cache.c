@@ -14,7 +14,11 @@
 **
 ** Reading: an entry's outcome is its time; its total leaves
 ** strategy_time out (it belongs to the searcher that made the file, which
-** a replay does not run); InvalidConfig entries are no configurations. Writing: ok results get their time, compile
+** a replay does not run); InvalidConfig entries are no configurations. A
+** value that is None, a list or a dict is held as the text Python's str()
+** makes of it (the key's piece), a string. The file's objective, unless it
+** is "time", and objective_higher_is_better are the results' (kt.load's
+** options override them). Writing: ok results get their time, compile
 ** failures CompilationFailedConfig, every other failure
 ** RuntimeFailedConfig; ktlua's own status and error ride along as
 ** ktlua_status and ktlua_error, which Kernel Tuner ignores and this reader
@@ -47,17 +51,28 @@ static double number_or_zero(const kt_jvalue *obj, const char *key) {
   return v ? v->u.num.f : 0;
 }
 
+/* A value as ktlua holds it: a number, a string or a boolean as it is;
+** None, a list or a dict as the text of Python's str() (*owned, the
+** key's piece: 'None', '[1, 2]'), a string thereafter. */
+static int cache_value(const kt_jvalue *j, kt_value *v, char **owned, kt_error *err) {
+  *owned = NULL;
+  if (kt_value_from_json(j, v) == 0) return 0;
+  if (!(*owned = kt_python_str(j, err))) return -1;
+  *v = (kt_value){KT_VSTRING, {.s = *owned}, false};
+  return 0;
+}
+
 static int add_param(kt_space *space, const char *name, const kt_jvalue *values, kt_error *err) {
   if (!values || values->type != KT_JARRAY || values->n == 0)
     return kt_fail(err, "parameter %s has no list of values", name);
   kt_value *v = kt_calloc(values->n, sizeof *v, err);
-  if (!v) return -1;
-  int rc = 0;
+  char **owned = v ? kt_calloc(values->n, sizeof *owned, err) : NULL;
+  int rc = owned ? 0 : -1;
   for (size_t i = 0; i < values->n && rc == 0; i++)
-    if (kt_value_from_json(&values->u.items[i], &v[i]))
-      rc = kt_fail(err, "parameter %s: value %zu is not a number, a string or a boolean", name,
-                   i + 1);
+    rc = cache_value(&values->u.items[i], &v[i], &owned[i], err);
   if (rc == 0) rc = kt_space_add_param(space, name, v, values->n, err);
+  for (size_t i = 0; owned && i < values->n; i++) free(owned[i]);
+  free(owned);
   free(v);
   return rc;
 }
@@ -148,20 +163,50 @@ static int entry(void *ud, kt_results *r, size_t i, uint32_t *vi, kt_error *err)
     const kt_param *par = &r->params[p];
     const kt_jvalue *j = kt_json_get(e, par->name);
     kt_value v;
+    char *owned;
     if (!j) return kt_fail(err, "cache entry '%s' has no value for parameter %s", m->key, par->name);
-    if (kt_value_from_json(j, &v) || kt_param_value_index(par, &v, &vi[p]))
-      return kt_fail(err, "cache entry '%s': its value of %s is not one of the parameter's values",
-                     m->key, par->name);
+    if (cache_value(j, &v, &owned, err)) return -1;
+    int rc = kt_param_value_index(par, &v, &vi[p]);
+    if (rc) {
+      char *text = owned ? owned : kt_python_str(j, err);
+      if (text) kt_fail(err, "cache entry '%s': %s = %s is not one of the parameter's values "
+                        "(tune_params)", m->key, par->name, text);
+      if (text != owned) free(text);
+    }
+    free(owned);
+    if (rc) return -1;
   }
   kt_result *res = kt_results_add(r, r->n, vi, err);
   if (!res || outcome(m->key, e, res, err)) return -1;
   return res->status == KT_OK ? numbers(r, e, res, err) : 0;
 }
 
+/* The cache's objective, unless it is the time ("time", Kernel Tuner's
+** default): the best goes by it, higher or lower as the file says. */
+static int take_objective(const kt_jvalue *root, kt_results *r, kt_error *err) {
+  const kt_jvalue *objective = kt_json_get(root, "objective");
+  const kt_jvalue *higher = kt_json_get(root, "objective_higher_is_better");
+  if (higher && higher->type != KT_JBOOL)
+    return kt_fail(err, "objective_higher_is_better is not true or false");
+  if (!objective || objective->type == KT_JNULL) return 0;
+  if (objective->type != KT_JSTRING || !objective->u.str[0])
+    return kt_fail(err, "objective is not the name of a measured quantity");
+  if (strcmp(objective->u.str, "time") == 0) return 0;
+  free(r->objective);
+  if (!(r->objective = kt_strdup(objective->u.str, err))) return -1;
+  r->maximize = higher && higher->u.b;
+  kt_results_rescore(r);
+  return 0;
+}
+
 kt_results *kt_results_from_cache(const kt_jvalue *root, kt_error *err) {
   const kt_jvalue *cache = kt_json_get_type(root, "cache", KT_JOBJECT);
-  kt_results *r = header(root, err);
-  return kt_results_fill(r, cache->n, entry, (void *)cache, err);
+  kt_results *r = kt_results_fill(header(root, err), cache->n, entry, (void *)cache, err);
+  if (r && take_objective(root, r, err)) {
+    kt_results_release(r);
+    return NULL;
+  }
+  return r;
 }
 
 /* ---- writing ---- */

@@ -243,9 +243,9 @@ describe("Kernel Tuner caches", function()
     os.remove(path)
   end)
 
-  it("refuse a parameter value of no type, naming it", function()
-    assert.same({ nil, "FILE: parameter b: value 2 is not a number, a string or a boolean" },
-      { load_text('{"tune_params": {"b": [1, null]}, "cache": {}}') })
+  it("hold None, a list or a dict as the text Python's str() makes of it (issue 28)", function()
+    local r = load_text('{"tune_params": {"b": [1, null, [2, "x"], {"k": true}]}, "cache": {}}')
+    assert.same({ 1, "None", "[2, 'x']", "{'k': True}" }, r.params[1].values)
   end)
 end)
 

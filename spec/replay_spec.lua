@@ -199,7 +199,7 @@ describe("kt.replay", function()
     end)
 
     it("names a record whose value is not one of the parameter's", function()
-      assert.same({nil, "FILE: cache entry '3': its value of a is not one of the parameter's values"},
+      assert.same({nil, "FILE: cache entry '3': a = 3 is not one of the parameter's values (tune_params)"},
         {replay_text('{"tune_params": {"a": [1, 2]}, "cache": {"3": {"a": 3, "time": 1.0}}}')})
     end)
 

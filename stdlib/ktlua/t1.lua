@@ -14,6 +14,8 @@
 -- the space cannot be read, else a defect (ktlua.t1_args: the arguments).
 local c = require "ktlua.t1_common"
 local args = require "ktlua.t1_args"
+local sig = require "ktlua.t1_signature"
+local t1_search = require "ktlua.t1_search"
 local lookup, fail, show, compile = c.lookup, c.fail, c.show, c.compile
 local t1 = {}
 
@@ -171,98 +173,6 @@ local function grid_from_problem_size(spec, problem)
   return out
 end
 
--- ---- the kernel's signature against the arguments ----
-
-local c_types = {
-  char = "char", ["unsigned char"] = "uchar", uchar = "uchar", short = "short",
-  ["unsigned short"] = "ushort", ushort = "ushort", int = "int", ["unsigned int"] = "uint",
-  unsigned = "uint", uint = "uint", long = "long", ["long long"] = "long",
-  ["unsigned long"] = "ulong", ["unsigned long long"] = "ulong", ulong = "ulong",
-  int8_t = "char", uint8_t = "uchar", int16_t = "short", uint16_t = "ushort", int32_t = "int",
-  uint32_t = "uint", int64_t = "long", uint64_t = "ulong", half = "half", __half = "half",
-  float = "float", double = "double", bool = "uchar",
-}
-
--- The parameters of the kernel `name` in source: {text, pointer, type}
--- (type nil where it is no built-in type: a macro, a struct), or nil when
--- the source has no such function or its list cannot be read.
-local function signature(source, name)
-  name = name:match("^[%w_]+")
-  local from = 1
-  while true do
-    local s, e = source:find("[%s%*]" .. name .. "%s*%(", from)
-    if not s then return nil end
-    local before = source:sub(math.max(1, s - 200), s)
-    local depth, i = 1, e + 1
-    while depth > 0 and i <= #source do
-      local ch = source:sub(i, i)
-      depth = depth + (ch == "(" and 1 or ch == ")" and -1 or 0)
-      i = i + 1
-    end
-    local list = source:sub(e + 1, i - 2)
-    local after = source:match("^%s*(.)", i)
-    if before:match("void%s*$") and after == "{" then
-      local params = {}
-      list = list:gsub("/%*.-%*/", ""):gsub("//[^\n]*", "")
-      if list:match("^%s*$") or list:match("^%s*void%s*$") then return params end
-      for text in (list .. ","):gmatch("%s*([^,]-)%s*,") do
-        local decl = text:gsub("__%w+__", " "):gsub("__%w+", " ")
-          :gsub("%f[%w_](const)%f[^%w_]", " "):gsub("%f[%w_](restrict)%f[^%w_]", " ")
-          :gsub("%f[%w_](volatile)%f[^%w_]", " ")
-        local pointer = decl:find("[%*%[]") ~= nil
-        local words = decl:gsub("[%*%[%]%d]*$", ""):gsub("[%*%[%]]", " ")
-        words = words:gsub("%s+[%w_]+%s*$", "") -- the parameter's name
-        words = words:gsub("^%s+", ""):gsub("%s+$", ""):gsub("%s+", " ")
-        local base, n = words:match("^(%a+)(%d*)$")
-        local ty = c_types[words] or (base and c_types[base] and n ~= "" and c_types[base])
-        params[#params + 1] = { text = text, pointer = pointer, type = ty,
-                                components = tonumber(n) or 1 }
-      end
-      return params
-    end
-    from = e
-  end
-end
-
--- What the file's arguments get wrong about the kernel's parameters.
-local function check_signature(problem, source)
-  local params = signature(source, problem.kernel_name)
-  local file = problem.file:match("[^/]*$")
-  if not params then
-    problem.defects[#problem.defects + 1] = ("%s: KernelName %s: %s defines no such kernel"):format(
-      problem.path, show(problem.kernel_name), file)
-    return
-  end
-  local passed = {}
-  for _, a in ipairs(problem.args) do
-    local cuda_extra = problem.language == "CUDA" and (a.memory == "local" or a.memory == "symbol")
-    if not cuda_extra then passed[#passed + 1] = a end
-  end
-  local texts, names = {}, {}
-  for i, p in ipairs(params) do texts[i] = p.text end
-  for i, a in ipairs(passed) do names[i] = a.name end
-  local function defect(fmt, ...)
-    problem.defects[#problem.defects + 1] = problem.path .. ": " .. fmt:format(...)
-  end
-  if #passed ~= #params then
-    defect("KernelSpecification.Arguments passes %d (%s); the kernel %s in %s takes %d (%s)",
-      #passed, table.concat(names, ", "), problem.kernel_name, file, #params,
-      table.concat(texts, ", "))
-  end
-  for i = 1, math.min(#passed, #params) do
-    local a, p = passed[i], params[i]
-    local what = a.memory == "scalar" and "scalar" or "vector"
-    local shape = a.components > 1 and a.type .. a.components or a.type
-    if (what == "vector") ~= p.pointer then
-      defect("Arguments[%d] (%s) is a %s %s where %s in %s takes `%s`", i, a.name, shape, what,
-        problem.kernel_name, file, p.text)
-    elseif p.type and p.type ~= a.type and not (a.type == "uchar" and p.type == "char") then
-      defect("Arguments[%d] (%s) is a %s %s where %s in %s takes `%s`", i, a.name, shape, what,
-        problem.kernel_name, file, p.text)
-    end
-  end
-end
-
 -- ---- the whole problem ----
 
 local function read_budget(doc, problem)
@@ -284,14 +194,6 @@ local function read_budget(doc, problem)
   end
 end
 
-local searchers = {
-  random = "random", randomsearch = "random", bruteforce = "exhaustive",
-  exhaustive = "exhaustive", simulatedannealing = "annealing", annealing = "annealing",
-  geneticalgorithm = "genetic", genetic = "genetic", pso = "pso", particleswarm = "pso",
-  differentialevolution = "differential", mcmc = "mcmc", greedy = "greedy",
-  bestfirst = "bestfirst", staged = "staged",
-}
-
 local function read_search(doc, problem)
   local s = lookup(doc, "Search")
   if s == nil then return end
@@ -299,7 +201,7 @@ local function read_search(doc, problem)
   if type(s) ~= "table" then fail(where, "expected an object, found %s", show(s)) end
   local name = lookup(s, "Name")
   if type(name) ~= "string" then fail(where .. ".Name", "%s is no searcher's name", show(name)) end
-  local ours = searchers[name:lower():gsub("[%s_%-]", "")]
+  local ours, differs = t1_search.of(name)
   if not ours then
     problem.notes[#problem.notes + 1] = ("Search %s has no ktlua counterpart: the " ..
       "default searcher is used"):format(show(name))
@@ -307,7 +209,10 @@ local function read_search(doc, problem)
   end
   problem.search = ours
   local attributes = c.list_of(lookup(s, "Attributes"), where .. ".Attributes")
-  if #attributes > 0 then -- the searcher's options: {"annealing", alpha = 0.9}
+  if differs then -- another algorithm's options are no options of ours
+    problem.notes[#problem.notes + 1] = ("Search %s runs as ktlua's %s: %s%s"):format(show(name),
+      ours, differs, #attributes > 0 and " (its Attributes are left out)" or "")
+  elseif #attributes > 0 then -- the searcher's options: {"annealing", alpha = 0.9}
     problem.search = { ours }
     for i, a in ipairs(attributes) do
       local here = ("%s.Attributes[%d]"):format(where, i)
@@ -323,12 +228,33 @@ local function read_search(doc, problem)
   end
 end
 
--- BAT's BenchmarkConfig.iterations: the timed runs of each configuration.
+-- BAT's BenchmarkConfig: iterations, the timed runs of each configuration;
+-- each number a macro of the kernel (-DPRECISION=32), as BAT's runner
+-- defines them (fft.cu's `#if PRECISION == 32` picks float2 so), unless a
+-- tuning parameter has its name.
 local function read_benchmark(doc, problem)
-  local iterations = lookup(lookup(doc, "BenchmarkConfig"), "iterations")
+  local config = lookup(doc, "BenchmarkConfig")
+  local iterations = lookup(config, "iterations")
   if iterations ~= nil then
     problem.repeats = c.positive(iterations, problem.path .. ": BenchmarkConfig.iterations",
       "the count")
+  end
+  local names = {}
+  for k, v in pairs(type(config) == "table" and config or {}) do
+    if type(k) == "string" and k:match("^[%a_][%w_]*$") and type(v) == "number" and v == v
+        and math.abs(v) ~= math.huge and not problem.values[k] then
+      names[#names + 1] = k
+    end
+  end
+  table.sort(names)
+  local defines = {}
+  for i, k in ipairs(names) do
+    local v = config[k]
+    defines[i] = ("-D%s=%s"):format(k, math.tointeger(v) or ("%.17g"):format(v))
+  end
+  if #defines > 0 then
+    problem.options = table.concat({ problem.options or "", table.concat(defines, " ") }, " ")
+      :gsub("^ ", "")
   end
 end
 
@@ -460,7 +386,7 @@ end
 
 -- What the file's source says about the parameters.
 local function check_source(problem)
-  if not problem.args_broken then check_signature(problem, problem.source) end
+  if not problem.args_broken then sig.check(problem, problem.source) end
   local unnamed, other_case = {}, {}
   for _, p in ipairs(problem.params) do
     local word = "%f[%w_]" .. p[1] .. "%f[^%w_]"
@@ -505,6 +431,7 @@ function t1.t1_read(path, opts)
   local problem = { path = path, params = {}, values = {}, constraints = {}, args = {},
                     references = {}, stop = {}, notes = {}, defects = {}, broken = {},
                     max_bytes = max_bytes(opts, "t1_read") }
+  problem.bat = lookup(doc, "BenchmarkConfig") ~= nil -- a BAT file: BAT's runner makes its data
   local general = lookup(doc, "General")
   problem.name = lookup(general, "BenchmarkName")
   if problem.name ~= nil and type(problem.name) ~= "string" then problem.name = nil end

@@ -39,7 +39,7 @@ local function element_type(name, language, where)
   if name == "custom" then return "uchar", 1, 1 end -- TypeSize bytes an element
   local base, n
   if type(name) == "string" then base, n = name:match("^(%a+)(%d*)$") end
-  local t = base and scalar_types[base] or scalar_types[name]
+  local t = scalar_types[name] or (base and scalar_types[base]) -- int8 is one char
   n = tonumber(n) or 1
   if scalar_types[name] then n = 1 end
   if not t or n < 1 or n > 16 then
@@ -99,8 +99,11 @@ local function read_source(f, source, where, problem)
   local path = source:sub(1, 1) == "/" and source or c.dirname(problem.path) .. "/" .. source
   local data, why, fault = c.kt()._read_regular(path, problem.max_bytes)
   if fault == "absent" then
-    f.missing = ("%s: %s"):format(where, why)
-    problem.notes[#problem.notes + 1] = ("the data file %s is not there"):format(path)
+    local made = problem.bat and "; BAT's Python writes this file when it runs the benchmark " ..
+      "(it is not in BAT's tree): run that once, or put the data there" or ""
+    f.missing = ("%s: %s%s"):format(where, why, made)
+    problem.notes[#problem.notes + 1] = ("the data file %s is not there%s"):format(path,
+      problem.bat and " (BAT's Python writes it when it runs the benchmark)" or "")
     return
   end
   if not data then fail(where, "%s", why) end

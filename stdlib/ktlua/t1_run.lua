@@ -4,11 +4,14 @@ local run = {}
 
 local usage = [[
 usage: ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] [--seconds=S]
-                 [--fraction=F] [--seed=N] [--repeats=N] [--output=FILE] [--max-bytes=N]
-                 [--check]
+                 [--fraction=F] [--seed=N] [--repeats=N] [--output=FILE] [--format=NAME]
+                 [--max-bytes=N] [--check]
 Tunes the kernel of a T1 file (its Budget and Search, unless the options say
-otherwise) and prints the results. A CUDA file runs on the first CUDA device
-unless --device (or KTLUA_DEVICE) names another. --check loads the file and
+otherwise: --count, --seconds and --fraction replace the whole Budget) and
+prints the results. --output writes them to FILE, in the --format t4, json,
+csv or kernel-tuner-cache (default: by FILE's extension, .json or .csv). A
+CUDA file runs on the first CUDA device unless --device (or KTLUA_DEVICE)
+names another. --check loads the file and
 prints its space, notes and defects without a device (and whether NVRTC, where
 it is installed, compiles a CUDA kernel's first valid configuration).
 --max-bytes bounds each argument's array and each data file the T1 file names
@@ -22,7 +25,8 @@ local function parse(args)
     local number = value and tonumber(value)
     if a == "-h" or a == "--help" then o.help = true
     elseif a == "--check" then o.check = true
-    elseif key == "device" or key == "search" or key == "output" then o[key] = value
+    elseif key == "device" or key == "search" or key == "output" or key == "format" then
+      o[key] = value
     elseif key == "max-bytes" and math.tointeger(number) and number > 0 then
       o.max_bytes = math.tointeger(number)
     elseif (key == "count" or key == "seed" or key == "repeats") and math.tointeger(number) then
@@ -63,6 +67,7 @@ function run.main(args)
   local o = parse(args)
   if o.help then io.write(usage) return end
   if not o.path then error("ktlua run: no T1 file given\n" .. usage, 0) end
+  if o.format and not o.output then error("ktlua run: --format needs --output=FILE", 0) end
   local kt = require "ktlua"
   local problem = kt.t1_read(o.path, { max_bytes = o.max_bytes })
   if o.check then return check(problem) end
@@ -76,12 +81,10 @@ function run.main(args)
       o.path, problem.language, tuner.device.id, backend), 0)
   end
   local k, options = kt.t1(problem, { tuner = tuner })
-  for key, v in pairs(o.stop) do
-    options.stop = options.stop or {}
-    options.stop[key] = v
-  end
+  if next(o.stop) then options.stop = o.stop end -- the command's budget, not added to the file's
   options.search = o.search or options.search
-  options.seed, options.repeats, options.output = o.seed, o.repeats or options.repeats, o.output
+  options.seed, options.repeats = o.seed, o.repeats or options.repeats
+  options.output = o.format and { { o.output, o.format } } or o.output
   for _, note in ipairs(problem.notes) do io.stderr:write("note: ", note, "\n") end
   local results = tuner:tune(k, options)
   results:print{ top = 10 }
