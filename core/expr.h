@@ -48,8 +48,11 @@ kt_expr *kt_expr_parse(const char *text, kt_error *err);
 void kt_expr_free(void *e);
 /* Parses the longest expression from text + start, stopping before the
 ** first token that cannot continue it (a ',', a ']', a name such as 'for');
-** *end is that token's offset. Positions in errors count from text. */
-kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, kt_error *err);
+** *end is that token's offset. Positions in errors count from text. With
+** no_if, the expression is no conditional (a if c else b) but what Python
+** reads after a comprehension's 'if', which an 'if' ends. */
+kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, bool no_if,
+                            kt_error *err);
 
 const char *kt_expr_text(const kt_expr *e);
 /* true when the expression is a condition (true or false), false when it
