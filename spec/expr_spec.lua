@@ -411,9 +411,9 @@ describe("a function constraint of the whole configuration", function()
                                   constraints = { function(c) return c.A > c.B end } }:count())
   end)
 
-  it("says when a branch reads what the first call did not, or what is no parameter", function()
+  it("says when a function with names reads another, or what is no parameter", function()
     local k = k3()
-    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end)  -- X is 1 on the first call
+    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end, { "X" })
     local ok, err = pcall(function() return k:space():count() end)
     assert.is_false(ok)
     assert.matches("the constraint reads p.VWM, which is not among its parameters %(\"X\"%): name " ..
@@ -421,6 +421,9 @@ describe("a function constraint of the whole configuration", function()
     k = k3()
     k:constraint(function(p) return p.X == 1 or p.VWM < 4 end, { "X", "VWM" })
     assert.are.equal(15 + 3 * 2, k:space():count()) -- X = 1: all; X = 2: widths 1 and 2
+    k = k3() -- without names, any parameter (peer_expr_spec.lua)
+    k:constraint(function(p) return p.X == 1 or p.VWM < 4 end)  -- X is 1 on the first call
+    assert.are.equal(15 + 3 * 2, k:space():count())
     ok, err = pcall(k.constraint, k, function(p) return p.C > 1 end)
     assert.is_false(ok)
     assert.matches("the constraint reads p.C: there is no parameter C %(define the parameters " ..
