@@ -172,3 +172,80 @@ describe("expressions that open many jumps at once", function()
     assert.are.same({ "A=1", "A=2" }, kept({ { "A", { 1, 2 } } }, { chain }))
   end)
 end)
+
+describe("a constraint function in Kernel Tuner's lambda style (issue 28, item 3)", function()
+  local PAD = { { "use_padding", { 0, 1 } }, { "block_size_x", { 16, 32, 48, 64 } } }
+  local function padding(p) return p.use_padding == 0 or p.block_size_x % 32 ~= 0 end
+
+  it("reads any parameter, also one that its first call did not", function()
+    -- use_padding is 0 on the first call: block_size_x is read only later
+    local want = sorted{ "use_padding=0,block_size_x=16", "use_padding=0,block_size_x=32",
+      "use_padding=0,block_size_x=48", "use_padding=0,block_size_x=64",
+      "use_padding=1,block_size_x=16", "use_padding=1,block_size_x=48" }
+    assert.are.same(want, kept(PAD, { padding }))
+    assert.are.same(want, kept(PAD, { { { "use_padding", "block_size_x" }, function(u, b)
+      return padding{ use_padding = u, block_size_x = b } end } }))
+    local tuner = kt.tuner()
+    local k = tuner:kernel{ source = "__kernel void k(__global float *a) {}", name = "k", global = 64 }
+    k:param("use_padding", { 0, 1 })
+    k:param("block_size_x", { 16, 32, 48, 64 })
+    k:constraint(padding)
+    assert.are.equal(6, k:space():count())
+  end)
+
+  it("prunes on what it read first and calls it no more than needed", function()
+    local calls = 0
+    local s = kt.space{ params = { { "A", { 1, 2, 3 } }, { "B", { 1, 2, 3, 4 } } },
+      constraints = { function(p) calls = calls + 1; return p.A ~= 2 end } }
+    assert.are.equal(8, s:count())
+    -- the first call, then one per value of A: each decides, and the check on A and B
+    -- takes what it decided
+    assert.are.equal(4, calls)
+    calls = 0
+    s = kt.space{ params = PAD, constraints = { function(p) calls = calls + 1; return padding(p) end } }
+    assert.are.equal(6, s:count())
+    -- the first call; use_padding = 0 decides, 1 does not (2 calls); then 4 calls for 1
+    assert.are.equal(1 + 2 + 4, calls)
+  end)
+
+  it("keeps its errors, and says what is no parameter", function()
+    local err = space_error({ { "A", { 1, 2 } }, { "B", { 1, 2 } } },
+      { function(p) if p.A == 2 then error("A is 2") end return p.B > 0 end })
+    assert.matches("A is 2", err)
+    err = space_error({ { "A", { 1, 2 } }, { "B", { 1, 2 } } },
+      { function(p) return p.A == 1 or p.C > 0 end })
+    assert.matches("the constraint reads p.C: there is no parameter C %(define the parameters " ..
+      "before the constraints that read them%)", err)
+  end)
+end)
+
+describe("kt.space with tune_params as a map (issue 28, item 4)", function()
+  it("takes the parameters in the order of their names", function()
+    local s = kt.space{ params = { MWG = { 16, 32 }, KWG = { 16, 32 }, NWG = { 8 } },
+                        constraints = { "MWG >= KWG" } }
+    assert.are.equal(3, s:count())
+    local names = {}
+    for _, p in ipairs(s:params()) do names[#names + 1] = p.name end
+    assert.are.same({ "KWG", "MWG", "NWG" }, names)
+    assert.are.same({ KWG = 16, MWG = 16, NWG = 8 }, s:config(0))
+  end)
+
+  it("keeps the order of a list of {name, values}", function()
+    local s = kt.space{ params = { { "MWG", { 16, 32 } }, { "KWG", { 16, 32 } } } }
+    assert.are.same({ "MWG", "KWG" }, { s:params()[1].name, s:params()[2].name })
+  end)
+
+  it("says what is wrong with a table that is neither", function()
+    local ok, err = pcall(kt.space, { params = { { "A", { 1 } }, B = { 2 } } })
+    assert.is_false(ok)
+    assert.matches("params: a list of {name, values} has the key B too: give a list or a map " ..
+      "{name = values}, not both", err, 1, true)
+    ok, err = pcall(kt.space, { params = { MWG = { 16 }, [3] = { 1 } } })
+    assert.is_false(ok)
+    assert.matches("params: a map of names to values has the key 3: give names, or a list of " ..
+      "{name, values}", err, 1, true)
+    ok, err = pcall(kt.space, { params = { MWG = 16 } })
+    assert.is_false(ok)
+    assert.matches("kt.space: params.MWG: ", err, 1, true)
+  end)
+end)
