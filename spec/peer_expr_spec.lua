@@ -249,3 +249,63 @@ describe("kt.space with tune_params as a map (issue 28, item 4)", function()
     assert.matches("kt.space: params.MWG: ", err, 1, true)
   end)
 end)
+
+describe("metrics that read other metrics (issue 28, item 5)", function()
+  local tuner = kt.tuner()
+  local n = 64
+  local function scale()
+    local a = kt.array("float", n):fill(1)
+    local c = kt.array("float", n)
+    local k = tuner:kernel{ name = "scale", global = n, args = { a:input(), c:output() },
+      source = "__kernel void scale(__global const float *a, __global float *c) "
+            .. "{ int i = get_global_id(0); c[i] = a[i] * X; }" }
+    k:param("X", { 1, 2, 3 })
+    return k
+  end
+  local function gflops(_, cfg) return 10 * cfg.X end
+  local function eff(r) return r.metrics.gflops / 40 end
+
+  it("computes a list of {name, function} in its order", function()
+    local r = tuner:tune(scale(), { repeats = 1,
+      metrics = { { "gflops", gflops }, { "eff", eff } }, objective = "eff", maximize = true })
+    assert.are.equal(3, #r)
+    for i = 1, #r do
+      assert.are.same({ gflops = 10 * r[i].config.X, eff = r[i].config.X / 4 }, r[i].metrics)
+    end
+    assert.are.equal(3, r:best().config.X)
+  end)
+
+  it("computes a metric of a table that another reads before its turn, once", function()
+    local calls = 0
+    local r = tuner:tune(scale(), { repeats = 1, metrics = { eff = eff, -- "eff" < "gflops"
+      gflops = function(res, cfg) calls = calls + 1; return gflops(res, cfg) end },
+      objective = function(res) return -res.metrics.eff end })
+    assert.are.equal(3, #r)
+    assert.are.equal(3, calls)
+    for i = 1, #r do assert.are.equal(r[i].config.X / 4, r[i].metrics.eff) end
+    assert.are.equal(3, r:best().config.X)
+  end)
+
+  it("says when metrics read each other, or what is wrong with the list", function()
+    local ok, err = pcall(tuner.tune, tuner, scale(), { repeats = 1, metrics = {
+      a = function(r) return r.metrics.b end, b = function(r) return r.metrics.a end } })
+    assert.is_false(ok)
+    assert.matches("metric a: .*metric a is read while it is computed %(metrics that read each " ..
+      "other%)", err)
+    local function refused(metrics)
+      local ok2, err2 = pcall(tuner.tune, tuner, scale(), { repeats = 1, metrics = metrics })
+      assert.is_false(ok2)
+      return err2
+    end
+    assert.matches("tune options.metrics[2]: expected {name, function}",
+      refused{ { "gflops", gflops }, "eff" }, 1, true)
+    assert.matches("tune options.metrics[2]: the metric 'gflops' is defined twice",
+      refused{ { "gflops", gflops }, { "gflops", eff } }, 1, true)
+    assert.matches("tune options.metrics[1]: expected a function(result, cfg), got number",
+      refused{ { "gflops", 3 } }, 1, true)
+    assert.matches("tune options.metrics[1]: the name 'objective' is taken",
+      refused{ { "objective", gflops } }, 1, true)
+    assert.matches("tune options.metrics: a list of {name, function} has the key eff too",
+      refused{ { "gflops", gflops }, eff = eff }, 1, true)
+  end)
+end)
