@@ -76,8 +76,10 @@ lk_task *lk_check_task(lua_State *L, int idx);
 ** run, or generating its space: kt_task_busy). */
 lk_task *lk_check_idle_task(lua_State *L, int idx);
 /* k:constraint(f[, names]) at 2 and 3 becomes k:constraint(names, g) with
-** g(a, b, ...) = f{A = a, B = b, ...}; names found by calling f once. */
-void lk_constraint_table_form(lua_State *L, const kt_space *s);
+** g(a, b, ...) = f{A = a, B = b, ...}. Without names, the names are all
+** the parameters, and a second form at 4 and 5 checks those that f reads
+** when called once: returns how many forms there are (1 or 2). */
+int lk_constraint_table_form(lua_State *L, const kt_space *s);
 /* An element type from a name ("float") or a struct type. */
 const kt_type *lk_check_type(lua_State *L, int idx);
 

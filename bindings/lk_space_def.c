@@ -4,6 +4,7 @@
 ** kernel exists.
 **
 **   kt.space{params = {{"WG", {32, 64}, {group_x = "mul"}}, {"VEC", {1, 2, 4}}},
+**            (or a map, params = {WG = {32, 64}, VEC = {1, 2, 4}}, in name order)
 **            constraints = {"WG * VEC <= 128", {{"WG"}, function(wg) ... end}},
 **            global =, group =, local_memory =, device =}
 **
@@ -14,6 +15,7 @@
 ** is off.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lk.h"
@@ -39,12 +41,51 @@ static void call_method(lua_State *L, int k, const char *m, int nargs, int nres,
     luaL_error(L, "kt.space: %s: %s", what, strip_argerror(L, lua_tostring(L, -1)));
 }
 
-/* params[i] = {name, values[, modifiers]}. */
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* params = {name = values, ...}, as Kernel Tuner's tune_params: a Lua table
+** keeps no order, so the parameters go in the order of their names. */
+static void add_param_map(lua_State *L, int map, int k) {
+  size_t n = 0;
+  for (lua_pushnil(L); lua_next(L, map); lua_pop(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING)
+      luaL_argerror(L, 1, lua_pushfstring(L, "params: a map of names to values has the key %s: "
+                                             "give names, or a list of {name, values}",
+                                          luaL_tolstring(L, -2, NULL)));
+    n++;
+  }
+  const char **names = lua_newuserdatauv(L, n * sizeof *names, 0);
+  size_t i = 0;
+  for (lua_pushnil(L); lua_next(L, map); lua_pop(L, 1)) names[i++] = lua_tostring(L, -2);
+  qsort(names, n, sizeof *names, by_name); /* the keys stay anchored in the map */
+  for (i = 0; i < n; i++) {
+    char what[48];
+    snprintf(what, sizeof what, "params.%.32s", names[i]);
+    lua_pushstring(L, names[i]);
+    lua_getfield(L, map, names[i]);
+    call_method(L, k, "param", 2, 0, what);
+  }
+  lua_pop(L, 1);
+}
+
+/* params[i] = {name, values[, modifiers]}, or a map {name = values}. */
 static void add_params(lua_State *L, int def, int k) {
   if (lk_get_field(L, def, "params") != LUA_TTABLE)
-    luaL_argerror(L, 1, "params: expected a list of {name, values[, modifiers]}");
+    luaL_argerror(L, 1, "params: expected a list of {name, values[, modifiers]} or a map "
+                        "{name = values}");
   int list = lua_gettop(L);
   lua_Integer n = luaL_len(L, list);
+  if (n == 0) {
+    add_param_map(L, list, k);
+    return (void)lua_pop(L, 1);
+  }
+  for (lua_pushnil(L); lua_next(L, list); lua_pop(L, 1))
+    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > n)
+      luaL_argerror(L, 1, lua_pushfstring(L, "params: a list of {name, values} has the key %s "
+                                             "too: give a list or a map {name = values}, not both",
+                                          luaL_tolstring(L, -2, NULL)));
   for (lua_Integer i = 1; i <= n; i++) {
     char what[48];
     snprintf(what, sizeof what, "params[%d]", (int)i);

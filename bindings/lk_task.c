@@ -273,27 +273,36 @@ static int constraint_expr(lua_State *L, lk_task *ut) {
   return 1;
 }
 
+/* The function at fn, of the parameters listed at list, as a constraint. */
+static void add_positional(lua_State *L, lk_task *ut, int list, int fn) {
+  luaL_checktype(L, list, LUA_TTABLE);
+  luaL_checktype(L, fn, LUA_TFUNCTION);
+  size_t n = (size_t)luaL_len(L, list);
+  if (n == 0) luaL_argerror(L, list, "list the parameters the constraint reads");
+  const char **names = lua_newuserdatauv(L, n * sizeof *names, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, list, (lua_Integer)i + 1);
+    names[i] = lua_tostring(L, -1);
+    if (!names[i]) luaL_argerror(L, list, "parameter names must be strings");
+    lua_pop(L, 1);
+  }
+  kt_callback cb = lk_ref_callback(L, fn);
+  kt_error err;
+  if (kt_space_add_constraint(ut->task->space, names, n, constraint_in_lua, cb.ud, cb.ud_free, &err))
+    lk_error(L, &err);
+  lua_pop(L, 1);
+}
+
 /* k:constraint({"A", "B"}, function(a, b) return ... end), an expression, or
-** k:constraint(function(p) return p.A < p.B end[, {"A", "B"}]) (lk_constraint.c) */
+** k:constraint(function(p) return p.A < p.B end[, {"A", "B"}]) (lk_constraint.c:
+** without names, an early check on what it read first, then one on all) */
 static int task_constraint(lua_State *L) {
   lk_task *ut = lk_check_idle_task(L, 1);
   if (lua_type(L, 2) == LUA_TSTRING) return constraint_expr(L, ut);
-  if (lua_type(L, 2) == LUA_TFUNCTION) lk_constraint_table_form(L, ut->task->space);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  luaL_checktype(L, 3, LUA_TFUNCTION);
-  size_t n = (size_t)luaL_len(L, 2);
-  if (n == 0) luaL_argerror(L, 2, "list the parameters the constraint reads");
-  const char **names = lua_newuserdatauv(L, n * sizeof *names, 0);
-  for (size_t i = 0; i < n; i++) {
-    lua_rawgeti(L, 2, (lua_Integer)i + 1);
-    names[i] = lua_tostring(L, -1);
-    if (!names[i]) luaL_argerror(L, 2, "parameter names must be strings");
-    lua_pop(L, 1);
-  }
-  kt_callback cb = lk_ref_callback(L, 3);
-  kt_error err;
-  if (kt_space_add_constraint(ut->task->space, names, n, constraint_in_lua, cb.ud, cb.ud_free, &err))
-    return lk_error(L, &err);
+  int forms = 1;
+  if (lua_type(L, 2) == LUA_TFUNCTION) forms = lk_constraint_table_form(L, ut->task->space);
+  if (forms == 2) add_positional(L, ut, 4, 5);
+  add_positional(L, ut, 2, 3);
   lua_settop(L, 1);
   return 1;
 }

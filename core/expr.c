@@ -212,6 +212,23 @@ static int call(const expr_ins *in, kt_value *args, kt_error *err) {
   return 0;
 }
 
+/* An operand that the types allowed when parsing but is a string now
+** (the value of an and, or or conditional expression, Python's values). */
+static int not_a_number(const expr_ins *in, const kt_value *v, kt_error *err) {
+  return kt_fail(err, "at character %u: %s takes numbers, not the string \"%s\"",
+                 (unsigned)in->pos, in->op == OP_CALL ? "the function" : expr_op_name(in->op),
+                 v->u.s);
+}
+
+/* Whether the instruction takes numbers and one of its n operands at v is
+** a string: then err is set. */
+static bool strings_refused(const expr_ins *in, const kt_value *v, int n, kt_error *err) {
+  if (in->op == OP_EQ || in->op == OP_NE) return false;
+  for (int k = 0; k < n; k++)
+    if (v[k].type == KT_VSTRING) return not_a_number(in, &v[k], err), true;
+  return false;
+}
+
 static int load(const kt_expr *e, const expr_ins *in, const kt_value *v, kt_value *to,
                 kt_error *err) {
   if (in->nargs && v->type == KT_VSTRING)
@@ -231,24 +248,29 @@ int kt_expr_eval(const kt_expr *e, const kt_value *const *vals, kt_value *out,
       case OP_CONST: st[++sp] = e->consts[in->arg]; break;
       case OP_VAR: if (load(e, in, vals[in->arg], &st[++sp], err)) return -1; break;
       case OP_NEG:
+        if (strings_refused(in, &st[sp], 1, err)) return -1;
         if (st[sp].type == KT_VFLOAT) st[sp].u.f = -st[sp].u.f;
         else if (__builtin_sub_overflow((int64_t)0, st[sp].u.i, &st[sp].u.i))
           return expr_overflow(err, expr_op_name(OP_NEG), in->pos);
         break;
-      case OP_NOT: st[sp].u.i = !st[sp].u.i; break;
-      case OP_AND: if (!st[sp].u.i) pc = in->arg - 1; else sp--; break;
-      case OP_OR: if (st[sp].u.i) pc = in->arg - 1; else sp--; break;
+      case OP_NOT: st[sp] = vint(!expr_truthy(&st[sp])); break;
+      case OP_AND: if (!expr_truthy(&st[sp])) pc = in->arg - 1; else sp--; break;
+      case OP_OR: if (expr_truthy(&st[sp])) pc = in->arg - 1; else sp--; break;
+      case OP_JFALSE: if (!expr_truthy(&st[sp--])) pc = in->arg - 1; break;
+      case OP_JUMP: pc = in->arg - 1; break;
       case OP_CALL:
         sp -= in->nargs - 1;
-        if (call(in, &st[sp], err)) return -1;
+        if (strings_refused(in, &st[sp], in->nargs, err) || call(in, &st[sp], err)) return -1;
         break;
       case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
         sp--;
+        if (strings_refused(in, &st[sp], 2, err)) return -1;
         st[sp] = vint(compare((expr_op)in->op, &st[sp], &st[sp + 1]));
         break;
       default:
         sp--;
-        if (arith(in, &st[sp], &st[sp + 1], err)) return -1;
+        if (strings_refused(in, &st[sp], 2, err) || arith(in, &st[sp], &st[sp + 1], err))
+          return -1;
         break;
     }
   }
@@ -259,7 +281,7 @@ int kt_expr_eval(const kt_expr *e, const kt_value *const *vals, kt_value *out,
 int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err) {
   kt_value v;
   if (kt_expr_eval(e, vals, &v, err)) return -1;
-  return v.u.i != 0;
+  return expr_truthy(&v);
 }
 
 /* ---- the machine for integers alone ---- */
@@ -306,15 +328,12 @@ static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) 
 }
 
 const char *expr_op_name(int op) {
-  switch ((expr_op)op) {
-    case OP_ADD: return "'+'";
-    case OP_SUB: return "'-'";
-    case OP_MUL: return "'*'";
-    case OP_POW: return "'**'";
-    case OP_IDIV: return "'//'";
-    case OP_NEG: return "unary '-'";
-    default: return "an operator";
-  }
+  static const char *const names[] = {
+      [OP_ADD] = "'+'", [OP_SUB] = "'-'", [OP_MUL] = "'*'", [OP_DIV] = "'/'", [OP_IDIV] = "'//'",
+      [OP_MOD] = "'%'", [OP_POW] = "'**'", [OP_NEG] = "unary '-'", [OP_LT] = "'<'",
+      [OP_LE] = "'<='", [OP_GT] = "'>'", [OP_GE] = "'>='"};
+  const char *name = op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op] : NULL;
+  return name ? name : "an operator";
 }
 
 int expr_overflow(kt_error *err, const char *what, unsigned pos) {

@@ -12,8 +12,12 @@
 **   comparison  == != ~= < <= > >=        (chained as in Python:
 **               1 <= A <= 8 is 1 <= A and A <= 8)
 **   membership  A in [1, 2, 4]  A not in (3, 5)
-**   logic       && and   || or   ! not    (short-circuit; `not` of a value
-**               binds as in Python: not A == 1 is not (A == 1))
+**   logic       && and   || or   ! not    (short-circuit; and/or give the
+**               deciding operand, as Python's; not binds as in Python:
+**               not A == 1 is not (A == 1))
+**   conditional a if c else b            (Python's: below or, right to left)
+** Any value is a condition by Python's truth (0, 0.0 and '' are false),
+** and a condition is the number 1 or 0.
 **   functions   min(a, b, ...) max(a, b, ...) abs(x) floor(x) ceil(x)
 **               sqrt(x) pow(x, y)
 ** ** is Python's: right to left, above unary minus on its left (-2 ** 2 is
@@ -27,8 +31,10 @@
 ** power, a negative number to a fractional power, a float ** beyond the
 ** floats and sqrt of a negative number are errors that name the character.
 ** Strings are Python's literals (expr_string.c).
-** Types are checked when parsing: logic joins conditions, arithmetic and
-** ordering take numbers, strings are only compared for (in)equality.
+** Types are checked when parsing: arithmetic and ordering take numbers
+** (conditions are numbers), strings are only compared for (in)equality;
+** a string that and, or or a conditional gives where a number is needed
+** is an error at run time.
 */
 #ifndef KT_EXPR_H
 #define KT_EXPR_H
@@ -48,8 +54,11 @@ kt_expr *kt_expr_parse(const char *text, kt_error *err);
 void kt_expr_free(void *e);
 /* Parses the longest expression from text + start, stopping before the
 ** first token that cannot continue it (a ',', a ']', a name such as 'for');
-** *end is that token's offset. Positions in errors count from text. */
-kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, kt_error *err);
+** *end is that token's offset. Positions in errors count from text. With
+** no_if, the expression is no conditional (a if c else b) but what Python
+** reads after a comprehension's 'if', which an 'if' ends. */
+kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, bool no_if,
+                            kt_error *err);
 
 const char *kt_expr_text(const kt_expr *e);
 /* true when the expression is a condition (true or false), false when it

@@ -2,9 +2,11 @@
 ** expr_int.h: the bytecode that expr_parse.c writes and expr.c runs.
 **
 ** The code is postfix: operands push a value, operators pop theirs and
-** push the result. && and || are jumps that keep the deciding value, so
-** the right side is only evaluated when it matters. Conditions are the
-** integers 1 and 0 on the stack.
+** push the result. && and || are jumps that keep the deciding value (an
+** operand, as Python's and/or give), so the right side is only evaluated
+** when it matters. Conditions are the integers 1 and 0 on the stack; any
+** value is a condition by Python's truth (0, 0.0 and '' are false).
+** a if c else b runs c; OP_JFALSE to b; a; OP_JUMP past b; b.
 */
 #ifndef KT_EXPR_INT_H
 #define KT_EXPR_INT_H
@@ -31,8 +33,19 @@ typedef enum expr_op {
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
   OP_AND, OP_OR, /* jump to arg when the top decides, else pop it */
   OP_CALL,       /* function arg with nargs arguments */
-  OP_POW         /* Python's **: integers stay integers for exponents >= 0 */
+  OP_POW,        /* Python's **: integers stay integers for exponents >= 0 */
+  OP_JFALSE,     /* pops a value; jumps to arg when it is false */
+  OP_JUMP        /* jumps to arg */
 } expr_op;
+
+static inline bool expr_is_jump(int op) {
+  return op == OP_AND || op == OP_OR || op == OP_JFALSE || op == OP_JUMP;
+}
+
+/* Python's truth of a value. */
+static inline bool expr_truthy(const kt_value *v) {
+  return v->type == KT_VINT ? v->u.i != 0 : v->type == KT_VFLOAT ? v->u.f != 0 : v->u.s[0] != '\0';
+}
 
 typedef enum expr_fn { FN_MIN, FN_MAX, FN_ABS, FN_FLOOR, FN_CEIL, FN_SQRT, FN_POW } expr_fn;
 

@@ -26,7 +26,7 @@ struct inode {
   ikind kind;
   int64_t k;      /* K_CONST */
   uint32_t var;   /* K_VAR */
-  const inode *a, *b;
+  const inode *a, *b, *c; /* c: a conditional's else */
   const inode **args; /* calls: nargs operands */
   int nargs;
   expr_fn fn;
@@ -78,8 +78,17 @@ static int64_t e_lt(const inode *n, ictx *c) { return val(n->a, c) < val(n->b, c
 static int64_t e_le(const inode *n, ictx *c) { return val(n->a, c) <= val(n->b, c); }
 static int64_t e_gt(const inode *n, ictx *c) { return val(n->a, c) > val(n->b, c); }
 static int64_t e_ge(const inode *n, ictx *c) { return val(n->a, c) >= val(n->b, c); }
-static int64_t e_and(const inode *n, ictx *c) { return val(n->a, c) && val(n->b, c); }
-static int64_t e_or(const inode *n, ictx *c) { return val(n->a, c) || val(n->b, c); }
+/* Python's and/or give the deciding operand. */
+static int64_t e_and(const inode *n, ictx *c) {
+  int64_t a = val(n->a, c);
+  return a ? val(n->b, c) : a;
+}
+static int64_t e_or(const inode *n, ictx *c) {
+  int64_t a = val(n->a, c);
+  return a ? a : val(n->b, c);
+}
+/* b if a else c */
+static int64_t e_if(const inode *n, ictx *c) { return val(n->a, c) ? val(n->b, c) : val(n->c, c); }
 static int64_t e_not(const inode *n, ictx *c) { return !val(n->a, c); }
 static int64_t e_neg(const inode *n, ictx *c) {
   int64_t r;
@@ -101,34 +110,47 @@ static int64_t (*const evals[])(const inode *, ictx *) = {
     [OP_NEG] = e_neg, [OP_NOT] = e_not, [OP_ADD] = e_add, [OP_SUB] = e_sub, [OP_MUL] = e_mul,
     [OP_IDIV] = e_divmod, [OP_MOD] = e_divmod, [OP_EQ] = e_eq, [OP_NE] = e_ne, [OP_LT] = e_lt,
     [OP_LE] = e_le, [OP_GT] = e_gt, [OP_GE] = e_ge, [OP_AND] = e_and, [OP_OR] = e_or,
-    [OP_CALL] = e_call, [OP_POW] = e_pow};
+    [OP_CALL] = e_call, [OP_POW] = e_pow, [OP_JFALSE] = e_if};
 
 /* ---- from bytecode to tree ---- */
 
 /* Once its operands are known. */
 static unsigned depth_of(const inode *n) {
   unsigned d = 0;
-  const inode *ab[2] = {n->a, n->b};
-  for (int k = 0; k < 2; k++)
-    if (ab[k] && ab[k]->depth > d) d = ab[k]->depth;
+  const inode *abc[3] = {n->a, n->b, n->c};
+  for (int k = 0; k < 3; k++)
+    if (abc[k] && abc[k]->depth > d) d = abc[k]->depth;
   for (int k = 0; k < n->nargs; k++)
     if (n->args[k]->depth > d) d = n->args[k]->depth;
   return d + 1;
 }
 
-/* && and || wait for their right side: the jump target says where it ends. */
+/* && and || wait for their right side: the jump target says where it
+** ends. A conditional waits for its value (until its OP_JUMP, end unknown)
+** and then for its else (until the jump's target). */
 typedef struct pending {
   inode *node;
   uint32_t end;
 } pending;
 
+#define END_UNKNOWN UINT32_MAX
+
 static void join_pending(inode **st, int *sp, pending *pd, int *np, size_t pc) {
   while (*np > 0 && pd[*np - 1].end == pc) {
     inode *n = pd[--*np].node;
-    n->b = st[(*sp)--];
+    *(n->op == OP_JFALSE ? &n->c : &n->b) = st[(*sp)--];
     n->depth = depth_of(n);
     st[++*sp] = n;
   }
+}
+
+/* The jump at the end of a conditional's value: the innermost conditional
+** waiting (jumps inside its value have ended) gets the value, and waits
+** for its else. */
+static void value_of_conditional(inode **st, int *sp, pending *pd, int np, uint32_t end) {
+  pending *w = &pd[np - 1];
+  w->node->b = st[(*sp)--];
+  w->end = end;
 }
 
 static int make_node(const kt_expr *e, const expr_ins *in, inode *n, inode **st, int *sp,
@@ -163,28 +185,41 @@ void expr_free_tree(kt_expr *e) {
   e->root = NULL;
 }
 
+/* Jumps open at once: one per level of parentheses and more (a || b
+** within a conditional's else), which the stack of values does not bound.
+** An expression that opens more runs on the bytecode machine. */
+#define PENDING_MAX (2 * EXPR_STACK)
+
 int expr_build_tree(kt_expr *e, kt_error *err) {
   expr_free_tree(e);
   if (!expr_keeps_to_ints(e)) return 0;
   if (!(e->tree = kt_calloc(e->ncode, sizeof *e->tree, err))) return -1;
   inode *st[EXPR_STACK] = {NULL};
-  pending pd[EXPR_STACK];
+  pending pd[PENDING_MAX];
   int sp = -1, np = 0, rc = 0;
-  for (size_t pc = 0; pc < e->ncode && rc == 0; pc++) {
+  bool too_many = false;
+  for (size_t pc = 0; pc < e->ncode && rc == 0 && !too_many; pc++) {
     join_pending(st, &sp, pd, &np, pc);
     const expr_ins *in = &e->code[pc];
     inode *n = &e->tree[pc];
-    if (in->op == OP_AND || in->op == OP_OR) {
+    if (in->op == OP_AND || in->op == OP_OR || in->op == OP_JFALSE) {
+      if ((too_many = np == PENDING_MAX)) break;
       *n = (inode){.eval = evals[in->op], .kind = K_NODE, .a = st[sp--], .op = in->op};
-      pd[np++] = (pending){n, in->arg};
+      pd[np++] = (pending){n, in->op == OP_JFALSE ? END_UNKNOWN : in->arg};
+    } else if (in->op == OP_JUMP) {
+      value_of_conditional(st, &sp, pd, np, in->arg);
     } else {
       rc = make_node(e, in, n, st, &sp, err);
     }
   }
+  if (rc || too_many) {
+    expr_free_tree(e);
+    return rc;
+  }
   join_pending(st, &sp, pd, &np, e->ncode);
   e->root = st[0];
-  if (rc || e->root->depth > EXPR_TREE_DEPTH) expr_free_tree(e);
-  return rc;
+  if (e->root->depth > EXPR_TREE_DEPTH) expr_free_tree(e);
+  return 0;
 }
 
 int kt_expr_test_ints(const kt_expr *e, const int64_t *vals, kt_error *err) {

@@ -123,9 +123,10 @@ static int count_read(lparser *p, size_t from, size_t to) {
                                   "comprehension reads its clauses for each value)", LIST_READ);
 }
 
-static kt_expr *parse_expr(lparser *p) {
+/* An item, an argument or (no_if) a condition of a comprehension. */
+static kt_expr *parse_expr(lparser *p, bool no_if) {
   size_t end;
-  kt_expr *e = kt_expr_parse_part(p->src, p->at, &end, p->err);
+  kt_expr *e = kt_expr_parse_part(p->src, p->at, &end, no_if, p->err);
   if (!e) return NULL;
   if (count_read(p, p->at, end)) {
     kt_expr_free(e);
@@ -190,13 +191,13 @@ static int condition(lparser *p, bool *keep) {
   if (++p->conditions > LIST_CONDITIONS)
     return kt_fail_at(p->err, p->at, "the comprehension tests more than %zu conditions",
                       LIST_CONDITIONS);
-  kt_expr *cond = parse_expr(p);
+  kt_expr *cond = parse_expr(p, true);
   if (!cond) return -1;
   kt_value v;
   int rc = eval_expr(p, cond, &v);
   kt_expr_free(cond);
   if (rc) return -1;
-  *keep = v.type == KT_VSTRING ? v.u.s[0] != '\0' : v.type == KT_VINT ? v.u.i != 0 : v.u.f != 0;
+  *keep = expr_truthy(&v);
   return 0;
 }
 
@@ -262,7 +263,7 @@ static int bracket(lparser *p, size_t open, vlist *out) {
   for (size_t n = 0;; n++) {
     skip_space(p);
     size_t pos = p->at;
-    kt_expr *e = parse_expr(p);
+    kt_expr *e = parse_expr(p, false);
     if (!e) return -1;
     int rc = 0;
     if (n == 0 && accept_word(p, "for")) {
@@ -290,7 +291,7 @@ static int bracket(lparser *p, size_t open, vlist *out) {
 static int range_arg(lparser *p, int64_t *out) {
   skip_space(p);
   size_t pos = p->at;
-  kt_expr *e = parse_expr(p);
+  kt_expr *e = parse_expr(p, false);
   if (!e) return -1;
   kt_value v;
   bool condition = kt_expr_is_condition(e);

@@ -14,7 +14,8 @@
 typedef enum tk {
   TK_END, TK_INT, TK_FLOAT, TK_STR, TK_NAME, TK_TRUE, TK_FALSE, TK_LPAREN, TK_RPAREN,
   TK_COMMA, TK_PLUS, TK_MINUS, TK_STAR, TK_SLASH, TK_DSLASH, TK_PERCENT, TK_EQ, TK_NE,
-  TK_LT, TK_LE, TK_GT, TK_GE, TK_AND, TK_OR, TK_NOT, TK_POW, TK_IN, TK_LBRACK, TK_RBRACK
+  TK_LT, TK_LE, TK_GT, TK_GE, TK_AND, TK_OR, TK_NOT, TK_POW, TK_IN, TK_LBRACK, TK_RBRACK,
+  TK_IF, TK_ELSE
 } tk;
 
 typedef struct token {
@@ -25,8 +26,10 @@ typedef struct token {
 } token;
 
 /* What an operand is, for type checks: a condition, a number, a string,
-** or a name whose values decide between number and string. */
-typedef enum vtype { T_BOOL, T_NUM, T_STR, T_NAME } vtype;
+** a name whose values decide between number and string, or any of them
+** (and, or and conditional expressions give one of their operands): then
+** the machine checks, at run time, that a number is a number. */
+typedef enum vtype { T_BOOL, T_NUM, T_STR, T_NAME, T_ANY } vtype;
 
 typedef struct operand {
   vtype type;
@@ -82,7 +85,7 @@ static int lex_string(parser *p, token *t) {
 static tk keyword(const char *s, size_t n) {
   static const struct { const char *word; tk kind; } words[] = {
       {"and", TK_AND}, {"or", TK_OR}, {"not", TK_NOT}, {"true", TK_TRUE}, {"false", TK_FALSE},
-      {"True", TK_TRUE}, {"False", TK_FALSE}, {"in", TK_IN}};
+      {"True", TK_TRUE}, {"False", TK_FALSE}, {"in", TK_IN}, {"if", TK_IF}, {"else", TK_ELSE}};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strlen(words[i].word) == n && strncmp(words[i].word, s, n) == 0) return words[i].kind;
   return TK_NAME;
@@ -146,20 +149,21 @@ static int next(parser *p) {
 
 /* ---- code ---- */
 
+static uint16_t ins_pos(size_t pos) { return (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX); }
+
 static int emit(parser *p, expr_op op, uint32_t arg, uint8_t nargs, size_t pos) {
   static const signed char effect[] = {
       [OP_CONST] = 1, [OP_VAR] = 1, [OP_NEG] = 0, [OP_NOT] = 0, [OP_ADD] = -1, [OP_SUB] = -1,
       [OP_MUL] = -1, [OP_DIV] = -1, [OP_IDIV] = -1, [OP_MOD] = -1, [OP_EQ] = -1, [OP_NE] = -1,
       [OP_LT] = -1, [OP_LE] = -1, [OP_GT] = -1, [OP_GE] = -1, [OP_AND] = -1, [OP_OR] = -1,
-      [OP_POW] = -1};
+      [OP_POW] = -1, [OP_JFALSE] = -1, [OP_JUMP] = -1}; /* the else pushes the value again */
   kt_expr *e = p->e;
   p->depth += op == OP_CALL ? 1 - nargs : effect[op];
   if (p->depth > EXPR_STACK)
     return kt_fail_at(p->err, pos, "the expression nests too deeply: more than %d operands wait "
                                    "for their operators", EXPR_STACK);
   if (kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) return -1;
-  e->code[e->ncode++] =
-      (expr_ins){(uint8_t)op, nargs, (uint16_t)(pos < UINT16_MAX ? pos + 1 : UINT16_MAX), arg};
+  e->code[e->ncode++] = (expr_ins){(uint8_t)op, nargs, ins_pos(pos), arg};
   return 0;
 }
 
@@ -190,43 +194,36 @@ static int find_var(parser *p, const token *t, size_t *var) {
 
 /* ---- types ---- */
 
-static const char *type_name(vtype t) {
-  return t == T_BOOL ? "a condition" : t == T_STR ? "a string" : "a number";
-}
-
+/* A condition is a number (True is 1, as in Python). */
 static int need_number(parser *p, const operand *o, const char *what) {
-  if (o->type == T_NUM) return 0;
+  if (o->type == T_NUM || o->type == T_BOOL || o->type == T_ANY) return 0;
   if (o->type == T_NAME) {
     p->e->vars[o->var].numeric = true;
     p->e->code[o->ins].nargs = 1;
     return 0;
   }
-  return kt_fail_at(p->err, o->pos, "%s takes numbers, not %s", what, type_name(o->type));
+  return kt_fail_at(p->err, o->pos, "%s takes numbers, not a string", what);
 }
 
-static int need_condition(parser *p, const operand *o, const char *what) {
-  if (o->type == T_BOOL) return 0;
-  if (o->type == T_NAME)
-    return kt_fail_at(p->err, o->pos,
-                      "%s joins conditions, and '%s' is a parameter: compare it "
-                      "(%s != 0?)",
-                      what, p->e->vars[o->var].name, p->e->vars[o->var].name);
-  return kt_fail_at(p->err, o->pos, "%s joins conditions, not %s", what, type_name(o->type));
-}
-
-/* == and != compare conditions with conditions and values with values. */
+/* == and != compare anything but a number with a string. */
 static int need_comparable(parser *p, const operand *a, const operand *b) {
-  bool ab = a->type == T_BOOL, bb = b->type == T_BOOL;
-  if (ab != bb)
-    return kt_fail_at(p->err, (ab ? b : a)->pos, "a condition is compared with a value");
-  if ((a->type == T_NUM && b->type == T_STR) || (a->type == T_STR && b->type == T_NUM))
+  bool an = a->type == T_NUM || a->type == T_BOOL, bn = b->type == T_NUM || b->type == T_BOOL;
+  if ((an && b->type == T_STR) || (a->type == T_STR && bn))
     return kt_fail_at(p->err, b->pos, "a number is compared with a string");
   return 0;
+}
+
+/* What 'a or b' (and, a if c else b) may give: either operand. */
+static vtype either(vtype a, vtype b) {
+  if (a == b && a != T_NAME) return a;
+  bool an = a == T_NUM || a == T_BOOL, bn = b == T_NUM || b == T_BOOL;
+  return an && bn ? T_NUM : T_ANY;
 }
 
 /* ---- grammar ---- */
 
 static int parse_or(parser *p, operand *o);
+static int parse_test(parser *p, operand *o);
 
 /* Each level of nesting is a recursion of the parser, bounded so that no
 ** text overflows the C stack. */
@@ -263,7 +260,7 @@ static int parse_call(parser *p, operand *o, const token *name) {
   while (p->tok.kind != TK_RPAREN) {
     operand a;
     if (nargs > 0 && (p->tok.kind != TK_COMMA ? expect_close(p, open) : next(p))) return -1;
-    if (parse_or(p, &a) || need_number(p, &a, fns[f].name)) return -1;
+    if (parse_test(p, &a) || need_number(p, &a, fns[f].name)) return -1;
     nargs++;
   }
   if (nargs < fns[f].min || nargs > fns[f].max)
@@ -312,7 +309,7 @@ static int parse_primary(parser *p, operand *o) {
       return parse_name(p, o);
     case TK_LPAREN: {
       size_t open = t->pos;
-      if (nest(p, open) || next(p) || parse_or(p, o)) return -1;
+      if (nest(p, open) || next(p) || parse_test(p, o)) return -1;
       p->nesting--;
       o->pos = open;
       return expect_close(p, open);
@@ -352,12 +349,12 @@ static int parse_unary(parser *p, operand *o) {
   size_t start = p->e->ncode;
   if (nest(p, t.pos) || next(p) || parse_unary(p, o)) return -1;
   p->nesting--;
-  /* `not` of a value binds as in Python, more loosely than comparisons:
-  ** not A == 1 is not (A == 1); `not` of a condition stays as it was. */
-  if (t.kind == TK_NOT && o->type != T_BOOL &&
+  /* `not` (and `!`) binds as in Python, more loosely than comparisons:
+  ** not A == 1 is not (A == 1), not A + 1 is not (A + 1). */
+  if (t.kind == TK_NOT &&
       (arith_loop(p, o, 1) || arith_loop(p, o, 0) || comparison_rest(p, o, start)))
     return -1;
-  if (t.kind == TK_MINUS ? need_number(p, o, "'-'") : need_condition(p, o, "'!'")) return -1;
+  if (t.kind == TK_MINUS && need_number(p, o, "'-'")) return -1;
   o->pos = t.pos;
   o->type = t.kind == TK_MINUS ? T_NUM : T_BOOL;
   return emit(p, t.kind == TK_MINUS ? OP_NEG : OP_NOT, 0, 0, t.pos);
@@ -413,7 +410,7 @@ static int copy_code(parser *p, size_t from, size_t to, size_t pos) {
   size_t at = p->e->ncode;
   for (size_t pc = from; pc < to; pc++) {
     expr_ins in = p->e->code[pc];
-    if (in.op == OP_AND || in.op == OP_OR) in.arg = in.arg - (uint32_t)from + (uint32_t)at;
+    if (expr_is_jump(in.op)) in.arg = in.arg - (uint32_t)from + (uint32_t)at;
     if (emit(p, (expr_op)in.op, in.arg, in.nargs, in.pos - 1u)) return -1;
   }
   return 0;
@@ -538,27 +535,83 @@ static int parse_logic(parser *p, operand *o, bool is_or) {
     snprintf(what, sizeof what, "'%.*s'", (int)t.len, p->src + t.pos);
     size_t jump = p->e->ncode;
     operand r;
-    if (need_condition(p, o, what) || emit(p, is_or ? OP_OR : OP_AND, 0, 0, t.pos) || next(p))
-      return -1;
-    if ((is_or ? parse_logic(p, &r, false) : parse_comparison(p, &r)) ||
-        need_condition(p, &r, what))
-      return -1;
+    if (emit(p, is_or ? OP_OR : OP_AND, 0, 0, t.pos) || next(p)) return -1;
+    if (is_or ? parse_logic(p, &r, false) : parse_comparison(p, &r)) return -1;
     p->e->code[jump].arg = (uint32_t)p->e->ncode;
+    o->type = either(o->type, r.type);
   }
   return 0;
 }
 
 static int parse_or(parser *p, operand *o) { return parse_logic(p, o, true); }
 
+/* Moves the jumps of the n instructions at code, which were at from. */
+static void relocate(expr_ins *code, size_t n, size_t from, size_t to) {
+  for (size_t i = 0; i < n; i++)
+    if (expr_is_jump(code[i].op)) code[i].arg = code[i].arg - (uint32_t)from + (uint32_t)to;
+}
+
+/* The code of a value [sa, sc) and of its condition [sc, end) become the
+** condition, an OP_JFALSE at *jfalse, then the value: the condition runs
+** first, as Python evaluates it. */
+static int condition_first(parser *p, size_t sa, size_t sc, size_t pos, size_t *jfalse) {
+  kt_expr *e = p->e;
+  size_t na = sc - sa, nc = e->ncode - sc;
+  expr_ins *a = kt_alloc(na * sizeof *a, p->err);
+  if (!a || kt_grow(&e->code, &e->capcode, e->ncode + 1, sizeof *e->code, p->err)) {
+    free(a);
+    return -1;
+  }
+  memcpy(a, e->code + sa, na * sizeof *a);
+  memmove(e->code + sa, e->code + sc, nc * sizeof *a);
+  relocate(e->code + sa, nc, sc, sa);
+  *jfalse = sa + nc;
+  e->code[*jfalse] = (expr_ins){OP_JFALSE, 0, ins_pos(pos), 0};
+  memcpy(e->code + *jfalse + 1, a, na * sizeof *a);
+  relocate(e->code + *jfalse + 1, na, sa, *jfalse + 1);
+  e->ncode++;
+  free(a);
+  return 0;
+}
+
+/* Python's a if c else b, below 'or' and right to left (a if b else c if
+** d else e is a if b else (c if d else e)): c runs, then a or b alone. */
+static int parse_test(parser *p, operand *o) {
+  size_t sa = p->e->ncode;
+  int depth = p->depth;
+  if (parse_or(p, o)) return -1;
+  if (p->tok.kind != TK_IF) return 0;
+  token t = p->tok;
+  size_t sc = p->e->ncode, jfalse, jump;
+  operand c, b;
+  if (nest(p, t.pos) || next(p) || parse_or(p, &c)) return -1;
+  if (p->tok.kind != TK_ELSE)
+    return kt_fail_at(p->err, p->tok.pos, "expected 'else' for the 'if' at character %zu",
+                      t.pos + 1);
+  if (condition_first(p, sa, sc, t.pos, &jfalse)) return -1;
+  p->depth = depth + 1; /* the value's */
+  jump = p->e->ncode;
+  if (emit(p, OP_JUMP, 0, 0, t.pos) || next(p)) return -1;
+  p->e->code[jfalse].arg = (uint32_t)p->e->ncode;
+  if (parse_test(p, &b)) return -1;
+  p->e->code[jump].arg = (uint32_t)p->e->ncode;
+  p->nesting--;
+  o->type = either(o->type, b.type);
+  return 0;
+}
+
 /* Parses from text + start; with end, stops before the first token that
 ** cannot continue the expression (and says where), else that token is an
 ** error. */
-static kt_expr *parse_from(const char *text, size_t start, size_t *end, kt_error *err) {
+static kt_expr *parse_from(const char *text, size_t start, size_t *end, bool no_if,
+                           kt_error *err) {
   kt_expr *e = kt_calloc(1, sizeof *e, err);
   if (!e) return NULL;
   parser p = {e, text, start, {0}, 0, 0, 0, err};
   operand o;
-  int rc = next(&p) || parse_or(&p, &o);
+  /* a comprehension's condition is no conditional: an 'if' after it is
+  ** the next clause, as in Python */
+  int rc = next(&p) || (no_if ? parse_or(&p, &o) : parse_test(&p, &o));
   if (rc == 0 && p.tok.kind != TK_END && !end)
     rc = kt_fail_at(p.err, p.tok.pos, "unexpected '%.*s' after a complete expression",
                     (int)p.tok.len, text + p.tok.pos);
@@ -584,9 +637,10 @@ static kt_expr *parse_from(const char *text, size_t start, size_t *end, kt_error
 }
 
 kt_expr *kt_expr_parse(const char *text, kt_error *err) {
-  return parse_from(text, 0, NULL, err);
+  return parse_from(text, 0, NULL, false, err);
 }
 
-kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, kt_error *err) {
-  return parse_from(text, start, end, err);
+kt_expr *kt_expr_parse_part(const char *text, size_t start, size_t *end, bool no_if,
+                            kt_error *err) {
+  return parse_from(text, start, end, no_if, err);
 }

@@ -21,8 +21,10 @@
 #include "result.h"
 
 /* Computes a metric, or the objective, of an ok result: 0 with *out (NAN:
-** no value), or -1 with err set (the tuning stops: a script's bug). */
-typedef int (*kt_metric_fn)(const kt_results *rs, const kt_result *r, void *ud, double *out,
+** no value), or -1 with err set (the tuning stops: a script's bug). It may
+** record in r other metrics that it computed on the way (one that reads
+** another): those are not computed again. */
+typedef int (*kt_metric_fn)(const kt_results *rs, kt_result *r, void *ud, double *out,
                             kt_error *err);
 
 typedef struct kt_metric {

@@ -215,18 +215,11 @@ int kt_space_check_names(const kt_space *s, const kt_expr *e, kt_error *err) {
   return 0;
 }
 
-static int check_condition(const kt_space *s, const kt_expr *e, kt_error *err) {
-  if (kt_space_check_names(s, e, err)) return -1;
-  if (!kt_expr_is_condition(e))
-    return kt_fail(err, "the expression computes a value; a constraint is a condition "
-                        "such as '%s <= 1024'", kt_expr_text(e));
-  return 0;
-}
 
 int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *consts,
                       size_t nconsts, unsigned tag, kt_error *err) {
   kt_expr *e = kt_expr_parse(text, err);
-  if (!e || kt_expr_bind(e, consts, nconsts, err) || check_condition(s, e, err)) {
+  if (!e || kt_expr_bind(e, consts, nconsts, err) || kt_space_check_names(s, e, err)) {
     kt_expr_free(e);
     /* a long text is cut: the error's position says where to look */
     return kt_fail_prefix(err, "constraint '%.80s%s': ", text, strlen(text) > 80 ? "..." : "");

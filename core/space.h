@@ -79,8 +79,9 @@ typedef struct kt_constraint_def {
 
 int kt_space_add_constraint_def(kt_space *s, const kt_constraint_def *d, kt_error *err);
 /* A constraint written as an expression (expr.h), such as
-** "MWG % (MDIMC*VWM) == 0": its parameters are the names it reads, less
-** those that consts gives values to. Parse errors name the character. */
+** "MWG % (MDIMC*VWM) == 0", or any value, true by Python's truth: its
+** parameters are the names it reads, less those that consts gives values
+** to. Parse errors name the character. */
 int kt_space_add_expr(kt_space *s, const char *text, const kt_named_value *consts,
                       size_t nconsts, unsigned tag, kt_error *err);
 /* Every name of e is a parameter, and those it uses as numbers have no

@@ -81,7 +81,8 @@ describe("kt.space", function()
     assert.matches("bad argument #1 to '.-space' %(table expected, got string%)", err("WG"))
     assert.are.equal("kt.space: unknown field 'param' (expected one of: params, constraints, "
                      .. "global, group, round_global, local_memory, device)", err{ param = {} })
-    assert.matches("%(params: expected a list of {name, values%[, modifiers%]}%)$", err{})
+    assert.matches("%(params: expected a list of {name, values%[, modifiers%]} or a map " ..
+                   "{name = values}%)$", err{})
     assert.matches("%(params%[2%]: expected {name, values%[, modifiers%]}%)$",
                    err{ params = { { "A", { 1 } }, { { 1, 2 } } } })
     assert.are.equal("kt.space: params[1]: a parameter needs at least one value",
