@@ -542,8 +542,10 @@ static int tuner_cache(lua_State *L) {
     s.misses += d.misses;
     s.entries += d.entries;
     s.compiles += d.compiles;
+    s.compiled += d.compiled;
+    s.cached += d.cached;
   }
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 7);
   lua_pushinteger(L, kt_tuner_build_threads(t));
   lua_setfield(L, -2, "threads");
   lua_pushinteger(L, (lua_Integer)s.hits);
@@ -554,6 +556,10 @@ static int tuner_cache(lua_State *L) {
   lua_setfield(L, -2, "entries");
   lua_pushinteger(L, (lua_Integer)s.compiles);
   lua_setfield(L, -2, "compiles");
+  lua_pushinteger(L, (lua_Integer)s.compiled);
+  lua_setfield(L, -2, "compiled");
+  lua_pushinteger(L, (lua_Integer)s.cached);
+  lua_setfield(L, -2, "cached");
   return 1;
 }
 
