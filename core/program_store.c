@@ -83,28 +83,29 @@ int kt_program_store_settings(char **dir, bool *off, uint64_t *limit, kt_error *
 /* ---- opening ---- */
 
 /* mkdir -p. */
-static int make_folder(char *path, kt_error *err) {
+static int make_folder(const char *dir, kt_error *err) {
+  char *path = kt_strdup(dir, err);
+  if (!path) return -1;
+  int rc = 0;
   for (char *p = path + 1;; p++) {
     if (*p != '/' && *p) continue;
     char c = *p;
     *p = '\0';
-    int rc = mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+    rc = mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
     int why = errno;
+    if (rc) kt_fail(err, "cannot make the program cache folder %s: %s", path, strerror(why));
     *p = c;
-    if (rc) return kt_fail(err, "cannot make the program cache folder %s: %s", path, strerror(why));
-    if (!c) break;
+    if (rc || !c) break;
   }
-  struct stat st;
-  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-    return kt_fail(err, "the program cache %s is no folder", path);
-  return 0;
+  free(path);
+  return rc;
 }
 
+/* The folder is made when the first entry is written. */
 kt_program_store *kt_program_store_open(const char *dir, uint64_t limit, kt_error *err) {
   kt_program_store *s = kt_calloc(1, sizeof *s, err);
   if (!s) return NULL;
-  if (!(s->dir = kt_strdup(dir, err)) || make_folder(s->dir, err)) {
-    free(s->dir);
+  if (!(s->dir = kt_strdup(dir, err))) {
     free(s);
     return NULL;
   }
@@ -315,14 +316,17 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
-/* Writes e beside path and renames it there. */
-static int place(const char *path, const unsigned char *e, size_t n, kt_error *err) {
+/* Writes e beside path (in dir, made if needed) and renames it there. */
+static int place(const char *dir, const char *path, const unsigned char *e, size_t n,
+                 kt_error *err) {
   size_t size = strlen(path) + 64;
   char *temp = kt_alloc(size, err);
   if (!temp) return -1;
   snprintf(temp, size, "%s.tmp-%ld-%llx", path, (long)getpid(),
            (unsigned long long)kt_now_ns());
   int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), rc = -1;
+  if (fd < 0 && errno == ENOENT && make_folder(dir, err) == 0)
+    fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) {
     kt_fail(err, "cannot write %s: %s", temp, strerror(errno));
   } else {
@@ -356,7 +360,7 @@ int kt_program_store_put(kt_program_store *s, const kt_program_key *k,
   uint32_t sum = checksum(e, n);
   for (int i = 0; i < 4; i++) e[HEADER - 4 + i] = (unsigned char)(sum >> (8 * i));
   char *path = entry_path(s, e + HEADER, nkey, err);
-  int rc = path ? place(path, e, n, err) : -1;
+  int rc = path ? place(s->dir, path, e, n, err) : -1;
   free(path);
   free(e);
   if (rc == 0) bound(s, n);
@@ -392,6 +396,7 @@ static void listing_clear(listing *l) {
 static int list(const kt_program_store *s, listing *l, kt_error *err) {
   *l = (listing){NULL, 0, 0, 0};
   DIR *d = opendir(s->dir);
+  if (!d && errno == ENOENT) return 0; /* nothing stored yet */
   if (!d) return kt_fail(err, "cannot read the program cache %s: %s", s->dir, strerror(errno));
   int fd = dirfd(d), rc = 0;
   time_t now = time(NULL);

@@ -40,7 +40,7 @@ typedef struct kt_program_key {
 ** a folder that cannot be told (no HOME). */
 int kt_program_store_settings(char **dir, bool *off, uint64_t *limit, kt_error *err);
 
-/* Opens (making it if needed) a folder as a store. Thread-safe to use. */
+/* A folder as a store (made when the first entry is). Thread-safe to use. */
 kt_program_store *kt_program_store_open(const char *dir, uint64_t limit, kt_error *err);
 /* The store the environment names; NULL with *off when turned off. */
 kt_program_store *kt_program_store_default(bool *off, kt_error *err);

@@ -96,18 +96,18 @@ static void close_context(kt_tuner *t) {
   t->ctx = NULL;
 }
 
-/* The program cache on disk that the environment names: a bound that is
-** no size is an error; a folder that cannot be made leaves the tuner
-** without one (tuning goes on, compiling everything). */
+/* The program cache on disk that the environment names; a bound that is
+** no size is an error. A folder that cannot be written costs only the
+** time of compiling again (kt_program_build). */
 static int open_store(kt_tuner *t, kt_error *err) {
   char *dir;
   bool off;
   uint64_t limit;
   if (kt_program_store_settings(&dir, &off, &limit, err)) return -1;
-  kt_error why;
-  t->store = dir ? kt_program_store_open(dir, limit, &why) : NULL;
+  t->store = dir ? kt_program_store_open(dir, limit, err) : NULL;
   free(dir);
-  if (t->store && !(t->identity = kt_program_identity(&t->device, err))) return -1;
+  if (off) return 0;
+  if (!t->store || !(t->identity = kt_program_identity(&t->device, err))) return -1;
   return 0;
 }
 
