@@ -127,6 +127,23 @@ describe("the program cache on disk", function()
     assert.are.equal("compiles\t6\tcached\t0", (split(tune({ cache = false }))))
   end)
 
+  it("is shared by tunings running at once", function()
+    local path = script()
+    local cmd = ("env KTLUA_CACHE=%s %s %s > %s/%%d.out 2>&1"):format(cache, shell.ktlua, path, dir)
+    local out, code = shell.run(("(%s & %s & %s & wait)"):format(cmd:format(1), cmd:format(2),
+                                                                  cmd:format(3)))
+    assert.are.equal(0, code, out)
+    local first = select(2, split(files.read(dir .. "/1.out")))
+    for i = 1, 3 do
+      local summary, results = split(files.read(dir .. "/" .. i .. ".out"))
+      assert.matches("^compiles\t%d\tcached\t%d$", summary)
+      assert.are.equal(first, results)
+    end
+    assert.are.equal(6, entries())
+    assert.are.equal("compiles\t0\tcached\t6", (split(tune())))
+    assert.are.equal("", (shell.run(("ls %s | grep -v '\\.ktp$'"):format(cache)))) -- no leftovers
+  end)
+
   it("keeps another entry for another option or define", function()
     assert.are.equal("compiles\t2\tcached\t0", (split(tune({ scales = "1", options = "-DX=1" }))))
     assert.are.equal("compiles\t0\tcached\t2", (split(tune({ scales = "1", options = "-DX=1" }))))
