@@ -77,6 +77,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_spawn(L);
   lk_open_t1(L);
   lk_open_json(L);
+  lk_open_program_cache(L);
   lk_open_probe(L);
   lk_open_split(L);
   lk_open_mpi(L);

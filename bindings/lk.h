@@ -215,6 +215,7 @@ void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_json(lua_State *L);    /* kt.json */
+void lk_open_program_cache(lua_State *L); /* kt.program_cache, kt.program_cache_clear */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
 void lk_open_mpi(lua_State *L);     /* kt.mpi, kt.mpi_devices */
 const char *lk_device_spec(lua_State *L, int idx, char *buf, size_t size);
@@ -256,7 +257,7 @@ size_t lk_devices_count(lua_State *L);
 /* kt.tuner over several devices: whether the argument names several
 ** (a list, "all", "gpu:all"), and the tuner over them (lk_fleet.c). */
 bool lk_is_device_set(lua_State *L, int idx);
-int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth);
+int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool cache);
 void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut);
 /* A tuner's devices: how many, and the tuner of device i (the one of a
 ** single-device tuner, or each of a fleet's). */

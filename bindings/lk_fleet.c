@@ -81,7 +81,7 @@ void lk_push_fleet(lua_State *L, kt_fleet *f) {
   describe(L, ut);
 }
 
-int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth) {
+int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool cache) {
   devset *s = lk_new_guarded(L, sizeof *s, devset_gc);
   if (lua_type(L, idx) == LUA_TSTRING) check_all(L, lua_tostring(L, idx), s);
   else check_list(L, idx, s);
@@ -94,7 +94,10 @@ int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth) {
     ut->t = kt_fleet_tuner(ut->fleet, 0);
   }
   if (!ut->t) return lk_error(L, &err);
-  for (size_t i = 0; i < s->n; i++) kt_tuner_set_device_growth(lk_tuner_at(ut, i), growth);
+  for (size_t i = 0; i < s->n; i++) {
+    kt_tuner_set_device_growth(lk_tuner_at(ut, i), growth);
+    kt_tuner_set_disk_cache(lk_tuner_at(ut, i), cache);
+  }
   describe(L, ut);
   return 1;
 }

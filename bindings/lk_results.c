@@ -348,6 +348,10 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "space_all");
   lk_push_prune_counts(L, r->pruned);
   lua_setfield(L, -2, "pruned");
+  lua_pushinteger(L, (lua_Integer)r->compiles);
+  lua_setfield(L, -2, "compiles");
+  lua_pushinteger(L, (lua_Integer)r->cached);
+  lua_setfield(L, -2, "cached");
   lua_pushinteger(L, (lua_Integer)r->input_checks);
   lua_setfield(L, -2, "input_checks");
   lua_pushinteger(L, (lua_Integer)r->inputs_changed);

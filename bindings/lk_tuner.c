@@ -23,11 +23,12 @@ kt_tuner *lk_test_tuner(lua_State *L, int idx) {
   return ut ? ut->t : NULL;
 }
 
-/* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB}]);
+/* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB,
+** cache = true}]) (cache: the program cache on disk, program_store.h);
 ** device may be a list of devices, "all" or "gpu:all" (lk_fleet.c). */
 static int l_tuner(lua_State *L) {
-  static const char *const keys[] = {"build_threads", "isolate", "device_growth", NULL};
-  int threads = 0, isolate = 1;
+  static const char *const keys[] = {"build_threads", "isolate", "device_growth", "cache", NULL};
+  int threads = 0, isolate = 1, cache = 1;
   lua_Number growth = (lua_Number)(KT_DEVICE_GROWTH_DEFAULT >> 20); /* MiB */
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -35,6 +36,7 @@ static int l_tuner(lua_State *L) {
     threads = (int)lk_opt_integer(L, 2, "tuner options", "build_threads", 0);
     if (threads < 0) luaL_error(L, "tuner options.build_threads must not be negative");
     isolate = lk_opt_boolean(L, 2, "tuner options", "isolate", 1);
+    cache = lk_opt_boolean(L, 2, "tuner options", "cache", 1);
     growth = lk_opt_number(L, 2, "tuner options", "device_growth", growth);
     if (!(growth >= 0 && growth <= 1 << 30))
       luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
@@ -48,7 +50,7 @@ static int l_tuner(lua_State *L) {
   if (lk_is_device_set(L, 1)) {
     if (!isolate) luaL_error(L, "tuner options.isolate: a tuner over several devices needs a "
                                 "device process per device (isolate = true)");
-    return lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)));
+    return lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)), cache);
   }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
@@ -61,6 +63,7 @@ static int l_tuner(lua_State *L) {
   kt_device_clear(&dev);
   if (!ut->t) return lk_error(L, &err);
   kt_tuner_set_device_growth(ut->t, (size_t)(growth * (1 << 20)));
+  kt_tuner_set_disk_cache(ut->t, cache);
   lk_push_device(L, kt_tuner_device(ut->t));
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -573,8 +576,10 @@ static int tuner_cache(lua_State *L) {
     s.misses += d.misses;
     s.entries += d.entries;
     s.compiles += d.compiles;
+    s.compiled += d.compiled;
+    s.cached += d.cached;
   }
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 8);
   lua_pushinteger(L, kt_tuner_build_threads(t));
   lua_setfield(L, -2, "threads");
   lua_pushinteger(L, (lua_Integer)s.hits);
@@ -585,6 +590,12 @@ static int tuner_cache(lua_State *L) {
   lua_setfield(L, -2, "entries");
   lua_pushinteger(L, (lua_Integer)s.compiles);
   lua_setfield(L, -2, "compiles");
+  lua_pushinteger(L, (lua_Integer)s.compiled);
+  lua_setfield(L, -2, "compiled");
+  lua_pushinteger(L, (lua_Integer)s.cached);
+  lua_setfield(L, -2, "cached");
+  lua_pushstring(L, kt_tuner_disk_cache(t)); /* nil: none */
+  lua_setfield(L, -2, "place");
   return 1;
 }
 

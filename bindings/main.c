@@ -24,6 +24,7 @@ static const char *const usage =
     "       ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]\n"
     "                    [--objective=NAME [--maximize]] RESULTS\n"
     "       ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] ...\n"
+    "       ktlua cache info|clear\n"
     "\n"
     "Runs a ktlua tuning script; the script's arguments are in `arg` (arg[1], ...)\n"
     "and in `...`. With no script, starts an interactive prompt where the module is\n"
@@ -39,6 +40,7 @@ static const char *const usage =
     "  -i             start the prompt after running the script or -e code\n"
     "  --journal=DIR  tunings without a journal of their own keep one in DIR/<task>.jsonl\n"
     "  --resume       tunings resume from their journals, skipping what they hold\n"
+    "  --no-cache     compile every program: no program cache on disk (KTLUA_CACHE=off)\n"
     "  --resume=force ... also from journals of another task (a changed kernel)\n"
     "  -v, --version  print the version (and whether MPI is built in)\n"
     "  -h, --help     print this help\n"
@@ -52,12 +54,16 @@ static const char *const usage =
     "                 effect; --png also writes the plots as PNG files; --objective ranks\n"
     "                 by a metric of the results (kt.load's objective)\n"
     "  run            tune the kernel of a T1 tuning-problem file (`ktlua run --help`)\n"
+    "  cache          the program cache on disk: `info` (place, entries, size), `clear`\n"
     "\n"
     "MPI: `mpirun -np N ktlua script.lua` runs one tuning over a device of each rank:\n"
     "rank 0 runs the script, the other ranks serve their devices (README, \"Several\n"
     "nodes (MPI)\")\n"
     "\n"
     "environment:\n"
+    "  KTLUA_CACHE    the program cache's folder (default: $XDG_CACHE_HOME/ktlua, else\n"
+    "                 ~/.cache/ktlua), or off: tunings load the programs earlier ones compiled\n"
+    "  KTLUA_CACHE_SIZE  its bound, bytes or with K, M, G (default 1G; least recently used out)\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
     "  KTLUA_GNUPLOT  the gnuplot program that draws a report's plots (default: gnuplot)\n"
     "  KTLUA_HISTORY  the prompt's history file (default: ~/.ktlua_history)\n"
@@ -122,11 +128,12 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
   return report_status(L, status);
 }
 
-/* `ktlua db ...`, `ktlua report ...` and `ktlua run ...`: the main function
+/* `ktlua db ...`, `ktlua report ...`, `ktlua run ...` and `ktlua cache ...`: the main function
 ** of a stdlib module with the arguments after it. */
 static const char *command_of(const char *word) {
   static const char *const commands[][2] = {
-      {"db", "ktlua.db_export"}, {"report", "ktlua.report_html"}, {"run", "ktlua.t1_run"}};
+      {"db", "ktlua.db_export"}, {"report", "ktlua.report_html"}, {"run", "ktlua.t1_run"},
+      {"cache", "ktlua.cache_cli"}};
   for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
     if (!strcmp(word, commands[c][0])) return commands[c][1];
   return NULL;
@@ -298,6 +305,8 @@ int main(int argc, char **argv) {
       interactive = true;
     } else if (!strncmp(o, "--journal=", 10) && o[10]) {
       setenv("KTLUA_JOURNAL_DIR", o + 10, 1);
+    } else if (!strcmp(o, "--no-cache")) {
+      setenv("KTLUA_CACHE", "off", 1);
     } else if (!strcmp(o, "--resume")) {
       setenv("KTLUA_RESUME", "1", 1);
     } else if (!strcmp(o, "--resume=force")) {

@@ -117,6 +117,20 @@ typedef struct kt_backend {
   kt_bprog *(*compile)(kt_bctx *ctx, const char *source, const char *options,
                        const char *name, char **log, kt_error *err);
   void (*prog_free)(kt_bctx *ctx, kt_bprog *prog);
+  /* A compiled program as bytes, and a program made again from them, so
+  ** that programs outlive the process (program_store.h) and may come from
+  ** another process than the one that loads them. Thread-safe, as compile
+  ** is. prog_binary gives *bytes (malloc'd, caller frees): OpenCL's program
+  ** binary for the device, CUDA's cubin (PTX where NVRTC lacks the device's
+  ** architecture) with the kernel's lowered name. prog_load takes them on a
+  ** device of the same identity (kt_program_identity), with the options
+  ** and kernel name of the compile; *log as for compile. NULL where a
+  ** backend has no binaries; either may fail where a platform gives none:
+  ** the caller then compiles. */
+  int (*prog_binary)(kt_bctx *ctx, kt_bprog *prog, unsigned char **bytes, size_t *size,
+                     kt_error *err);
+  kt_bprog *(*prog_load)(kt_bctx *ctx, const unsigned char *bytes, size_t size,
+                         const char *options, const char *name, char **log, kt_error *err);
   kt_bkernel *(*kernel)(kt_bctx *ctx, kt_bprog *prog, const char *name,
                         kt_error *err);
   void (*kernel_free)(kt_bctx *ctx, kt_bkernel *k);

@@ -55,6 +55,7 @@ struct kt_bbuf {
 
 struct kt_bprog {
   char *image;     /* machine code, or PTX that the driver finishes */
+  size_t image_size; /* with PTX's NUL */
   char *name;      /* the name expression compiled for ... */
   char *lowered;   /* ... and the symbol it became */
   CUmodule module; /* loaded by the first `kernel`, on the owning thread */
@@ -313,6 +314,7 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
     kt_fail(err, "NVRTC could not compile the program");
   } else if (rc == 0 && (prog = kt_calloc(1, sizeof *prog, err))) {
     prog->image = out.cubin ? out.cubin : out.ptx;
+    prog->image_size = out.cubin ? out.cubin_size : strlen(out.ptx) + 1;
     *(out.cubin ? &out.cubin : &out.ptx) = NULL;
     prog->lowered = out.lowered[0];
     out.lowered[0] = NULL;
@@ -332,6 +334,59 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
     }
   }
   return prog;
+}
+
+/* A program's bytes: this magic, the name expression and the symbol it
+** became (each NUL-terminated), then the image. */
+static const char binary_magic[8] = "ktcuda1";
+
+static int cu_prog_binary(kt_bctx *ctx, kt_bprog *prog, unsigned char **bytes, size_t *size,
+                          kt_error *err) {
+  (void)ctx;
+  size_t name = strlen(prog->name) + 1, lowered = strlen(prog->lowered) + 1;
+  *size = sizeof binary_magic + name + lowered + prog->image_size;
+  if (!(*bytes = kt_alloc(*size, err))) return -1;
+  unsigned char *p = *bytes;
+  memcpy(p, binary_magic, sizeof binary_magic);
+  memcpy(p += sizeof binary_magic, prog->name, name);
+  memcpy(p += name, prog->lowered, lowered);
+  memcpy(p + lowered, prog->image, prog->image_size);
+  return 0;
+}
+
+/* The NUL-terminated string at *at, before end, moved past. */
+static char *take_string(const unsigned char **at, const unsigned char *end, kt_error *err) {
+  const unsigned char *nul = memchr(*at, '\0', (size_t)(end - *at));
+  if (!nul) return kt_fail(err, "a CUDA program binary is cut short"), NULL;
+  char *s = kt_strdup((const char *)*at, err);
+  *at = nul + 1;
+  return s;
+}
+
+static kt_bprog *cu_prog_load(kt_bctx *ctx, const unsigned char *bytes, size_t size,
+                              const char *options, const char *name, char **log,
+                              kt_error *err) {
+  (void)options; /* they shaped the image; the driver takes none */
+  *log = NULL;
+  if (size <= sizeof binary_magic || memcmp(bytes, binary_magic, sizeof binary_magic) != 0)
+    return kt_fail(err, "not a ktlua CUDA program binary"), NULL;
+  const unsigned char *at = bytes + sizeof binary_magic, *end = bytes + size;
+  kt_bprog *prog = kt_calloc(1, sizeof *prog, err);
+  if (!prog) return NULL;
+  if ((prog->name = take_string(&at, end, err)) && (prog->lowered = take_string(&at, end, err))) {
+    if (strcmp(prog->name, name) != 0)
+      kt_fail(err, "a CUDA program binary for kernel '%s', not '%s'", prog->name, name);
+    else if (at == end)
+      kt_fail(err, "a CUDA program binary is cut short");
+    else if ((prog->image = kt_alloc((size_t)(end - at), err))) {
+      prog->image_size = (size_t)(end - at);
+      memcpy(prog->image, at, prog->image_size);
+      use(ctx);
+      if (load_module(ctx, prog, err) == 0) return prog;
+    }
+  }
+  cu_prog_free(ctx, prog);
+  return NULL;
 }
 
 static kt_bkernel *cu_kernel(kt_bctx *ctx, kt_bprog *prog, const char *name, kt_error *err) {
@@ -571,6 +626,8 @@ const kt_backend kt_backend_cuda = {
     .buffer_fill_zero = cu_buffer_fill_zero,
     .compile = cu_compile,
     .prog_free = cu_prog_free,
+    .prog_binary = cu_prog_binary,
+    .prog_load = cu_prog_load,
     .kernel = cu_kernel,
     .kernel_free = cu_kernel_free,
     .kernel_usage = cu_kernel_usage,

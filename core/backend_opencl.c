@@ -53,6 +53,7 @@ static const char *cl_error_name(cl_int e) {
     E(CL_INVALID_DEVICE); E(CL_INVALID_CONTEXT); E(CL_INVALID_QUEUE_PROPERTIES);
     E(CL_INVALID_COMMAND_QUEUE); E(CL_INVALID_HOST_PTR); E(CL_INVALID_MEM_OBJECT);
     E(CL_INVALID_BUILD_OPTIONS); E(CL_INVALID_PROGRAM); E(CL_INVALID_PROGRAM_EXECUTABLE);
+    E(CL_INVALID_BINARY);
     E(CL_INVALID_KERNEL_NAME); E(CL_INVALID_KERNEL_DEFINITION); E(CL_INVALID_KERNEL);
     E(CL_INVALID_ARG_INDEX); E(CL_INVALID_ARG_VALUE); E(CL_INVALID_ARG_SIZE);
     E(CL_INVALID_KERNEL_ARGS); E(CL_INVALID_WORK_DIMENSION); E(CL_INVALID_WORK_GROUP_SIZE);
@@ -363,14 +364,8 @@ static char *build_log(cl_program p, cl_device_id d) {
   return log;
 }
 
-static kt_bprog *cl_compile(kt_bctx *ctx, const char *source, const char *options,
-                            const char *name, char **log, kt_error *err) {
-  (void)name; /* an OpenCL program offers all its kernels */
-  cl_int e;
-  *log = NULL;
-  cl_program p = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &e);
-  if (e != CL_SUCCESS) return cl_fail(err, e, "clCreateProgramWithSource"), NULL;
-  e = clBuildProgram(p, 1, &ctx->device, options ? options : "", NULL, NULL);
+/* The program built (or not: e) as a kt_bprog, with its build log. */
+static kt_bprog *built(kt_bctx *ctx, cl_program p, cl_int e, char **log, kt_error *err) {
   *log = build_log(p, ctx->device); /* the errors, or a successful build's warnings */
   if (e != CL_SUCCESS) {
     clReleaseProgram(p);
@@ -386,6 +381,51 @@ static kt_bprog *cl_compile(kt_bctx *ctx, const char *source, const char *option
   }
   prog->program = p;
   return prog;
+}
+
+static kt_bprog *cl_compile(kt_bctx *ctx, const char *source, const char *options,
+                            const char *name, char **log, kt_error *err) {
+  (void)name; /* an OpenCL program offers all its kernels */
+  cl_int e;
+  *log = NULL;
+  cl_program p = clCreateProgramWithSource(ctx->context, 1, &source, NULL, &e);
+  if (e != CL_SUCCESS) return cl_fail(err, e, "clCreateProgramWithSource"), NULL;
+  e = clBuildProgram(p, 1, &ctx->device, options ? options : "", NULL, NULL);
+  return built(ctx, p, e, log, err);
+}
+
+/* The program's binary for its one device. */
+static int cl_prog_binary(kt_bctx *ctx, kt_bprog *prog, unsigned char **bytes, size_t *size,
+                          kt_error *err) {
+  (void)ctx;
+  *bytes = NULL;
+  *size = 0;
+  cl_int e = clGetProgramInfo(prog->program, CL_PROGRAM_BINARY_SIZES, sizeof *size, size, NULL);
+  if (e != CL_SUCCESS) return cl_fail(err, e, "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+  if (*size == 0) return kt_fail(err, "the OpenCL platform gives no program binary");
+  if (!(*bytes = kt_alloc(*size, err))) return -1;
+  e = clGetProgramInfo(prog->program, CL_PROGRAM_BINARIES, sizeof *bytes, bytes, NULL);
+  if (e == CL_SUCCESS) return 0;
+  free(*bytes);
+  *bytes = NULL;
+  return cl_fail(err, e, "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+}
+
+static kt_bprog *cl_prog_load(kt_bctx *ctx, const unsigned char *bytes, size_t size,
+                              const char *options, const char *name, char **log,
+                              kt_error *err) {
+  (void)name;
+  cl_int e, status = CL_SUCCESS;
+  *log = NULL;
+  cl_program p = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, &bytes,
+                                           &status, &e);
+  if (e == CL_SUCCESS && status != CL_SUCCESS) {
+    clReleaseProgram(p);
+    e = status;
+  }
+  if (e != CL_SUCCESS) return cl_fail(err, e, "clCreateProgramWithBinary"), NULL;
+  e = clBuildProgram(p, 1, &ctx->device, options ? options : "", NULL, NULL);
+  return built(ctx, p, e, log, err);
 }
 
 static void cl_prog_free(kt_bctx *ctx, kt_bprog *prog) {
@@ -589,6 +629,8 @@ const kt_backend kt_backend_opencl = {
     .buffer_fill_zero = cl_buffer_fill_zero,
     .compile = cl_compile,
     .prog_free = cl_prog_free,
+    .prog_binary = cl_prog_binary,
+    .prog_load = cl_prog_load,
     .kernel = cl_kernel_get,
     .kernel_free = cl_kernel_free,
     .kernel_usage = cl_kernel_usage,

@@ -404,75 +404,6 @@ static int rm_buffer_fill_zero(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t
 
 /* ---- programs and kernels ---- */
 
-static int take_channel(kt_bctx *c, uint64_t *gen) {
-  pthread_mutex_lock(&c->lock);
-  int ch = -1;
-  for (;;) {
-    for (int i = 0; i < c->nchannels && ch < 0; i++)
-      if (!c->cbusy[i] && c->cfds[i] >= 0) ch = i;
-    bool none_open = true;
-    for (int i = 0; i < c->nchannels; i++)
-      if (c->cfds[i] >= 0) none_open = false;
-    if (ch >= 0 || none_open) break;
-    pthread_cond_wait(&c->freed, &c->lock);
-  }
-  if (ch >= 0) c->cbusy[ch] = true;
-  *gen = c->generation;
-  pthread_mutex_unlock(&c->lock);
-  return ch;
-}
-
-static void give_channel(kt_bctx *c, int ch) {
-  pthread_mutex_lock(&c->lock);
-  c->cbusy[ch] = false;
-  pthread_cond_broadcast(&c->freed);
-  pthread_mutex_unlock(&c->lock);
-}
-
-/* Called from compile threads: each takes a compile connection of its own. */
-static kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options,
-                            const char *name, char **log, kt_error *err) {
-  *log = NULL;
-  kt_bprog *p = kt_alloc(sizeof *p, err);
-  if (!p) return NULL;
-  pthread_mutex_lock(&c->lock);
-  p->id = ++c->next_id;
-  pthread_mutex_unlock(&c->lock);
-  int ch = take_channel(c, &p->gen);
-  if (ch < 0) {
-    free(p);
-    return kt_fail(err, "the device process is restarting"), NULL;
-  }
-  kt_msg out, in;
-  kt_msg_init(&out);
-  kt_msg_init(&in);
-  kt_msg_put_u32(&out, OP_COMPILE);
-  kt_msg_put_u32(&out, p->id);
-  kt_msg_put_str(&out, source);
-  kt_msg_put_str(&out, options);
-  kt_msg_put_str(&out, name);
-  bool ok = kt_wire_send(c->cfds[ch], &out) == KT_WIRE_OK &&
-            kt_wire_recv(c->cfds[ch], &in, 0) == KT_WIRE_OK;
-  if (!ok) atomic_store(&c->gone, p->gen); /* the owning thread ends it (rm_generation) */
-  give_channel(c, ch);
-  uint32_t compiled = 0;
-  if (ok) {
-    kt_msg_get_u32(&in); /* status: always none on this connection */
-    compiled = kt_msg_get_u32(&in);
-    *log = kt_msg_get_str(&in);
-  }
-  kt_msg_free(&out);
-  kt_msg_free(&in);
-  if (ok && compiled) return p;
-  free(p);
-  kt_fail(err, "%s", ok ? "compilation failed" : "the device process stopped during a compile");
-  if (!ok) {
-    free(*log);
-    *log = NULL;
-  }
-  return NULL;
-}
-
 static void rm_prog_free(kt_bctx *c, kt_bprog *p) {
   if (!p) return;
   free_remote(c, OP_PROG_FREE, p->gen, p->id);
@@ -664,11 +595,13 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .buffer_fill_zero = rm_buffer_fill_zero,  \
   .compile = rm_compile,                    \
   .prog_free = rm_prog_free,                \
+  .prog_binary = rm_prog_binary,            \
+  .prog_load = rm_prog_load,                \
   .kernel = rm_kernel,                      \
   .kernel_free = rm_kernel_free,            \
   .kernel_usage = rm_kernel_usage,          \
   .launch = rm_launch,                      \
-  .finish = rm_finish_queue,                      \
+  .finish = rm_finish_queue,                \
   .event_ns = rm_event_ns,                  \
   .event_free = rm_event_free,              \
   .set_deadline = rm_set_deadline,          \

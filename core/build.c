@@ -105,8 +105,14 @@ void kt_build_cache_cancel_pending(kt_build_cache *c) {
 }
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
-  return (kt_build_stats){c->hits,   c->misses,    c->n,       c->compiles,  c->kernels,
-                          c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns};
+  kt_build_stats s = {c->hits,   c->misses,    c->n,       c->compiles,  c->kernels,
+                      c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns, 0, 0};
+  kt_builder_counts(c->builder, &s.compiled, &s.cached);
+  return s;
+}
+
+void kt_build_cache_set_disk(kt_build_cache *c, kt_program_disk disk) {
+  kt_builder_set_disk(c->builder, disk);
 }
 
 static uint64_t fnv1a(uint64_t h, const char *s) {

@@ -7,6 +7,7 @@
 #define KT_BUILD_H
 
 #include "backend.h"
+#include "program_store.h"
 #include "task.h"
 
 typedef struct kt_build_cache kt_build_cache;
@@ -28,6 +29,8 @@ char *kt_build_source_body(const kt_task *t, const kt_kernel *k, const kt_config
 /* Starts compiling on a worker thread, unless the cache has it already. */
 int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
                       const char *name, kt_error *err);
+/* Where compiles look for programs first and keep theirs (program_store.h). */
+void kt_build_cache_set_disk(kt_build_cache *c, kt_program_disk disk);
 /* What is called around each wait for a compile thread (fleet.h). */
 void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook);
 /* Forgets every program (their context is gone). */
@@ -62,6 +65,8 @@ typedef struct kt_build_stats {
   double kernel_ns; /* time in those calls (a round trip to the device process) */
   double wait_ns;   /* time kt_build_get waited for compiles */
   double longest_ns; /* the longest compile finished */
+  size_t compiled;  /* compiles that ran (a program submitted may come from the disk) */
+  size_t cached;    /* programs loaded from the disk cache instead */
 } kt_build_stats;
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c);

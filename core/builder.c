@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "program_store.h"
 #include "remote.h"
 
 typedef enum { QUEUED, RUNNING, DONE } job_state;
@@ -21,6 +22,7 @@ struct kt_build_job {
   kt_bprog *prog;
   char *log;
   double compile_ns;
+  bool loaded;        /* from the disk cache rather than compiled */
   kt_build_job *next; /* in the queue */
 };
 
@@ -32,6 +34,8 @@ struct kt_builder {
   kt_build_job *head, *tail;
   kt_build_job *dead; /* cancelled jobs the workers finished, for the owner to free */
   bool stopping;
+  kt_program_disk disk; /* where programs are looked for first (store NULL: nowhere) */
+  size_t compiled, loaded;
   int nthreads, started;
   pthread_t *threads;
 };
@@ -53,10 +57,11 @@ static kt_build_job *take(kt_builder *b) {
   return j;
 }
 
-static void compile(kt_builder *b, kt_build_job *j) {
+static void compile(kt_builder *b, kt_build_job *j, const kt_program_disk *disk) {
   kt_error err;
   int64_t t0 = kt_now_ns();
-  j->prog = b->be->compile(b->ctx, j->source, j->options, j->name, &j->log, &err);
+  j->prog = kt_program_build(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log,
+                             &j->loaded, &err);
   j->compile_ns = (double)(kt_now_ns() - t0);
   if (!j->prog && (!j->log || !j->log[0])) {
     free(j->log);
@@ -74,12 +79,15 @@ static void *worker(void *arg) {
     if (b->stopping) break;
     kt_build_job *j = take(b);
     j->state = RUNNING;
+    kt_program_disk disk = b->disk;
     pthread_mutex_unlock(&b->lock);
     kt_fork_guard_enter();
-    compile(b, j);
+    compile(b, j, &disk);
     kt_fork_guard_leave();
     pthread_mutex_lock(&b->lock);
     j->state = DONE;
+    if (j->loaded) b->loaded++;
+    else b->compiled++;
     if (j->cancelled) {
       j->next = b->dead;
       b->dead = j;
@@ -136,6 +144,19 @@ kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_e
 }
 
 int kt_builder_threads(const kt_builder *b) { return b->nthreads; }
+
+void kt_builder_set_disk(kt_builder *b, kt_program_disk disk) {
+  pthread_mutex_lock(&b->lock);
+  b->disk = disk;
+  pthread_mutex_unlock(&b->lock);
+}
+
+void kt_builder_counts(kt_builder *b, size_t *compiled, size_t *loaded) {
+  pthread_mutex_lock(&b->lock);
+  *compiled = b->compiled;
+  *loaded = b->loaded;
+  pthread_mutex_unlock(&b->lock);
+}
 
 void kt_builder_free(kt_builder *b) {
   if (!b) return;

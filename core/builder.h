@@ -7,6 +7,7 @@
 #define KT_BUILDER_H
 
 #include "backend.h"
+#include "program_store.h"
 
 typedef struct kt_builder kt_builder;
 typedef struct kt_build_job kt_build_job;
@@ -17,6 +18,13 @@ kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_e
 ** been waited for or cancelled. */
 void kt_builder_free(kt_builder *b);
 int kt_builder_threads(const kt_builder *b);
+/* Where jobs from now on look for programs before compiling, and keep
+** those they compile (program_store.h); the store must outlive the
+** builder. */
+void kt_builder_set_disk(kt_builder *b, kt_program_disk disk);
+/* Jobs that compiled (successfully or not), and that loaded a program
+** from the disk instead. */
+void kt_builder_counts(kt_builder *b, size_t *compiled, size_t *loaded);
 
 /* Queues a compile of the kernel called name (the strings are copied). */
 kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,

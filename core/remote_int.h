@@ -1,7 +1,7 @@
 /*
 ** remote_int.h: what backend_remote.c (the tuner's side of the device
-** server) and remote_async.c (its asynchronous transfers and events
-** between queues) share.
+** server), remote_async.c (its asynchronous transfers and events between
+** queues) and remote_compile.c (its compile connections) share.
 */
 #ifndef KT_REMOTE_INT_H
 #define KT_REMOTE_INT_H
@@ -79,6 +79,12 @@ int rm_take_reads(kt_bctx *c, int q, kt_error *err);
 /* Before the staging area is used: staged reads pending are waited for
 ** (every queue finished) and taken. */
 int rm_unstage(kt_bctx *c, kt_error *err);
+/* remote_compile.c: the compile connections, from compile threads. */
+kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, const char *name,
+                     char **log, kt_error *err);
+int rm_prog_binary(kt_bctx *c, kt_bprog *p, unsigned char **bytes, size_t *size, kt_error *err);
+kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, const char *options,
+                       const char *name, char **log, kt_error *err);
 /* The backend's finish (backend_remote.c). */
 int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err);
 int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);

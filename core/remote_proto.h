@@ -43,10 +43,13 @@ enum {
   /* on a compile connection, synchronous */
   OP_COMPILE,       /* program id, source, options -> log (also on success) */
   /* synchronous */
-  OP_READ_STAGED    /* buf, queue, offset, bytes, staging offset -> - (into the staging
+  OP_READ_STAGED,   /* buf, queue, offset, bytes, staging offset -> - (into the staging
                     ** area, there once the queue is finished; the tuner leaves that part
                     ** of it alone until then; never sent to another MPI rank's server,
                     ** whose staging area the tuner cannot see: remote_async.c) */
+  /* on a compile connection, synchronous */
+  OP_PROG_BINARY,   /* program id -> ok, then bytes (u64 size, bytes) or why */
+  OP_PROG_LOAD      /* program id, bytes, options, name -> ok, log (as OP_COMPILE) */
 };
 
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */

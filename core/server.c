@@ -549,6 +549,66 @@ static void op_event_ns(server *s, kt_msg *in, int fd, kt_msg *out) {
 
 /* ---- the connections ---- */
 
+/* OP_COMPILE and OP_PROG_LOAD: a program made, or why not. */
+static kt_bprog *make_program(server *s, uint32_t op, kt_msg *in, char **log, kt_error *err) {
+  size_t size = 0;
+  unsigned char *bytes = op == OP_PROG_LOAD ? kt_msg_get_bytes(in, &size) : NULL;
+  char *source = op == OP_COMPILE ? kt_msg_get_str(in) : NULL;
+  char *options = kt_msg_get_str(in), *name = kt_msg_get_str(in);
+  /* The tuner's compile threads may ask before the device is open. */
+  pthread_mutex_lock(&s->progs_lock);
+  while (s->open_state == 0) pthread_cond_wait(&s->opened, &s->progs_lock);
+  bool open = s->open_state > 0;
+  pthread_mutex_unlock(&s->progs_lock);
+  kt_bprog *prog = NULL;
+  if (!open) kt_fail(err, "the device process has no device open");
+  else if ((!source && !bytes) || !options || !name) kt_fail(err, "a compile message is cut short");
+  else if (source) prog = s->be->compile(s->ctx, source, options, name, log, err);
+  else if (s->be->prog_load) prog = s->be->prog_load(s->ctx, bytes, size, options, name, log, err);
+  else kt_fail(err, "the %s backend loads no program binaries", s->be->name);
+  free(bytes);
+  free(source);
+  free(options);
+  free(name);
+  return prog;
+}
+
+static void op_program(server *s, uint32_t op, kt_msg *in, kt_msg *out) {
+  uint32_t pid = kt_msg_get_u32(in);
+  char *log = NULL;
+  kt_error err;
+  kt_bprog *prog = make_program(s, op, in, &log, &err);
+  pthread_mutex_lock(&s->progs_lock);
+  if (prog && table_put(&s->progs, pid, prog)) {
+    s->be->prog_free(s->ctx, prog);
+    prog = NULL;
+    kt_fail(&err, "out of memory in the device server");
+  }
+  pthread_mutex_unlock(&s->progs_lock);
+  start_reply(out, KT_FAULT_NONE, NULL);
+  kt_msg_put_u32(out, prog ? 1 : 0);
+  kt_msg_put_str(out, log && log[0] ? log : prog ? "" : err.msg);
+  free(log);
+}
+
+static void op_prog_binary(server *s, kt_msg *in, kt_msg *out) {
+  uint32_t pid = kt_msg_get_u32(in);
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  kt_error err;
+  pthread_mutex_lock(&s->progs_lock);
+  kt_bprog *prog = table_get(&s->progs, pid);
+  int rc = !prog                ? kt_fail(&err, "no program %u in the device server", pid)
+           : !s->be->prog_binary ? kt_fail(&err, "the %s backend gives no binaries", s->be->name)
+                                 : s->be->prog_binary(s->ctx, prog, &bytes, &size, &err);
+  pthread_mutex_unlock(&s->progs_lock);
+  start_reply(out, KT_FAULT_NONE, NULL);
+  kt_msg_put_u32(out, rc == 0);
+  if (rc == 0) kt_msg_put_bytes(out, bytes, size);
+  else kt_msg_put_str(out, err.msg);
+  free(bytes);
+}
+
 static void *compile_loop(void *arg) {
   compile_thread *c = arg;
   server *s = c->s;
@@ -556,35 +616,10 @@ static void *compile_loop(void *arg) {
   kt_msg_init(&in);
   kt_msg_init(&out);
   while (kt_wire_recv(c->fd, &in, 0) == KT_WIRE_OK) {
-    kt_msg_get_u32(&in); /* OP_COMPILE */
-    uint32_t pid = kt_msg_get_u32(&in);
-    char *source = kt_msg_get_str(&in), *options = kt_msg_get_str(&in);
-    char *name = kt_msg_get_str(&in), *log = NULL;
-    kt_error err;
-    /* The tuner's compile threads may ask before the device is open. */
-    pthread_mutex_lock(&s->progs_lock);
-    while (s->open_state == 0) pthread_cond_wait(&s->opened, &s->progs_lock);
-    bool open = s->open_state > 0;
-    pthread_mutex_unlock(&s->progs_lock);
-    kt_bprog *prog = source && options && name && open
-                         ? s->be->compile(s->ctx, source, options, name, &log, &err)
-                         : NULL;
-    if (!open) kt_fail(&err, "the device process has no device open");
-    else if (!source || !options || !name) kt_fail(&err, "a compile message is cut short");
-    pthread_mutex_lock(&s->progs_lock);
-    if (prog && table_put(&s->progs, pid, prog)) {
-      s->be->prog_free(s->ctx, prog);
-      prog = NULL;
-      kt_fail(&err, "out of memory in the device server");
-    }
-    pthread_mutex_unlock(&s->progs_lock);
-    start_reply(&out, KT_FAULT_NONE, NULL);
-    kt_msg_put_u32(&out, prog ? 1 : 0);
-    kt_msg_put_str(&out, log && log[0] ? log : prog ? "" : err.msg);
-    free(source);
-    free(options);
-    free(name);
-    free(log);
+    uint32_t op = kt_msg_get_u32(&in);
+    if (op == OP_COMPILE || op == OP_PROG_LOAD) op_program(s, op, &in, &out);
+    else if (op == OP_PROG_BINARY) op_prog_binary(s, &in, &out);
+    else _exit(3); /* the tuner and the server disagree: stop */
     reply(c->fd, &out);
   }
   _exit(0);

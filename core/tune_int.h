@@ -44,6 +44,7 @@ typedef struct tuning {
   kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
   int64_t t0;
   double device0; /* the tuner's device time when the tuning began */
+  kt_build_stats builds0; /* ... and its program counts */
   struct kt_ahead *ahead; /* the configurations announced, for their kernels made ahead */
   double ahead_ns;    /* making them, during the current configuration's warm-up */
   bool rerun;         /* a configuration runs again for its verdict: nothing made ahead */
@@ -58,6 +59,8 @@ typedef struct tuning {
 ** resumed one holds), the loop's options. */
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err);
+/* Adds the programs compiled and loaded from the disk since it began to r. */
+void tune_count_builds(const tuning *tu, kt_results *r);
 /* Ends it: compiles nobody asked for dropped, the journal closed (its
 ** error into err when rc is 0), the arrays' host contents as the tuning
 ** found them. Returns rc, or -1. */

@@ -30,6 +30,8 @@ static kt_bctx *open_here(const kt_device_info *dev, kt_error *err) {
 
 /* Only the remote backend waits where a hook can let others work. */
 static void apply_wait(kt_tuner *t) {
+  kt_build_cache_set_disk(t->cache, (kt_program_disk){t->disk_off ? NULL : t->store,
+                                                      t->identity});
   kt_build_cache_set_wait(t->cache, t->wait);
   if (t->isolate) kt_remote_set_wait(t->ctx, t->wait);
 }
@@ -83,10 +85,30 @@ char *tuner_take_output(kt_tuner *t) {
 static void close_context(kt_tuner *t) {
   keep_output(t);
   forget_arrays(t);
+  if (t->cache) { /* its counts outlive it */
+    kt_build_stats s = kt_build_cache_stats(t->cache);
+    t->compiled += s.compiled;
+    t->cached += s.cached;
+  }
   kt_build_cache_free(t->cache);
   t->cache = NULL;
   if (t->ctx) t->be->close(t->ctx);
   t->ctx = NULL;
+}
+
+/* The program cache on disk that the environment names; a bound that is
+** no size is an error. A folder that cannot be written costs only the
+** time of compiling again (kt_program_build). */
+static int open_store(kt_tuner *t, kt_error *err) {
+  char *dir;
+  bool off;
+  uint64_t limit;
+  if (kt_program_store_settings(&dir, &off, &limit, err)) return -1;
+  t->store = dir ? kt_program_store_open(dir, limit, err) : NULL;
+  free(dir);
+  if (off) return 0;
+  if (!t->store || !(t->identity = kt_program_identity(&t->device, err))) return -1;
+  return 0;
 }
 
 kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolate,
@@ -105,7 +127,7 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
   t->growth = KT_DEVICE_GROWTH_DEFAULT;
   t->isolate = isolate;
   t->be = isolate ? kt_remote_backend(dev) : dev->backend;
-  if (open_context(t, err)) {
+  if (open_store(t, err) || open_context(t, err)) {
     kt_tuner_free(t);
     return NULL;
   }
@@ -123,6 +145,8 @@ void kt_tuner_free(kt_tuner *t) {
   free(t->pattern);
   free(t->readback);
   kt_device_clear(&t->device);
+  kt_program_store_free(t->store);
+  free(t->identity);
   free(t);
 }
 
@@ -185,8 +209,20 @@ void tuner_bound_device(kt_tuner *t) {
 }
 
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
-  kt_build_stats none = {0};
-  return t->cache ? kt_build_cache_stats(t->cache) : none;
+  kt_build_stats s = {0};
+  if (t->cache) s = kt_build_cache_stats(t->cache);
+  s.compiled += t->compiled;
+  s.cached += t->cached;
+  return s;
+}
+
+void kt_tuner_set_disk_cache(kt_tuner *t, bool on) {
+  t->disk_off = !on;
+  if (t->cache) apply_wait(t);
+}
+
+const char *kt_tuner_disk_cache(const kt_tuner *t) {
+  return t->store && !t->disk_off ? kt_program_store_dir(t->store) : NULL;
 }
 
 int kt_tuner_build_threads(const kt_tuner *t) { return t->build_threads; }

@@ -41,7 +41,14 @@ unsigned kt_tuner_renewals(const kt_tuner *t);
 ** the contexts that replace a lost one (fleet.h). */
 void kt_tuner_set_wait(kt_tuner *t, kt_wait_hook hook);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
+/* The program caches' counts; compiled and cached over every context the
+** tuner had. */
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
+/* Whether compiles look in the program cache on disk (program_store.h)
+** and keep their programs there: on by default where the environment
+** names or allows one; the folder in use, or NULL. */
+void kt_tuner_set_disk_cache(kt_tuner *t, bool on);
+const char *kt_tuner_disk_cache(const kt_tuner *t);
 int kt_tuner_build_threads(const kt_tuner *t);
 
 /* How many timed runs a configuration gets. fixed > 0: exactly that many.

@@ -40,6 +40,10 @@ struct kt_tuner {
   bool reopened;       /* the context was closed and opened again */
   uint64_t reopens;    /* how often (tuner_losses) */
   kt_build_cache *cache;
+  kt_program_store *store; /* the program cache on disk (NULL: none) ... */
+  char *identity;          /* ... the device's key in it */
+  bool disk_off;           /* ... not used (kt_tuner_set_disk_cache) */
+  size_t compiled, cached; /* builds of the contexts closed so far (kt_build_stats) */
   devarray *arrays;
   size_t narrays, caparrays;
   char *output;    /* what closed contexts' processes said, not yet taken */

@@ -165,7 +165,8 @@ static int generate_space(kt_space *s, const kt_tune_opts *o, kt_error *err) {
 
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
-  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns(), .device0 = t->device_ns};
+  *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns(), .device0 = t->device_ns,
+                 .builds0 = kt_tuner_build_stats(t)};
   kt_indexmap_init(&tu->known);
   kt_codegen_forget(task);
   *out = NULL;
@@ -216,12 +217,19 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   return 0;
 }
 
+void tune_count_builds(const tuning *tu, kt_results *r) {
+  kt_build_stats s = kt_tuner_build_stats(tu->t);
+  r->compiles += s.compiled - tu->builds0.compiled;
+  r->cached += s.cached - tu->builds0.cached;
+}
+
 int tune_end(tuning *tu, int rc, kt_error *err) {
   kt_build_cache_cancel_pending(tu->t->cache);
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
   tu->results->device_ns = tu->t->device_ns - tu->device0;
+  tune_count_builds(tu, tu->results);
   tune_clear(tu);
   return rc;
 }

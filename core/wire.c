@@ -69,6 +69,24 @@ double kt_msg_get_f64(kt_msg *m) {
   return v;
 }
 
+int kt_msg_put_bytes(kt_msg *m, const void *p, size_t n) {
+  return kt_msg_put_u64(m, (uint64_t)n) || kt_msg_put(m, p, n) ? -1 : 0;
+}
+
+unsigned char *kt_msg_get_bytes(kt_msg *m, size_t *n) {
+  uint64_t size = kt_msg_get_u64(m);
+  *n = 0;
+  if (m->bad || m->len - m->at < size) {
+    m->bad = true;
+    return NULL;
+  }
+  unsigned char *p = malloc(size ? (size_t)size : 1);
+  if (!p) return NULL;
+  kt_msg_get(m, p, (size_t)size);
+  *n = (size_t)size;
+  return p;
+}
+
 char *kt_msg_get_str(kt_msg *m) {
   uint32_t n = kt_msg_get_u32(m);
   if (n == UINT32_MAX || m->bad || m->len - m->at < n) {

@@ -27,6 +27,7 @@ int kt_msg_put_u32(kt_msg *m, uint32_t v);
 int kt_msg_put_u64(kt_msg *m, uint64_t v);
 int kt_msg_put_f64(kt_msg *m, double v);
 int kt_msg_put_str(kt_msg *m, const char *s); /* NULL travels as NULL */
+int kt_msg_put_bytes(kt_msg *m, const void *p, size_t n);
 
 bool kt_msg_get(kt_msg *m, void *p, size_t n);
 uint32_t kt_msg_get_u32(kt_msg *m);
@@ -34,6 +35,9 @@ uint64_t kt_msg_get_u64(kt_msg *m);
 double kt_msg_get_f64(kt_msg *m);
 /* A malloc'd copy (NULL for a NULL string, or when the message is short). */
 char *kt_msg_get_str(kt_msg *m);
+/* A malloc'd copy of bytes put by kt_msg_put_bytes, and their count (NULL
+** when the message is short or memory is out). */
+unsigned char *kt_msg_get_bytes(kt_msg *m, size_t *n);
 
 /* A compiled kernel's usage. */
 int kt_usage_put(kt_msg *m, kt_kernel_usage u);

@@ -1,0 +1,275 @@
+-- The program cache on disk (core/program_store.c): tunings in new processes load the
+-- programs earlier ones compiled. Every run here names its own folder (KTLUA_CACHE).
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local files = require "spec.support.files"
+
+-- Six programs: every parameter is a #define of the final source. The warning shows
+-- that a loaded program keeps its compile's log.
+local tuning = [[
+local kt = require "ktlua"
+local tuner = kt.tuner("opencl", { isolate = %s, cache = %s })
+local n = 64
+local a = kt.array("float", n):fill(function(i) return i end)
+local c = kt.array("float", n)
+local k = tuner:kernel{ name = "k", global = n, group = 1, args = { a:input(), c:output() },
+  options = %q, source = [=[
+__kernel void k(__global const float *a, __global float *c) {
+  int i = get_global_id(0);
+  c[i] = a[i] * SCALE; }
+#warning kept with the program
+]=] }
+k:param("SCALE", { %s })
+k:param("WG", { %s }, { group_x = "mul" })
+k:reference(c, function(ref) end, { compare = function() return true end })
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = false })
+local s = r:summary()
+print("compiles", s.compiles, "cached", s.cached)
+for i = 1, #r do
+  print(r[i].config.SCALE, r[i].config.WG, r[i].status,
+        (r[i].build_log or ""):match("kept with the program") ~= nil)
+end
+tuner:run(k, { SCALE = r[1].config.SCALE, WG = 1 })
+print(c[5])
+]]
+
+local dir, cache
+
+local function script(opts)
+  opts = opts or {}
+  local path = dir .. "/tune.lua"
+  files.write(path, tuning:format(tostring(opts.isolate ~= false), tostring(opts.cache ~= false),
+                                  opts.options or "", opts.scales or "1, 2, 3", opts.wgs or "1, 2"))
+  return path
+end
+
+-- Runs ktlua with env ("NAME=value ...", KTLUA_CACHE the spec's folder unless given) and args.
+local function ktlua(args, env)
+  env = env or ""
+  if not env:find("KTLUA_CACHE=", 1, true) then env = env .. " KTLUA_CACHE=" .. cache end
+  return shell.run(("env %s %s %s"):format(env, shell.ktlua, args))
+end
+
+local function tune(opts, env)
+  local out, code = ktlua((opts and opts.flags or "") .. " " .. script(opts), env)
+  assert.are.equal(0, code, out)
+  return out
+end
+
+-- The summary line and the rest.
+local function split(out)
+  local first, rest = out:match("^([^\n]*)\n(.*)$")
+  return first, rest
+end
+
+local function entries()
+  local out, code = shell.run(("ls %s 2>/dev/null | grep -c '\\.ktp$'"):format(cache))
+  assert(code == 0 or code == 1, out)
+  return tonumber(out)
+end
+
+local function entry_files()
+  local list = {}
+  local p = io.popen(("ls %s/*.ktp 2>/dev/null"):format(cache))
+  for line in p:lines() do list[#list + 1] = line end
+  p:close()
+  return list
+end
+
+describe("the program cache on disk", function()
+  before_each(function()
+    dir = files.tmpname()
+    assert(os.execute("mkdir -p " .. dir))
+    cache = dir .. "/cache"
+  end)
+  after_each(function() os.execute("rm -rf " .. dir) end)
+
+  it("lets a second identical tuning in a new process compile nothing, with the same results", function()
+    local first, results = split(tune())
+    assert.are.equal("compiles\t6\tcached\t0", first)
+    assert.are.equal(6, entries())
+    local again, same = split(tune())
+    assert.are.equal("compiles\t0\tcached\t6", again)
+    assert.are.equal(results, same)
+    assert.matches("^1\t1\tok\ttrue\n", same) -- the compile's warning, kept with the program
+    -- a tuner without a device process loads them too
+    local here, also = split(tune({ isolate = false }))
+    assert.are.equal("compiles\t0\tcached\t6", here)
+    assert.are.equal(results, also)
+  end)
+
+  it("detects damaged and foreign entries and builds them again", function()
+    local _, results = split(tune())
+    local list = entry_files()
+    assert.are.equal(6, #list)
+    local whole = files.read(list[1])
+    files.write(list[1], whole:sub(1, #whole // 2)) -- cut short
+    local text = files.read(list[2])
+    local at = #text // 2
+    local flipped = string.char(text:byte(at) ~ 0xff)
+    files.write(list[2], text:sub(1, at - 1) .. flipped .. text:sub(at + 1)) -- a byte changed
+    files.write(list[3], "") -- emptied
+    files.write(list[4], files.read(list[5])) -- another program's entry under its name
+    local again, same = split(tune())
+    assert.are.equal("compiles\t4\tcached\t2", again)
+    assert.are.equal(results, same)
+    assert.are.equal(6, entries())
+    assert.are.equal("compiles\t0\tcached\t6", (split(tune())))
+  end)
+
+  it("writes nothing with cache = false, --no-cache or KTLUA_CACHE=off", function()
+    assert.are.equal("compiles\t6\tcached\t0", (split(tune({ cache = false }))))
+    assert.are.equal("compiles\t6\tcached\t0", (split(tune({ flags = "--no-cache" }))))
+    assert.are.equal("compiles\t6\tcached\t0", (split(tune(nil, "KTLUA_CACHE=off"))))
+    assert.is_false(files.exists(cache))
+    -- nor does a disabled tuner read a warm cache
+    tune()
+    assert.are.equal("compiles\t6\tcached\t0", (split(tune({ cache = false }))))
+  end)
+
+  it("is shared by tunings running at once", function()
+    local path = script()
+    local cmd = ("env KTLUA_CACHE=%s %s %s > %s/%%d.out 2>&1"):format(cache, shell.ktlua, path, dir)
+    local out, code = shell.run(("(%s & %s & %s & wait)"):format(cmd:format(1), cmd:format(2),
+                                                                  cmd:format(3)))
+    assert.are.equal(0, code, out)
+    local first = select(2, split(files.read(dir .. "/1.out")))
+    for i = 1, 3 do
+      local summary, results = split(files.read(dir .. "/" .. i .. ".out"))
+      assert.matches("^compiles\t%d\tcached\t%d$", summary)
+      assert.are.equal(first, results)
+    end
+    assert.are.equal(6, entries())
+    assert.are.equal("compiles\t0\tcached\t6", (split(tune())))
+    assert.are.equal("", (shell.run(("ls %s | grep -v '\\.ktp$'"):format(cache)))) -- no leftovers
+  end)
+
+  it("keeps another entry for another option or define", function()
+    assert.are.equal("compiles\t2\tcached\t0", (split(tune({ scales = "1", options = "-DX=1" }))))
+    assert.are.equal("compiles\t0\tcached\t2", (split(tune({ scales = "1", options = "-DX=1" }))))
+    assert.are.equal("compiles\t2\tcached\t0", (split(tune({ scales = "1", options = "-DX=2" }))))
+    assert.are.equal("compiles\t2\tcached\t0", (split(tune({ scales = "1", options = "-DX=2 -w" }))))
+    assert.are.equal("compiles\t2\tcached\t2", (split(tune({ scales = "1, 4", options = "-DX=2" }))))
+    assert.are.equal(8, entries())
+  end)
+
+  it("stays within its bound, the least recently used entries going first", function()
+    -- One program per run (SCALE = 1..3, WG = 1 only), so that the order of uses is known.
+    local function one(scale, env) return ktlua(script({ scales = scale, wgs = "1" }), env) end
+    local out, code = one("1")
+    assert.are.equal(0, code, out)
+    local size = files.read(entry_files()[1]):len()
+    -- room for two entries, not three
+    local env = ("KTLUA_CACHE_SIZE=%d"):format(size * 5 // 2)
+    assert.are.equal("compiles\t1\tcached\t0", (split((one("2", env)))))
+    assert.are.equal("compiles\t0\tcached\t1", (split((one("1", env))))) -- 1 used again: 2 is older
+    assert.are.equal("compiles\t1\tcached\t0", (split((one("3", env))))) -- 2 goes
+    assert.are.equal(2, entries())
+    assert.are.equal("compiles\t0\tcached\t1", (split((one("1", env)))))
+    assert.are.equal("compiles\t0\tcached\t1", (split((one("3", env)))))
+    assert.are.equal("compiles\t1\tcached\t0", (split((one("2", env))))) -- and 1 goes now
+    assert.are.equal("compiles\t1\tcached\t0", (split((one("1", env)))))
+  end)
+
+  it("says where it is and how big with `ktlua cache info`, and empties with `clear`", function()
+    local out, code = ktlua("cache info")
+    assert.are.equal(0, code, out)
+    assert.are.equal(("place:   %s\nentries: 0\nsize:    0 bytes (0 bytes) of at most 1.0 GiB\n")
+      :format(cache), out)
+    tune()
+    out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=64M")
+    assert.are.equal(0, code, out)
+    local bytes = 0
+    for _, f in ipairs(entry_files()) do bytes = bytes + files.read(f):len() end
+    assert.are.equal(("place:   %s\nentries: 6\nsize:    %.1f KiB (%d bytes) of at most 64.0 MiB\n")
+      :format(cache, bytes / 1024, bytes), out)
+    out, code = ktlua("cache clear")
+    assert.are.equal(0, code, out)
+    assert.are.equal(("removed 6 entries from %s\n"):format(cache), out)
+    assert.are.equal(0, entries())
+    assert.are.equal("compiles\t6\tcached\t0", (split(tune())))
+  end)
+
+  it("names the default folder, and says what is wrong with the settings", function()
+    local out, code = shell.run(("env -u KTLUA_CACHE XDG_CACHE_HOME=%s/xdg %s cache info")
+      :format(dir, shell.ktlua))
+    assert.are.equal(0, code, out)
+    assert.matches("^place:   " .. (dir .. "/xdg/ktlua"):gsub("%p", "%%%0") .. "\n", out)
+    out, code = shell.run(("env -u KTLUA_CACHE -u XDG_CACHE_HOME HOME=%s/home %s cache info")
+      :format(dir, shell.ktlua))
+    assert.are.equal(0, code, out)
+    assert.matches("^place:   " .. (dir .. "/home/.cache/ktlua"):gsub("%p", "%%%0") .. "\n", out)
+    out, code = ktlua("cache info", "KTLUA_CACHE=off")
+    assert.are.equal(0, code, out)
+    assert.are.equal("the program cache is off (KTLUA_CACHE=off)\n", out)
+    local why = "KTLUA_CACHE_SIZE: '12X' is not a size (bytes, or a number with K, M or G)"
+    out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=12X")
+    assert.are.equal(1, code, out)
+    assert.are.equal("ktlua: " .. why .. "\n", out)
+    out, code = ktlua("-e 'kt.tuner(\"opencl\")'", "KTLUA_CACHE_SIZE=12X")
+    assert.are.equal(1, code, out)
+    assert.matches(why, out, 1, true)
+    out, code = ktlua("cache list")
+    assert.are.equal(1, code, out)
+    assert.matches("^ktlua: ktlua cache: expected info or clear, got 'list'\n", out)
+  end)
+
+  it("rejects a cache option that is no boolean", function()
+    local ok, err = pcall(kt.tuner, "opencl", { cache = "no" })
+    assert.is_false(ok)
+    assert.matches("cache", err)
+  end)
+end)
+
+describe("the program cache on disk with CUDA (a stand-in driver: spec/support/fake_cuda.c)", function()
+  local _, why = kt.devices()
+  local built = not why:find("ktlua was built without the CUDA headers", 1, true)
+  local nvrtc_ok = pcall(kt.cuda_compile, { source = "" })
+  local _, no_cc = shell.run("command -v cc")
+  if not (built and nvrtc_ok) or no_cc ~= 0 then
+    pending("needs the CUDA headers at build time, NVRTC and a C compiler")
+    return
+  end
+  local lib = files.tmpname()
+
+  setup(function()
+    local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 "
+      .. "spec/support/fake_cuda.c"):format(lib, lib))
+    assert(code == 0, out)
+  end)
+  teardown(function() os.execute("rm -rf " .. lib) end)
+
+  it("loads the cubins an earlier tuning compiled, templates' lowered names with them", function()
+    local path = lib .. "/tune.lua"
+    local cache = lib .. "/cache"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { isolate = os.getenv("ISOLATE") ~= "0" })
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "scaled<2>", global = 64, args = { c:output() }, source = [=[
+template <int F>
+__global__ void scaled(float *c) { c[threadIdx.x] = F * V; }]=] }
+k:param("V", { 1, 2, 3 })
+k:param("WG", { 8, 16 }, { group_x = "mul" })
+local r = tuner:tune(k, { repeats = 1, progress = false })
+local s = r:summary()
+io.write(s.compiles, " ", s.cached)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()]])
+    local function run(env)
+      return shell.run(("env KTLUA_CACHE=%s KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s %s")
+        :format(cache, lib, env or "", shell.ktlua, path))
+    end
+    local out, code = run()
+    assert.are.equal(0, code, out)
+    assert.are.equal("6 0 ok ok ok ok ok ok\n", out)
+    out, code = run()
+    assert.are.equal(0, code, out)
+    assert.are.equal("0 6 ok ok ok ok ok ok\n", out)
+    out, code = run("ISOLATE=0")
+    assert.are.equal(0, code, out)
+    assert.are.equal("0 6 ok ok ok ok ok ok\n", out)
+    local names = io.popen("ls " .. cache):read("a")
+    assert.are.equal(6, select(2, names:gsub("%.ktp", "")))
+  end)
+end)
