@@ -524,9 +524,10 @@ static int task_reference(lua_State *L) {
   return 1;
 }
 
-/* k:space([device]): the space view; with a device (its id, such as
-** "opencl:0:0", or its table), pruned by that device's limits first, as a
-** tuning on it would be. */
+/* k:space([device]): the space view, numbered as defined (as results and
+** seeds are); with a device (its id, such as "opencl:0:0", or its table),
+** a view pruned by that device's limits, as a tuning on it would be, and
+** numbered as its searcher walks it. */
 static int task_space(lua_State *L) {
   lk_task *ut = lk_check_task(L, 1);
   if (!lua_isnoneornil(L, 2)) {
@@ -538,7 +539,7 @@ static int task_space(lua_State *L) {
     kt_device_clear(&dev);
     if (rc) return lk_error(L, &err);
   }
-  lk_push_space_view(L, 1, 0);
+  lk_push_space_view(L, 1, 0, !lua_isnoneornil(L, 2));
   return 1;
 }
 

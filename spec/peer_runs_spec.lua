@@ -1,0 +1,106 @@
+-- What a peer's user hits first in running a tuning (issue 28, "Runs"):
+-- one numbering of the space for results, seeds and k:space().
+local kt = require "ktlua"
+
+local tuner = kt.tuner()
+local dev = tuner.device
+local src = "__kernel void k(__global float *a) { a[get_global_id(0)] = 1.0f; }"
+
+-- A (not a size) times G, a work-group size of which the device's limit
+-- prunes those above max_group_size: G varies fastest, so every index of
+-- A = 2 moves when the limit prunes.
+local function sized()
+  local k = tuner:kernel{ source = src, name = "k", global = 8192, group = 1 }
+  k:args { kt.array("float", 8192) }
+  k:param("A", { 1, 2 })
+  k:param("G", kt.pow2(1, 2 * dev.max_group_size), { group_x = "mul" })
+  return k
+end
+
+local function same(a, b) return a.A == b.A and a.G == b.G end
+
+describe("one numbering of the space", function()
+  it("k:space() counts the space as defined, also once a device has pruned it", function()
+    local k = sized()
+    local n = k:space():count()
+    local pruned = k:space(dev)
+    assert.are.equal(n - 2, pruned:count())
+    assert.are.equal(n, k:space():count())
+    assert.are.equal(n - 2, pruned:count())
+  end)
+
+  it("numbers results as k:space() does, whatever the device pruned", function()
+    local k = sized()
+    local results = tuner:tune(k, { search = "exhaustive" })
+    local s = k:space()
+    assert.are.equal(s:count() - 2, #results)
+    for _, r in ipairs(results) do
+      assert.is_true(same(r.config, s:config(r.index)))
+      assert.are.equal(r.index, s:index(r.config))
+    end
+  end)
+
+  it("runs the configuration a result's index names when it is fed back as a seed", function()
+    local k = sized()
+    local first = tuner:tune(k, { search = "exhaustive" })
+    local last = first[#first] -- A = 2 and the largest G: its index moved with pruning
+    assert.are.equal(2, last.config.A)
+    -- a fresh kernel, as in the next run of the program that wrote the results
+    local again = tuner:tune(sized(), { seeds = { last.index }, stop = { count = 1 } })
+    assert.are.equal(1, #again)
+    assert.is_true(same(last.config, again[1].config))
+    assert.are.equal(last.index, again[1].index)
+  end)
+
+  it("reads seed indices in the space as defined before any tuning pruned it", function()
+    local k = sized()
+    local s = k:space()
+    local want = s:config(s:count() - 3) -- A = 2, G at the device's limit
+    local results = tuner:tune(k, { seeds = { s:count() - 3 }, stop = { count = 1 } })
+    assert.is_true(same(want, results[1].config))
+    assert.are.equal(s:count() - 3, results[1].index)
+  end)
+
+  it("walks neighbours in the space as defined, leaving the pruned out", function()
+    local k = sized()
+    k:space(dev)
+    local s = k:space()
+    local i = s:index { A = 2, G = 1 }
+    for _, j in ipairs(s:neighbors(i)) do
+      local c = s:config(j)
+      assert.is_true(c.G <= dev.max_group_size)
+    end
+    local ok, e = pcall(s.neighbors, s, s:index { A = 2, G = 2 * dev.max_group_size })
+    assert.is_false(ok)
+    assert.matches("outside the device's limits", e)
+  end)
+
+  it("resumes a journal numbered as the device's limits left the space (older versions)", function()
+    local path = os.tmpname()
+    local k = sized()
+    tuner:tune(k, { search = "exhaustive", journal = path, stop = { count = 20 } })
+    -- the journal as a version that numbered the pruned space wrote it
+    local pruned, n = k:space(dev), k:space():count()
+    local f = assert(io.open(path))
+    local text = f:read "a"
+    f:close()
+    text = text:gsub('"valid":' .. n .. ",", '"valid":' .. (n - 2) .. ",", 1)
+    text = text:gsub('"index":%d+,"config":{"A":(%d+),"G":(%d+)}', function(a, g)
+      local i = pruned:index { A = tonumber(a), G = tonumber(g) }
+      return ('"index":%d,"config":{"A":%s,"G":%s}'):format(i, a, g)
+    end)
+    f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    local fresh = sized()
+    local all = tuner:tune(fresh, { search = "exhaustive", journal = path, resume = true })
+    assert.are.equal(n - 2, #all)
+    local s = fresh:space()
+    for _, r in ipairs(all) do assert.is_true(same(r.config, s:config(r.index))) end
+    -- and written again so that it reads back
+    local again = tuner:tune(sized(), { search = "exhaustive", journal = path, resume = true })
+    assert.are.equal(n - 2, #again)
+    for i, r in ipairs(again) do assert.are.equal(all[i].index, r.index) end
+    os.remove(path)
+  end)
+end)
