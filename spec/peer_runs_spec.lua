@@ -1,6 +1,7 @@
 -- What a peer's user hits first in running a tuning (issue 28, "Runs"):
 -- one numbering of the space for results, seeds and k:space().
 local kt = require "ktlua"
+local statuses = require "spec.support.statuses"
 
 local tuner = kt.tuner()
 local dev = tuner.device
@@ -102,5 +103,41 @@ describe("one numbering of the space", function()
     assert.are.equal(n - 2, #again)
     for i, r in ipairs(again) do assert.are.equal(all[i].index, r.index) end
     os.remove(path)
+  end)
+end)
+
+describe("local memory beyond the device's", function()
+  local lim = dev.local_memory
+
+  it("is refused before the launch with a status of its own (a __local array)", function()
+    local k = tuner:kernel{ source = [[
+      __kernel void k(__global float *a) {
+        __local float buf[N];
+        int i = get_local_id(0);
+        buf[i] = a[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        a[get_global_id(0)] = buf[(i + 1) % 64] + buf[N - 1];
+      }]], name = "k", global = 64, group = 64 }
+    k:args { kt.array("float", 64) }
+    k:param("N", { 64, lim // 4 * 2 })
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.same({ "ok", "too_much_local_memory" }, statuses(r))
+    assert.are.equal(("kernel k: a work-group needs %d bytes of local memory, more than the %d "
+                      .. "the device has"):format(lim * 2, lim), r[2].error)
+    assert.are.equal(0, r[2].launches)
+  end)
+
+  it("counts the kernel's local-memory arguments too", function()
+    local k = tuner:kernel{ source = [[
+      __kernel void k(__global float *a, __local float *buf) {
+        int i = get_local_id(0);
+        buf[i] = a[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        a[get_global_id(0)] = buf[(i + 1) % 64];
+      }]], name = "k", global = 64, group = 64 }
+    k:param("N", { 64, lim // 4 + 1 })
+    k:args { kt.array("float", 64), kt.localmem("float", function(cfg) return cfg.N end) }
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.same({ "ok", "too_much_local_memory" }, statuses(r))
   end)
 end)
