@@ -154,8 +154,11 @@ int lk_new_kernel(lua_State *L, int idx) {
   size_t global[3], local[3];
   int gd = check_sizes(L, idx, "global", global), ld = check_sizes(L, idx, "group", local);
   if (gd == 0) luaL_error(L, "kernel.global: the global size is required");
-  if (ld && ld != gd)
-    luaL_error(L, "kernel.group has %d dimensions but kernel.global has %d", ld, gd);
+  /* As KTT's DimensionVector(64) is 64 x 1 x 1, the sizes of fewer
+  ** dimensions are padded with 1s. */
+  int dims = ld > gd ? ld : gd;
+  for (int d = gd; d < dims; d++) global[d] = 1;
+  for (int d = ld; ld && d < dims; d++) local[d] = 1;
   char path[2048];
   char *text = file ? load_source(L, file, path, sizeof path) : NULL;
   /* A prelude (struct declarations, helpers) goes before the source. */
@@ -181,7 +184,7 @@ int lk_new_kernel(lua_State *L, int idx) {
   lk_push_task(L, task, k); /* owns the task from here, also on errors below */
   k->notation = check_notation(L, idx);
   k->round_global = lk_opt_boolean(L, idx, "kernel", "round_global", 0);
-  if (kt_kernel_set_sizes(k, gd, global, ld ? local : NULL, &err) ||
+  if (kt_kernel_set_sizes(k, dims, global, ld ? local : NULL, &err) ||
       kt_kernel_set_options(k, lk_opt_string(L, idx, "kernel", "options", ""), &err))
     return lk_error(L, &err);
   if (lk_get_field(L, idx, "args") != LUA_TNIL) set_args(L, k, -1);

@@ -141,3 +141,25 @@ describe("local memory beyond the device's", function()
     assert.are.same({ "ok", "too_much_local_memory" }, statuses(r))
   end)
 end)
+
+describe("sizes of fewer dimensions", function()
+  local src2 = [[__kernel void k(__global float *a) {
+    a[get_global_id(1) * get_global_size(0) + get_global_id(0)] = get_local_size(1); }]]
+
+  it("pads a 1-D group of a 2-D global with 1s, as KTT's DimensionVector does", function()
+    local a = kt.array("float", 64 * 4)
+    local k = tuner:kernel{ source = src2, name = "k", global = { 64, 4 }, group = 16, args = { a } }
+    local r = tuner:tune(k)
+    assert.are.equal("ok", r[1].status)
+    assert.are.same({ 16, 1 }, r[1].group)
+    assert.are.same({ 64, 4 }, r[1].global)
+  end)
+
+  it("pads a 1-D global of a 2-D group with 1s", function()
+    local a = kt.array("float", 64)
+    local k = tuner:kernel{ source = src2, name = "k", global = 64, group = { 16, 1 }, args = { a } }
+    local r = tuner:tune(k)
+    assert.are.equal("ok", r[1].status)
+    assert.are.same({ 64, 1 }, r[1].global)
+  end)
+end)
