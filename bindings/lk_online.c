@@ -5,7 +5,7 @@
 **                               lookahead =, fallback = config, db =, size =, validate =,
 **                               metrics =, objective =, maximize =})
 **   local step = on:step()  -- the task run once on the arrays as they are; outputs read back
-**   on:best(), on:results(), on:done(), on:stop()
+**   on:best(), on:results(), on:done(), on:stop(), on:close()
 **
 ** With db and size, the configuration stored for that size (if any, and
 ** not stale) is tried first and is the fallback; the search's best are
@@ -31,7 +31,7 @@ enum { KEEP_TUNER = 1, KEEP_TASK, KEEP_HOLD, KEEP_DB, KEEP_SIZE, KEEP_METRICS };
 
 static lk_online *check_online(lua_State *L, int idx) {
   lk_online *u = luaL_checkudata(L, idx, LK_ONLINE);
-  if (!u->on) luaL_argerror(L, idx, "the online tuning has been released");
+  if (!u->on) luaL_argerror(L, idx, "the online tuning has been closed (on:close())");
   return u;
 }
 
@@ -118,6 +118,21 @@ static int online_stop(lua_State *L) {
   store_if_ended(L, 1, u);
   lua_settop(L, 1);
   return 1;
+}
+
+/* on:close(): ends the search (its best stored, as on:stop()) and releases
+** the kernel, which can then change or be tuned again; later calls do
+** nothing, and every other method is an error. */
+static int online_close(lua_State *L) {
+  lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
+  if (!u->on) return 0;
+  kt_error err;
+  err.msg[0] = '\0';
+  kt_online_stop(u->on, &err);
+  if (!err.msg[0]) store_if_ended(L, 1, u);
+  kt_online_free(u->on);
+  u->on = NULL;
+  return err.msg[0] ? lk_error(L, &err) : 0;
 }
 
 static int online_gc(lua_State *L) {
@@ -248,6 +263,7 @@ void lk_open_online(lua_State *L) {
                                   {"__tostring", online_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"step", online_step},   {"best", online_best},
                                      {"results", online_results}, {"done", online_done},
-                                     {"stop", online_stop},   {NULL, NULL}};
+                                     {"stop", online_stop},   {"close", online_close},
+                                     {NULL, NULL}};
   lk_new_class(L, LK_ONLINE, meta, methods);
 }

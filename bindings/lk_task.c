@@ -18,6 +18,10 @@ lk_task *lk_check_task(lua_State *L, int idx) {
 
 lk_task *lk_check_idle_task(lua_State *L, int idx) {
   lk_task *ut = lk_check_task(L, idx);
+  kt_error err;
+  if (kt_task_busy(ut->task) && kt_task_held_online(ut->task) &&
+      kt_task_busy_error(ut->task, &err))
+    luaL_argerror(L, idx, err.msg);
   if (kt_task_busy(ut->task))
     luaL_argerror(L, idx, lua_pushfstring(L, "%s %s is in use: it cannot change while it is "
                                              "tuned or run, or while its space is generated",

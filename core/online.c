@@ -62,7 +62,7 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   }
   /* Its search holds pointers into the task: no change while it lives. */
   on->task = task;
-  kt_task_pin(task);
+  kt_task_hold_online(task, true);
   return on;
 }
 
@@ -175,7 +175,7 @@ void kt_online_stop(kt_online *on, kt_error *err) {
 void kt_online_free(kt_online *on) {
   if (!on) return;
   if (on->loop) kt_online_stop(on, NULL);
-  if (on->task) kt_task_unpin(on->task);
+  if (on->task) kt_task_hold_online(on->task, false);
   free(on->journal);
   free(on->seeds);
   kt_results_release(on->results);

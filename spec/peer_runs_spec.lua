@@ -163,3 +163,46 @@ describe("sizes of fewer dimensions", function()
     assert.are.same({ 64, 1 }, r[1].global)
   end)
 end)
+
+describe("an online tuning's release", function()
+  local function plus_one(n)
+    local x, y = kt.array("float", n):fill(1), kt.array("float", n)
+    local k = tuner:kernel{ name = "plus", global = n, group = 1, args = { x:input(), y:output() },
+      source = [[__kernel void plus(__global const float *x, __global float *y) {
+        int i = get_global_id(0); y[i] = x[i] + 1.0f; }]] }
+    k:param("WG", { 1, 2, 4, 8 }, { group_x = "mul" })
+    return k
+  end
+
+  it("says that an online tuning holds the kernel, and on:close() releases it", function()
+    local k = plus_one(64)
+    local on = tuner:online(k, { search = "exhaustive" })
+    on:step()
+    on:stop()
+    local ok, e = pcall(tuner.tune, tuner, k)
+    assert.is_false(ok)
+    assert.matches("task plus is in use by an online tuning %(tuner:online%), which holds it "
+                   .. "for its steps even once its search has ended: on:close%(%) releases it", e)
+    ok, e = pcall(k.param, k, "V", { 1 })
+    assert.is_false(ok)
+    assert.matches("in use by an online tuning", e)
+    on:close()
+    on:close() -- again: nothing
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.equal(4, #r)
+    ok, e = pcall(on.step, on)
+    assert.is_false(ok)
+    assert.matches("the online tuning has been closed %(on:close%(%)%)", e)
+    assert.matches("released", tostring(on))
+  end)
+
+  it("still says a running tuning holds the kernel otherwise", function()
+    local k = plus_one(64)
+    local other, e = kt.tuner()
+    tuner:tune(k, { search = "exhaustive", stop = { count = 1 }, progress = function()
+      local ok
+      ok, e = pcall(other.tune, other, k)
+    end })
+    assert.matches("task plus is in use: it is being tuned or run", e)
+  end)
+end)
