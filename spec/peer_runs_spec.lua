@@ -206,3 +206,82 @@ describe("an online tuning's release", function()
     assert.matches("task plus is in use: it is being tuned or run", e)
   end)
 end)
+
+describe("an online tuning's best", function()
+  local function plus_one(n)
+    local x, y = kt.array("float", n):fill(1), kt.array("float", n)
+    local k = tuner:kernel{ name = "plus", global = n, group = 1, args = { x:input(), y:output() },
+      source = [[__kernel void plus(__global const float *x, __global float *y) {
+        int i = get_global_id(0); y[i] = x[i] + 1.0f; }]] }
+    k:param("WG", { 1, 2, 4, 8 }, { group_x = "mul" })
+    return k, x, y
+  end
+
+  local function median(t)
+    table.sort(t)
+    return #t % 2 == 1 and t[(#t + 1) // 2] or (t[#t // 2] + t[#t // 2 + 1]) / 2
+  end
+
+  it("is declared once its leading candidates have run again, by their medians", function()
+    local k, x, y = plus_one(64)
+    local on = tuner:online(k, { search = "exhaustive", confirm = { candidates = 3, runs = 3 } })
+    local steps = {}
+    for s = 1, 4 do
+      steps[s] = on:step()
+      assert.is_true(steps[s].searching)
+      x:copy_from(y)
+    end
+    -- the leading three by the search's one measurement each
+    local order = {}
+    for _, r in ipairs(on:results()) do order[#order + 1] = r end
+    table.sort(order, function(a, b)
+      if a.time_ms ~= b.time_ms then return a.time_ms < b.time_ms end
+      return a.index < b.index
+    end)
+    for s = 5, 13 do
+      steps[s] = on:step()
+      assert.is_false(steps[s].searching)
+      assert.is_true(steps[s].confirming)
+      assert.are.equal(order[(s - 5) % 3 + 1].index, steps[s].tried)
+      assert.are.equal(steps[s].tried, steps[s].ran)
+      assert.are.equal(s + 1, y[63]) -- its outputs are the application's
+      assert.are.equal(s == 13, steps[s].done)
+      x:copy_from(y)
+    end
+    local last = on:step()
+    assert.is_false(last.confirming)
+    assert.is_true(last.done)
+    local best, fastest = on:best(), math.huge
+    for i, r in ipairs(on:results()) do
+      local lead = r.index ~= order[4].index
+      assert.are.equal(lead and 4 or 1, #r.samples_ms, "result " .. i)
+      if lead then
+        local again = { r.samples_ms[2], r.samples_ms[3], r.samples_ms[4] }
+        assert.are.equal(median(again), r.time_ms)
+        fastest = math.min(fastest, r.time_ms)
+      end
+    end
+    assert.are.equal(fastest, best.time_ms)
+    assert.are.same(best.config, last.config)
+  end)
+
+  it("is declared with the medians so far when the application stops it", function()
+    local on = tuner:online(plus_one(64), { search = "exhaustive" })
+    for _ = 1, 6 do on:step() end
+    assert.is_false(on:done())
+    on:stop()
+    assert.is_true(on:done())
+    local runs = 0
+    for _, r in ipairs(on:results()) do runs = runs + #r.samples_ms end
+    assert.are.equal(4 + 2, runs)
+  end)
+
+  it("refuses confirm options it cannot use", function()
+    local k = plus_one(16)
+    assert.has_error(function() tuner:online(k, { confirm = { runs = -1 } }) end,
+      "online options.confirm.runs: expected 0 to 1000, got -1")
+    assert.has_error(function() tuner:online(k, { confirm = { rounds = 2 } }) end)
+    assert.has_error(function() tuner:online(k, { confirm = true }) end,
+      "online options.confirm: expected a table {candidates =, runs =} or false, got true")
+  end)
+end)
