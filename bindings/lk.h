@@ -286,7 +286,7 @@ void lk_check_stop(lua_State *L, int opts_idx, kt_stop *stop);
 typedef struct lk_space lk_space;
 /* Pushes a view of the space of the kernel, composition or replay at
 ** owner_idx; seed seeds its random helpers. */
-lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed);
+lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed, bool device);
 /* A searcher's view: starts with nothing explored, then hears of each
 ** configuration evaluated. */
 int lk_space_view_reset(lk_space *v, uint64_t seed, kt_error *err);

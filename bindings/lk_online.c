@@ -5,7 +5,7 @@
 **                               lookahead =, fallback = config, db =, size =, validate =,
 **                               metrics =, objective =, maximize =})
 **   local step = on:step()  -- the task run once on the arrays as they are; outputs read back
-**   on:best(), on:results(), on:done(), on:stop()
+**   on:best(), on:results(), on:done(), on:stop(), on:close()
 **
 ** With db and size, the configuration stored for that size (if any, and
 ** not stale) is tried first and is the fallback; the search's best are
@@ -31,7 +31,7 @@ enum { KEEP_TUNER = 1, KEEP_TASK, KEEP_HOLD, KEEP_DB, KEEP_SIZE, KEEP_METRICS };
 
 static lk_online *check_online(lua_State *L, int idx) {
   lk_online *u = luaL_checkudata(L, idx, LK_ONLINE);
-  if (!u->on) luaL_argerror(L, idx, "the online tuning has been released");
+  if (!u->on) luaL_argerror(L, idx, "the online tuning has been closed (on:close())");
   return u;
 }
 
@@ -53,8 +53,8 @@ static void push_config(lua_State *L, const kt_results *r, const uint32_t *vi) {
   }
 }
 
-/* on:step() -> {config =, time_ms =, status =, searching =, tried =, ran =,
-** fell_back =, error =, done =} */
+/* on:step() -> {config =, time_ms =, status =, searching =, confirming =,
+** tried =, ran =, fell_back =, error =, done =} */
 static int online_step(lua_State *L) {
   lk_online *u = check_online(L, 1);
   kt_online_outcome s;
@@ -70,7 +70,9 @@ static int online_step(lua_State *L) {
   lua_setfield(L, -2, "status");
   lua_pushboolean(L, s.searching);
   lua_setfield(L, -2, "searching");
-  if (s.searching) {
+  lua_pushboolean(L, s.confirming);
+  lua_setfield(L, -2, "confirming");
+  if (s.searching || s.confirming) {
     lua_pushinteger(L, (lua_Integer)s.tried);
     lua_setfield(L, -2, "tried");
   }
@@ -118,6 +120,21 @@ static int online_stop(lua_State *L) {
   store_if_ended(L, 1, u);
   lua_settop(L, 1);
   return 1;
+}
+
+/* on:close(): ends the search (its best stored, as on:stop()) and releases
+** the kernel, which can then change or be tuned again; later calls do
+** nothing, and every other method is an error. */
+static int online_close(lua_State *L) {
+  lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
+  if (!u->on) return 0;
+  kt_error err;
+  err.msg[0] = '\0';
+  kt_online_stop(u->on, &err);
+  if (!err.msg[0]) store_if_ended(L, 1, u);
+  kt_online_free(u->on);
+  u->on = NULL;
+  return err.msg[0] ? lk_error(L, &err) : 0;
 }
 
 static int online_gc(lua_State *L) {
@@ -184,10 +201,35 @@ static bool stored_best(lua_State *L, int opts, kt_space *space, uint32_t *vi) {
   return found;
 }
 
+/* confirm = {candidates = 3, runs = 3} (the default), or false: the search's
+** leading candidates re-measured before the best is declared. */
+static kt_online_confirm check_confirm(lua_State *L, int opts) {
+  static const char *const keys[] = {"candidates", "runs", NULL};
+  kt_online_confirm c = KT_ONLINE_CONFIRM_DEFAULT;
+  int t = lk_get_field(L, opts, "confirm");
+  int idx = lua_gettop(L);
+  if (t == LUA_TBOOLEAN && !lua_toboolean(L, idx)) c = (kt_online_confirm){0, 0};
+  else if (t == LUA_TTABLE) {
+    lk_check_keys(L, idx, "online options.confirm", keys);
+    lua_Integer n = lk_opt_integer(L, idx, "online options.confirm", "candidates", 3);
+    lua_Integer runs = lk_opt_integer(L, idx, "online options.confirm", "runs", 3);
+    if (n < 0 || n > 1000)
+      luaL_error(L, "online options.confirm.candidates: expected 0 to 1000, got %I", n);
+    if (runs < 0 || runs > 1000)
+      luaL_error(L, "online options.confirm.runs: expected 0 to 1000, got %I", runs);
+    c = (kt_online_confirm){(size_t)n, (unsigned)runs};
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "online options.confirm: expected a table {candidates =, runs =} or false, "
+                  "got %s", luaL_tolstring(L, idx, NULL));
+  }
+  lua_settop(L, idx - 1);
+  return c;
+}
+
 int lk_tuner_online(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "journal", "resume", "time_limit",
                                      "lookahead", "fallback", "db", "size", "validate", "metrics",
-                                     "objective", "maximize", NULL};
+                                     "objective", "maximize", "confirm", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
@@ -238,7 +280,9 @@ int lk_tuner_online(lua_State *L) {
   bool validate = lk_opt_boolean(L, 3, "online options", "validate", 0);
   if (validate && !ut->task->nrefs)
     luaL_error(L, "online options.validate: the kernel has no reference (k:reference)");
-  if (!(u->on = kt_online_new(t, ut->task, &o, fallback, validate, &err))) return lk_error(L, &err);
+  kt_online_confirm confirm = check_confirm(L, 3);
+  if (!(u->on = kt_online_new(t, ut->task, &o, fallback, validate, confirm, &err)))
+    return lk_error(L, &err);
   (void)h;
   return 1;
 }
@@ -248,6 +292,7 @@ void lk_open_online(lua_State *L) {
                                   {"__tostring", online_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"step", online_step},   {"best", online_best},
                                      {"results", online_results}, {"done", online_done},
-                                     {"stop", online_stop},   {NULL, NULL}};
+                                     {"stop", online_stop},   {"close", online_close},
+                                     {NULL, NULL}};
   lk_new_class(L, LK_ONLINE, meta, methods);
 }

@@ -83,7 +83,7 @@ static int replay_optimum(lua_State *L) {
 
 static int replay_space(lua_State *L) {
   check_replay(L, 1);
-  lk_push_space_view(L, 1, 0);
+  lk_push_space_view(L, 1, 0, false);
   return 1;
 }
 

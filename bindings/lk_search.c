@@ -190,7 +190,7 @@ static kt_searcher *lua_searcher_new(lua_State *L, int idx, int owner_idx, uint6
   if (!s) lk_error(L, &err);
   ls->self = lk_ref_new(L, idx);
   ls->seed = seed;
-  ls->view = lk_push_space_view(L, owner_idx, seed);
+  ls->view = lk_push_space_view(L, owner_idx, seed, true);
   ls->space = lk_ref_new(L, -1);
   lua_pop(L, 1);
   return s;

@@ -5,7 +5,10 @@
 ** the explored set). See doc/searchers.md.
 **
 ** A view belongs to a kernel (or composition) or to a replay, and keeps
-** its owner alive. Its walker (generator and explored set) is made when
+** its owner alive. k:space() numbers the space as defined, as results and
+** seeds do; k:space(device) and a searcher's view as the device's limits
+** left it, as the searcher walks it (space.h). The walker works in the
+** latter: a view of the former translates what goes to it and comes back. Its walker (generator and explored set) is made when
 ** first needed and made again if the space has changed since.
 */
 #include <math.h>
@@ -21,6 +24,7 @@ struct lk_space {
   void *owner;
   void (*release)(void *owner);
   uint64_t seed;
+  bool device;  /* numbered as the device's limits left the space */
   bool walking; /* walker is initialised */
   kt_walker walker;
 };
@@ -34,24 +38,72 @@ static lk_space *check_view(lua_State *L, int idx) {
 
 static kt_space *check_space(lua_State *L, int idx, bool generate) {
   lk_space *us = check_view(L, idx);
-  if (generate) {
-    kt_error err;
-    if (kt_space_generate(us->space, &err)) lk_error(L, &err);
-  }
+  kt_error err;
+  if (generate && (us->device ? kt_space_generate(us->space, &err)
+                              : kt_space_natural_generate(us->space, &err)))
+    lk_error(L, &err);
   return us->space;
 }
 
-lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed) {
+/* ---- the view's numbering ---- */
+
+static bool numbered_own(const lk_space *us) {
+  return us->device || !kt_space_natural_differs(us->space);
+}
+
+static uint64_t view_count(const lk_space *us) {
+  return us->device ? kt_space_count(us->space) : kt_space_natural_count(us->space);
+}
+
+static int view_config(const lk_space *us, uint64_t i, uint32_t *vi, kt_error *err) {
+  return us->device ? kt_space_config(us->space, i, vi, err)
+                    : kt_space_natural_config(us->space, i, vi, err);
+}
+
+static int view_index(const lk_space *us, const uint32_t *vi, uint64_t *i) {
+  return us->device ? kt_space_index(us->space, vi, i) : kt_space_natural_index(us->space, vi, i);
+}
+
+/* The walker's index of the view's configuration i; an error when the
+** device's limits left it out. */
+static uint64_t to_walker(lua_State *L, const lk_space *us, uint64_t i, int arg) {
+  if (numbered_own(us)) return i;
+  size_t np = kt_space_nparams(us->space);
+  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
+  kt_error err;
+  uint64_t own;
+  if (kt_space_natural_config(us->space, i, vi, &err)) lk_error(L, &err);
+  if (kt_space_index(us->space, vi, &own))
+    luaL_argerror(L, arg, "the configuration is outside the device's limits that pruned the "
+                          "space (k:space(device) numbers what is left)");
+  lua_pop(L, 1);
+  return own;
+}
+
+/* The view's index of the walker's configuration i. */
+static uint64_t from_walker(lua_State *L, const lk_space *us, uint64_t i) {
+  if (numbered_own(us)) return i;
+  size_t np = kt_space_nparams(us->space);
+  uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
+  kt_error err;
+  uint64_t nat = 0;
+  if (kt_space_config(us->space, i, vi, &err)) lk_error(L, &err);
+  kt_space_natural_index(us->space, vi, &nat); /* the device's constraints only add */
+  lua_pop(L, 1);
+  return nat;
+}
+
+lk_space *lk_push_space_view(lua_State *L, int owner_idx, uint64_t seed, bool device) {
   lk_task *ut = lk_test_object(L, owner_idx, LK_TASK);
   kt_replay *rep = ut ? NULL : lk_test_replay(L, owner_idx);
   if (!ut && !rep) luaL_argerror(L, owner_idx, "expected a kernel, a composition or a replay");
   lk_space *us = lua_newuserdatauv(L, sizeof *us, 0);
   if (ut) {
     kt_task_retain(ut->task);
-    *us = (lk_space){ut->task->space, ut->task, release_task, seed, false, {0}};
+    *us = (lk_space){ut->task->space, ut->task, release_task, seed, device, false, {0}};
   } else {
     kt_replay_retain(rep);
-    *us = (lk_space){kt_replay_space(rep), rep, release_replay, seed, false, {0}};
+    *us = (lk_space){kt_replay_space(rep), rep, release_replay, seed, device, false, {0}};
   }
   luaL_setmetatable(L, LK_SPACE);
   return us;
@@ -85,7 +137,8 @@ int lk_space_view_record(lk_space *us, uint64_t index, const kt_result *r, kt_er
 /* ---- counts and configurations ---- */
 
 static int space_count(lua_State *L) {
-  lk_push_count(L, kt_space_count(check_space(L, 1, true)));
+  check_space(L, 1, true);
+  lk_push_count(L, view_count(check_view(L, 1)));
   return 1;
 }
 
@@ -119,29 +172,30 @@ static int space_estimate(lua_State *L) {
   return 2;
 }
 
-static uint64_t check_config_index(lua_State *L, kt_space *s, int idx) {
+static uint64_t check_config_index(lua_State *L, const lk_space *us, int idx) {
   lua_Integer i = luaL_checkinteger(L, idx);
-  if (i < 0 || (uint64_t)i >= kt_space_count(s))
+  uint64_t n = view_count(us);
+  if (i < 0 || (uint64_t)i >= n)
     luaL_argerror(L, idx, lua_pushfstring(L, "configuration index out of range (0 to %I)",
-                                          (lua_Integer)(kt_space_count(s) - 1 < (uint64_t)LUA_MAXINTEGER
-                                                            ? kt_space_count(s) - 1
+                                          (lua_Integer)(n - 1 < (uint64_t)LUA_MAXINTEGER
+                                                            ? n - 1
                                                             : (uint64_t)LUA_MAXINTEGER)));
   return (uint64_t)i;
 }
 
 /* Value indices of configuration i, in scratch memory on the stack. */
-static uint32_t *config_vi(lua_State *L, kt_space *s, int idx) {
-  uint64_t i = check_config_index(L, s, idx);
-  size_t np = kt_space_nparams(s);
+static uint32_t *config_vi(lua_State *L, const lk_space *us, int idx) {
+  uint64_t i = check_config_index(L, us, idx);
+  size_t np = kt_space_nparams(us->space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
   kt_error err;
-  if (kt_space_config(s, i, vi, &err)) lk_error(L, &err);
+  if (view_config(us, i, vi, &err)) lk_error(L, &err);
   return vi;
 }
 
 static int space_config(lua_State *L) {
   kt_space *s = check_space(L, 1, true);
-  lk_push_config(L, s, config_vi(L, s, 2));
+  lk_push_config(L, s, config_vi(L, check_view(L, 1), 2));
   return 1;
 }
 
@@ -155,7 +209,7 @@ static int space_index(lua_State *L) {
   uint64_t index;
   lua_pushnil(L); /* the first result when there is a reason */
   if (lk_to_config(L, 2, s, vi)) return 2;
-  if (kt_space_index(s, vi, &index)) {
+  if (view_index(check_view(L, 1), vi, &index)) {
     lua_pushliteral(L, "the configuration is not in the space");
     return 2;
   }
@@ -167,7 +221,7 @@ static int space_index(lua_State *L) {
 ** (0-based, in the order of space:params()). */
 static int space_value_indices(lua_State *L) {
   kt_space *s = check_space(L, 1, true);
-  uint32_t *vi = config_vi(L, s, 2);
+  uint32_t *vi = config_vi(L, check_view(L, 1), 2);
   size_t np = kt_space_nparams(s);
   lua_createtable(L, (int)np, 0);
   for (size_t p = 0; p < np; p++) {
@@ -196,15 +250,15 @@ static int space_from_value_indices(lua_State *L) {
     lua_pop(L, 1);
   }
   uint64_t index;
-  if (kt_space_index(s, vi, &index)) return 0;
+  if (view_index(check_view(L, 1), vi, &index)) return 0;
   lua_pushinteger(L, (lua_Integer)index);
   return 1;
 }
 
 static int configs_step(lua_State *L) {
-  kt_space *s = check_space(L, 1, false);
+  check_space(L, 1, false);
   lua_Integer i = lua_isnil(L, 2) ? 0 : lua_tointeger(L, 2) + 1;
-  if ((uint64_t)i >= kt_space_count(s)) return 0;
+  if ((uint64_t)i >= view_count(check_view(L, 1))) return 0;
   lua_pushinteger(L, i);
   lua_pushcfunction(L, space_config);
   lua_pushvalue(L, 1);
@@ -265,7 +319,7 @@ static kt_neighborhood check_moves(lua_State *L, int idx, const char *what, lua_
 static int space_neighbors(lua_State *L) {
   lk_space *us = check_view(L, 1);
   kt_walker *w = view_walker(L, us);
-  uint64_t i = check_config_index(L, us->space, 2);
+  uint64_t i = to_walker(L, us, check_config_index(L, us, 2), 2);
   lua_Integer changes;
   bool unexplored;
   kt_neighborhood nb = check_moves(L, 3, "neighbors options", &changes, &unexplored);
@@ -279,7 +333,7 @@ static int space_neighbors(lua_State *L) {
   lua_Integer n = 0;
   for (size_t k = 0; k < found.n; k++) {
     if (unexplored && kt_walker_explored(w, found.items[k], NULL)) continue;
-    lua_pushinteger(L, (lua_Integer)found.items[k]);
+    lua_pushinteger(L, (lua_Integer)from_walker(L, us, found.items[k]));
     lua_rawseti(L, -2, ++n);
   }
   kt_indices_clear(&found);
@@ -291,7 +345,7 @@ static int space_neighbors(lua_State *L) {
 static int space_random_neighbor(lua_State *L) {
   lk_space *us = check_view(L, 1);
   kt_walker *w = view_walker(L, us);
-  uint64_t i = check_config_index(L, us->space, 2), out;
+  uint64_t i = to_walker(L, us, check_config_index(L, us, 2), 2), out;
   lua_Integer changes;
   bool unexplored;
   kt_neighborhood nb = check_moves(L, 3, "random_neighbor options", &changes, &unexplored);
@@ -300,17 +354,18 @@ static int space_random_neighbor(lua_State *L) {
   int rc = kt_neighbor_random(w, i, nb, unexplored, &out, &err);
   if (rc < 0) return lk_error(L, &err);
   if (rc > 0) return 0;
-  lua_pushinteger(L, (lua_Integer)out);
+  lua_pushinteger(L, (lua_Integer)from_walker(L, us, out));
   return 1;
 }
 
 /* space:random_unexplored(): a uniformly random configuration not yet
 ** explored, or nil when all are. */
 static int space_random_unexplored(lua_State *L) {
-  kt_walker *w = view_walker(L, check_view(L, 1));
+  lk_space *us = check_view(L, 1);
+  kt_walker *w = view_walker(L, us);
   uint64_t out;
   if (kt_random_unexplored(w, &out)) return 0;
-  lua_pushinteger(L, (lua_Integer)out);
+  lua_pushinteger(L, (lua_Integer)from_walker(L, us, out));
   return 1;
 }
 
@@ -320,7 +375,7 @@ static int space_explored(lua_State *L) {
   lk_space *us = check_view(L, 1);
   kt_walker *w = view_walker(L, us);
   double cost;
-  if (!kt_walker_explored(w, check_config_index(L, us->space, 2), &cost)) {
+  if (!kt_walker_explored(w, to_walker(L, us, check_config_index(L, us, 2), 2), &cost)) {
     lua_pushboolean(L, 0);
     return 1;
   }

@@ -18,6 +18,10 @@ lk_task *lk_check_task(lua_State *L, int idx) {
 
 lk_task *lk_check_idle_task(lua_State *L, int idx) {
   lk_task *ut = lk_check_task(L, idx);
+  kt_error err;
+  if (kt_task_busy(ut->task) && kt_task_held_online(ut->task) &&
+      kt_task_busy_error(ut->task, &err))
+    luaL_argerror(L, idx, err.msg);
   if (kt_task_busy(ut->task))
     luaL_argerror(L, idx, lua_pushfstring(L, "%s %s is in use: it cannot change while it is "
                                              "tuned or run, or while its space is generated",
@@ -154,8 +158,11 @@ int lk_new_kernel(lua_State *L, int idx) {
   size_t global[3], local[3];
   int gd = check_sizes(L, idx, "global", global), ld = check_sizes(L, idx, "group", local);
   if (gd == 0) luaL_error(L, "kernel.global: the global size is required");
-  if (ld && ld != gd)
-    luaL_error(L, "kernel.group has %d dimensions but kernel.global has %d", ld, gd);
+  /* As KTT's DimensionVector(64) is 64 x 1 x 1, the sizes of fewer
+  ** dimensions are padded with 1s. */
+  int dims = ld > gd ? ld : gd;
+  for (int d = gd; d < dims; d++) global[d] = 1;
+  for (int d = ld; ld && d < dims; d++) local[d] = 1;
   char path[2048];
   char *text = file ? load_source(L, file, path, sizeof path) : NULL;
   /* A prelude (struct declarations, helpers) goes before the source. */
@@ -181,7 +188,7 @@ int lk_new_kernel(lua_State *L, int idx) {
   lk_push_task(L, task, k); /* owns the task from here, also on errors below */
   k->notation = check_notation(L, idx);
   k->round_global = lk_opt_boolean(L, idx, "kernel", "round_global", 0);
-  if (kt_kernel_set_sizes(k, gd, global, ld ? local : NULL, &err) ||
+  if (kt_kernel_set_sizes(k, dims, global, ld ? local : NULL, &err) ||
       kt_kernel_set_options(k, lk_opt_string(L, idx, "kernel", "options", ""), &err))
     return lk_error(L, &err);
   if (lk_get_field(L, idx, "args") != LUA_TNIL) set_args(L, k, -1);
@@ -533,9 +540,10 @@ static int task_reference(lua_State *L) {
   return 1;
 }
 
-/* k:space([device]): the space view; with a device (its id, such as
-** "opencl:0:0", or its table), pruned by that device's limits first, as a
-** tuning on it would be. */
+/* k:space([device]): the space view, numbered as defined (as results and
+** seeds are); with a device (its id, such as "opencl:0:0", or its table),
+** a view pruned by that device's limits, as a tuning on it would be, and
+** numbered as its searcher walks it. */
 static int task_space(lua_State *L) {
   lk_task *ut = lk_check_task(L, 1);
   if (!lua_isnoneornil(L, 2)) {
@@ -547,7 +555,7 @@ static int task_space(lua_State *L) {
     kt_device_clear(&dev);
     if (rc) return lk_error(L, &err);
   }
-  lk_push_space_view(L, 1, 0);
+  lk_push_space_view(L, 1, 0, !lua_isnoneornil(L, 2));
   return 1;
 }
 

@@ -270,15 +270,16 @@ static void check_fail_fast(lua_State *L, int opts, kt_tune_opts *o) {
   lua_pop(L, 1);
 }
 
-/* seeds = {config, ...} (tables of values, results, 0-based indices): the
-** configurations evaluated first, as indices in a userdata pushed. */
+/* seeds = {config, ...} (tables of values, results, 0-based indices in the
+** space as defined, as results number it): the configurations evaluated
+** first, as value indices in a userdata pushed. */
 const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *n) {
   *n = 0;
   if (lk_get_field(L, opts, "seeds") == LUA_TNIL) return lua_pop(L, 1), NULL;
   int list = lua_gettop(L);
   if (!lua_istable(L, list)) luaL_error(L, "tune options.seeds: expected a list of configurations");
   kt_error err;
-  if (kt_space_generate(space, &err)) lk_error(L, &err);
+  if (kt_space_natural_generate(space, &err)) lk_error(L, &err);
   size_t count = (size_t)luaL_len(L, list), np = kt_space_nparams(space);
   size_t nvi = count * np;
   uint32_t *seeds = lua_newuserdatauv(L, (nvi ? nvi : 1) * sizeof *seeds, 0);
@@ -288,14 +289,14 @@ const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *
     lua_rawgeti(L, list, (lua_Integer)i + 1);
     if (lua_isinteger(L, -1)) {
       lua_Integer x = lua_tointeger(L, -1);
-      if (x < 0 || (uint64_t)x >= kt_space_count(space) ||
-          kt_space_config(space, (uint64_t)x, vi, &err))
+      if (x < 0 || (uint64_t)x >= kt_space_natural_count(space) ||
+          kt_space_natural_config(space, (uint64_t)x, vi, &err))
         luaL_error(L, "tune options.seeds[%d]: configuration index out of range", (int)i + 1);
     } else if (lua_istable(L, -1)) {
       if (lua_getfield(L, -1, "config") == LUA_TTABLE) lua_replace(L, -2); /* a result */
       else lua_pop(L, 1);
       lk_check_config(L, -1, space, vi);
-      if (kt_space_index(space, vi, &index))
+      if (kt_space_natural_index(space, vi, &index))
         luaL_error(L, "tune options.seeds[%d]: the configuration breaks a constraint", (int)i + 1);
     } else {
       luaL_error(L, "tune options.seeds[%d]: expected a configuration", (int)i + 1);
@@ -519,11 +520,11 @@ static int tuner_tune(lua_State *L) {
 static void check_run_config(lua_State *L, int idx, kt_space *space, uint32_t *vi) {
   kt_error err;
   if (lua_isinteger(L, idx)) {
-    if (kt_space_generate(space, &err)) lk_error(L, &err);
+    if (kt_space_natural_generate(space, &err)) lk_error(L, &err);
     lua_Integer i = lua_tointeger(L, idx);
-    if (i < 0 || (uint64_t)i >= kt_space_count(space))
+    if (i < 0 || (uint64_t)i >= kt_space_natural_count(space))
       luaL_argerror(L, idx, "configuration index out of range");
-    if (kt_space_config(space, (uint64_t)i, vi, &err)) lk_error(L, &err);
+    if (kt_space_natural_config(space, (uint64_t)i, vi, &err)) lk_error(L, &err);
     return;
   }
   if (lua_isnoneornil(L, idx) && kt_space_nparams(space) == 0) return;

@@ -133,7 +133,7 @@ static void on_wait(void *ud, bool entering) {
 /* The compiles of the proposals planned here start now. */
 static int start_ahead(worker *w, kt_error *err) {
   for (size_t k = 0; k < w->nahead; k++) {
-    if (kt_space_config(w->tu.task->space, w->ahead[k], w->vi, err) ||
+    if (kt_space_natural_config(w->tu.task->space, w->ahead[k], w->vi, err) ||
         tune_prefetch(&w->tu, w->ahead[k], w->vi, err))
       return -1;
   }

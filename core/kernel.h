@@ -25,6 +25,7 @@ typedef struct kt_kernel {
   kt_arg **args;
   size_t nargs;
   unsigned pins; /* tunings and runs of tasks holding it (kt_task_pin) */
+  unsigned online; /* ... of which online tunings */
 } kt_kernel;
 
 kt_kernel *kt_kernel_new(const char *name, const char *source, const char *origin,

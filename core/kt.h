@@ -45,6 +45,7 @@ typedef enum kt_status {
   KT_TOO_MANY_THREADS,
   KT_OUT_OF_BOUNDS,    /* wrote past its buffers or into its inputs */
   KT_GENERATOR_FAILED, /* the kernel's source generator failed (codegen.h) */
+  KT_TOO_MUCH_LOCAL_MEMORY, /* a work-group needs more local (shared) memory than the device has */
   KT_STATUS_COUNT
 } kt_status;
 

@@ -28,8 +28,10 @@
 ** a row, has nothing new to offer. */
 #define MAX_REPEATS 10000
 
+/* index: in the space the searcher walks; natural: in the space as
+** defined (space.h), the index the evaluator and the results see. */
 typedef struct proposal {
-  uint64_t index;
+  uint64_t index, natural;
   double searcher_ns;
   unsigned again; /* proposed again while pending: reported that many more times */
   bool seed;      /* not the searcher's own: see start() */
@@ -77,12 +79,21 @@ static int report(loop *l, uint64_t index, uint64_t at, kt_error *err) {
   return 0;
 }
 
+/* The index of a result: the searcher walks the space as the device's
+** limits left it, results number it as defined (space.h). */
+static int natural(const loop *l, const uint32_t *vi, uint64_t *index, kt_error *err) {
+  if (kt_space_natural_index(l->space, vi, index) == 0) return 0;
+  return kt_fail(err, "a configuration proposed is not in the space as defined");
+}
+
 static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
+  uint64_t nat;
   if (kt_indexmap_put(&l->seen, index, PENDING, err) ||
-      kt_space_config(l->space, index, l->vi, err))
+      kt_space_config(l->space, index, l->vi, err) || natural(l, l->vi, &nat, err))
     return -1;
-  l->pending[(l->head + l->npending++) % l->lookahead] = (proposal){index, searcher_ns, 0, false};
-  return l->ev->prefetch ? l->ev->prefetch(l->ev->ud, index, l->vi, err) : 0;
+  l->pending[(l->head + l->npending++) % l->lookahead] =
+      (proposal){index, nat, searcher_ns, 0, false};
+  return l->ev->prefetch ? l->ev->prefetch(l->ev->ud, nat, l->vi, err) : 0;
 }
 
 /* Asks the searcher for as many proposals as the lookahead and the budget
@@ -138,7 +149,7 @@ static proposal pop(loop *l) {
 static int take_next(loop *l, kt_result **res, kt_error *err) {
   l->current = pop(l);
   if (kt_space_config(l->space, l->current.index, l->vi, err)) return -1;
-  if (!(*res = kt_results_add(l->results, l->current.index, l->vi, err))) return -1;
+  if (!(*res = kt_results_add(l->results, l->current.natural, l->vi, err))) return -1;
   return kt_indexmap_put(&l->seen, l->current.index, l->results->n - 1, err);
 }
 
@@ -263,7 +274,7 @@ static int land(loop *l, size_t s, bool recorded, kt_error *err) {
   *dst = done;
   dst->vi = vi;
   free(done.vi);
-  if (kt_indexmap_put(&l->seen, dst->index, l->results->n - 1, err)) return -1;
+  if (kt_indexmap_put(&l->seen, f->p.index, l->results->n - 1, err)) return -1;
   return record(l, f->p, l->results->n - 1, recorded, err);
 }
 
@@ -272,7 +283,7 @@ static int land(loop *l, size_t s, bool recorded, kt_error *err) {
 static proposal pick(loop *l, const kt_evaluator *ev, size_t s) {
   if (!ev->pick) return pop(l);
   for (size_t k = 0; k < l->npending; k++)
-    l->batch[k] = l->pending[(l->head + k) % l->lookahead].index;
+    l->batch[k] = l->pending[(l->head + k) % l->lookahead].natural;
   size_t at = ev->pick(ev->ud, s, l->batch, l->npending);
   if (at >= l->npending) at = 0;
   proposal p = l->pending[(l->head + at) % l->lookahead];
@@ -289,7 +300,7 @@ static int submit(loop *l, const kt_evaluator *ev, kt_error *err) {
   flight *f = &l->slots[s];
   f->p = pick(l, ev, s);
   size_t np = kt_space_nparams(l->space);
-  f->res = (kt_result){.index = f->p.index, .time_ns = NAN, .elapsed_ns = NAN};
+  f->res = (kt_result){.index = f->p.natural, .time_ns = NAN, .elapsed_ns = NAN};
   if (!(f->res.vi = kt_calloc(np + 1, sizeof *f->res.vi, err)) ||
       kt_space_config(l->space, f->p.index, f->res.vi, err))
     return kt_result_clear(&f->res), -1;

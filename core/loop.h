@@ -28,7 +28,10 @@
 ** Results come back in the order they finish, and the searcher hears of
 ** each as it comes. pick (may be NULL: the first) chooses which of the n
 ** proposals pending, in the order proposed, slot takes: the one whose
-** compiles started on its device, say. */
+** compiles started on its device, say.
+** The indices the evaluator sees (res->index, prefetch's, pick's) number
+** the space as defined (space.h: the natural numbering); the searcher's
+** number it as the device's limits left it. */
 typedef struct kt_evaluator {
   int (*evaluate)(void *ud, kt_result *res, kt_error *err);
   int (*prefetch)(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "online_confirm.h"
 #include "tune_int.h"
 
 struct kt_online {
@@ -21,6 +22,9 @@ struct kt_online {
   char *error;
   bool validate;       /* the search's steps are checked against the references */
   kt_task *task;       /* pinned while the online tuning lives */
+  kt_online_confirm settings;
+  kt_confirm confirm;  /* the leading candidates re-measured ... */
+  bool confirming;     /* ... from the search's end until all have run */
 };
 
 /* Ends the search: its journal closed, later steps run the best. */
@@ -32,12 +36,14 @@ static int end_search(kt_online *on, kt_error *err) {
 }
 
 kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
-                         const uint32_t *fallback, bool validate, kt_error *err) {
+                         const uint32_t *fallback, bool validate,
+                         kt_online_confirm confirm, kt_error *err) {
   if (t->busy) return tune_busy_error(err), NULL;
   if (kt_task_busy(task)) return kt_task_busy_error(task, err), NULL;
   kt_online *on = kt_calloc(1, sizeof *on, err);
   if (!on) return NULL;
   on->validate = validate;
+  on->settings = confirm;
   on->opts = *opts;
   size_t nvi = opts->nseeds * kt_space_nparams(task->space);
   bool copied = (!opts->journal || (on->opts.journal = on->journal = kt_strdup(opts->journal, err))) &&
@@ -62,7 +68,7 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   }
   /* Its search holds pointers into the task: no change while it lives. */
   on->task = task;
-  kt_task_pin(task);
+  kt_task_hold_online(task, true);
   return on;
 }
 
@@ -85,6 +91,22 @@ static int run(kt_online *on, const uint32_t *vi, bool check, kt_result *res, kt
   return 0;
 }
 
+/* The search ended by itself: its leading candidates run again. */
+static int begin_confirm(kt_online *on, kt_error *err) {
+  if (kt_confirm_begin(&on->confirm, on->results, on->settings.candidates, on->settings.runs,
+                       err))
+    return -1;
+  on->confirming = kt_confirm_next(&on->confirm) >= 0;
+  return 0;
+}
+
+/* The best is declared: the candidates take the medians of their runs. */
+static int end_confirm(kt_online *on, kt_error *err) {
+  if (!on->confirming) return 0;
+  on->confirming = false;
+  return kt_confirm_end(&on->confirm, on->results, on->opts.metrics, err);
+}
+
 /* The search's next configuration, run; 0 when the search is over. What a
 ** resumed journal holds is taken from it, not run again. */
 static int search_step(kt_online *on, kt_result **out, kt_error *err) {
@@ -92,7 +114,7 @@ static int search_step(kt_online *on, kt_result **out, kt_error *err) {
     kt_result *res;
     uint64_t at;
     int rc = kt_loop_next(on->loop, &res, err);
-    if (rc <= 0) return rc < 0 ? -1 : end_search(on, err);
+    if (rc <= 0) return rc < 0 || end_search(on, err) ? -1 : begin_confirm(on, err);
     bool known = kt_indexmap_get(&on->tu.known, res->index, &at);
     if (known ? kt_result_copy(res, &on->tu.prior->items[at], err)
               : run(on, res->vi, true, res, err)) {
@@ -128,9 +150,32 @@ static int exploit(kt_online *on, kt_online_outcome *out, kt_error *err) {
     return kt_fail(err, "task %s: the %s configuration failed in this step (%s): %s",
                    on->tu.task->name, best ? "best" : "fallback",
                    kt_status_name(on->scratch.status), on->scratch.error ? on->scratch.error : "");
-  if (!out->searching) out->status = KT_OK;
+  if (!out->searching && !out->confirming) out->status = KT_OK;
   ran(on, out, &on->scratch, vi);
   return 0;
+}
+
+/* The next candidate runs again, on the application's data; one that fails
+** leaves the step to the best known. */
+static int confirm_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
+  const kt_result *cand = &on->results->items[kt_confirm_next(&on->confirm)];
+  out->confirming = true;
+  out->tried = cand->index;
+  kt_result_clear(&on->scratch);
+  if (run(on, cand->vi, true, &on->scratch, err) ||
+      kt_confirm_record(&on->confirm, on->results, &on->scratch, err))
+    return -1;
+  out->status = on->scratch.status;
+  if (kt_confirm_next(&on->confirm) < 0 && end_confirm(on, err)) return -1;
+  if (on->scratch.status == KT_OK) {
+    ran(on, out, &on->scratch, cand->vi);
+    out->ran = out->tried;
+    return 0;
+  }
+  const char *why = on->scratch.error ? on->scratch.error : kt_status_name(on->scratch.status);
+  out->error = on->error = strdup(why);
+  out->fell_back = true;
+  return exploit(on, out, err);
 }
 
 static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
@@ -149,6 +194,7 @@ static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
     out->error = on->error;
     out->fell_back = true;
   }
+  if (!tried && on->confirming) return confirm_step(on, out, err);
   return exploit(on, out, err);
 }
 
@@ -165,17 +211,17 @@ int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
 
 kt_results *kt_online_results(const kt_online *on) { return on->results; }
 
-bool kt_online_searching(const kt_online *on) { return on->loop != NULL; }
+bool kt_online_searching(const kt_online *on) { return on->loop != NULL || on->confirming; }
 
 void kt_online_stop(kt_online *on, kt_error *err) {
   if (on->loop && !on->results->stopped) on->results->stopped = "stopped by the application";
-  end_search(on, err);
+  if (end_search(on, err) == 0) end_confirm(on, err);
 }
 
 void kt_online_free(kt_online *on) {
   if (!on) return;
   if (on->loop) kt_online_stop(on, NULL);
-  if (on->task) kt_task_unpin(on->task);
+  if (on->task) kt_task_hold_online(on->task, false);
   free(on->journal);
   free(on->seeds);
   kt_results_release(on->results);
@@ -183,5 +229,6 @@ void kt_online_free(kt_online *on) {
   free(on->fallback);
   free(on->ran_vi);
   free(on->error);
+  kt_confirm_clear(&on->confirm);
   free(on);
 }

@@ -35,7 +35,8 @@ kt_results *kt_results_new(const char *name, const kt_space *space,
     r->nkernels = i + 1;
   }
   r->space_all = kt_space_count_all(space);
-  r->space_count = kt_space_sampled(space) ? 0 : kt_space_count(space); /* 0: not counted */
+  /* results number the space as defined (space.h); 0: not counted */
+  r->space_count = kt_space_sampled(space) ? 0 : kt_space_natural_count(space);
   return r;
 }
 

@@ -97,6 +97,31 @@ static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
   return 0;
 }
 
+/* More local (shared) memory than the device has crashes some drivers
+** (PoCL aborts) rather than failing the launch: the compiled kernel's own
+** and its local-memory arguments are weighed before. */
+static int check_local_memory(kt_run *run, size_t ki) {
+  const kt_kernel *k = run->task->kernels[ki];
+  const kt_device_info *dev = &run->tuner->device;
+  int64_t optin = kt_device_int(dev, "shared_per_block_optin", 0); /* CUDA: see prune.c */
+  int64_t most = optin > 0 ? optin : kt_device_int(dev, "local_memory", 0);
+  int64_t own = run->kernels[ki].usage.shared_bytes;
+  uint64_t total = own > 0 ? (uint64_t)own : 0;
+  for (size_t i = 0; i < k->nargs; i++) {
+    const kt_run_value *v = k->args[i]->kind == KT_ARG_LOCAL
+                                ? find_value(run->locals, run->nlocals, k->args[i])
+                                : NULL;
+    if (v) total += v->size;
+  }
+  if (most <= 0 || total <= (uint64_t)most) return 0;
+  char why[256];
+  snprintf(why, sizeof why,
+           "kernel %s: a work-group needs %llu bytes of local memory, more than the %lld the "
+           "device has", k->name, (unsigned long long)total, (long long)most);
+  run_config_fails(run, KT_TOO_MUCH_LOCAL_MEMORY, why);
+  return 1;
+}
+
 /* A composition's log says which kernel each part is from. */
 static void note_build_log(kt_run *run, const char *kernel, const char *log) {
   char head[160];
@@ -132,7 +157,8 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   if (log) note_build_log(run, k->name, log);
   rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki, &rk->sizes)) return 1;
-  return prepare_locals(run, ki, err);
+  rc = prepare_locals(run, ki, err);
+  return rc ? rc : check_local_memory(run, ki);
 }
 
 int kt_run_prepare(kt_run *run, kt_tuner *t, kt_task *task, const kt_config *cfg,

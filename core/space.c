@@ -24,6 +24,7 @@ void space_invalidate(kt_space *s) {
   s->generated = false;
   s->sampled = false;
   s->removed_known = false;
+  space_natural_clear(s);
 }
 
 static void param_clear(kt_param *p) {
@@ -393,13 +394,13 @@ size_t kt_space_bytes(const kt_space *s) {
 
 /* ---- index mapping ---- */
 
-int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *err) {
-  if (!s->generated) return kt_fail(err, "the space has not been generated");
-  if (index >= s->count)
+int space_groups_config(const kt_space *s, const group *groups, size_t n, uint64_t count,
+                        uint64_t index, uint32_t *vi, kt_error *err) {
+  if (index >= count)
     return kt_fail(err, "configuration index %llu is out of range (the space has %llu)",
-                   (unsigned long long)index, (unsigned long long)s->count);
-  for (size_t g = s->ngroups; g-- > 0;) {
-    const group *gr = &s->groups[g];
+                   (unsigned long long)index, (unsigned long long)count);
+  for (size_t g = n; g-- > 0;) {
+    const group *gr = &groups[g];
     uint64_t row = index % gr->count;
     index /= gr->count;
     if (gr->sampled) sampled_tuple(s, gr, row, vi);
@@ -409,6 +410,11 @@ int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *e
   return 0;
 }
 
+int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *err) {
+  if (!s->generated) return kt_fail(err, "the space has not been generated");
+  return space_groups_config(s, s->groups, s->ngroups, s->count, index, vi, err);
+}
+
 static int find_row(const kt_space *s, const group *gr, const uint32_t *vi, uint64_t *row) {
   if (gr->sampled) return sampled_row(s, gr, vi, row);
   if (gr->trie.n > 0) return kt_trie_find(&gr->trie, vi, gr->params, row);
@@ -416,16 +422,21 @@ static int find_row(const kt_space *s, const group *gr, const uint32_t *vi, uint
   return *row < s->params[gr->params[0]].nvalues ? 0 : 1;
 }
 
-int kt_space_index(const kt_space *s, const uint32_t *vi, uint64_t *index) {
-  if (!s->generated) return 1;
+int space_groups_index(const kt_space *s, const group *groups, size_t n, const uint32_t *vi,
+                       uint64_t *index) {
   uint64_t at = 0;
-  for (size_t g = 0; g < s->ngroups; g++) {
+  for (size_t g = 0; g < n; g++) {
     uint64_t row;
-    if (find_row(s, &s->groups[g], vi, &row)) return 1;
-    at = at * s->groups[g].count + row;
+    if (find_row(s, &groups[g], vi, &row)) return 1;
+    at = at * groups[g].count + row;
   }
   *index = at;
   return 0;
+}
+
+int kt_space_index(const kt_space *s, const uint32_t *vi, uint64_t *index) {
+  if (!s->generated) return 1;
+  return space_groups_index(s, s->groups, s->ngroups, vi, index);
 }
 
 kt_param *kt_params_clone(const kt_space *s, kt_error *err) {

@@ -135,6 +135,26 @@ int kt_space_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *e
 ** space (it breaks a constraint), 0 when found. */
 int kt_space_index(const kt_space *s, const uint32_t *vi, uint64_t *index);
 
+/* ---- the natural numbering (space_natural.c) ---- */
+
+/* The space as its user defined it: the configurations that the user's
+** own constraints (tag 0) allow, numbered as the space would be without
+** the device's constraints. Results, seeds and k:space() count here, so
+** that an index names one configuration whichever device (if any) pruned
+** the space; a tuning's searcher walks the space's own numbering, which
+** leaves out what the device cannot run. Where the space has no device
+** constraint the two are one. A sampled space's natural numbering samples
+** the same way (its indices run over combinations). */
+int kt_space_natural_generate(kt_space *s, kt_error *err);
+/* After kt_space_natural_generate; 0 before. */
+uint64_t kt_space_natural_count(const kt_space *s);
+int kt_space_natural_config(const kt_space *s, uint64_t index, uint32_t *vi, kt_error *err);
+/* 1 when the configuration is not in the natural space (or it is not
+** generated), 0 when found. */
+int kt_space_natural_index(const kt_space *s, const uint32_t *vi, uint64_t *index);
+/* Whether the device's constraints make the two numberings differ. */
+bool kt_space_natural_differs(const kt_space *s);
+
 /* ---- spaces too large to list (space_lazy.c) ---- */
 
 /* A group of parameters whose pruned walk would bind more values than

@@ -65,6 +65,10 @@ struct kt_space {
   uint64_t count;
   bool removed_known;
   uint64_t removed[KT_SPACE_TAGS];
+  group *natural;   /* the groups of the user's constraints alone, where the */
+  size_t nnatural;  /* device's make the space's own differ (space_natural.c) */
+  uint64_t natural_count;
+  bool natural_ready;
 };
 
 /* Groups over the constraints tagged up to max_tag, each with its
@@ -104,6 +108,17 @@ void space_invalidate(kt_space *s);
 unsigned space_threads(const kt_space *s);
 /* Walks and stores a group; left: the bytes the space's limit leaves. */
 int group_fill(const kt_space *s, group *g, bool store, size_t *left, kt_error *err);
+
+/* index <-> configuration over groups (space.c) */
+int space_groups_config(const kt_space *s, const group *groups, size_t n, uint64_t count,
+                        uint64_t index, uint32_t *vi, kt_error *err);
+int space_groups_index(const kt_space *s, const group *groups, size_t n, const uint32_t *vi,
+                       uint64_t *index);
+/* Generates g as kt_space_generate would where a walk of it is short and
+** its tuples fit; else samples it (space_lazy.c). */
+int space_fill_or_sample(const kt_space *s, group *g, size_t *left, kt_error *err);
+/* Forgets the natural numbering (space_natural.c). */
+void space_natural_clear(kt_space *s);
 
 /* space_lazy.c: a sampled group's combinations in declaration order, the
 ** last parameter varying fastest. */

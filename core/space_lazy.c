@@ -88,7 +88,7 @@ static int sample_group(const kt_space *s, group *g, kt_error *err) {
 
 /* Generates g as kt_space_generate would where a walk of it is short and
 ** its tuples fit; else samples it. */
-static int fill_or_sample(const kt_space *s, group *g, size_t *left, kt_error *err) {
+int space_fill_or_sample(const kt_space *s, group *g, size_t *left, kt_error *err) {
   if (group_is_free(g) || product(s, g) <= (double)KT_SPACE_WALK_STEPS)
     return group_fill(s, g, true, left, err);
   uint64_t n;
@@ -104,7 +104,7 @@ static int generate_sampled(kt_space *s, kt_error *err) {
   s->count = 1;
   for (size_t g = 0; g < s->ngroups; g++) {
     group *gr = &s->groups[g];
-    if (fill_or_sample(s, gr, &left, err)) return -1;
+    if (space_fill_or_sample(s, gr, &left, err)) return -1;
     s->sampled = s->sampled || gr->sampled;
     if (__builtin_mul_overflow(s->count, gr->count, &s->count))
       return kt_fail(err, "the space has more than 2^64 configurations to draw from");

@@ -87,7 +87,32 @@ bool kt_task_busy(const kt_task *t) {
   return busy;
 }
 
+void kt_task_hold_online(kt_task *t, bool hold) {
+  if (hold) {
+    kt_task_pin(t);
+    t->online++;
+    for (size_t i = 0; i < t->nkernels; i++) t->kernels[i]->online++;
+  } else {
+    kt_task_unpin(t);
+    t->online--;
+    for (size_t i = 0; i < t->nkernels; i++) t->kernels[i]->online--;
+  }
+}
+
+/* Whether the busy task is held only by online tunings (its own, or of
+** another task sharing a kernel). */
+bool kt_task_held_online(const kt_task *t) {
+  if (t->pins > t->online || kt_space_generating(t->space)) return false;
+  for (size_t i = 0; i < t->nkernels; i++)
+    if (t->kernels[i]->pins > t->kernels[i]->online) return false;
+  return true;
+}
+
 int kt_task_busy_error(const kt_task *t, kt_error *err) {
+  if (kt_task_held_online(t))
+    return kt_fail(err, "task %s is in use by an online tuning (tuner:online), which holds it "
+                        "for its steps even once its search has ended: on:close() releases it",
+                   t->name);
   return kt_fail(err, "task %s is in use: it is being tuned or run, or its space generated, "
                       "and cannot change or be tuned or run until that ends", t->name);
 }

@@ -89,6 +89,7 @@ struct kt_task {
   kt_callback launcher_cb;
   struct kt_prune *prune;  /* device pruning settings (prune.h); NULL: defaults */
   unsigned pins;           /* tunings and runs in progress */
+  unsigned online;         /* ... of which online tunings (kt_task_hold_online) */
 };
 
 kt_task *kt_task_new(const char *name, kt_kernel *const *kernels, size_t n,
@@ -112,8 +113,14 @@ int kt_task_kernel_index(const kt_task *t, const kt_kernel *k);
 ** tuned or run again until it is done. */
 void kt_task_pin(kt_task *t);
 void kt_task_unpin(kt_task *t);
+/* An online tuning pins its task for as long as it lives (also after its
+** search ended: its steps run the best): counted apart, so that the error
+** names what to close. */
+void kt_task_hold_online(kt_task *t, bool hold);
+/* Whether a busy task is held by online tunings only. */
+bool kt_task_held_online(const kt_task *t);
 bool kt_task_busy(const kt_task *t);
-/* The error for a busy task. */
+/* The error for a busy task, naming what holds it. */
 int kt_task_busy_error(const kt_task *t, kt_error *err);
 
 /* The sizes of kernel ki under a configuration, after the modifiers, in

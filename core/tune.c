@@ -18,9 +18,10 @@
 
 static int config_of(const kt_task *task, const uint32_t *vi, kt_config *cfg,
                      kt_error *err) {
-  if (kt_space_generate(task->space, err)) return -1;
+  if (kt_space_generate(task->space, err) || kt_space_natural_generate(task->space, err))
+    return -1;
   uint64_t index = 0;
-  if (kt_space_index(task->space, vi, &index))
+  if (kt_space_index(task->space, vi, &index) || kt_space_natural_index(task->space, vi, &index))
     return kt_fail(err, "task %s: the configuration breaks a constraint of its space",
                    task->name);
   *cfg = (kt_config){task->space, index, vi};

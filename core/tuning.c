@@ -27,7 +27,7 @@ static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_err
                            &tu->results->notice, err);
   for (size_t i = 0; rc == 0 && i < tu->prior->n; i++) {
     uint64_t index;
-    if (kt_space_index(tu->task->space, tu->prior->items[i].vi, &index))
+    if (kt_space_natural_index(tu->task->space, tu->prior->items[i].vi, &index))
       return kt_fail(err, "cannot resume from %s: its result %zu breaks a constraint of task %s",
                      tu->opts->journal, i + 1, tu->task->name);
     if (kt_indexmap_put(&tu->known, index, i, err)) return -1;
@@ -35,15 +35,16 @@ static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_err
   return rc;
 }
 
-/* Results whose index changed with the space (other constraints, another
-** device's limits) are recorded again under their new index before this
+/* Results whose index changed with the space (other constraints; a
+** journal of a version that numbered the space as the device's limits left
+** it) are recorded again under their new index before this
 ** tuning's own, so that one index names one configuration in the journal. */
-static int reindex_prior(tuning *tu, kt_journal *j, kt_error *err) {
+static int reindex_prior(tuning *tu, kt_journal *j, bool all, kt_error *err) {
   for (size_t i = 0; i < tu->prior->n; i++) {
     kt_result *x = &tu->prior->items[i];
     uint64_t index;
-    kt_space_index(tu->task->space, x->vi, &index); /* found by read_prior */
-    if (index == x->index) continue;
+    kt_space_natural_index(tu->task->space, x->vi, &index); /* found by read_prior */
+    if (index == x->index && !all) continue;
     x->index = index;
     if (kt_journal_append(j, tu->prior, x, err)) return -1;
   }
@@ -56,8 +57,12 @@ static kt_journal *open_journal(tuning *tu, kt_error *err) {
   if (kt_journal_id_init(&id, tu->task, &tu->t->device, err)) return NULL;
   kt_journal *j = kt_journal_open(tu->opts->journal, err);
   int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, err) : 1;
-  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh, err) ||
-      (fresh == 0 && reindex_prior(tu, j, err))) {
+  /* A header that counts another space (other constraints; a version that
+  ** numbered it as the device's limits left it) would refuse the indices
+  ** written under it: the journal is written again whole. */
+  bool recount = fresh == 0 && tu->prior->space_count != tu->results->space_count;
+  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh || recount, err) ||
+      (fresh == 0 && reindex_prior(tu, j, recount, err))) {
     kt_journal_close(j, NULL);
     j = NULL;
   }
@@ -171,7 +176,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   kt_codegen_forget(task);
   *out = NULL;
   if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
-      generate_space(task->space, opts, err))
+      generate_space(task->space, opts, err) || kt_space_natural_generate(task->space, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
   prefetch_references(tu);

@@ -28,7 +28,7 @@ end
 describe("an online tuning", function()
   it("gives the application its outputs at every step, trying the search's configurations", function()
     local k, x, y = plus_one(64)
-    local on = tuner:online(k, { search = "exhaustive" })
+    local on = tuner:online(k, { search = "exhaustive", confirm = false })
     local seen = {}
     for s = 1, 6 do
       local step = on:step()
@@ -178,7 +178,7 @@ describe("an online tuning", function()
     assert.has_error(function() tuner:online(k, { repeats = 3 }) end,
       "online options: unknown field 'repeats' (expected one of: search, seed, stop, journal, "
       .. "resume, time_limit, lookahead, fallback, db, size, validate, metrics, objective, "
-      .. "maximize)")
+      .. "maximize, confirm)")
     assert.has_error(function() tuner:online(k, { fallback = { WG = 3 } }) end)
     assert.has_error(function() tuner:online(k, { db = kt.db(os.tmpname()) }) end,
       "tune options: db and size go together (the database keys what it stores by the problem size)")

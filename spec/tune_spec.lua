@@ -50,8 +50,6 @@ describe("a kernel", function()
       "kernel probe: args must be a list of arguments, got number")
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = { 1, 2, 3, 4 } } end,
       "kernel.global: expected 1 to 3 sizes, got 4")
-    assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = { 4, 4 }, group = 2 } end,
-      "kernel.group has 1 dimensions but kernel.global has 2")
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = 4, grup = 2 } end)
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = 4, notation = "x" } end)
     assert.has_error(function() tuner:kernel{ source = probe_src, name = "probe", global = 4, args = { 5 } } end,

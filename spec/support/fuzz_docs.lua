@@ -7,7 +7,7 @@ local fuzz = require "spec.support.fuzz"
 local docs = {}
 
 local statuses = { "ok", "ok", "ok", "compile_failed", "launch_failed", "runtime_failed",
-                   "invalid_output", "timeout", "too_many_threads" }
+                   "invalid_output", "timeout", "too_many_threads", "too_much_local_memory" }
 
 -- Any JSON value, to put where another was expected.
 local function any(rng, depth)
