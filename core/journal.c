@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "json_read.h"
 
 struct kt_journal {
@@ -97,6 +98,13 @@ int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt
   return line_end(j, &l, err);
 }
 
+static void write_header(FILE *f, const kt_results *r, const kt_journal_id *id) {
+  kt_results_write_json_header(f, r, "ktlua-journal");
+  fputc(',', f);
+  kt_journal_id_write(f, id);
+  fputc('}', f);
+}
+
 int kt_journal_start(kt_journal *j, const kt_results *r, const kt_journal_id *id, bool fresh,
                      kt_error *err) {
   if (!fresh) /* a line cut by a kill would join the next one */
@@ -104,11 +112,38 @@ int kt_journal_start(kt_journal *j, const kt_results *r, const kt_journal_id *id
   if (ftruncate(j->fd, 0) != 0) return write_fails(j, err);
   line l;
   if (!line_begin(&l)) return out_of_memory(j, err);
-  kt_results_write_json_header(l.f, r, "ktlua-journal");
-  fputc(',', l.f);
-  kt_journal_id_write(l.f, id);
-  fputc('}', l.f);
+  write_header(l.f, r, id);
   return line_end(j, &l, err);
+}
+
+/* The new file is locked before it takes the journal's name, and its lock
+** outlives the commit's close through a duplicate of its descriptor: no
+** other tuning can take the journal in between. */
+int kt_journal_rewrite(kt_journal *j, const kt_results *r, const kt_journal_id *id,
+                       const kt_results *prior, kt_error *err) {
+  kt_atomic_file af;
+  if (kt_atomic_open(&af, j->path, err)) return -1;
+  int fd = fileno(af.f);
+  int keep = flock(fd, LOCK_EX | LOCK_NB) == 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+  if (keep < 0) {
+    kt_atomic_abort(&af);
+    return write_fails(j, err);
+  }
+  write_header(af.f, r, id);
+  for (size_t i = 0; i < prior->n; i++) {
+    fputc('\n', af.f);
+    kt_result_write_json(af.f, prior, &prior->items[i]);
+  }
+  fputc('\n', af.f);
+  int rc = kt_atomic_commit(&af, err);
+  if (rc == 0 && fcntl(keep, F_SETFL, O_APPEND) != 0) rc = write_fails(j, err);
+  if (rc) {
+    close(keep);
+    return -1;
+  }
+  close(j->fd);
+  j->fd = keep;
+  return 0;
 }
 
 /* ---- reading ---- */

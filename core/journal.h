@@ -33,6 +33,11 @@ int kt_journal_read(kt_journal *j, const kt_space *space, const kt_journal_id *i
 ** else (after kt_journal_read) removes a line a kill cut short. */
 int kt_journal_start(kt_journal *j, const kt_results *r, const kt_journal_id *id, bool fresh,
                      kt_error *err);
+/* Instead of kt_journal_start, after kt_journal_read: replaces the file
+** whole (a kill leaves the old journal or the new one) by a header of r and
+** the results of prior, as they are now indexed. */
+int kt_journal_rewrite(kt_journal *j, const kt_results *r, const kt_journal_id *id,
+                       const kt_results *prior, kt_error *err);
 int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt_error *err);
 /* Unlocks and closes (NULL is fine). */
 int kt_journal_close(kt_journal *j, kt_error *err);

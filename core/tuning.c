@@ -37,32 +37,34 @@ static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_err
 
 /* Results whose index changed with the space (other constraints; a
 ** journal of a version that numbered the space as the device's limits left
-** it) are recorded again under their new index before this
-** tuning's own, so that one index names one configuration in the journal. */
-static int reindex_prior(tuning *tu, kt_journal *j, bool all, kt_error *err) {
+** it) take their new index; with *moved, some did. */
+static void reindex_prior(tuning *tu, bool *moved) {
+  *moved = false;
   for (size_t i = 0; i < tu->prior->n; i++) {
     kt_result *x = &tu->prior->items[i];
     uint64_t index;
     kt_space_natural_index(tu->task->space, x->vi, &index); /* found by read_prior */
-    if (index == x->index && !all) continue;
+    *moved = *moved || index != x->index;
     x->index = index;
-    if (kt_journal_append(j, tu->prior, x, err)) return -1;
   }
-  return 0;
 }
 
-/* Locks the journal, takes what it holds when resuming, and starts it. */
+/* Locks the journal, takes what it holds when resuming, and starts it. A
+** journal whose indices moved (or whose header counts another space) is
+** written again whole, atomically, so that one index names one
+** configuration in it and a kill loses none of it. */
 static kt_journal *open_journal(tuning *tu, kt_error *err) {
   kt_journal_id id;
   if (kt_journal_id_init(&id, tu->task, &tu->t->device, err)) return NULL;
   kt_journal *j = kt_journal_open(tu->opts->journal, err);
   int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, err) : 1;
-  /* A header that counts another space (other constraints; a version that
-  ** numbered it as the device's limits left it) would refuse the indices
-  ** written under it: the journal is written again whole. */
-  bool recount = fresh == 0 && tu->prior->space_count != tu->results->space_count;
-  if (fresh < 0 || kt_journal_start(j, tu->results, &id, fresh || recount, err) ||
-      (fresh == 0 && reindex_prior(tu, j, recount, err))) {
+  bool moved = false;
+  if (fresh == 0) reindex_prior(tu, &moved);
+  bool rewrite = fresh == 0 && (moved || tu->prior->space_count != tu->results->space_count);
+  int rc = fresh < 0 ? -1
+           : rewrite ? kt_journal_rewrite(j, tu->results, &id, tu->prior, err)
+                     : kt_journal_start(j, tu->results, &id, fresh, err);
+  if (rc) {
     kt_journal_close(j, NULL);
     j = NULL;
   }
