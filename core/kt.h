@@ -30,6 +30,13 @@ int kt_fail_at(kt_error *err, size_t pos, const char *fmt, ...)
 /* Writes code point cp (at most 0x10FFFF) as UTF-8 at o; returns its bytes (1 to 4). */
 size_t kt_utf8_put(char *o, unsigned long cp);
 
+/* len bytes of s as a JSON string, quotes included, for messages that
+** name a value or a name: a NUL byte, a control byte, a quote or a
+** backslash is escaped (\u0000, \n, \"), so that the whole of it shows
+** and none of it reaches the terminal as a control. Cut with "..." after
+** the closing quote where it does not fit size (at least 16); returns buf. */
+const char *kt_quote(const char *s, size_t len, char *buf, size_t size);
+
 /* Prefixes an existing error message with context ("kernel vadd: ..."). */
 int kt_fail_prefix(kt_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

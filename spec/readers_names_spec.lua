@@ -1,0 +1,92 @@
+-- Names and values from files are data: a reader never cuts one at a NUL
+-- byte (two names made one, a value made another) nor takes a size for
+-- another, and what a message quotes shows whole, control bytes escaped.
+-- The fixed hostile files are spec/fixtures/fuzz/names_*.
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local files = require "spec.support.files"
+local fuzz = require "spec.support.fuzz"
+
+local fixtures = "spec/fixtures/fuzz/"
+
+local function sh(cmd)
+  local out, code = shell.run(cmd)
+  assert(code == 0, cmd .. ": " .. out)
+  return out
+end
+
+local function remove(path)
+  for _, suffix in ipairs({ "", "-wal", "-shm" }) do os.remove(path .. suffix) end
+end
+
+-- Each of load and replay fails with the file's name and why.
+local function refused(path, why)
+  for _, what in ipairs({ "load", "replay" }) do
+    local ok, err = pcall(kt[what], path)
+    assert.is_false(ok, what .. " " .. path)
+    assert.are.equal(path .. ": " .. why, err)
+  end
+end
+
+describe("the results readers", function()
+  -- What the cut names made of each file before: the result in the comment.
+  local cases = {
+    -- parameter V and "V\0W": "parameter 'V' is already defined"
+    { "names_results_parameter_nul.json",
+      'JSON: line 2, column 51: the string "V\\u0000W" holds a NUL byte' },
+    -- the value "x\0y" read as "x", one of S's values
+    { "names_results_value_nul.json",
+      'JSON: line 3, column 26: the string "x\\u0000y" holds a NUL byte' },
+    -- metrics gflops and "gflops\0x" made one
+    { "names_results_metric_nul.json",
+      'JSON: line 4, column 25: the member name "gflops\\u0000x" holds a NUL byte' },
+    -- the kernel read as "count"
+    { "names_journal_kernel_nul.jsonl",
+      'line 1: JSON: line 1, column 65: the string "count\\u0000x" holds a NUL byte' },
+    -- T4: A's values 1 and 2, configuration A = 1 ("A\0B" = 2 lost)
+    { "names_t4_parameter_nul.json",
+      'JSON: line 4, column 72: the member name "A\\u0000B" holds a NUL byte' },
+    -- T4: measurements gflops and "gflops\0x" made one
+    { "names_t4_metric_nul.json",
+      'JSON: line 4, column 253: the string "gflops\\u0000x" holds a NUL byte' },
+    -- KTT: parameters "A\0x" = 2 and A = 3 read as one parameter A
+    { "names_ktt_parameter_nul.json",
+      'JSON: line 3, column 26: the string "A\\u0000x" holds a NUL byte' },
+    -- Kernel Tuner cache: "parameter 'A' is already defined"
+    { "names_cache_parameter_nul.json",
+      'JSON: line 2, column 21: the string "A\\u0000x" holds a NUL byte' },
+  }
+
+  for _, case in ipairs(cases) do
+    it("refuses " .. case[1] .. ", saying where and what", function()
+      refused(fixtures .. case[1], case[2])
+    end)
+  end
+
+  it("refuses a results file's name or string holding a NUL byte wherever it stands", function()
+    -- every string of a results file, each in turn, given a NUL byte
+    local doc = { format = "ktlua-results", version = 1, task = "t", device = "d",
+      searcher = "random", kernels = { "k" }, backend = "opencl", source = "s", options = "",
+      driver = "3", objective = "kernel",
+      parameters = { { name = "S", values = { "x", "y" } } },
+      results = { { index = 0, config = { S = "x" }, status = "ok", time_ms = 0.5, error = "e",
+        metrics = { gflops = 1 } } } }
+    local text = fuzz.json(doc)
+    local path = files.tmpname(".json")
+    local n = 0
+    for at in text:gmatch('()"') do
+      -- after each opening or closing quote: strings, member names and the empty one
+      local hostile = text:sub(1, at) .. "\\u0000" .. text:sub(at + 1)
+      if pcall(kt.json.decode, hostile) then
+        files.write(path, hostile)
+        local ok, err = pcall(kt.load, path)
+        assert.is_false(ok, hostile)
+        assert.matches("holds a NUL byte$", err)
+        n = n + 1
+      end
+    end
+    os.remove(path)
+    assert.is_true(n > 30, n)
+  end)
+  end)
+end)
