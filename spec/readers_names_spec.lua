@@ -55,6 +55,10 @@ describe("the results readers", function()
     -- Kernel Tuner cache: "parameter 'A' is already defined"
     { "names_cache_parameter_nul.json",
       'JSON: line 2, column 21: the string "A\\u0000x" holds a NUL byte' },
+    -- a global size of -5 read as 2^64 - 5
+    { "names_csv_negative_size.csv",
+      'line 2: column 6: the global size "-5" is no size (1 to 3 whole numbers from 1, joined '
+        .. "by x)" },
   }
 
   for _, case in ipairs(cases) do
@@ -88,5 +92,31 @@ describe("the results readers", function()
     os.remove(path)
     assert.is_true(n > 30, n)
   end)
+
+  it("reads a CSV size as whole numbers from 1: no sign, space, 0, nor beyond int64", function()
+    local head = "index,V,status,time_ms,samples,global,local,build_ms,data_ms,validation_ms,"
+      .. "launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error\n"
+    local why = "%s: line 2: column %d: the %s size %q is no size (1 to 3 whole numbers from 1, "
+      .. "joined by x)"
+    local path = files.tmpname(".csv")
+    local function read(global, localsize)
+      local row = ("0,0,ok,0.25,1,%s,%s,0,0,0,0,0,0,0,0.25,\n"):format(global, localsize)
+      files.write(path, head .. row)
+      return pcall(kt.load, path)
+    end
+    for _, bad in ipairs({ "-5", "+5", " 5", "0", "8x0", "8x", "x8", "8xx2", "1x2x3x4", "0x10",
+      "8 ", "9223372036854775808", "18446744073709551621", "99999999999999999999999" }) do
+      local ok, err = read(bad, 8)
+      assert.is_false(ok, bad)
+      assert.are.equal(why:format(path, 6, "global", bad), err)
+      ok, err = read(8, bad)
+      assert.is_false(ok, bad)
+      assert.are.equal(why:format(path, 7, "local", bad), err)
+    end
+    local ok, r = read("9223372036854775807x2x3", "8x1x1")
+    assert.is_true(ok, r)
+    assert.are.same({ 9223372036854775807, 2, 3 }, r[1].global)
+    assert.are.same({ 8, 1, 1 }, r[1].group)
+    os.remove(path)
   end)
 end)
