@@ -130,20 +130,39 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
 
 /* ---- the nearest size ---- */
 
-/* log2 distance between two size objects of the same names, or -1 when
-** their names differ. */
+/* An object of positive numbers, as kt.db stores sizes. */
+static bool is_size(const kt_jvalue *v) {
+  if (v->type != KT_JOBJECT || v->n == 0) return false;
+  for (size_t i = 0; i < v->n; i++)
+    if (v->u.members[i].value.type != KT_JNUMBER || !(v->u.members[i].value.u.num.f > 0))
+      return false;
+  return true;
+}
+
+/* log2 distance between two sizes, or -1 when their names differ (both
+** sorted as stored; a name may hold a NUL byte, so lengths count). */
 static double distance(const kt_jvalue *a, const kt_jvalue *b) {
-  if (!a || !b || a->type != KT_JOBJECT || b->type != KT_JOBJECT || a->n != b->n) return -1;
+  if (a->n != b->n) return -1;
   double sum = 0;
   for (size_t i = 0; i < a->n; i++) {
     const kt_jmember *x = &a->u.members[i], *y = &b->u.members[i];
-    if (strcmp(x->key, y->key) != 0 || x->value.type != KT_JNUMBER || y->value.type != KT_JNUMBER ||
-        x->value.u.num.f <= 0 || y->value.u.num.f <= 0)
-      return -1;
+    if (x->keylen != y->keylen || memcmp(x->key, y->key, x->keylen) != 0) return -1;
     double d = log2(x->value.u.num.f) - log2(y->value.u.num.f);
     sum += d * d;
   }
   return sqrt(sum);
+}
+
+/* A stored size that is no size: an error naming its row, as kt.db's list
+** gives it; a row that cannot be read could have been the nearest. */
+static long bad_size(const kt_db_row *r, const char *why, kt_error *err) {
+  char shown[256];
+  kt_quote(r->size, strlen(r->size), shown, sizeof shown);
+  if (why) kt_fail(err, "the size stored for %s on %s (rank %lld) is no JSON object: %s: %s",
+                   r->kernel, r->device, (long long)r->rank, why, shown);
+  else kt_fail(err, "the size stored for %s on %s (rank %lld) is no size (an object of "
+               "positive numbers): %s", r->kernel, r->device, (long long)r->rank, shown);
+  return -2;
 }
 
 long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *dist,
@@ -151,10 +170,14 @@ long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *di
   kt_jdoc *want = kt_json_parse(size, strlen(size), err);
   if (!want) return kt_fail_prefix(err, "size %s: ", size), -2;
   long best = -1;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && best > -2; i++) {
     if (rows[i].rank != 1) continue;
-    kt_jdoc *have = kt_json_parse(rows[i].size, strlen(rows[i].size), NULL);
-    double d = have ? distance(kt_json_root(want), kt_json_root(have)) : -1;
+    kt_error why;
+    kt_jdoc *have = kt_json_parse(rows[i].size, strlen(rows[i].size), &why);
+    const kt_jvalue *h = have ? kt_json_root(have) : NULL;
+    double d = h && is_size(h) ? distance(kt_json_root(want), h) : -2;
+    if (d == -2)
+      best = bad_size(&rows[i], !h ? why.msg : h->type != KT_JOBJECT ? "not an object" : NULL, err);
     kt_json_free(have);
     if (d >= 0 && (best < 0 || d < *dist)) {
       best = (long)i;

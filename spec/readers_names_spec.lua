@@ -120,3 +120,63 @@ describe("the results readers", function()
     os.remove(path)
   end)
 end)
+
+-- A database of one kernel on one device, its sizes then set by the sqlite3
+-- shell: sizes[i] is the JSON text of the i-th configuration's size.
+local function database(sizes)
+  local path = files.tmpname(".db")
+  local db = kt.db(path)
+  local doc = { format = "ktlua-results", version = 1, task = "dbl", device = "dev",
+    searcher = "random", kernels = { "dbl" }, backend = "opencl", source = "s", options = "",
+    driver = "3", objective = "kernel",
+    parameters = { { name = "X", values = { 1 } } },
+    results = { { index = 0, config = { X = 1 }, status = "ok", time_ms = 0.5 } } }
+  local file = files.tmpname(".json")
+  files.write(file, fuzz.json(doc))
+  for i = 1, #sizes do db:store(kt.load(file), { size = { n = i } }) end
+  db:close()
+  os.remove(file)
+  for i, size in ipairs(sizes) do
+    local sql = "UPDATE tuned SET size = '%s', config = '{\"X\":%d}' WHERE size = '{\"n\":%d}'"
+    sh(("sqlite3 %s %q"):format(path, sql:format(size, i, i)))
+  end
+  return path
+end
+
+describe("kt.db", function()
+  it("keeps a stored size name whole, NUL byte and all, apart from the one before", function()
+    -- before, "n\0x" was n: list gave {n = 64}, best an exact match of the wrong row
+    local path = database({ '{"n\\u0000x":64}', '{"n":128}' })
+    local db = kt.db(path)
+    local list = db:list()
+    assert.are.same({ { n = 128 }, { ["n\0x"] = 64 } }, { list[1].size, list[2].size })
+    local e = db:best{ kernel = "dbl", device = "dev", size = { n = 64 } }
+    assert.are.same({ "nearest", 1, { n = 128 } }, { e.match, e.distance, e.size })
+    db:close()
+    remove(path)
+  end)
+
+  it("says which row of which file holds a size it cannot read, in best as in list", function()
+    -- before, best left such a row out: a nearer size could be there
+    for _, case in ipairs({
+      { '{"n":4,"q"x":2}', 'no JSON object: JSON: line 1, column 11: expected \':\' after a member '
+        .. 'name: "{\\"n\\":4,\\"q\\"x\\":2}"' },
+      { '[64]', 'no JSON object: not an object: "[64]"' },
+      { '{"n":-1}', 'no size (an object of positive numbers): "{\\"n\\":-1}"' },
+      { '{"n":"x"}', 'no size (an object of positive numbers): "{\\"n\\":\\"x\\"}"' },
+    }) do
+      local path = database({ '{"n":64}', case[1] })
+      local db = kt.db(path)
+      local ok, err = pcall(db.best, db, { kernel = "dbl", device = "dev", size = { n = 64 } })
+      assert.is_false(ok, case[1])
+      assert.are.equal(path .. ": the size stored for dbl on dev (rank 1) is " .. case[2], err)
+      if case[2]:find("^no JSON") then
+        ok, err = pcall(db.list, db)
+        assert.is_false(ok)
+        assert.are.equal(path .. ": the size stored for dbl on dev (rank 1) is " .. case[2], err)
+      end
+      db:close()
+      remove(path)
+    end
+  end)
+end)
