@@ -180,3 +180,43 @@ describe("kt.db", function()
     end
   end)
 end)
+
+describe("a message that quotes a value or a name", function()
+  local tuner = kt.tuner()
+  local src = "__kernel void k(__global float *a) { a[get_global_id(0)] = 0; }"
+  local function kernel() return tuner:kernel{ source = src, name = "k", global = 64 } end
+
+  it("shows the whole of it, NUL and control bytes escaped", function()
+    local k = kernel()
+    k:param("S", { "x", "y" })
+    k:param("N", { 1, 2 })
+    local s = k:space()
+    local none, why = s:index{ S = "x\0y", N = 1 }
+    assert.is_nil(none)
+    assert.are.equal('S = "x\\u0000y" is not one of its values ("x", "y")', why)
+    none, why = s:index{ S = "x\n\27[2J\\\"", N = 1 }
+    assert.is_nil(none)
+    assert.are.equal('S = "x\\n\\u001b[2J\\\\\\"" is not one of its values ("x", "y")', why)
+    none, why = s:index{ S = "x", N = 3 }
+    assert.are.equal("N = 3 is not one of its values (1, 2)", why)
+  end)
+
+  it("takes no name holding a NUL byte for the name before it", function()
+    -- before, "S\0z" was S: the configuration was the space's first
+    local k = kernel()
+    k:param("S", { "x", "y" })
+    local s = k:space()
+    assert.has_error(function() s:index{ S = "x", ["S\0z"] = 1 } end,
+      'configuration names unknown parameter "S\\u0000z"')
+    -- before, a struct's field "id\0x" set id
+    local a = kt.array(kt.struct("pt", { { "id", "int" } }), 1)
+    assert.has_error(function() a[0] = { ["id\0x"] = 5 } end, 'struct pt has no field "id\\u0000x"')
+    assert.are.same({ id = 0 }, a[0])
+    -- before, a constraint reading p["S\0z"] read S
+    k = kernel()
+    k:param("S", { "x", "y" })
+    local ok, err = pcall(k.constraint, k, function(p) return p["S\0z"] == "x" end)
+    assert.is_false(ok)
+    assert.matches('the constraint reads p%["S\\u0000z"%]: there is no parameter of that name', err)
+  end)
+end)
