@@ -72,7 +72,22 @@ static char *column_text(sqlite3_stmt *st, int i) {
   return strdup(s ? (const char *)s : "");
 }
 
-static int read_row(sqlite3_stmt *st, kt_db_row *r) {
+/* A text column holding a NUL byte (SQLite keeps one; the C string would
+** end there, a name read as the one before it): an error naming the row,
+** the column and the whole text. */
+static int nul_column(const kt_db *db, sqlite3_stmt *st, const kt_db_row *r, int col,
+                      kt_error *err) {
+  const char *text = (const char *)sqlite3_column_text(st, col);
+  size_t n = (size_t)sqlite3_column_bytes(st, col);
+  if (!text || !memchr(text, '\0', n)) return 0;
+  char shown[256];
+  return kt_fail(err, "%s: the %s stored for %s on %s (rank %lld) holds a NUL byte: %s", db->path,
+                 sqlite3_column_name(st, col), r->kernel, r->device, (long long)r->rank,
+                 kt_quote(text, n, shown, sizeof shown));
+}
+
+/* -1 and why when out of memory or a text holds a NUL byte. */
+static int read_row(const kt_db *db, sqlite3_stmt *st, kt_db_row *r, kt_error *err) {
   char **texts[] = {&r->kernel, &r->device,  &r->backend, &r->size,    &r->objective,
                     &r->source, &r->options, &r->driver,  &r->version, &r->date, &r->config};
   memset(r, 0, sizeof *r);
@@ -81,7 +96,9 @@ static int read_row(sqlite3_stmt *st, kt_db_row *r) {
   for (int i = 5; i < 11; i++) *texts[i] = column_text(st, i + 1);
   r->time_ms = sqlite3_column_double(st, 12);
   for (int i = 0; i < 11; i++)
-    if (!*texts[i]) return -1;
+    if (!*texts[i]) return kt_fail(err, "out of memory reading %s", db->path);
+  for (int col = 0; col < 12; col++)
+    if (col != 5 && nul_column(db, st, r, col, err)) return -1;
   return 0;
 }
 
@@ -114,10 +131,7 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (kt_grow(rows, &cap, *n + 1, sizeof **rows, err)) break;
-    if (read_row(st, &(*rows)[(*n)++])) {
-      kt_fail(err, "out of memory reading %s", db->path);
-      break;
-    }
+    if (read_row(db, st, &(*rows)[(*n)++], err)) break;
   }
   if (rc != SQLITE_DONE && rc != SQLITE_ROW) kt_db_fail(db, "reading", err);
   sqlite3_finalize(st);

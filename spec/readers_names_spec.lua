@@ -181,6 +181,30 @@ describe("kt.db", function()
   end)
 end)
 
+describe("kt.db's text columns", function()
+  it("hold no NUL byte: list and best say which row, which column and the whole text", function()
+    -- before, a kernel "dbl\0x" was listed as dbl
+    local stored = { kernel = "dbl", backend = "opencl", source = "s", config = '{\\"X\\":1}' }
+    for _, col in ipairs({ "kernel", "backend", "source", "config" }) do
+      local path = database({ '{"n":64}' })
+      local sql = ("UPDATE tuned SET %s = %s || char(0) || 'x'"):format(col, col)
+      sh(("sqlite3 %s %q"):format(path, sql))
+      local db = kt.db(path)
+      local ok, err = pcall(db.list, db)
+      assert.is_false(ok)
+      assert.are.equal(('%s: the %s stored for dbl on dev (rank 1) holds a NUL byte: "%s\\u0000x"')
+        :format(path, col, stored[col]), err)
+      if col ~= "kernel" then
+        ok, err = pcall(db.best, db, { kernel = "dbl", device = "dev", size = { n = 64 } })
+        assert.is_false(ok)
+        assert.matches("holds a NUL byte", err)
+      end
+      db:close()
+      remove(path)
+    end
+  end)
+end)
+
 describe("a message that quotes a value or a name", function()
   local tuner = kt.tuner()
   local src = "__kernel void k(__global float *a) { a[get_global_id(0)] = 0; }"
