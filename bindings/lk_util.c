@@ -157,7 +157,7 @@ const char *lk_quote(lua_State *L, int idx) {
   size_t len;
   if (lua_type(L, idx) != LUA_TSTRING) return luaL_tolstring(L, idx, NULL);
   const char *s = lua_tolstring(L, idx, &len);
-  size_t size = (len < 4096 ? len : 4096) * 6 + 8; /* every byte \u00XX, quotes, "..." */
+  size_t size = (len < 4096 ? len : 4096) * 6 + 16; /* every byte \u00XX, quotes, "..." */
   char *buf = lua_newuserdatauv(L, size, 0);
   lua_pushstring(L, kt_quote(s, len, buf, size));
   lua_remove(L, -2);
