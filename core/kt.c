@@ -90,6 +90,12 @@ int kt_value_format(const kt_value *v, char *buf, size_t size) {
   return 0;
 }
 
+const char *kt_value_show(const kt_value *v, char *buf, size_t size) {
+  if (v->type == KT_VSTRING) return kt_quote(v->u.s, strlen(v->u.s), buf, size);
+  kt_value_format(v, buf, size);
+  return buf;
+}
+
 bool kt_value_equal(const kt_value *a, const kt_value *b) {
   if (a->boolean != b->boolean) return false;
   if (a->type != b->type) {

@@ -77,6 +77,9 @@ typedef struct kt_value {
 
 /* Writes the value as it appears after #define NAME; returns bytes needed. */
 int kt_value_format(const kt_value *v, char *buf, size_t size);
+/* The value as messages show it: a number as kt_value_format writes it,
+** a string quoted whole (kt_quote); returns buf (size at least 16). */
+const char *kt_value_show(const kt_value *v, char *buf, size_t size);
 bool kt_value_equal(const kt_value *a, const kt_value *b);
 /* Numeric view; strings give 0 and false. */
 bool kt_value_number(const kt_value *v, double *out);

@@ -225,6 +225,22 @@ describe("a message that quotes a value or a name", function()
     assert.are.equal("N = 3 is not one of its values (1, 2)", why)
   end)
 
+  it("shows a string value quoted, control bytes escaped, in the core's messages too", function()
+    local k = kernel()
+    assert.has_error(function() k:param("S", { "a\27[2J", "a\27[2J" }) end,
+      'parameter \'S\' lists the value "a\\u001b[2J" twice')
+    local path = files.tmpname(".json")
+    files.write(path, '{"format":"ktlua-results","version":1,"task":"t","kernels":["t"],'
+      .. '"parameters":[{"name":"S","values":["a\\u001b[2J\\n","b"]}],"results":['
+      .. '{"index":0,"config":{"S":"a\\u001b[2J\\n"},"status":"ok","time_ms":1},'
+      .. '{"index":0,"config":{"S":"b"},"status":"ok","time_ms":2}]}')
+    local ok, err = pcall(kt.load, path)
+    assert.is_false(ok)
+    assert.are.equal(path .. ': results 1 and 2 contradict each other: index 0 is configuration '
+      .. 'S="a\\u001b[2J\\n" in one and S="b" in the other', err)
+    os.remove(path)
+  end)
+
   it("takes no name holding a NUL byte for the name before it", function()
     -- before, "S\0z" was S: the configuration was the space's first
     local k = kernel()
