@@ -116,6 +116,10 @@ const char *lk_check_text(lua_State *L, int arg);
 /* Whether the value at idx is a string with a NUL byte inside: as a C
 ** string (lk_to_value), it would read as less than it is. */
 bool lk_has_nul(lua_State *L, int idx);
+/* The value at idx as messages show it, pushed: a string quoted as JSON
+** (kt_quote: NUL and control bytes escaped, so the whole of it shows),
+** anything else as tostring gives it. */
+const char *lk_quote(lua_State *L, int idx);
 /* Pushes the field and returns its type (LUA_TNIL when absent). */
 int lk_get_field(lua_State *L, int idx, const char *field);
 

@@ -231,9 +231,11 @@ static void set_element(lua_State *L, kt_array *a, size_t i, int idx) {
     luaL_error(L, "an element of struct %s is set from a table of fields", t->name);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
-    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    /* "x\0y" is not field x */
+    const char *key = lua_type(L, -2) == LUA_TSTRING && !lk_has_nul(L, -2) ? lua_tostring(L, -2)
+                                                                          : NULL;
     int f = key ? kt_type_field(t, key) : -1;
-    if (f < 0) luaL_error(L, "struct %s has no field '%s'", t->name, luaL_tolstring(L, -2, NULL));
+    if (f < 0) luaL_error(L, "struct %s has no field %s", t->name, lk_quote(L, -2));
     set_field(L, &t->fields[f], e, -1);
     lua_pop(L, 1);
   }

@@ -64,6 +64,9 @@ static int call_with_table(lua_State *L) {
 ** value. Upvalues: the names read (a list and a set), the space. */
 static int probe_index(lua_State *L) {
   const kt_space *s = lua_touserdata(L, lua_upvalueindex(2));
+  if (lk_has_nul(L, 2)) /* "A\0x" is not A */
+    return luaL_error(L, "the constraint reads p[%s]: there is no parameter of that name",
+                      lk_quote(L, 2));
   const char *name = lua_tostring(L, 2);
   int i = name ? kt_space_find(s, name) : -1;
   if (i < 0)

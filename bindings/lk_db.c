@@ -118,12 +118,16 @@ static bool push_json(lua_State *L, const char *text, char *why, size_t size) {
     else if (v->type == KT_JSTRING) lua_pushlstring(L, v->u.str, v->n);
     else if (v->type == KT_JBOOL) lua_pushboolean(L, v->u.b);
     else {
-      snprintf(why, size, "'%s' is no number, string or boolean", o->u.members[i].key);
+      char shown[128];
+      snprintf(why, size, "%s is no number, string or boolean",
+               kt_quote(o->u.members[i].key, o->u.members[i].keylen, shown, sizeof shown));
       lua_pop(L, 1);
       o = NULL;
       break;
     }
-    lua_setfield(L, -2, o->u.members[i].key);
+    lua_pushlstring(L, o->u.members[i].key, o->u.members[i].keylen); /* "a\u0000b" whole */
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
   }
   bool ok = o && o->type == KT_JOBJECT;
   kt_json_free(doc);
@@ -144,10 +148,11 @@ static bool push_row(lua_State *L, const kt_db_row *r, char *why, size_t size) {
     lua_setfield(L, -2, keys[i]);
   }
   for (int i = 0; i < 2; i++) {
-    char bad[256];
+    char bad[256], shown[256];
     if (!push_json(L, json[i], bad, sizeof bad)) {
       snprintf(why, size, "the %s stored for %s on %s (rank %lld) is no JSON object: %s: %s",
-               i ? "configuration" : "size", r->kernel, r->device, (long long)r->rank, bad, json[i]);
+               i ? "configuration" : "size", r->kernel, r->device, (long long)r->rank, bad,
+               kt_quote(json[i], strlen(json[i]), shown, sizeof shown));
       lua_pop(L, 1);
       return false;
     }
@@ -395,6 +400,7 @@ static int db_best(lua_State *L) {
   if (kt_db_query(db, &q.f, &rows, &n, &err)) return lk_error(L, &err);
   double distance = 0;
   long at = kt_db_nearest(rows, n, lua_tostring(L, q.size_idx), &distance, &err);
+  if (at == -2) bad_row(L, db, rows, n, err.msg);
   int results;
   char bad[1024];
   if (at >= 0) {
@@ -407,7 +413,7 @@ static int db_best(lua_State *L) {
     results = 2;
   }
   kt_db_rows_free(rows, n);
-  return at == -2 ? lk_error(L, &err) : results;
+  return results;
 }
 
 /* db:export(format): ktlua.db_export's writer of that format. */

@@ -418,8 +418,8 @@ static void report_interrupted(lua_State *L, const kt_results *r) {
   luaL_buffinit(L, &b);
   for (size_t p = 0; p < r->nparams; p++) {
     char v[256];
-    kt_value_format(&r->params[p].values[best->vi[p]], v, sizeof v);
-    lua_pushfstring(L, "%s%s=%s", p ? " " : "", r->params[p].name, v);
+    lua_pushfstring(L, "%s%s=%s", p ? " " : "", r->params[p].name,
+                    kt_value_show(&r->params[p].values[best->vi[p]], v, sizeof v));
     luaL_addvalue(&b);
   }
   luaL_pushresult(&b);

@@ -153,6 +153,17 @@ bool lk_has_nul(lua_State *L, int idx) {
   return s && memchr(s, '\0', len) != NULL;
 }
 
+const char *lk_quote(lua_State *L, int idx) {
+  size_t len;
+  if (lua_type(L, idx) != LUA_TSTRING) return luaL_tolstring(L, idx, NULL);
+  const char *s = lua_tolstring(L, idx, &len);
+  size_t size = (len < 4096 ? len : 4096) * 6 + 16; /* every byte \u00XX, quotes, "..." */
+  char *buf = lua_newuserdatauv(L, size, 0);
+  lua_pushstring(L, kt_quote(s, len, buf, size));
+  lua_remove(L, -2);
+  return lua_tostring(L, -1);
+}
+
 int lk_get_field(lua_State *L, int idx, const char *field) {
   if (lua_isnoneornil(L, idx)) {
     lua_pushnil(L);
@@ -261,14 +272,16 @@ void lk_push_config(lua_State *L, const kt_space *space, const uint32_t *vi) {
   }
 }
 
+/* The first values of p, as messages show them (strings quoted). */
 static void push_value_list(lua_State *L, const kt_param *p) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   for (size_t i = 0; i < p->nvalues && i < 16; i++) {
-    char buf[128];
-    kt_value_format(&p->values[i], buf, sizeof buf);
     if (i) luaL_addstring(&b, ", ");
-    luaL_addstring(&b, buf);
+    lk_push_value(L, &p->values[i]);
+    lk_quote(L, -1);
+    lua_remove(L, -2);
+    luaL_addvalue(&b);
   }
   if (p->nvalues > 16) luaL_addstring(&b, ", ...");
   luaL_pushresult(&b);
@@ -290,7 +303,7 @@ const char *lk_to_config(lua_State *L, int idx, const kt_space *space, uint32_t 
     size_t i = lk_has_nul(L, -1) ? par->nvalues : 0; /* values hold no NUL byte */
     while (i < par->nvalues && !kt_value_equal(&par->values[i], &v)) i++;
     if (i == par->nvalues && lua_isnil(L, reason)) {
-      const char *given = luaL_tolstring(L, -1, NULL);
+      const char *given = lk_quote(L, -1);
       push_value_list(L, par);
       lua_pushfstring(L, "%s = %s is not one of its values (%s)", par->name, given,
                       lua_tostring(L, -1));
@@ -303,8 +316,9 @@ const char *lk_to_config(lua_State *L, int idx, const kt_space *space, uint32_t 
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING || kt_space_find(space, lua_tostring(L, -1)) < 0)
-      luaL_error(L, "configuration names unknown parameter '%s'", luaL_tolstring(L, -1, NULL));
+    if (lua_type(L, -1) != LUA_TSTRING || lk_has_nul(L, -1) ||
+        kt_space_find(space, lua_tostring(L, -1)) < 0) /* "WG\0x" is not WG */
+      luaL_error(L, "configuration names unknown parameter %s", lk_quote(L, -1));
   }
   return lua_tostring(L, reason);
 }

@@ -72,7 +72,22 @@ static char *column_text(sqlite3_stmt *st, int i) {
   return strdup(s ? (const char *)s : "");
 }
 
-static int read_row(sqlite3_stmt *st, kt_db_row *r) {
+/* A text column holding a NUL byte (SQLite keeps one; the C string would
+** end there, a name read as the one before it): an error naming the row,
+** the column and the whole text. */
+static int nul_column(const kt_db *db, sqlite3_stmt *st, const kt_db_row *r, int col,
+                      kt_error *err) {
+  const char *text = (const char *)sqlite3_column_text(st, col);
+  size_t n = (size_t)sqlite3_column_bytes(st, col);
+  if (!text || !memchr(text, '\0', n)) return 0;
+  char shown[256];
+  return kt_fail(err, "%s: the %s stored for %s on %s (rank %lld) holds a NUL byte: %s", db->path,
+                 sqlite3_column_name(st, col), r->kernel, r->device, (long long)r->rank,
+                 kt_quote(text, n, shown, sizeof shown));
+}
+
+/* -1 and why when out of memory or a text holds a NUL byte. */
+static int read_row(const kt_db *db, sqlite3_stmt *st, kt_db_row *r, kt_error *err) {
   char **texts[] = {&r->kernel, &r->device,  &r->backend, &r->size,    &r->objective,
                     &r->source, &r->options, &r->driver,  &r->version, &r->date, &r->config};
   memset(r, 0, sizeof *r);
@@ -81,7 +96,9 @@ static int read_row(sqlite3_stmt *st, kt_db_row *r) {
   for (int i = 5; i < 11; i++) *texts[i] = column_text(st, i + 1);
   r->time_ms = sqlite3_column_double(st, 12);
   for (int i = 0; i < 11; i++)
-    if (!*texts[i]) return -1;
+    if (!*texts[i]) return kt_fail(err, "out of memory reading %s", db->path);
+  for (int col = 0; col < 12; col++)
+    if (col != 5 && nul_column(db, st, r, col, err)) return -1;
   return 0;
 }
 
@@ -114,10 +131,7 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (kt_grow(rows, &cap, *n + 1, sizeof **rows, err)) break;
-    if (read_row(st, &(*rows)[(*n)++])) {
-      kt_fail(err, "out of memory reading %s", db->path);
-      break;
-    }
+    if (read_row(db, st, &(*rows)[(*n)++], err)) break;
   }
   if (rc != SQLITE_DONE && rc != SQLITE_ROW) kt_db_fail(db, "reading", err);
   sqlite3_finalize(st);
@@ -130,20 +144,39 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
 
 /* ---- the nearest size ---- */
 
-/* log2 distance between two size objects of the same names, or -1 when
-** their names differ. */
+/* An object of positive numbers, as kt.db stores sizes. */
+static bool is_size(const kt_jvalue *v) {
+  if (v->type != KT_JOBJECT || v->n == 0) return false;
+  for (size_t i = 0; i < v->n; i++)
+    if (v->u.members[i].value.type != KT_JNUMBER || !(v->u.members[i].value.u.num.f > 0))
+      return false;
+  return true;
+}
+
+/* log2 distance between two sizes, or -1 when their names differ (both
+** sorted as stored; a name may hold a NUL byte, so lengths count). */
 static double distance(const kt_jvalue *a, const kt_jvalue *b) {
-  if (!a || !b || a->type != KT_JOBJECT || b->type != KT_JOBJECT || a->n != b->n) return -1;
+  if (a->n != b->n) return -1;
   double sum = 0;
   for (size_t i = 0; i < a->n; i++) {
     const kt_jmember *x = &a->u.members[i], *y = &b->u.members[i];
-    if (strcmp(x->key, y->key) != 0 || x->value.type != KT_JNUMBER || y->value.type != KT_JNUMBER ||
-        x->value.u.num.f <= 0 || y->value.u.num.f <= 0)
-      return -1;
+    if (x->keylen != y->keylen || memcmp(x->key, y->key, x->keylen) != 0) return -1;
     double d = log2(x->value.u.num.f) - log2(y->value.u.num.f);
     sum += d * d;
   }
   return sqrt(sum);
+}
+
+/* A stored size that is no size: an error naming its row, as kt.db's list
+** gives it; a row that cannot be read could have been the nearest. */
+static long bad_size(const kt_db_row *r, const char *why, kt_error *err) {
+  char shown[256];
+  kt_quote(r->size, strlen(r->size), shown, sizeof shown);
+  if (why) kt_fail(err, "the size stored for %s on %s (rank %lld) is no JSON object: %s: %s",
+                   r->kernel, r->device, (long long)r->rank, why, shown);
+  else kt_fail(err, "the size stored for %s on %s (rank %lld) is no size (an object of "
+               "positive numbers): %s", r->kernel, r->device, (long long)r->rank, shown);
+  return -2;
 }
 
 long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *dist,
@@ -151,10 +184,14 @@ long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *di
   kt_jdoc *want = kt_json_parse(size, strlen(size), err);
   if (!want) return kt_fail_prefix(err, "size %s: ", size), -2;
   long best = -1;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && best > -2; i++) {
     if (rows[i].rank != 1) continue;
-    kt_jdoc *have = kt_json_parse(rows[i].size, strlen(rows[i].size), NULL);
-    double d = have ? distance(kt_json_root(want), kt_json_root(have)) : -1;
+    kt_error why;
+    kt_jdoc *have = kt_json_parse(rows[i].size, strlen(rows[i].size), &why);
+    const kt_jvalue *h = have ? kt_json_root(have) : NULL;
+    double d = h && is_size(h) ? distance(kt_json_root(want), h) : -2;
+    if (d == -2)
+      best = bad_size(&rows[i], !h ? why.msg : h->type != KT_JOBJECT ? "not an object" : NULL, err);
     kt_json_free(have);
     if (d >= 0 && (best < 0 || d < *dist)) {
       best = (long)i;

@@ -54,8 +54,9 @@ void kt_db_rows_free(kt_db_row *rows, size_t n);
 ** the same names as `size` and the least distance to it: the square root
 ** of the summed squares of the differences of log2 of each dimension (as
 ** Kernel Launcher measures it). Returns its position, or -1 when no row
-** has sizes of the same names (-2 when size is no JSON); *distance is 0
-** for the same size. */
+** has sizes of the same names; -2 when size is no JSON or a rank-1 row's
+** size is no size (an object of positive numbers), naming the row;
+** *distance is 0 for the same size. */
 long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *distance,
                    kt_error *err);
 

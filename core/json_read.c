@@ -83,6 +83,7 @@ typedef struct parser {
   name_at *names;      /* ... and their names, beside them */
   size_t capnames;
   int depth;
+  bool cstrings; /* a NUL byte in a string is an error (kt_json_parse_cstrings) */
   kt_error *err;
 } parser;
 
@@ -171,9 +172,20 @@ static int escape(parser *ps, const char **q, char *o, size_t *wrote) {
   return 0;
 }
 
-/* After the opening quote; the decoded text is never longer than the raw. */
-static int parse_string(parser *ps, const char **out, size_t *len) {
-  const char *q = ps->p;
+/* A string that holds a NUL byte where strings must not: an error at its
+** opening quote, quoting it whole. */
+static int nul_inside(parser *ps, const char *quote, const char *s, size_t len, bool name) {
+  char shown[160], what[256];
+  snprintf(what, sizeof what, "the %s %s holds a NUL byte", name ? "member name" : "string",
+           kt_quote(s, len, shown, sizeof shown));
+  ps->p = quote;
+  return fail_at(ps, what);
+}
+
+/* After the opening quote; the decoded text is never longer than the raw.
+** name: it is a member's name. */
+static int parse_string(parser *ps, const char **out, size_t *len, bool name) {
+  const char *q = ps->p, *q0 = ps->p;
   while (q < ps->end && *q != '"') q += *q == '\\' ? 2 : 1;
   if (q >= ps->end) return fail_at(ps, "unterminated string");
   char *o = arena_alloc(ps->doc, (size_t)(q - ps->p) + 1, ps->err), *w = o;
@@ -196,6 +208,7 @@ static int parse_string(parser *ps, const char **out, size_t *len) {
   *w = '\0';
   *out = o;
   *len = (size_t)(w - o);
+  if (ps->cstrings && memchr(o, '\0', *len)) return nul_inside(ps, q0 - 1, o, *len, name);
   ps->p = q + 1;
   return 0;
 }
@@ -279,9 +292,9 @@ static int unique_names(parser *ps, size_t base) {
   for (size_t i = 1; i < n; i++) {
     if (names[i].len != names[i - 1].len || memcmp(names[i].key, names[i - 1].key, names[i].len))
       continue;
-    char what[128];
-    snprintf(what, sizeof what, "the member name \"%.*s\" appears twice in an object",
-             names[i].len > 64 ? 64 : (int)names[i].len, names[i].key);
+    char shown[160], what[256];
+    snprintf(what, sizeof what, "the member name %s appears twice in an object",
+             kt_quote(names[i].key, names[i].len, shown, sizeof shown));
     ps->p = ps->start + names[i].pos;
     return fail_at(ps, what);
   }
@@ -321,7 +334,7 @@ static int parse_object(parser *ps, kt_jvalue *v) {
       kt_jvalue item;
       if (!take(ps, '"')) return fail_at(ps, "expected a member name in quotes");
       name.pos = (size_t)(ps->p - 1 - ps->start);
-      if (parse_string(ps, &name.key, &name.len)) return -1;
+      if (parse_string(ps, &name.key, &name.len, true)) return -1;
       if (!take(ps, ':')) return fail_at(ps, "expected ':' after a member name");
       if (parse_value(ps, &item) || push_member(ps, &name, &item)) return -1;
     } while (take(ps, ','));
@@ -357,7 +370,7 @@ static int parse_value(parser *ps, kt_jvalue *v) {
   if (c == '"') {
     ps->p++;
     v->type = KT_JSTRING;
-    return parse_string(ps, &v->u.str, &v->n);
+    return parse_string(ps, &v->u.str, &v->n, false);
   }
   if (c == '-' || (c >= '0' && c <= '9')) return parse_number(ps, v);
   if (take_word(ps, "true")) {
@@ -371,10 +384,11 @@ static int parse_value(parser *ps, kt_jvalue *v) {
   return 0;
 }
 
-kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
+static kt_jdoc *parse(const char *text, size_t len, bool cstrings, kt_error *err) {
   kt_jdoc *d = kt_calloc(1, sizeof *d, err);
   if (!d) return NULL;
-  parser ps = {.start = text, .p = text, .end = text + len, .doc = d, .err = err};
+  parser ps = {.start = text, .p = text, .end = text + len, .doc = d, .cstrings = cstrings,
+               .err = err};
   int rc = parse_value(&ps, &d->root);
   skip_space(&ps);
   if (rc == 0 && ps.p < ps.end) rc = fail_at(&ps, "unexpected text after the value");
@@ -386,6 +400,14 @@ kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
     return NULL;
   }
   return d;
+}
+
+kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
+  return parse(text, len, false, err);
+}
+
+kt_jdoc *kt_json_parse_cstrings(const char *text, size_t len, kt_error *err) {
+  return parse(text, len, true, err);
 }
 
 /* ---- files ---- */

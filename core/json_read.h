@@ -43,6 +43,11 @@ typedef struct kt_jdoc kt_jdoc;
 
 /* Parses len bytes of text; errors give the line and column. */
 kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err);
+/* kt_json_parse for texts whose names and strings become C strings (the
+** results files of every format): a member name or a string holding a NUL
+** byte ("\u0000") is an error at its place, for a C string would end there
+** (two names could become one, a value another). */
+kt_jdoc *kt_json_parse_cstrings(const char *text, size_t len, kt_error *err);
 /* The most bytes a file read whole may hold (gunzipped): a stated bound
 ** on what reading a file takes. */
 #define KT_FILE_MAX ((size_t)1 << 30)

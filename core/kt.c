@@ -90,6 +90,12 @@ int kt_value_format(const kt_value *v, char *buf, size_t size) {
   return 0;
 }
 
+const char *kt_value_show(const kt_value *v, char *buf, size_t size) {
+  if (v->type == KT_VSTRING) return kt_quote(v->u.s, strlen(v->u.s), buf, size);
+  kt_value_format(v, buf, size);
+  return buf;
+}
+
 bool kt_value_equal(const kt_value *a, const kt_value *b) {
   if (a->boolean != b->boolean) return false;
   if (a->type != b->type) {
@@ -190,4 +196,32 @@ size_t kt_utf8_put(char *o, unsigned long cp) {
   o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
   o[3] = (char)(0x80 | (cp & 0x3F));
   return 4;
+}
+
+/* c as a JSON string spells it, into piece (8 bytes). */
+static const char *json_char(unsigned char c, char *piece) {
+  const char *named = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" :
+                      c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+  if (named) return named;
+  if (c < 0x20 || c == 0x7f) snprintf(piece, 8, "\\u%04x", c);
+  else piece[0] = (char)c, piece[1] = '\0';
+  return piece;
+}
+
+const char *kt_quote(const char *s, size_t len, char *buf, size_t size) {
+  size_t at = 0, room = size - 5; /* the closing quote, "..." and the NUL */
+  size_t i = 0;
+  buf[at++] = '"';
+  for (; i < len; i++) {
+    char piece[8];
+    const char *e = json_char((unsigned char)s[i], piece);
+    size_t n = strlen(e);
+    if (at + n > room) break;
+    memcpy(buf + at, e, n);
+    at += n;
+  }
+  buf[at++] = '"';
+  if (i < len) memcpy(buf + at, "...", 3), at += 3;
+  buf[at] = '\0';
+  return buf;
 }

@@ -30,6 +30,13 @@ int kt_fail_at(kt_error *err, size_t pos, const char *fmt, ...)
 /* Writes code point cp (at most 0x10FFFF) as UTF-8 at o; returns its bytes (1 to 4). */
 size_t kt_utf8_put(char *o, unsigned long cp);
 
+/* len bytes of s as a JSON string, quotes included, for messages that
+** name a value or a name: a NUL byte, a control byte, a quote or a
+** backslash is escaped (\u0000, \n, \"), so that the whole of it shows
+** and none of it reaches the terminal as a control. Cut with "..." after
+** the closing quote where it does not fit size (at least 16); returns buf. */
+const char *kt_quote(const char *s, size_t len, char *buf, size_t size);
+
 /* Prefixes an existing error message with context ("kernel vadd: ..."). */
 int kt_fail_prefix(kt_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -71,6 +78,9 @@ typedef struct kt_value {
 
 /* Writes the value as it appears after #define NAME; returns bytes needed. */
 int kt_value_format(const kt_value *v, char *buf, size_t size);
+/* The value as messages show it: a number as kt_value_format writes it,
+** a string quoted whole (kt_quote); returns buf (size at least 16). */
+const char *kt_value_show(const kt_value *v, char *buf, size_t size);
 bool kt_value_equal(const kt_value *a, const kt_value *b);
 /* Numeric view; strings give 0 and false. */
 bool kt_value_number(const kt_value *v, double *out);

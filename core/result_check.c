@@ -35,14 +35,14 @@ static int by_index(const void *a, const void *b) {
   return x->at < y->at ? -1 : x->at > y->at;
 }
 
-/* "A=1, B=x" */
+/* "A=1, B=\"x\"" */
 static void describe(const kt_results *r, const uint32_t *vi, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = '\0';
   for (size_t p = 0; p < r->nparams && n < size; p++) {
     char v[64];
-    kt_value_format(&r->params[p].values[vi[p]], v, sizeof v);
-    n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", p ? ", " : "", r->params[p].name, v);
+    n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", p ? ", " : "", r->params[p].name,
+                          kt_value_show(&r->params[p].values[vi[p]], v, sizeof v));
   }
 }
 

@@ -186,22 +186,37 @@ static int number(const cell *c, double *out) {
   return *c->s && !*end ? 0 : -1;
 }
 
+/* A size as result_io.c writes it: 1 to 3 whole numbers from 1, joined by
+** 'x', each at most what a size_t and an int64 hold (as the JSON reader
+** takes them). No sign or space: strtoull takes "-5" as 2^64 - 5. */
 static int read_size(const char *s, size_t out[3], int *dims) {
+  const uint64_t max = SIZE_MAX < INT64_MAX ? SIZE_MAX : INT64_MAX;
   int d = 0;
   out[0] = out[1] = out[2] = 1;
   while (*s && d < 3) {
     char *end;
     errno = 0;
+    if (*s < '0' || *s > '9') return -1;
     unsigned long long x = strtoull(s, &end, 10);
-    if (end == s || errno || (*end && *end != 'x')) return -1;
+    if (x == 0 || x > max || errno || (*end && *end != 'x')) return -1;
     out[d++] = (size_t)x;
-    s = *end ? end + 1 : end;
+    s = end;
+    if (*s == 'x' && !*++s) return -1; /* "8x" */
   }
   *dims = d;
   return *s || d == 0 ? -1 : 0;
 }
 
-static int read_sizes(const row *rw, size_t col, kt_result *res, size_t nk, kt_error *err) {
+/* A bad size: its column and the cell, quoted. */
+static int bad_size(size_t col, bool local, const char *cell, kt_error *err) {
+  char shown[128];
+  return kt_fail(err, "column %zu: the %s size %s is no size (1 to 3 whole numbers from 1, "
+                 "joined by x)", col + 1, local ? "local" : "global",
+                 kt_quote(cell, strlen(cell), shown, sizeof shown));
+}
+
+static int read_sizes(const row *rw, const layout *lo, kt_result *res, kt_error *err) {
+  size_t nk = lo->nkernels, col = lo->status + 3;
   if (!(res->sizes = kt_calloc(nk + 1, sizeof *res->sizes, err))) return -1;
   res->nkernels = nk;
   for (size_t k = 0; k < nk; k++) {
@@ -209,9 +224,10 @@ static int read_sizes(const row *rw, size_t col, kt_result *res, size_t nk, kt_e
     const char *global = cell_at(rw, col + 2 * k), *local = cell_at(rw, col + 2 * k + 1);
     int ldims;
     if (!*global) continue; /* a configuration that never got its sizes */
-    if (read_size(global, z->global, &z->dims)) return kt_fail(err, "a bad global size");
+    if (read_size(global, z->global, &z->dims)) return bad_size(col + 2 * k, false, global, err);
     memcpy(z->items, z->global, sizeof z->items);
-    if (*local && read_size(local, z->local, &ldims)) return kt_fail(err, "a bad local size");
+    if (*local && read_size(local, z->local, &ldims))
+      return bad_size(col + 2 * k + 1, true, local, err);
     if (!*local) z->local[0] = 0;
   }
   return 0;
@@ -249,7 +265,7 @@ static int read_outcome(const row *rw, const layout *lo, kt_result *res, kt_erro
     if (number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);
     if (kt_result_set_metric(res, name, ms, err)) return -1;
   }
-  return read_sizes(rw, lo->status + 3, res, lo->nkernels, err);
+  return read_sizes(rw, lo, res, err);
 }
 
 /* The value index of each parameter's cell: the values are sorted. */

@@ -338,7 +338,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
 
 /* Parses line [a, b) of a journal; *doc is the line's document. */
 static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc, kt_error *err) {
-  *doc = kt_json_parse(a, (size_t)(b - a), err);
+  *doc = kt_json_parse_cstrings(a, (size_t)(b - a), err);
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
@@ -387,7 +387,7 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err) {
   static const char start[] = "{\"format\":\"ktlua-journal\"";
   const char *nl = memchr(text, '\n', len);
-  kt_jdoc *first = kt_json_parse(text, nl ? (size_t)(nl - text) : len, NULL);
+  kt_jdoc *first = kt_json_parse_cstrings(text, nl ? (size_t)(nl - text) : len, NULL);
   const kt_jvalue *f = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
   /* a header as ktlua writes it is a journal's, also when it is broken */
   bool journal = (f && strcmp(f->u.str, "ktlua-journal") == 0) ||

@@ -98,7 +98,7 @@ static int check_distinct(const char *name, const kt_value *values, size_t n, kt
   size_t i = 1;
   while (i < n && !kt_value_equal(sorted[i - 1], sorted[i])) i++;
   char buf[128];
-  if (i < n) kt_value_format(sorted[i], buf, sizeof buf);
+  if (i < n) kt_value_show(sorted[i], buf, sizeof buf);
   free(sorted);
   return i < n ? kt_fail(err, "parameter '%s' lists the value %s twice", name, buf) : 0;
 }

@@ -92,7 +92,7 @@ describe("an array", function()
     assert.are.equal(4, a:get(0, "id"))
     a[0] = { mass = 2 } -- fields left out keep their values
     assert.are.same({ pos = { 0, 0, 0 }, id = 4, mass = 2 }, a[0])
-    assert.has_error(function() a[0] = { speed = 1 } end, "struct particle has no field 'speed'")
+    assert.has_error(function() a[0] = { speed = 1 } end, 'struct particle has no field "speed"')
     a:fill(function(i) return { id = 10 + i } end)
     assert.are.equal(11, a[1].id)
   end)

@@ -121,7 +121,7 @@ describe("a space", function()
     assert.has_error(function() k:space():index(3) end)
     assert.has_error(function() k:space():index{} end, "configuration has no value for parameter A")
     assert.has_error(function() k:space():index{ A = 1, Z = 2 } end,
-      "configuration names unknown parameter 'Z'")
+      'configuration names unknown parameter "Z"')
   end)
 
   it("stops on a Lua error in a constraint with the script's file and line", function()
