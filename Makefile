@@ -174,7 +174,7 @@ deps:
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	$(B)/ktlua examples/tune_reduction.lua --progress
+	$(B)/ktlua examples/tune_reduction.lua --n=1048576 --count=40 --progress
 
 check: deps
 	@$(MAKE) --no-print-directory all asan
