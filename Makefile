@@ -174,7 +174,7 @@ deps:
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	$(B)/ktlua examples/tune_reduction.lua --progress
+	$(B)/ktlua examples/tune_reduction.lua --n=1048576 --count=40 --progress
 
 check: deps
 	@$(MAKE) --no-print-directory all asan
@@ -218,14 +218,16 @@ D = $(DESTDIR)$(PREFIX)
 CORE_H = $(sort $(wildcard core/*.h))
 DOCS = README.md $(sort $(wildcard doc/*.md))
 EXAMPLES = $(sort $(wildcard examples/*.lua))
+EXAMPLES_EMBED = $(sort $(wildcard examples/embed/*.c))
 EXAMPLE_KERNELS = $(sort $(wildcard examples/kernels/*))
 INSTALLED = $(D)/bin/ktlua $(DESTDIR)$(LUA_CMOD)/ktlua.so $(D)/lib/libktlua.a \
   $(D)/lib/pkgconfig/ktlua.pc $(D)/share/man/man1/ktlua.1 \
   $(addprefix $(DESTDIR)$(LUA_LMOD)/,$(STDLIB:stdlib/%=%)) \
   $(addprefix $(D)/include/ktlua/,$(notdir $(CORE_H))) \
   $(addprefix $(D)/share/doc/ktlua/,$(notdir $(DOCS))) \
-  $(addprefix $(D)/share/ktlua/,$(EXAMPLES) $(EXAMPLE_KERNELS))
-INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples $(D)/share/ktlua \
+  $(addprefix $(D)/share/ktlua/,$(EXAMPLES) $(EXAMPLE_KERNELS) $(EXAMPLES_EMBED))
+INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples/embed \
+  $(D)/share/ktlua/examples $(D)/share/ktlua \
   $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
 
 install: all $(B)/ktlua.pc
@@ -240,6 +242,7 @@ install: all $(B)/ktlua.pc
 	install -m 644 $(DOCS) $(D)/share/doc/ktlua/
 	install -m 644 $(EXAMPLES) $(D)/share/ktlua/examples/
 	install -m 644 $(EXAMPLE_KERNELS) $(D)/share/ktlua/examples/kernels/
+	install -m 644 $(EXAMPLES_EMBED) $(D)/share/ktlua/examples/embed/
 
 install-lua: $(B)/ktlua.so
 	install -d $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LUA_LMOD)/ktlua

@@ -87,6 +87,9 @@ const kt_type *lk_check_type(lua_State *L, int idx);
 ** __index when index is given). */
 void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
                   const luaL_Reg *methods);
+/* The names a custom __index answers besides the methods (NULL-ended), kept
+** as the metatable's "fields" list: what Tab offers after `object.`. */
+void lk_class_fields(lua_State *L, const char *name, const char *const *fields);
 
 /* A zeroed userdata of size bytes that gc frees when collected: holds C
 ** memory across calls that may raise a Lua error. */

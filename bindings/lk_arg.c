@@ -196,11 +196,8 @@ static int arg_tostring(lua_State *L) {
 }
 
 static int arg_index(lua_State *L) {
+  if (lk_push_method(L)) return 1;
   const char *key = luaL_checkstring(L, 2);
-  if (strcmp(key, "set") == 0) {
-    lua_pushcfunction(L, arg_set);
-    return 1;
-  }
   lk_arg *ua = lk_check_object(L, 1, LK_ARG);
   static const char *const kinds[] = {"vector", "scalar", "local", "symbol"};
   if (strcmp(key, "kind") == 0) lua_pushstring(L, kinds[ua->a->kind]);
@@ -218,7 +215,10 @@ void lk_open_arg(lua_State *L) {
       {"__gc", arg_gc}, {"__tostring", arg_tostring}, {"__index", arg_index}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"scalar", l_scalar}, {"localmem", l_localmem},
                                  {"symbol", l_symbol}, {NULL, NULL}};
-  lk_new_class(L, LK_ARG, meta, NULL);
+  static const luaL_Reg methods[] = {{"set", arg_set}, {NULL, NULL}};
+  static const char *const fields[] = {"kind", "symbol", "array", "access", "placement", "value", NULL};
+  lk_new_class(L, LK_ARG, meta, methods);
+  lk_class_fields(L, LK_ARG, fields);
   luaL_setfuncs(L, fns, 0);
   for (int k = 0; k < KT_STRUCT; k++) {
     const char *name = kt_kind_name((kt_kind)k);

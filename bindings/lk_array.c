@@ -89,11 +89,8 @@ static int type_declaration(lua_State *L) {
 }
 
 static int type_index(lua_State *L) {
+  if (lk_push_method(L)) return 1;
   const char *key = luaL_checkstring(L, 2);
-  if (strcmp(key, "declaration") == 0) {
-    lua_pushcfunction(L, type_declaration);
-    return 1;
-  }
   const kt_type *t = ((lk_type *)lk_check_object(L, 1, LK_TYPE))->t;
   if (strcmp(key, "name") == 0) lua_pushstring(L, t->name);
   else if (strcmp(key, "size") == 0) lua_pushinteger(L, (lua_Integer)t->size);
@@ -437,7 +434,12 @@ void lk_open_array(lua_State *L) {
       {"set", array_set}, {"input", lk_array_input}, {"output", lk_array_output},
       {"inout", lk_array_inout}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"array", l_array}, {"struct", l_struct}, {NULL, NULL}};
-  lk_new_class(L, LK_TYPE, type_meta, NULL);
+  static const luaL_Reg type_methods[] = {{"declaration", type_declaration}, {NULL, NULL}};
+  static const char *const type_fields[] = {"name", "size", "fields", NULL};
+  static const char *const array_fields[] = {"length", "type", "bytes", NULL};
+  lk_new_class(L, LK_TYPE, type_meta, type_methods);
+  lk_class_fields(L, LK_TYPE, type_fields);
   lk_new_class(L, LK_ARRAY, array_meta, array_methods);
+  lk_class_fields(L, LK_ARRAY, array_fields);
   luaL_setfuncs(L, fns, 0);
 }

@@ -62,12 +62,9 @@ static device_list *get_list(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &LIST_KEY);
-  /* Listing initialises drivers: in a process that forks device servers
-  ** that is done by a short-lived server. */
+  /* kt_devices lists them where no driver loads into this process. */
   kt_error err;
-  int rc = kt_drivers_in_process()
-               ? kt_devices(&dl->list, &dl->n, dl->why, sizeof dl->why, &err)
-               : kt_devices_remote(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
+  int rc = kt_devices(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);
   /* Under mpirun, rank 0 lists the other ranks' devices too ("mpi:R:..."). */
   if (rc == 0 && kt_mpi_size() > 1)
     rc = kt_mpi_devices_append(&dl->list, &dl->n, dl->why, sizeof dl->why, &err);

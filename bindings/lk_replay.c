@@ -161,6 +161,8 @@ void lk_open_replay(lua_State *L) {
                                      {"score", replay_score}, {"count", replay_count},
                                      {NULL, NULL}};
   static const luaL_Reg fns[] = {{"replay", l_replay}, {NULL, NULL}};
+  static const char *const fields[] = {"task", "device", "format", NULL};
   lk_new_class(L, LK_REPLAY, meta, methods);
+  lk_class_fields(L, LK_REPLAY, fields);
   luaL_setfuncs(L, fns, 0);
 }

@@ -491,6 +491,9 @@ void lk_open_results(lua_State *L) {
                                      {"print", results_print}, {"report", results_report},
                                      {NULL, NULL}};
   static const luaL_Reg fns[] = {{"load", l_load}, {NULL, NULL}};
+  static const char *const fields[] = {"task", "device", "searcher", "params", "stopped",
+                                      "objective", "maximize", "notice", NULL};
   lk_new_class(L, LK_RESULTS, meta, methods);
+  lk_class_fields(L, LK_RESULTS, fields);
   luaL_setfuncs(L, fns, 0);
 }

@@ -415,7 +415,9 @@ void lk_open_run(lua_State *L) {
       {"localmem", run_localmem}, {"swap", run_swap},   {"args", run_args},
       {"event", run_event},   {"wait", run_wait},
       {NULL, NULL}};
+  static const char *const fields[] = {"config", "global", "group", NULL};
   lk_new_class(L, LK_RUN, meta, methods);
+  lk_class_fields(L, LK_RUN, fields);
   static const luaL_Reg event_meta[] = {{"__tostring", event_tostring}, {NULL, NULL}};
   static const luaL_Reg event_methods[] = {{NULL, NULL}};
   lk_new_class(L, LK_RUN_EVENT, event_meta, event_methods);

@@ -600,6 +600,8 @@ void lk_open_task(lua_State *L) {
       {"param", task_param}, {"constraint", task_constraint}, {"modifier", task_modifier},
       {"reference", task_reference}, {"space", task_space}, {"args", task_set_args},
       {"local_memory", lk_task_local_memory}, {"prune", lk_task_prune}, {NULL, NULL}};
+  static const char *const fields[] = {"name", NULL};
   lk_new_class(L, LK_TASK, meta, methods);
+  lk_class_fields(L, LK_TASK, fields);
   lk_open_space(L);
 }

@@ -646,6 +646,8 @@ void lk_open_tuner(lua_State *L) {
                                      {"online", lk_tuner_online}, {"tune_sizes", tuner_tune_sizes},
                                      {"cache", tuner_cache}, {"close", tuner_gc}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"tuner", l_tuner}, {NULL, NULL}};
+  static const char *const fields[] = {"device", "isolated", "devices", "renewals", NULL};
   lk_new_class(L, LK_TUNER, meta, methods);
+  lk_class_fields(L, LK_TUNER, fields);
   luaL_setfuncs(L, fns, 0);
 }

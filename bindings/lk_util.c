@@ -36,6 +36,17 @@ void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
   lua_pop(L, 1);
 }
 
+void lk_class_fields(lua_State *L, const char *name, const char *const *fields) {
+  luaL_getmetatable(L, name);
+  lua_newtable(L);
+  for (int i = 0; fields[i]; i++) {
+    lua_pushstring(L, fields[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "fields");
+  lua_pop(L, 1);
+}
+
 void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc) {
   void *p = lua_newuserdatauv(L, size, 0);
   memset(p, 0, size);

@@ -26,6 +26,38 @@ struct prompt {
   char *history; /* the history file, or NULL */
 };
 
+/* What Tab inserts for matches m[1..n]: their longest common prefix, as
+** readline's own completers do (kt.devi becomes kt.device, the part of
+** kt.device and kt.devices both share). */
+static char *common_prefix(char **m, size_t n) {
+  size_t len = strlen(m[1]);
+  for (size_t i = 2; i <= n; i++) {
+    size_t k = 0;
+    while (k < len && m[i][k] == m[1][k]) k++;
+    len = k;
+  }
+  return strndup(m[1], len);
+}
+
+/* readline's form of the n strings of the Lua list on top: what to insert
+** first, then the matches, then NULL; NULL when there are none or memory
+** runs out. */
+static char **match_list(lua_State *L, size_t n) {
+  char **out = n ? calloc(n + 2, sizeof *out) : NULL;
+  bool whole = out != NULL;
+  for (size_t i = 0; whole && i < n; i++) {
+    lua_rawgeti(L, -1, (lua_Integer)i + 1);
+    out[i + 1] = strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+    whole = out[i + 1] != NULL;
+    lua_pop(L, 1);
+  }
+  if (whole) whole = (out[0] = common_prefix(out, n)) != NULL;
+  if (whole || !out) return out;
+  for (size_t i = 0; i <= n; i++) free(out[i]);
+  free(out);
+  return NULL;
+}
+
 /* The candidates for text, from ktlua.complete (a Lua list). */
 static char **candidates(const char *text, int start, int end) {
   (void)start, (void)end;
@@ -37,17 +69,8 @@ static char **candidates(const char *text, int start, int end) {
   char **out = NULL;
   int ok = lua_pcall(L, 1, 1, 0) == LUA_OK;
   lua_pushstring(L, text);
-  if (ok && lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1)) {
-    size_t n = (size_t)lua_rawlen(L, -1);
-    /* readline's form: the common prefix first, then the matches, NULL. */
-    out = n ? calloc(n + 2, sizeof *out) : NULL;
-    for (size_t i = 0; out && i < n; i++) {
-      lua_rawgeti(L, -1, (lua_Integer)i + 1);
-      out[i + 1] = strdup(lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-      lua_pop(L, 1);
-    }
-    if (out) out[0] = strdup(n == 1 ? out[1] : text);
-  }
+  if (ok && lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
+    out = match_list(L, (size_t)lua_rawlen(L, -1));
   lua_settop(L, top);
   return out;
 }
@@ -60,6 +83,9 @@ prompt *prompt_open(lua_State *L) {
   completing = L;
   rl_readline_name = "ktlua";
   rl_attempted_completion_function = candidates;
+  /* Tab inserts what the candidates share; a Tab that can add nothing lists
+  ** them (an inputrc, read later, may say otherwise). */
+  rl_variable_bind("show-all-if-unmodified", "on");
   rl_basic_word_break_characters = " \t\n\"'`@$><=;|&{(,+-*/%^#~[]";
   const char *file = getenv("KTLUA_HISTORY"), *home = getenv("HOME");
   if (file && file[0]) {

@@ -17,8 +17,8 @@ const kt_backend *kt_backend_named(const char *name) {
   return NULL;
 }
 
-int kt_devices(kt_device_info **list, size_t *n, char *why, size_t whysize,
-               kt_error *err) {
+int kt_devices_here(kt_device_info **list, size_t *n, char *why, size_t whysize,
+                    kt_error *err) {
   size_t cap = 0;
   *list = NULL;
   *n = 0;

@@ -31,9 +31,17 @@ struct kt_device_info {
 
 /* Every device of every backend, in a list the caller frees with
 ** kt_devices_free. Backends with no library contribute nothing; their
-** reasons are joined into *why (may be NULL). */
+** reasons are joined into *why (may be NULL). The devices are listed by a
+** short-lived device process (remote.h), so that no driver loads into the
+** caller, whose isolated tuners (kt_tuner_new) then start their device
+** processes safely; in a process that drives a device itself (a tuner
+** with isolate false) they are listed in place, with their handles. */
 int kt_devices(kt_device_info **list, size_t *n, char *why, size_t whysize,
                kt_error *err);
+/* The same, listed in this process: loads every driver into it. For
+** device processes, and processes that drive devices themselves. */
+int kt_devices_here(kt_device_info **list, size_t *n, char *why, size_t whysize,
+                    kt_error *err);
 void kt_devices_free(kt_device_info *list, size_t n);
 /* The backend of that name ("opencl", "cuda"), or NULL. */
 const kt_backend *kt_backend_named(const char *name);

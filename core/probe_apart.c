@@ -17,7 +17,7 @@
 static int probe_here(const char *id, const kt_probe_opts *o, kt_probe *out, kt_error *err) {
   kt_device_info *list = NULL;
   size_t n = 0;
-  if (kt_devices(&list, &n, NULL, 0, err)) return -1;
+  if (kt_devices_here(&list, &n, NULL, 0, err)) return -1;
   int at = kt_device_find(list, n, id, err), rc = -1;
   kt_bctx *ctx = at >= 0 ? list[at].backend->open(&list[at], err) : NULL;
   if (ctx) {

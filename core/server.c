@@ -172,7 +172,7 @@ static void put_device(kt_msg *out, const kt_device_info *d) {
 static void op_enumerate(server *s, int fd, kt_msg *out) {
   char why[1024];
   kt_error err;
-  if (kt_devices(&s->devices, &s->ndevices, why, sizeof why, &err)) {
+  if (kt_devices_here(&s->devices, &s->ndevices, why, sizeof why, &err)) {
     reply_status(fd, out, -1, KT_FAULT_FATAL, &err);
     return;
   }
@@ -189,7 +189,7 @@ static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
   int rc = -1;
   if (!id) {
     kt_fail(&err, "no device named");
-  } else if (!s->devices && kt_devices(&s->devices, &s->ndevices, why, sizeof why, &err)) {
+  } else if (!s->devices && kt_devices_here(&s->devices, &s->ndevices, why, sizeof why, &err)) {
     /* err says why */
   } else {
     int found = kt_device_find(s->devices, s->ndevices, id, &err);

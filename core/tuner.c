@@ -21,7 +21,7 @@ static kt_bctx *open_here(const kt_device_info *dev, kt_error *err) {
   kt_device_info *list;
   size_t n;
   kt_drivers_in_process_set();
-  if (kt_devices(&list, &n, NULL, 0, err)) return NULL;
+  if (kt_devices_here(&list, &n, NULL, 0, err)) return NULL;
   int found = kt_device_find(list, n, dev->id, err);
   kt_bctx *ctx = found >= 0 ? list[found].backend->open(&list[found], err) : NULL;
   kt_devices_free(list, n);

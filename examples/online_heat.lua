@@ -6,14 +6,15 @@
 -- sin(pi x) sin(pi y), whose discrete solution decays by a known factor per
 -- step: the end state is checked against it.
 --
---   ktlua examples/online_heat.lua [--n=N] [--steps=N] [--budget=N] [--device=ID]
---                                  [--journal=FILE] [--resume] [--db=FILE] [--offline]
+--   ktlua examples/online_heat.lua [--n=N] [--steps=N] [--count=N] [--device=ID]
+--     [--search=NAME] [--seconds=S] [--seed=N] [--repeats=N] [--progress] [--early_stop]
+--     [--journal=FILE] [--resume] [--db=FILE] [--offline] [--output=FILE (with --offline)]
 --
 -- --offline tunes first (the same search and budget) and then runs the
 -- steps with the best configuration, for comparison.
 local kt = require "ktlua"
-local o = require("ktlua.cli").options(arg, { n = 128, steps = 300, budget = 40, device = "default",
-  journal = "", resume = false, db = "", seed = 1, offline = false },
+local o = require("ktlua.cli").tuning(arg, { n = 128, steps = 300, count = 40, search = "bestfirst",
+  seed = 1, journal = "", resume = false, db = "", offline = false },
   "examples/online_heat.lua: a heat simulation whose kernel is tuned while it runs")
 local n, steps = o.n, o.steps
 local r = 0.2 -- alpha dt / h^2: stable below 0.25
@@ -36,9 +37,14 @@ k:param("BY", { 1, 2, 4, 8, 16 }, { group_y = "mul" })
 k:param("ROWS", { 1, 2, 4, 8 }, { global_y = "div_ceil" })
 k:constraint("BX * BY <= 256")
 
-local search = { search = "bestfirst", seed = o.seed, stop = { count = o.budget },
-  journal = o.journal ~= "" and o.journal or nil, resume = o.resume or nil,
-  db = o.db ~= "" and kt.db(o.db) or nil, size = o.db ~= "" and { n = n } or nil }
+-- A step's time is its kernel's, timed once: the tuning's other options
+-- are for --offline.
+for _, name in ipairs { "output", "progress", "repeats", "early_stop" } do
+  if o.tune[name] and not o.offline then error(("--%s applies to --offline only"):format(name), 0) end
+end
+local search = o.tune
+search.journal, search.resume = o.journal ~= "" and o.journal or nil, o.resume or nil
+search.db, search.size = o.db ~= "" and kt.db(o.db) or nil, o.db ~= "" and { n = n } or nil
 
 local clock = kt.clock()
 local tried, fell_back, best = 0, 0, nil
@@ -51,6 +57,7 @@ if o.offline then
   end
 else
   search.fallback = { BX = 16, BY = 4, ROWS = 1 }
+  search.output, search.progress, search.repeats, search.early_stop = nil, nil, nil, nil
   local on = tuner:online(k, search)
   for _ = 1, steps do
     local step = on:step()

@@ -3,10 +3,11 @@
 -- them back, reshapes them into a structure of arrays, writes those, and
 -- `energy` reads them. Tuned over both kernels' work-group sizes and the
 -- energy kernel's vector width; host time is part of the objective.
---   ktlua examples/tune_particles.lua [--n=N] [--device=ID] [--repeats=N]
+--   ktlua examples/tune_particles.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
+--   [--search=NAME] [--count=N] [--seconds=S] [--seed=N] [--early_stop] [--output=FILE]
 local kt = require "ktlua"
-local opt = require("ktlua.cli").options(arg, { n = 1 << 14, device = "default", repeats = 0,
-  progress = false }, "examples/tune_particles.lua: AoS -> SoA between two kernels")
+local opt = require("ktlua.cli").tuning(arg, { n = 1 << 14 },
+  "examples/tune_particles.lua: AoS -> SoA between two kernels")
 local n = opt.n
 
 local particle = kt.struct("particle", { { "pos", "float", 3 }, { "mass", "float" } })
@@ -54,8 +55,8 @@ end, { method = "relative", tolerance = 1e-5 })
 
 print(("tuning two kernels and a host step over %d particles on %s: %d configurations"):format(
   n, tuner.device.name, steps:space():count()))
-local results = tuner:tune(steps, { objective = "kernel+host", progress = opt.progress or nil,
-                                    repeats = opt.repeats > 0 and opt.repeats or nil })
+opt.tune.objective = "kernel+host"
+local results = tuner:tune(steps, opt.tune)
 results:print()
 local best = results:best()
 assert(best, "no configuration of the particle steps ran correctly")

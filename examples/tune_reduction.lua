@@ -2,10 +2,10 @@
 -- parameters. Without atomics a launcher runs the kernel again on the
 -- partial sums, swapping buffers, until one sum is left.
 --   ktlua examples/tune_reduction.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
---   [--early_stop] [--output=FILE (the results, JSON or CSV)]
+--   [--search=NAME] [--count=N] [--seconds=S] [--seed=N] [--early_stop] [--output=FILE] [--probe=DB]
 local kt = require "ktlua"
-local opt = require("ktlua.cli").options(arg, { n = 1 << 24, device = "default", repeats = 0,
-  progress = false, probe = "", early_stop = false, output = "" }, "examples/tune_reduction.lua: a tuned sum of n floats")
+local opt = require("ktlua.cli").tuning(arg, { n = 1 << 24, probe = "" },
+  "examples/tune_reduction.lua: a tuned sum of n floats")
 
 local n = opt.n
 local tuner = kt.tuner(opt.device)
@@ -91,8 +91,7 @@ k:cost(function(cfg)
 end)
 print(("tuning a sum of %d floats on %s (%d compute units): %d configurations"):format(
   n, tuner.device.name, cus, k:space():count()))
-local results = tuner:tune(k, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil,
-  early_stop = opt.early_stop, output = opt.output ~= "" and opt.output or nil })
+local results = tuner:tune(k, opt.tune)
 results:print()
 assert(results:best(), "no configuration of the reduction ran correctly")
 -- --probe=DB: the cost model's error on this tuning, from the probe that

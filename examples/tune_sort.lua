@@ -3,10 +3,10 @@
 -- launcher, tuned over work-group size, keys per work-item and number of
 -- work-groups.
 --   ktlua examples/tune_sort.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
---   [--early_stop] [--output=FILE (the results, JSON or CSV)]
+--   [--search=NAME] [--count=N] [--seconds=S] [--seed=N] [--early_stop] [--output=FILE] [--probe=DB]
 local kt = require "ktlua"
-local opt = require("ktlua.cli").options(arg, { n = 1 << 20, device = "default", repeats = 0,
-  progress = false, probe = "", early_stop = false, output = "" }, "examples/tune_sort.lua: a tuned radix sort of n uint keys")
+local opt = require("ktlua.cli").tuning(arg, { n = 1 << 20, probe = "" },
+  "examples/tune_sort.lua: a tuned radix sort of n uint keys")
 
 local n = opt.n
 local tuner = kt.tuner(opt.device)
@@ -67,8 +67,7 @@ sort:cost(function(cfg)
 end)
 print(("tuning a radix sort of %d keys on %s: %d configurations"):format(
   n, tuner.device.name, sort:space():count()))
-local results = tuner:tune(sort, { progress = opt.progress or nil, repeats = opt.repeats > 0 and opt.repeats or nil,
-  early_stop = opt.early_stop, output = opt.output ~= "" and opt.output or nil })
+local results = tuner:tune(sort, opt.tune)
 results:print()
 assert(results:best(), "no configuration of the sort ran correctly")
 -- --probe=DB: the cost model's error on this tuning, from the probe that

@@ -1,12 +1,14 @@
 -- Vector addition tuned over work-group size and vector width, with an
 -- OpenCL kernel and a CUDA kernel: the device chooses which.
 --   ktlua examples/tune_vectoradd.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
---   [--early_stop] [--output=FILE (the results, JSON or CSV)]
+--   [--search=NAME] [--count=N] [--seconds=S] [--seed=N] [--early_stop] [--output=FILE] [--probe=DB]
+-- (every configuration, unless --count or --seconds sets a budget; --output
+-- writes the results, JSON or CSV)
 -- device: cuda, cuda:0, opencl, opencl:0:1, gpu, cpu, ... (default:
 -- $KTLUA_DEVICE, else the first GPU, else the first device)
 local kt = require "ktlua"
-local opt = require("ktlua.cli").options(arg, { n = 1 << 22, device = "default", repeats = 0,
-  progress = false, probe = "", early_stop = false, output = "" }, "examples/tune_vectoradd.lua: a tuned vector addition")
+local opt = require("ktlua.cli").tuning(arg, { n = 1 << 22, probe = "" },
+  "examples/tune_vectoradd.lua: a tuned vector addition")
 
 local n = opt.n
 
@@ -37,9 +39,7 @@ end)
 -- What a configuration does, for the cost model (k:predict, --probe): every
 -- element is read twice and written once, and added.
 k:cost(function() return { bytes = 12 * n, flops = n, launches = 1 } end)
-local results = tuner:tune(k, { search = "exhaustive", progress = opt.progress or nil,
-                                repeats = opt.repeats > 0 and opt.repeats or nil,
-  early_stop = opt.early_stop, output = opt.output ~= "" and opt.output or nil })
+local results = tuner:tune(k, opt.tune)
 results:print()
 local best = results:best()
 assert(best, "no configuration of vadd ran correctly")

@@ -79,7 +79,8 @@ describe("make install", function()
                           "include/ktlua/kt.h", "share/man/man1/ktlua.1",
                           "share/doc/ktlua/README.md", "share/doc/ktlua/searchers.md",
                           "share/ktlua/examples/tune_vectoradd.lua",
-                          "share/ktlua/examples/kernels/vadd.cl"} do
+                          "share/ktlua/examples/kernels/vadd.cl",
+                          "share/ktlua/examples/embed/tune_vadd.c"} do
       assert.is_true(exists(prefix .. "/" .. path), path)
     end
     local out = run(prefix .. "/bin/ktlua --version")
@@ -121,6 +122,17 @@ describe("make install", function()
     out, code = run(tmp .. "/prog")
     assert.are.equal(0, code, out)
     assert.are.equal("6 of 9\n", out)
+  end)
+
+  it("builds the installed C example through pkg-config, and it tunes", function()
+    local pc = "PKG_CONFIG_PATH=" .. prefix .. "/lib/pkgconfig pkg-config "
+    local out, code = run(("cc -std=c11 -Wall -Wextra -Werror -o %s/tune_vadd "
+      .. "%s/share/ktlua/examples/embed/tune_vadd.c $(%s --cflags --libs ktlua)"):format(tmp, prefix, pc))
+    assert.are.equal(0, code, out)
+    out, code = run(("timeout 300 %s/tune_vadd %s/kt.db tune cpu && "
+      .. "timeout 300 %s/tune_vadd %s/kt.db run 4096 cpu"):format(tmp, tmp, tmp, tmp))
+    assert.are.equal(0, code, out)
+    assert.matches('n = 4096: {"WG":%d+} from the size {"n":4096} %(exact%), ok', out)
   end)
 
   it("uninstalls exactly what it installed", function()

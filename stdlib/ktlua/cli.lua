@@ -55,4 +55,41 @@ function cli.options(args, defaults, about)
   return opt
 end
 
+-- The options every tuning script takes, with those of the script
+-- (defaults, which may also change these: { search = "bestfirst" }):
+--   --device=ID --search=NAME --count=N --seconds=S --seed=N --repeats=N
+--   --progress --early_stop --output=FILE
+-- opt.tune is the options table for tuner:tune they make: the searcher,
+-- the budget (stop.count, stop.seconds; 0 is no limit) and the rest.
+local tuning_defaults = { device = "default", search = "", count = 0, seconds = 0, seed = 0,
+  repeats = 0, progress = false, early_stop = false, output = "" }
+
+local function check_budget(opt)
+  for _, name in ipairs { "count", "seed", "repeats" } do
+    local v = opt[name]
+    if math.type(v) ~= "integer" or v < 0 then
+      error(("option --%s: expected a whole number >= 0, got %s"):format(name, tostring(v)), 0)
+    end
+  end
+  if not (opt.seconds >= 0 and opt.seconds < math.huge) then
+    error(("option --seconds: expected a number of seconds >= 0, got %s"):format(tostring(opt.seconds)), 0)
+  end
+end
+
+function cli.tuning(args, defaults, about)
+  local all = {}
+  for k, v in pairs(tuning_defaults) do all[k] = v end
+  for k, v in pairs(defaults or {}) do all[k] = v end
+  local opt = cli.options(args, all, about)
+  check_budget(opt)
+  local stop = {}
+  if opt.count > 0 then stop.count = opt.count end
+  if opt.seconds > 0 then stop.seconds = opt.seconds end
+  opt.tune = { search = opt.search ~= "" and opt.search or nil, stop = next(stop) and stop or nil,
+    seed = opt.seed > 0 and opt.seed or nil, repeats = opt.repeats > 0 and opt.repeats or nil,
+    progress = opt.progress or nil, early_stop = opt.early_stop or nil,
+    output = opt.output ~= "" and opt.output or nil }
+  return opt
+end
+
 return cli

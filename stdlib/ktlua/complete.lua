@@ -1,14 +1,15 @@
 -- ktlua.complete: what Tab offers at the prompt. complete(word) lists the
 -- names that can follow it: globals and keywords for a bare word; for
--- `kt.tu`, `tuner:` or `results.su`, the fields, methods and (for `:`)
--- the methods of what the dotted path before names. Nothing is called to
+-- `kt.tu`, `tuner:` or `results.su`, the fields and methods (for `:`, the
+-- methods) of what the dotted path before names. Nothing is called to
 -- find them but plain field reads.
 local keywords = { "and", "break", "do", "else", "elseif", "end", "false", "for", "function",
   "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until",
   "while" }
 
 -- Adds the identifier keys of t (and of the tables its metatable's __index
--- and methods name) to names.
+-- and methods name) to names; for `.`, also the fields a ktlua object's
+-- metatable lists (what its __index function answers: t.device, a.length).
 local function add_fields(names, value, only_functions)
   local seen = {}
   local function add(t)
@@ -28,6 +29,12 @@ local function add_fields(names, value, only_functions)
   if type(mt) == "table" then
     add(rawget(mt, "__index"))
     add(rawget(mt, "methods"))
+    local fields = rawget(mt, "fields")
+    if not only_functions and type(fields) == "table" then
+      for _, k in ipairs(fields) do
+        if type(k) == "string" then names[k] = true end
+      end
+    end
   end
 end
 

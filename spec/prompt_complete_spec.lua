@@ -1,0 +1,132 @@
+-- Tab at the prompt: fields of ktlua objects (t.device, a.length), and the
+-- common part of ambiguous names inserted (kt.devi becomes kt.device).
+local kt = require "ktlua"
+local complete = require "ktlua.complete"
+local shell = require "spec.support.shell"
+local files = require "spec.support.files"
+
+local function set(list)
+  local s = {}
+  for _, v in ipairs(list) do s[v] = true end
+  return s
+end
+
+describe("ktlua.complete", function()
+  it("offers the fields of ktlua objects after a dot, not after a colon", function()
+    -- completion reads globals: busted runs specs in an environment of their own
+    _G.tuner, _G.array = kt.tuner("cpu"), kt.array("float", 8)
+    finally(function()
+      _G.tuner:close()
+      _G.tuner, _G.array = nil, nil
+    end)
+    local fields = set(complete("tuner."))
+    for _, k in ipairs { "device", "isolated", "devices", "renewals", "tune", "kernel" } do
+      assert.is_true(fields["tuner." .. k], k)
+    end
+    fields = set(complete("array."))
+    for _, k in ipairs { "length", "type", "bytes", "fill" } do
+      assert.is_true(fields["array." .. k], k)
+    end
+    assert.are.same({ "tuner.device", "tuner.devices" }, complete("tuner.dev"))
+    assert.are.same({ "array.length" }, complete("array.le"))
+    local methods = set(complete("array:"))
+    assert.is_nil(methods["array:length"])
+    assert.is_true(methods["array:fill"])
+  end)
+
+  it("lists, for every ktlua class, fields its objects answer", function()
+    local t = kt.tuner("cpu")
+    finally(function() t:close() end)
+    local k = t:kernel { source = "__kernel void k(__global float *x) { x[0] = 1.0f; }", name = "k",
+      global = { 1 } }
+    local objects = {
+      tuner = t, kernel = k, array = kt.array("float", 4), arg = kt.scalar("int", 3),
+      type = kt.struct("pair", { { "a", "float" }, { "b", "int" } }),
+    }
+    for what, object in pairs(objects) do
+      local listed = getmetatable(object).fields
+      assert.is_table(listed, what)
+      for _, name in ipairs(listed) do
+        -- a field a kind of object lacks reads nil (an argument's symbol)
+        assert.has_no.errors(function() return object[name] end, what .. "." .. name)
+      end
+    end
+    assert.are.equal(4, objects.array.length)
+    assert.are.equal("pair", objects.type.name)
+    assert.matches("typedef struct pair", objects.type:declaration())
+    assert.are.equal("scalar", objects.arg.kind)
+  end)
+end)
+
+local have_tmux = shell.run("command -v tmux") ~= ""
+local TMUX = ("tmux -L ktlua_complete_%d_%d"):format(os.time(), math.random(1, 1 << 30))
+
+-- A ktlua prompt in a detached tmux session; wait(pattern) polls the screen
+-- until it shows pattern (within a generous bound) and returns it.
+local function session(name, home)
+  local cmd = (TMUX .. " new-session -d -s %s -x 160 -y 40 'HOME=%s %s'"):format(name, home, shell.ktlua)
+  assert(os.execute(cmd))
+  local s = {}
+  function s.type(text) assert(os.execute((TMUX .. " send-keys -t %s -l %q"):format(name, text))) end
+  function s.press(key) assert(os.execute((TMUX .. " send-keys -t %s %s"):format(name, key))) end
+  function s.wait(pattern)
+    local screen
+    for _ = 1, 600 do
+      screen = shell.run((TMUX .. " capture-pane -p -t %s"):format(name))
+      if screen:find(pattern) then return screen end
+      os.execute("sleep 0.1")
+    end
+    return screen
+  end
+  function s.close() os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name)) end
+  return s
+end
+
+describe("Tab at the prompt", function()
+  teardown(function() os.execute(TMUX .. " kill-server 2>/dev/null") end)
+  if not have_tmux then
+    pending("tmux is not installed (scripts/setup.sh installs it)")
+    return
+  end
+  local home
+
+  before_each(function()
+    home = files.tmpname()
+    assert(os.execute("mkdir -p " .. home))
+  end)
+  after_each(function() os.execute("rm -rf " .. home) end)
+
+  it("completes the fields of ktlua objects", function()
+    local s = session("ktlua_fields", home)
+    finally(s.close)
+    s.wait("Tab completes")
+    s.type('a = kt.array("float", 8)')
+    s.press("Enter")
+    s.wait("ktlua> a = kt%.array%(\"float\", 8%)\nktlua>")
+    s.type("a.len")
+    s.press("Tab")
+    s.press("Enter")
+    assert.matches("ktlua> a%.length\n8\n", s.wait("ktlua> a%.length\n8\n"))
+    s.type('tu = kt.tuner("cpu")')
+    s.press("Enter")
+    s.wait("ktlua> tu = kt%.tuner%(\"cpu\"%)\nktlua>")
+    s.type("tu.isol")
+    s.press("Tab")
+    s.press("Enter")
+    assert.matches("ktlua> tu%.isolated\n%a+\n", s.wait("ktlua> tu%.isolated\n%a+\n"))
+  end)
+
+  it("inserts the part that ambiguous names share", function()
+    local s = session("ktlua_common", home)
+    finally(s.close)
+    s.wait("Tab completes")
+    s.type("type(kt.devi")
+    s.press("Tab")
+    s.press("Tab") -- nothing more to insert: the candidates are listed
+    assert.matches("kt%.device +kt%.devices", s.wait("kt%.device +kt%.devices"))
+    s.type("s)")
+    s.press("Enter")
+    local shown = 'ktlua> type%(kt%.devices%)\n"function"\n'
+    assert.matches(shown, s.wait(shown))
+  end)
+end)
