@@ -191,6 +191,10 @@ kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
   worker *w = take(p);
   if (!w) return kt_fail(err, "%s", p->fallback), KT_POOL_NO_BINARIES;
   kt_error why;
+  if (w->pid && waitpid(w->pid, NULL, WNOHANG) == w->pid) { /* died idle: replaced unseen */
+    close(w->fd);
+    w->pid = 0;
+  }
   if (!w->pid && start(p, w, &why)) {
     give(p, w, NULL);
     *log = strdup(why.msg);

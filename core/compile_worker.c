@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "backend.h"
 #include "compile_pool.h"
@@ -94,10 +91,10 @@ static void compile(worker *w, const char *source, const char *options, const ch
   free(log);
 }
 
+/* No PR_SET_PDEATHSIG as device processes have: it follows the thread
+** that forked, and compile threads end while the tuner goes on. The
+** connection's end of file (the tuner closed it, or died) ends it. */
 void kt_compile_worker_main(const kt_device_info *dev, int fd) {
-#ifdef __linux__
-  prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the tuner */
-#endif
   signal(SIGINT, SIG_IGN); /* Ctrl-C is the tuner's to handle */
   signal(SIGPIPE, SIG_IGN);
   worker w = {dev, dev->backend, NULL, getenv("KTLUA_TEST_COMPILER_CRASH")};

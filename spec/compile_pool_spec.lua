@@ -213,4 +213,24 @@ end]])
                        .. "three is refused\nthree is refused\n", out)
     end
   end)
+
+  it("outlive the compile threads of a context that a fault replaced", function()
+    local path = lib .. "/fault.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { cache = false, compile_workers = 1, build_threads = 1 })
+local c = kt.array("float", 56)
+local k = tuner:kernel{ name = "k", global = 56, group = 1, args = { c:output() },
+                        source = 'extern "C" __global__ void k(float *c) { c[0] = V; }' }
+k:param("V", { 1, 2 })
+k:param("WG", { 1, 7, 8 }, { group_x = "mul" }) -- the stand-in faults on 7: a new context
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = false })
+io.write(r:summary().compile_workers)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()]])
+    local out, code = shell.run(("env KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s")
+      :format(lib, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal("1 ok runtime_failed ok ok runtime_failed ok\n", out)
+  end)
 end)
