@@ -264,7 +264,8 @@ size_t lk_devices_count(lua_State *L);
 /* kt.tuner over several devices: whether the argument names several
 ** (a list, "all", "gpu:all"), and the tuner over them (lk_fleet.c). */
 bool lk_is_device_set(lua_State *L, int idx);
-int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool cache);
+int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool cache,
+                        int workers);
 void lk_push_tuner_devices(lua_State *L, const lk_tuner *ut);
 /* A tuner's devices: how many, and the tuner of device i (the one of a
 ** single-device tuner, or each of a fleet's). */

@@ -81,7 +81,8 @@ void lk_push_fleet(lua_State *L, kt_fleet *f) {
   describe(L, ut);
 }
 
-int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool cache) {
+int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool cache,
+                        int workers) {
   devset *s = lk_new_guarded(L, sizeof *s, devset_gc);
   if (lua_type(L, idx) == LUA_TSTRING) check_all(L, lua_tostring(L, idx), s);
   else check_list(L, idx, s);
@@ -97,6 +98,8 @@ int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool 
   for (size_t i = 0; i < s->n; i++) {
     kt_tuner_set_device_growth(lk_tuner_at(ut, i), growth);
     kt_tuner_set_disk_cache(lk_tuner_at(ut, i), cache);
+    if (kt_tuner_set_compile_workers(lk_tuner_at(ut, i), workers, &err))
+      luaL_error(L, "tuner options.compile_workers: %s", err.msg);
   }
   describe(L, ut);
   return 1;

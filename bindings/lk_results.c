@@ -352,6 +352,8 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "compiles");
   lua_pushinteger(L, (lua_Integer)r->cached);
   lua_setfield(L, -2, "cached");
+  lua_pushinteger(L, (lua_Integer)r->compile_workers);
+  lua_setfield(L, -2, "compile_workers");
   lua_pushinteger(L, (lua_Integer)r->input_checks);
   lua_setfield(L, -2, "input_checks");
   lua_pushinteger(L, (lua_Integer)r->inputs_changed);

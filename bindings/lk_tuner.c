@@ -24,11 +24,14 @@ kt_tuner *lk_test_tuner(lua_State *L, int idx) {
 }
 
 /* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB,
-** cache = true}]) (cache: the program cache on disk, program_store.h);
+** cache = true, compile_workers = N}]) (cache: the program cache on disk,
+** program_store.h; compile_workers: compiler processes, compile_pool.h, 0
+** none, absent as many as the machine allows);
 ** device may be a list of devices, "all" or "gpu:all" (lk_fleet.c). */
 static int l_tuner(lua_State *L) {
-  static const char *const keys[] = {"build_threads", "isolate", "device_growth", "cache", NULL};
-  int threads = 0, isolate = 1, cache = 1;
+  static const char *const keys[] = {"build_threads", "isolate", "device_growth", "cache",
+                                     "compile_workers", NULL};
+  int threads = 0, isolate = 1, cache = 1, workers = -1;
   lua_Number growth = (lua_Number)(KT_DEVICE_GROWTH_DEFAULT >> 20); /* MiB */
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -37,6 +40,13 @@ static int l_tuner(lua_State *L) {
     if (threads < 0) luaL_error(L, "tuner options.build_threads must not be negative");
     isolate = lk_opt_boolean(L, 2, "tuner options", "isolate", 1);
     cache = lk_opt_boolean(L, 2, "tuner options", "cache", 1);
+    lua_Integer w = lk_opt_integer(L, 2, "tuner options", "compile_workers", LUA_MININTEGER);
+    if (w != LUA_MININTEGER && (w < 0 || w > 4096))
+      luaL_error(L, "tuner options.compile_workers: expected 0 (compile in the device process) "
+                    "to 4096 processes");
+    workers = w == LUA_MININTEGER ? -1 : (int)w;
+    if (workers > 0 && !isolate)
+      luaL_error(L, "tuner options.compile_workers: compiler processes need isolate = true");
     growth = lk_opt_number(L, 2, "tuner options", "device_growth", growth);
     if (!(growth >= 0 && growth <= 1 << 30))
       luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
@@ -50,7 +60,7 @@ static int l_tuner(lua_State *L) {
   if (lk_is_device_set(L, 1)) {
     if (!isolate) luaL_error(L, "tuner options.isolate: a tuner over several devices needs a "
                                 "device process per device (isolate = true)");
-    return lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)), cache);
+    return lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)), cache, workers);
   }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
@@ -64,6 +74,8 @@ static int l_tuner(lua_State *L) {
   if (!ut->t) return lk_error(L, &err);
   kt_tuner_set_device_growth(ut->t, (size_t)(growth * (1 << 20)));
   kt_tuner_set_disk_cache(ut->t, cache);
+  if (kt_tuner_set_compile_workers(ut->t, workers, &err))
+    luaL_error(L, "tuner options.compile_workers: %s", err.msg);
   lk_push_device(L, kt_tuner_device(ut->t));
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -579,6 +591,7 @@ static int tuner_cache(lua_State *L) {
     s.compiles += d.compiles;
     s.compiled += d.compiled;
     s.cached += d.cached;
+    s.workers += d.workers;
   }
   lua_createtable(L, 0, 8);
   lua_pushinteger(L, kt_tuner_build_threads(t));
@@ -595,6 +608,8 @@ static int tuner_cache(lua_State *L) {
   lua_setfield(L, -2, "compiled");
   lua_pushinteger(L, (lua_Integer)s.cached);
   lua_setfield(L, -2, "cached");
+  lua_pushinteger(L, (lua_Integer)s.workers);
+  lua_setfield(L, -2, "workers");
   lua_pushstring(L, kt_tuner_disk_cache(t)); /* nil: none */
   lua_setfield(L, -2, "place");
   return 1;

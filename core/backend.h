@@ -131,6 +131,14 @@ typedef struct kt_backend {
                      kt_error *err);
   kt_bprog *(*prog_load)(kt_bctx *ctx, const unsigned char *bytes, size_t size,
                          const char *options, const char *name, char **log, kt_error *err);
+  /* Optional: prog_binary's bytes of a compile for dev with no context at
+  ** all (a compiler process's way where the compiler needs only the
+  ** device's description: NVRTC). 0 with *bytes (malloc'd), 1 when the
+  ** source does not compile, -1 with err; *log as for compile. NULL: a
+  ** compiler process opens a context and compiles in it. */
+  int (*compile_binary)(const kt_device_info *dev, const char *source, const char *options,
+                        const char *name, unsigned char **bytes, size_t *size, char **log,
+                        kt_error *err);
   kt_bkernel *(*kernel)(kt_bctx *ctx, kt_bprog *prog, const char *name,
                         kt_error *err);
   void (*kernel_free)(kt_bctx *ctx, kt_bkernel *k);

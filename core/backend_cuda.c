@@ -19,6 +19,7 @@
 ** - sizes arrive in threads; the grid is threads / block per dimension,
 **   which must divide exactly (CUDA launches whole blocks).
 */
+#include "cuda_binary.h"
 #include "device.h"
 #include "nvrtc.h"
 
@@ -336,22 +337,11 @@ static kt_bprog *cu_compile(kt_bctx *ctx, const char *source, const char *option
   return prog;
 }
 
-/* A program's bytes: this magic, the name expression and the symbol it
-** became (each NUL-terminated), then the image. */
-static const char binary_magic[8] = "ktcuda1";
-
 static int cu_prog_binary(kt_bctx *ctx, kt_bprog *prog, unsigned char **bytes, size_t *size,
                           kt_error *err) {
   (void)ctx;
-  size_t name = strlen(prog->name) + 1, lowered = strlen(prog->lowered) + 1;
-  *size = sizeof binary_magic + name + lowered + prog->image_size;
-  if (!(*bytes = kt_alloc(*size, err))) return -1;
-  unsigned char *p = *bytes;
-  memcpy(p, binary_magic, sizeof binary_magic);
-  memcpy(p += sizeof binary_magic, prog->name, name);
-  memcpy(p += name, prog->lowered, lowered);
-  memcpy(p + lowered, prog->image, prog->image_size);
-  return 0;
+  return kt_cuda_binary_pack(prog->name, prog->lowered, prog->image, prog->image_size, bytes,
+                             size, err);
 }
 
 /* The NUL-terminated string at *at, before end, moved past. */
@@ -368,9 +358,10 @@ static kt_bprog *cu_prog_load(kt_bctx *ctx, const unsigned char *bytes, size_t s
                               kt_error *err) {
   (void)options; /* they shaped the image; the driver takes none */
   *log = NULL;
-  if (size <= sizeof binary_magic || memcmp(bytes, binary_magic, sizeof binary_magic) != 0)
+  if (size <= KT_CUDA_BINARY_MAGIC_LEN ||
+      memcmp(bytes, KT_CUDA_BINARY_MAGIC, KT_CUDA_BINARY_MAGIC_LEN) != 0)
     return kt_fail(err, "not a ktlua CUDA program binary"), NULL;
-  const unsigned char *at = bytes + sizeof binary_magic, *end = bytes + size;
+  const unsigned char *at = bytes + KT_CUDA_BINARY_MAGIC_LEN, *end = bytes + size;
   kt_bprog *prog = kt_calloc(1, sizeof *prog, err);
   if (!prog) return NULL;
   if ((prog->name = take_string(&at, end, err)) && (prog->lowered = take_string(&at, end, err))) {
@@ -628,6 +619,7 @@ const kt_backend kt_backend_cuda = {
     .prog_free = cu_prog_free,
     .prog_binary = cu_prog_binary,
     .prog_load = cu_prog_load,
+    .compile_binary = kt_cuda_compile_binary,
     .kernel = cu_kernel,
     .kernel_free = cu_kernel_free,
     .kernel_usage = cu_kernel_usage,

@@ -106,9 +106,13 @@ void kt_build_cache_cancel_pending(kt_build_cache *c) {
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
   kt_build_stats s = {c->hits,   c->misses,    c->n,       c->compiles,  c->kernels,
-                      c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns, 0, 0};
+                      c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns, 0, 0, 0};
   kt_builder_counts(c->builder, &s.compiled, &s.cached);
   return s;
+}
+
+void kt_build_cache_set_pool(kt_build_cache *c, struct kt_compile_pool *pool) {
+  kt_builder_set_pool(c->builder, pool);
 }
 
 void kt_build_cache_set_disk(kt_build_cache *c, kt_program_disk disk) {

@@ -31,6 +31,9 @@ int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options
                       const char *name, kt_error *err);
 /* Where compiles look for programs first and keep theirs (program_store.h). */
 void kt_build_cache_set_disk(kt_build_cache *c, kt_program_disk disk);
+/* Where compiles run (builder.h, kt_builder_set_pool). */
+struct kt_compile_pool;
+void kt_build_cache_set_pool(kt_build_cache *c, struct kt_compile_pool *pool);
 /* What is called around each wait for a compile thread (fleet.h). */
 void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook);
 /* Forgets every program (their context is gone). */
@@ -67,6 +70,7 @@ typedef struct kt_build_stats {
   double longest_ns; /* the longest compile finished */
   size_t compiled;  /* compiles that ran (a program submitted may come from the disk) */
   size_t cached;    /* programs loaded from the disk cache instead */
+  size_t workers;   /* compiler processes that ran (kt_tuner_build_stats) */
 } kt_build_stats;
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c);

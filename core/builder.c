@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compile_pool.h"
 #include "program_store.h"
 #include "remote.h"
 
@@ -35,6 +36,7 @@ struct kt_builder {
   kt_build_job *dead; /* cancelled jobs the workers finished, for the owner to free */
   bool stopping;
   kt_program_disk disk; /* where programs are looked for first (store NULL: nowhere) */
+  kt_compile_pool *pool; /* where programs are compiled (NULL: by the backend, here) */
   size_t compiled, loaded;
   int nthreads, started;
   pthread_t *threads;
@@ -57,16 +59,71 @@ static kt_build_job *take(kt_builder *b) {
   return j;
 }
 
+/* No compiler log: the API's reason. */
+static void explain(kt_build_job *j, const char *why) {
+  if (j->prog || (j->log && j->log[0])) return;
+  free(j->log);
+  j->log = strdup(why);
+}
+
+/* Inside the fork guard (remote.h). */
 static void compile(kt_builder *b, kt_build_job *j, const kt_program_disk *disk) {
   kt_error err;
-  int64_t t0 = kt_now_ns();
   j->prog = kt_program_build(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log,
                              &j->loaded, &err);
-  j->compile_ns = (double)(kt_now_ns() - t0);
-  if (!j->prog && (!j->log || !j->log[0])) {
-    free(j->log);
-    j->log = strdup(err.msg); /* no compiler log: the API's reason */
+  explain(j, err.msg);
+}
+
+/* The binary a compiler process made, kept on the disk and loaded here. */
+static void load(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
+                 const unsigned char *bytes, size_t size) {
+  kt_error err;
+  char *load_log = NULL;
+  j->prog = b->be->prog_load(b->ctx, bytes, size, j->options, j->name, &load_log, &err);
+  free(load_log);
+  if (j->prog) {
+    kt_program_disk_keep(disk, b->be, j->source, j->options, j->name, bytes, size, j->log);
+    return;
   }
+  free(j->log);
+  j->log = NULL;
+  kt_fail_prefix(&err, "the compiled program did not load: ");
+  explain(j, err.msg);
+}
+
+/* Through the pool: the disk first, then a compiler process, whose
+** answer is waited for outside the fork guard (it may fork). Where the
+** platform gives no binaries, the backend compiles here. */
+static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
+                           kt_compile_pool *pool) {
+  kt_fork_guard_enter();
+  j->prog = kt_program_disk_load(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log);
+  kt_fork_guard_leave();
+  if ((j->loaded = j->prog != NULL)) return;
+  unsigned char *bytes;
+  size_t size;
+  kt_error err;
+  kt_pool_outcome o = kt_compile_pool_compile(pool, j->source, j->options, j->name, &bytes,
+                                              &size, &j->log, &err);
+  kt_fork_guard_enter();
+  if (o == KT_POOL_NO_BINARIES) compile(b, j, disk);
+  else if (o == KT_POOL_BUILT) load(b, j, disk, bytes, size);
+  else explain(j, "compilation failed");
+  kt_fork_guard_leave();
+  free(bytes);
+}
+
+static void build(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
+                  kt_compile_pool *pool) {
+  int64_t t0 = kt_now_ns();
+  if (pool) {
+    compile_pooled(b, j, disk, pool);
+  } else {
+    kt_fork_guard_enter();
+    compile(b, j, disk);
+    kt_fork_guard_leave();
+  }
+  j->compile_ns = (double)(kt_now_ns() - t0);
 }
 
 static void *worker(void *arg) {
@@ -80,10 +137,9 @@ static void *worker(void *arg) {
     kt_build_job *j = take(b);
     j->state = RUNNING;
     kt_program_disk disk = b->disk;
+    kt_compile_pool *pool = b->pool;
     pthread_mutex_unlock(&b->lock);
-    kt_fork_guard_enter();
-    compile(b, j, &disk);
-    kt_fork_guard_leave();
+    build(b, j, &disk, pool);
     pthread_mutex_lock(&b->lock);
     j->state = DONE;
     if (j->loaded) b->loaded++;
@@ -148,6 +204,12 @@ int kt_builder_threads(const kt_builder *b) { return b->nthreads; }
 void kt_builder_set_disk(kt_builder *b, kt_program_disk disk) {
   pthread_mutex_lock(&b->lock);
   b->disk = disk;
+  pthread_mutex_unlock(&b->lock);
+}
+
+void kt_builder_set_pool(kt_builder *b, kt_compile_pool *pool) {
+  pthread_mutex_lock(&b->lock);
+  b->pool = b->be->prog_load ? pool : NULL;
   pthread_mutex_unlock(&b->lock);
 }
 

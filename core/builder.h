@@ -22,6 +22,10 @@ int kt_builder_threads(const kt_builder *b);
 ** those they compile (program_store.h); the store must outlive the
 ** builder. */
 void kt_builder_set_disk(kt_builder *b, kt_program_disk disk);
+/* Where jobs from now on compile (compile_pool.h; NULL: the backend's
+** compile, here); the pool must outlive the builder. */
+struct kt_compile_pool;
+void kt_builder_set_pool(kt_builder *b, struct kt_compile_pool *pool);
 /* Jobs that compiled (successfully or not), and that loaded a program
 ** from the disk instead. */
 void kt_builder_counts(kt_builder *b, size_t *compiled, size_t *loaded);

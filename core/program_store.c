@@ -489,32 +489,58 @@ int kt_program_store_clear(kt_program_store *s, size_t *removed, kt_error *err) 
 
 /* ---- building through the store ---- */
 
-kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                           const char *source, const char *options, const char *name,
-                           char **log, bool *loaded, kt_error *err) {
-  *loaded = false;
-  if (!disk || !disk->store || !be->prog_binary || !be->prog_load)
-    return be->compile(ctx, source, options, name, log, err);
-  kt_program_key key = {disk->identity, options, be->program_per_kernel ? name : NULL, source};
+static kt_program_key key_of(const kt_program_disk *disk, const kt_backend *be,
+                             const char *source, const char *options, const char *name) {
+  return (kt_program_key){disk->identity, options, be->program_per_kernel ? name : NULL, source};
+}
+
+static bool usable(const kt_program_disk *disk, const kt_backend *be) {
+  return disk && disk->store && be->prog_binary && be->prog_load;
+}
+
+kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
+                               const char *source, const char *options, const char *name,
+                               char **log) {
+  *log = NULL;
+  if (!usable(disk, be)) return NULL;
+  kt_program_key key = key_of(disk, be, source, options, name);
   unsigned char *bytes;
   size_t size;
   char *kept_log, *load_log = NULL;
   kt_error why;
-  if (kt_program_store_get(disk->store, &key, &bytes, &size, &kept_log)) {
-    kt_bprog *prog = be->prog_load(ctx, bytes, size, options, name, &load_log, &why);
-    free(bytes);
-    free(load_log);
-    if (prog) {
-      *log = kept_log;
-      *loaded = true;
-      return prog;
-    }
-    free(kept_log);
-    kt_program_store_forget(disk->store, &key); /* this driver will not have it */
+  if (!kt_program_store_get(disk->store, &key, &bytes, &size, &kept_log)) return NULL;
+  kt_bprog *prog = be->prog_load(ctx, bytes, size, options, name, &load_log, &why);
+  free(bytes);
+  free(load_log);
+  if (prog) {
+    *log = kept_log;
+    return prog;
   }
-  kt_bprog *prog = be->compile(ctx, source, options, name, log, err);
-  if (prog && be->prog_binary(ctx, prog, &bytes, &size, &why) == 0) {
-    kt_program_store_put(disk->store, &key, bytes, size, *log, &why); /* a cache: best effort */
+  free(kept_log);
+  kt_program_store_forget(disk->store, &key); /* this driver will not have it */
+  return NULL;
+}
+
+void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, const char *source,
+                          const char *options, const char *name, const unsigned char *bytes,
+                          size_t size, const char *log) {
+  if (!usable(disk, be)) return;
+  kt_program_key key = key_of(disk, be, source, options, name);
+  kt_error why;
+  kt_program_store_put(disk->store, &key, bytes, size, log, &why); /* a cache: best effort */
+}
+
+kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
+                           const char *source, const char *options, const char *name,
+                           char **log, bool *loaded, kt_error *err) {
+  kt_bprog *prog = kt_program_disk_load(disk, be, ctx, source, options, name, log);
+  if ((*loaded = prog != NULL)) return prog;
+  prog = be->compile(ctx, source, options, name, log, err);
+  unsigned char *bytes;
+  size_t size;
+  kt_error why;
+  if (prog && usable(disk, be) && be->prog_binary(ctx, prog, &bytes, &size, &why) == 0) {
+    kt_program_disk_keep(disk, be, source, options, name, bytes, size, *log);
     free(bytes);
   }
   return prog;

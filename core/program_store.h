@@ -89,4 +89,14 @@ kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt
                            const char *source, const char *options, const char *name,
                            char **log, bool *loaded, kt_error *err);
 
+/* The parts of kt_program_build: a program loaded from the store, or NULL
+** (none there, or one that would not load: it is removed); keeping a
+** program's binary there. Both do nothing without a store. */
+kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
+                               const char *source, const char *options, const char *name,
+                               char **log);
+void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, const char *source,
+                          const char *options, const char *name, const unsigned char *bytes,
+                          size_t size, const char *log);
+
 #endif

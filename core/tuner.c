@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compile_pool.h"
 #include "remote.h"
 #include "tuner_int.h"
 
@@ -33,6 +34,7 @@ static void apply_wait(kt_tuner *t) {
   kt_build_cache_set_disk(t->cache, (kt_program_disk){t->disk_off ? NULL : t->store,
                                                       t->identity});
   kt_build_cache_set_wait(t->cache, t->wait);
+  kt_build_cache_set_pool(t->cache, t->pool);
   if (t->isolate) kt_remote_set_wait(t->ctx, t->wait);
 }
 
@@ -71,6 +73,8 @@ static void forget_arrays(kt_tuner *t) {
 static void keep_output(kt_tuner *t) {
   char *said = t->ctx && t->be->take_output ? t->be->take_output(t->ctx) : NULL;
   if (said) kt_log_append(&t->output, said);
+  free(said);
+  if ((said = t->pool ? kt_compile_pool_take_output(t->pool) : NULL)) kt_log_append(&t->output, said);
   free(said);
 }
 
@@ -146,6 +150,7 @@ void kt_tuner_free(kt_tuner *t) {
   free(t->readback);
   kt_device_clear(&t->device);
   kt_program_store_free(t->store);
+  kt_compile_pool_free(t->pool); /* after the context's compile threads */
   free(t->identity);
   free(t);
 }
@@ -213,7 +218,29 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   if (t->cache) s = kt_build_cache_stats(t->cache);
   s.compiled += t->compiled;
   s.cached += t->cached;
+  if (t->pool && !kt_compile_pool_fallback(t->pool))
+    s.workers = (size_t)kt_compile_pool_started(t->pool);
   return s;
+}
+
+/* Compiler processes are forked from this process, as device processes
+** are: only an isolated tuner of a device of this process's own host has
+** them. */
+int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
+  if (t->pool || workers == 0) return 0;
+  if (!t->isolate || t->device.rank > 0) {
+    if (workers < 0) return 0;
+    return kt_fail(err, "compile workers need an isolated tuner of a device of this host "
+                        "(isolate = true, no MPI rank of its own)");
+  }
+  if (workers < 0) workers = kt_compile_pool_default_size(t->build_threads);
+  if (!(t->pool = kt_compile_pool_new(&t->device, workers, err))) return -1;
+  if (t->cache) apply_wait(t);
+  return 0;
+}
+
+const char *kt_tuner_compile_fallback(const kt_tuner *t) {
+  return t->pool ? kt_compile_pool_fallback(t->pool) : NULL;
 }
 
 void kt_tuner_set_disk_cache(kt_tuner *t, bool on) {

@@ -50,6 +50,14 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
 void kt_tuner_set_disk_cache(kt_tuner *t, bool on);
 const char *kt_tuner_disk_cache(const kt_tuner *t);
 int kt_tuner_build_threads(const kt_tuner *t);
+/* Compiles from now on in `workers` compiler processes (compile_pool.h):
+** < 0 as many as kt_compile_pool_default_size gives, 0 none (compiles in
+** the device process). Only for an isolated tuner of a device of this
+** host; a tuner that has them keeps them. */
+int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err);
+/* Why its compiler processes gave up (the platform gives no program
+** binaries), or NULL. */
+const char *kt_tuner_compile_fallback(const kt_tuner *t);
 
 /* How many timed runs a configuration gets. fixed > 0: exactly that many.
 ** Otherwise adaptive: at least min, at most max, stopping once the

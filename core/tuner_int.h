@@ -43,6 +43,7 @@ struct kt_tuner {
   kt_program_store *store; /* the program cache on disk (NULL: none) ... */
   char *identity;          /* ... the device's key in it */
   bool disk_off;           /* ... not used (kt_tuner_set_disk_cache) */
+  struct kt_compile_pool *pool; /* compiler processes (NULL: compiles in the device process) */
   size_t compiled, cached; /* builds of the contexts closed so far (kt_build_stats) */
   devarray *arrays;
   size_t narrays, caparrays;

@@ -228,6 +228,13 @@ void tune_count_builds(const tuning *tu, kt_results *r) {
   kt_build_stats s = kt_tuner_build_stats(tu->t);
   r->compiles += s.compiled - tu->builds0.compiled;
   r->cached += s.cached - tu->builds0.cached;
+  r->compile_workers += s.workers;
+  const char *fallback = kt_tuner_compile_fallback(tu->t);
+  if (fallback) {
+    kt_log_append(&r->device_log, "compile workers: ");
+    kt_log_append(&r->device_log, fallback);
+    kt_log_append(&r->device_log, "; compiled in the device process instead\n");
+  }
 }
 
 int tune_end(tuning *tu, int rc, kt_error *err) {

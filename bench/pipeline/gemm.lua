@@ -11,13 +11,15 @@
 --     [--validate_on=auto|host|device (where outputs are compared; default auto: the device on a GPU)]
 --     [--early_stop (tune option early_stop = true)]
 --     [--threads=T (compile threads; 0: one per core)] [--json=FILE (results of the last tuning)]
+--     [--workers=W (compiler processes, tuner option compile_workers; -1: the default)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", size = 2048, n = 200, repeats = 7,
   seed = 1, serial = false, both = false, inprocess = false, threads = 0, json = "", validate_on = "auto",
-  early_stop = false },
+  early_stop = false, workers = -1 },
   "bench/pipeline/gemm.lua")
 
-local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads })
+local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads,
+                                     compile_workers = opt.workers >= 0 and opt.workers or nil })
 local cuda = tuner.device.backend == "cuda"
 local s = opt.size
 local A = kt.array("float", s * s):random(3)
@@ -55,6 +57,8 @@ local function tune(pipeline)
   local cache = tuner:cache()
   print(("          timed runs %d, cut short by early stop %d; programs compiled by the tuner so far %d"):format(
     runs, cut, cache.compiles))
+  print(("          compiled %d, from the disk cache %d, compile workers %d"):format(sm.compiles, sm.cached,
+    sm.compile_workers))
   print(("          configurations evaluated (indices): %s%s"):format(table.concat(order, ",", 1, math.min(#order, 8)),
     #order > 8 and ",..." or ""))
   if best then

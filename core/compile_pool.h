@@ -1,0 +1,77 @@
+/*
+** compile_pool.h: compiling in a pool of compiler processes. NVRTC and
+** PoCL compile one program at a time per process, however many threads
+** ask, so a tuner that compiles on every core needs as many processes.
+**
+** A compiler process (compile_worker.c) is forked from the tuner's
+** process, which loads no driver (remote.h), and opens the device's
+** compiler: NVRTC alone for CUDA (backend.h, compile_binary), a context on
+** the device for OpenCL. It takes (source, options, kernel name) and gives
+** the program's binary (backend.h, prog_binary) and the compiler's log,
+** which the device process then loads (prog_load). Each compile thread
+** takes an idle process and waits for its answer. A process that dies
+** fails only its compile ("the compiler process died of signal 9
+** (Killed)") and is replaced at its next compile. Processes start when
+** first needed.
+**
+** Where the platform gives no program binaries (or the compiler cannot
+** open in a process of its own), the pool says so once and tuners compile
+** in the device process, as without a pool.
+**
+** Test-only: KTLUA_TEST_COMPILER_CRASH=TEXT makes a compiler process kill
+** itself (SIGKILL) when it is given a source that holds TEXT, so that
+** specs can watch a compiler die at a known configuration.
+**
+** The wire between them: a request is source, options and name (strings);
+** the answer starts with a kt_pool_outcome: KT_POOL_BUILT with the binary
+** (bytes) and the log, KT_POOL_FAILED with the log (or why), KT_POOL_NO_BINARIES
+** with why.
+*/
+#ifndef KT_COMPILE_POOL_H
+#define KT_COMPILE_POOL_H
+
+#include "device.h"
+
+typedef struct kt_compile_pool kt_compile_pool;
+
+typedef enum kt_pool_outcome {
+  KT_POOL_BUILT = 0,
+  KT_POOL_FAILED,      /* did not compile, or its process died: this compile only */
+  KT_POOL_NO_BINARIES  /* no binaries from this platform here: compile elsewhere */
+} kt_pool_outcome;
+
+/* How many processes a pool gets by default: one per compile thread, at
+** most one per online processor, and at most one per 512 MiB of memory (a
+** compiler can hold hundreds of MB); at least 1. */
+int kt_compile_pool_default_size(int build_threads);
+
+/* A pool of `workers` compiler processes for dev (a copy is kept; its
+** backend field names the real backend). */
+kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_error *err);
+/* Ends the processes; no compile may be waiting. */
+void kt_compile_pool_free(kt_compile_pool *p);
+
+/* Thread-safe; blocks until a process is idle and has answered. On
+** KT_POOL_BUILT, *bytes (malloc'd) is the binary; *log (malloc'd, may be
+** NULL) the compiler's messages. KT_POOL_FAILED: *log says why. On
+** KT_POOL_NO_BINARIES err says why, and every later call answers the same
+** at once. Call it outside kt_fork_guard_enter: it may fork. */
+kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
+                                        const char *options, const char *name,
+                                        unsigned char **bytes, size_t *size, char **log,
+                                        kt_error *err);
+
+/* What the processes wrote on stderr since the last call (malloc'd), or
+** NULL: as a device process's (devout.h), it reaches results, not the
+** tuner's stderr. */
+char *kt_compile_pool_take_output(kt_compile_pool *p);
+/* The processes that have run (replacements not counted again). */
+int kt_compile_pool_started(kt_compile_pool *p);
+/* Why the pool gave up (KT_POOL_NO_BINARIES), or NULL. */
+const char *kt_compile_pool_fallback(kt_compile_pool *p);
+
+/* The compiler process (compile_worker.c): forked, it serves fd until the
+** tuner closes it. */
+void kt_compile_worker_main(const kt_device_info *dev, int fd) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,116 @@
+/*
+** compile_worker.c: a compiler process of a pool (compile_pool.h). It
+** lives until the tuner closes its connection or dies; nothing of it is
+** freed before it exits.
+*/
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "compile_pool.h"
+#include "wire.h"
+
+typedef struct worker {
+  const kt_device_info *dev;
+  const kt_backend *be;  /* the real backend, opened here */
+  kt_bctx *ctx;          /* where the backend compiles in a context; NULL until the first */
+  const char *crash_on;  /* KTLUA_TEST_COMPILER_CRASH */
+} worker;
+
+/* The device as this process lists it (a handle of its own). */
+static int open_context(worker *w, kt_error *err) {
+  kt_device_info *list;
+  size_t n;
+  char why[1024];
+  if (kt_devices(&list, &n, why, sizeof why, err)) return -1;
+  int found = kt_device_find(list, n, w->dev->id, err);
+  if (found >= 0) {
+    w->be = list[found].backend;
+    w->ctx = w->be->open(&list[found], err);
+  }
+  return w->ctx ? 0 : -1; /* the listing stays: the context may point into it */
+}
+
+static void put_failed(kt_msg *out, char *log, const char *why) {
+  kt_msg_put_u32(out, KT_POOL_FAILED);
+  kt_msg_put_str(out, log && log[0] ? log : why);
+}
+
+/* Compiles in a context, then takes the binary of the program. */
+static void in_context(worker *w, const char *source, const char *options, const char *name,
+                       kt_msg *out) {
+  kt_error err;
+  char *log = NULL;
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  if (!w->ctx && open_context(w, &err)) {
+    kt_msg_put_u32(out, KT_POOL_NO_BINARIES);
+    kt_fail_prefix(&err, "cannot open the compiler in a process of its own: ");
+    kt_msg_put_str(out, err.msg);
+    return;
+  }
+  kt_bprog *prog = w->be->compile(w->ctx, source, options, name, &log, &err);
+  if (!prog) {
+    put_failed(out, log, err.msg);
+  } else if (!w->be->prog_binary || w->be->prog_binary(w->ctx, prog, &bytes, &size, &err)) {
+    kt_msg_put_u32(out, KT_POOL_NO_BINARIES);
+    kt_msg_put_str(out, w->be->prog_binary ? err.msg : "the backend gives no program binaries");
+  } else {
+    kt_msg_put_u32(out, KT_POOL_BUILT);
+    kt_msg_put_bytes(out, bytes, size);
+    kt_msg_put_str(out, log);
+  }
+  if (prog) w->be->prog_free(w->ctx, prog);
+  free(bytes);
+  free(log);
+}
+
+static void compile(worker *w, const char *source, const char *options, const char *name,
+                    kt_msg *out) {
+  if (w->crash_on && w->crash_on[0] && strstr(source, w->crash_on)) raise(SIGKILL);
+  if (!w->be->compile_binary) {
+    in_context(w, source, options, name, out);
+    return;
+  }
+  kt_error err;
+  char *log = NULL;
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  int rc = w->be->compile_binary(w->dev, source, options, name, &bytes, &size, &log, &err);
+  if (rc == 0) {
+    kt_msg_put_u32(out, KT_POOL_BUILT);
+    kt_msg_put_bytes(out, bytes, size);
+    kt_msg_put_str(out, log);
+  } else {
+    put_failed(out, log, err.msg);
+  }
+  free(bytes);
+  free(log);
+}
+
+/* No PR_SET_PDEATHSIG as device processes have: it follows the thread
+** that forked, and compile threads end while the tuner goes on. The
+** connection's end of file (the tuner closed it, or died) ends it. */
+void kt_compile_worker_main(const kt_device_info *dev, int fd) {
+  signal(SIGINT, SIG_IGN); /* Ctrl-C is the tuner's to handle */
+  signal(SIGPIPE, SIG_IGN);
+  worker w = {dev, dev->backend, NULL, getenv("KTLUA_TEST_COMPILER_CRASH")};
+  kt_msg in, out;
+  kt_msg_init(&in);
+  kt_msg_init(&out);
+  while (kt_wire_recv(fd, &in, 0) == KT_WIRE_OK) {
+    char *source = kt_msg_get_str(&in), *options = kt_msg_get_str(&in);
+    char *name = kt_msg_get_str(&in);
+    kt_msg_reset(&out);
+    if (!source || !options || !name) _exit(3); /* the tuner and this process disagree */
+    compile(&w, source, options, name, &out);
+    free(source);
+    free(options);
+    free(name);
+    if (kt_wire_send(fd, &out) != KT_WIRE_OK) break; /* the tuner is gone */
+  }
+  _exit(0);
+}

@@ -1,0 +1,236 @@
+-- Compiler processes (core/compile_pool.c, core/compile_worker.c): compiles run in a pool of
+-- processes that give program binaries, which the device process loads. On PoCL here; CUDA
+-- through NVRTC with a stand-in driver (spec/support/fake_cuda.c).
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local files = require "spec.support.files"
+
+-- Eight configurations; SCALE == 3 does not compile, every one warns.
+local source = [[
+__kernel void k(__global const float *a, __global float *c) {
+  int i = get_global_id(0);
+#if SCALE == 3
+  not_a_declared_name;
+#endif
+  c[i] = a[i] * SCALE; }
+#warning kept with the program
+]]
+
+-- A tuning of `source` by tuner options opts; the results.
+local function tune(opts)
+  local tuner = kt.tuner("opencl", opts)
+  local n = 16
+  local a = kt.array("float", n):fill(function(i) return i end)
+  local c = kt.array("float", n)
+  local k = tuner:kernel{ name = "k", global = n, group = 1, args = { a:input(), c:output() },
+    source = source }
+  k:param("SCALE", { 1, 2, 3, 4 })
+  k:param("WG", { 1, 2 }, { group_x = "mul" })
+  local r = tuner:tune(k, { search = "random", seed = 7, repeats = 1, progress = false })
+  local cache = tuner:cache()
+  tuner:close()
+  return r, cache
+end
+
+-- Each result as "SCALE WG status", in the order tried.
+local function outline(r)
+  local lines = {}
+  for i = 1, #r do
+    lines[i] = ("%d %d %s"):format(r[i].config.SCALE, r[i].config.WG, r[i].status)
+  end
+  return lines
+end
+
+describe("compiler processes", function()
+  it("give the results of compiling in the device process, for the same seed", function()
+    local with = tune({ cache = false, compile_workers = 2 })
+    local without = tune({ cache = false, compile_workers = 0 })
+    assert.are.same(outline(without), outline(with))
+    assert.are.equal(8, #with)
+    local failed = 0
+    for _, line in ipairs(outline(with)) do
+      if line:match("compile_failed$") then failed = failed + 1 end
+    end
+    assert.are.equal(2, failed)
+  end)
+
+  it("count in the summary: one per compile thread that ran, none with compile_workers = 0",
+     function()
+    local r, cache = tune({ cache = false, build_threads = 1, compile_workers = 1 })
+    assert.are.equal(1, r:summary().compile_workers)
+    assert.are.equal(8, r:summary().compiles)
+    assert.are.equal(1, cache.workers)
+    r, cache = tune({ cache = false, build_threads = 1, compile_workers = 0 })
+    assert.are.equal(0, r:summary().compile_workers)
+    assert.are.equal(8, r:summary().compiles)
+    assert.are.equal(0, cache.workers)
+  end)
+
+  it("keep the compiler's warnings and errors in the results", function()
+    for _, workers in ipairs({ 2, 0 }) do
+      local r = tune({ cache = false, compile_workers = workers })
+      for i = 1, #r do
+        local log = r[i].build_log or r[i].error or ""
+        assert.matches("kept with the program", log, 1, true)
+        if r[i].config.SCALE == 3 then
+          assert.are.equal("compile_failed", r[i].status)
+          assert.matches("not_a_declared_name", log, 1, true)
+        else
+          assert.are.equal("ok", r[i].status)
+        end
+      end
+    end
+  end)
+
+  it("reject a count that is no count, and an in-process tuner", function()
+    local ok, err = pcall(kt.tuner, "opencl", { compile_workers = -1 })
+    assert.is_false(ok)
+    assert.matches("tuner options.compile_workers: expected 0 (compile in the device process) "
+                   .. "to 4096 processes", err, 1, true)
+    ok, err = pcall(kt.tuner, "opencl", { compile_workers = "two" })
+    assert.is_false(ok)
+    assert.matches("compile_workers", err, 1, true)
+    ok, err = pcall(kt.tuner, "opencl", { compile_workers = 1, isolate = false })
+    assert.is_false(ok)
+    assert.matches("tuner options.compile_workers: compiler processes need isolate = true", err,
+                   1, true)
+  end)
+end)
+
+describe("compiler processes in a tuning of its own process", function()
+  local dir = files.tmpname()
+  setup(function() assert(os.execute("mkdir -p " .. dir)) end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  -- Runs a tuning of `source` in ktlua with the environment env; its summary's counts, then
+  -- "SCALE WG status reason" per result.
+  local function run(env, opts)
+    local path = dir .. "/tune.lua"
+    files.write(path, ([[
+local kt = require "ktlua"
+local tuner = kt.tuner("opencl", %s)
+local a = kt.array("float", 16):fill(function(i) return i end)
+local c = kt.array("float", 16)
+local k = tuner:kernel{ name = "k", global = 16, group = 1, args = { a:input(), c:output() },
+  source = %q }
+k:param("SCALE", { 1, 2, 3, 4 })
+k:param("WG", { 1, 2 }, { group_x = "mul" })
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = false })
+local s = r:summary()
+print(s.compiles, s.cached, s.compile_workers)
+for i = 1, #r do
+  local why = r[i].status == "ok" and "" or (r[i].build_log or r[i].error or ""):match("[^\n]*")
+  print(r[i].config.SCALE, r[i].config.WG, r[i].status, why)
+end]]):format(opts, source))
+    local out, code = shell.run(("env %s %s %s"):format(env, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    return out
+  end
+
+  it("fail only the configuration whose compiler process died, and go on in a new one", function()
+    -- Test hook (compile_pool.h): a compiler process given a source holding the text kills
+    -- itself, as a compiler crashing on that configuration would.
+    local out = run("KTLUA_CACHE=off 'KTLUA_TEST_COMPILER_CRASH=#define SCALE 2'",
+                    "{ build_threads = 1, compile_workers = 1 }")
+    local died = "the compiler process died of signal 9 (Killed)"
+    local undeclared = "use of undeclared identifier 'not_a_declared_name'"
+    local lines = {}
+    for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    assert.are.equal("8\t0\t1", lines[1])
+    local want = {
+      "1\t1\tok\t", "1\t2\tok\t", "2\t1\tcompile_failed\t" .. died,
+      "2\t2\tcompile_failed\t" .. died, "3\t1\tcompile_failed\t", "3\t2\tcompile_failed\t",
+      "4\t1\tok\t", "4\t2\tok\t" }
+    for i, line in ipairs(want) do
+      if line:match("^3") then
+        assert.matches(line, lines[i + 1], 1, true)
+        assert.matches(undeclared, lines[i + 1], 1, true)
+      else
+        assert.are.equal(line, lines[i + 1])
+      end
+    end
+    assert.are.equal(9, #lines)
+  end)
+
+  it("are not started for programs the disk cache holds", function()
+    local env = "KTLUA_CACHE=" .. dir .. "/cache"
+    local first = run(env, "{ compile_workers = 1, build_threads = 1 }")
+    assert.matches("^8\t0\t1\n", first)
+    local again = run(env, "{ compile_workers = 1, build_threads = 1 }")
+    -- the two that did not compile are compiled again, in one process
+    assert.matches("^2\t6\t1\n", again)
+    assert.are.equal(first:gsub("^[^\n]*\n", ""), (again:gsub("^[^\n]*\n", "")))
+  end)
+end)
+
+describe("compiler processes with CUDA (NVRTC; a stand-in driver: spec/support/fake_cuda.c)",
+         function()
+  local _, why = kt.devices()
+  local built = not why:find("ktlua was built without the CUDA headers", 1, true)
+  local nvrtc_ok = pcall(kt.cuda_compile, { source = "" })
+  local _, no_cc = shell.run("command -v cc")
+  if not (built and nvrtc_ok) or no_cc ~= 0 then
+    pending("needs the CUDA headers at build time, NVRTC and a C compiler")
+    return
+  end
+  local lib = files.tmpname()
+  setup(function()
+    local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 "
+      .. "spec/support/fake_cuda.c"):format(lib, lib))
+    assert(code == 0, out)
+  end)
+  teardown(function() os.execute("rm -rf " .. lib) end)
+
+  it("compile cubins in NVRTC alone that the device process loads", function()
+    local path = lib .. "/tune.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { cache = false, compile_workers = tonumber(os.getenv("W")),
+                                   build_threads = 1 })
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "scaled<2>", global = 64, args = { c:output() }, source = [=[
+template <int F>
+__global__ void scaled(float *c) { c[threadIdx.x] = F * V; }
+#if V == 3
+#error three is refused
+#endif
+]=] }
+k:param("V", { 1, 2, 3 })
+k:param("WG", { 8, 16 }, { group_x = "mul" })
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = false })
+local s = r:summary()
+io.write(s.compiles, " ", s.compile_workers)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()
+for i = 1, #r do
+  if r[i].status ~= "ok" then print((r[i].build_log or r[i].error):match("three is refused")) end
+end]])
+    for _, workers in ipairs({ 1, 0 }) do
+      local out, code = shell.run(("env KTLUA_LIBCUDA=%s/libcuda.so.1 W=%d %s %s")
+        :format(lib, workers, shell.ktlua, path))
+      assert.are.equal(0, code, out)
+      assert.are.equal(("6 %d ok ok ok ok compile_failed compile_failed\n"):format(workers)
+                       .. "three is refused\nthree is refused\n", out)
+    end
+  end)
+
+  it("outlive the compile threads of a context that a fault replaced", function()
+    local path = lib .. "/fault.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { cache = false, compile_workers = 1, build_threads = 1 })
+local c = kt.array("float", 56)
+local k = tuner:kernel{ name = "k", global = 56, group = 1, args = { c:output() },
+                        source = 'extern "C" __global__ void k(float *c) { c[0] = V; }' }
+k:param("V", { 1, 2 })
+k:param("WG", { 1, 7, 8 }, { group_x = "mul" }) -- the stand-in faults on 7: a new context
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = false })
+io.write(r:summary().compile_workers)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()]])
+    local out, code = shell.run(("env KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s")
+      :format(lib, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal("1 ok runtime_failed ok ok runtime_failed ok\n", out)
+  end)
+end)
