@@ -20,12 +20,13 @@ typedef struct worker {
   const char *crash_on;  /* KTLUA_TEST_COMPILER_CRASH */
 } worker;
 
-/* The device as this process lists it (a handle of its own). */
+/* The device as this process lists it (a handle of its own), in place: a
+** worker is forked, with the fork guard held, and may not fork again. */
 static int open_context(worker *w, kt_error *err) {
   kt_device_info *list;
   size_t n;
   char why[1024];
-  if (kt_devices(&list, &n, why, sizeof why, err)) return -1;
+  if (kt_devices_here(&list, &n, why, sizeof why, err)) return -1;
   int found = kt_device_find(list, n, w->dev->id, err);
   if (found >= 0) {
     w->be = list[found].backend;
