@@ -536,14 +536,16 @@ static int tuner_cache(lua_State *L) {
   kt_tuner *t = lk_check_tuner(L, 1);
   const lk_tuner *ut = lua_touserdata(L, 1);
   kt_build_stats s = kt_tuner_build_stats(t);
+  size_t compiling = kt_tuner_build_compiling(t);
   for (size_t i = 1; i < lk_tuner_count(ut); i++) {
     kt_build_stats d = kt_tuner_build_stats(lk_tuner_at(ut, i));
     s.hits += d.hits;
     s.misses += d.misses;
     s.entries += d.entries;
     s.compiles += d.compiles;
+    compiling += kt_tuner_build_compiling(lk_tuner_at(ut, i));
   }
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   lua_pushinteger(L, kt_tuner_build_threads(t));
   lua_setfield(L, -2, "threads");
   lua_pushinteger(L, (lua_Integer)s.hits);
@@ -554,6 +556,8 @@ static int tuner_cache(lua_State *L) {
   lua_setfield(L, -2, "entries");
   lua_pushinteger(L, (lua_Integer)s.compiles);
   lua_setfield(L, -2, "compiles");
+  lua_pushinteger(L, (lua_Integer)compiling);
+  lua_setfield(L, -2, "compiling");
   return 1;
 }
 

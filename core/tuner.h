@@ -43,6 +43,7 @@ void kt_tuner_set_wait(kt_tuner *t, kt_wait_hook hook);
 const kt_device_info *kt_tuner_device(const kt_tuner *t);
 kt_build_stats kt_tuner_build_stats(const kt_tuner *t);
 int kt_tuner_build_threads(const kt_tuner *t);
+size_t kt_tuner_build_compiling(const kt_tuner *t);
 
 /* How many timed runs a configuration gets. fixed > 0: exactly that many.
 ** Otherwise adaptive: at least min, at most max, stopping once the

@@ -35,8 +35,8 @@ k:reference(o, function(ref) ref:fill(3) end)
 local pid = io.open("/proc/self/stat"):read("n")
 local r = t:tune(k, { search = { "random", seed = 9 }, stop = { count = 30 }, repeats = 1,
   journal = %q, resume = %s, output = %s, progress = function(res, all)
-    -- in the background: os.execute ignores SIGINT while its command runs
-    if %d > 0 and #all == %d then os.execute("(sleep 0.05; kill -%s " .. pid .. ") &") end
+    -- delivered before the next configuration starts
+    if %d > 0 and #all == %d then require("spec.support.signals").send(pid, %q) end
   end })
 for i = 1, #r do io.write(r[i].index, ":", r[i].status, " ") end
 print()
@@ -283,10 +283,17 @@ __kernel void k(__global volatile int *flag, __global int *o) {
 }]=] }
 k:param("X", { 1, 2, 3, 4, 5, 6 })
 local pid = io.open("/proc/self/stat"):read("n")
-t:tune(k, { repeats = 1, time_limit = 60, journal = %q, progress = function(res, all)
-  -- X = 4 hangs next: interrupt it twice
-  if #all == 3 then os.execute("(sleep 0.3; kill -INT " .. pid .. "; sleep 0.3; kill -INT " .. pid .. ") &") end
-end })
+local signals = require "spec.support.signals"
+k:launcher(function(run, cfg)
+  run:launch(k)
+  if cfg.X == 4 then
+    -- it hangs: interrupt it twice, the second time once the first is handled (send returns
+    -- then), while the tuning waits for it
+    signals.send(pid, "INT")
+    os.execute(signals.when_caught(pid, "INT") .. " &")
+  end
+end)
+t:tune(k, { repeats = 1, time_limit = 60, journal = %q })
 print("not reached")]]):format(journal))
     assert.are.equal(130, status, out)
     assert.matches("interrupted: finishing the configuration in flight (Ctrl-C again to exit now)", out, 1, true)
@@ -313,6 +320,7 @@ describe("the program cache", function()
     assert.are.equal(before.hits + 2, after.hits)
     assert.are.equal(before.misses, after.misses)
     assert.is_true(after.threads >= 1)
+    assert.are.equal(0, after.compiling) -- a tuning waits for the compiles it uses
   end)
 
   it("keys its programs on the compiler's options too", function()

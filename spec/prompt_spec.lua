@@ -23,10 +23,10 @@ local function session(name, home)
       assert(os.execute((TMUX .. " send-keys -t %s %s %q"):format(name, KEYS[k] and "" or "-l", k)))
     end
   end
-  -- The screen once it shows pattern (within 15 s), or what it shows then.
+  -- The screen once it shows pattern (within 120 s: a busy machine), or what it shows then.
   function s.wait(pattern)
     local screen
-    for _ = 1, 150 do
+    for _ = 1, 1200 do
       screen = shell.run((TMUX .. " capture-pane -p -t %s"):format(name))
       if screen:find(pattern) then return screen end
       os.execute("sleep 0.1")
@@ -83,7 +83,7 @@ describe("the prompt on a terminal", function()
     s.keys("Up", "Home", "-", "Enter") -- line editing: the last line, made "-1 + 41"
     assert.matches("\n40\n", s.wait("\n40\n"))
     s.keys("C-d")
-    for _ = 1, 50 do
+    for _ = 1, 1200 do -- until ktlua has exited, having written its history
       if shell.run(TMUX .. " has-session -t ktlua_history 2>/dev/null; echo $?"):match("1") then break end
       os.execute("sleep 0.1")
     end
