@@ -99,16 +99,16 @@ report_finished() {
   done
 }
 
-n=0
-while read -r _ kind file; do
+mapfile -t queue < <(list_jobs)
+for n in "${!queue[@]}"; do
   while [ "$(jobs -pr | wc -l)" -ge "$njobs" ]; do
     wait -n
     report_finished
   done
+  read -r _ kind file <<< "${queue[$n]}"
   kinds[$n]=$kind; files[$n]=$file
-  run_job "$n" "$kind" "$file" &
-  n=$((n + 1))
-done < <(list_jobs)
+  run_job "$n" "$kind" "$file" < /dev/null &
+done
 wait
 report_finished
 

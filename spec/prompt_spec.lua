@@ -23,7 +23,8 @@ local function session(name, home)
       assert(os.execute((TMUX .. " send-keys -t %s %s %q"):format(name, KEYS[k] and "" or "-l", k)))
     end
   end
-  -- The screen once it shows pattern (within 120 s: a busy machine), or what it shows then.
+  -- The screen once it shows pattern; an error, with the screen, if it has not within 120 s (a
+  -- busy machine). tmux drops the spaces that end a line.
   function s.wait(pattern)
     local screen
     for _ = 1, 1200 do
@@ -31,7 +32,7 @@ local function session(name, home)
       if screen:find(pattern) then return screen end
       os.execute("sleep 0.1")
     end
-    return screen
+    error(("the screen did not show %q within 120 s; it shows:\n%s"):format(pattern, screen), 2)
   end
   function s.close() os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name)) end
   return s
@@ -58,7 +59,7 @@ describe("the prompt on a terminal", function()
     local screen = s.wait('"%d+%.%d+%.%d+"')
     assert.matches('ktlua> kt%.version\n"%d+%.%d+%.%d+"', screen)
     s.keys('tu = kt.tuner("cpu")', "Enter")
-    s.wait('ktlua> tu = kt%.tuner%("cpu"%)\nktlua> ')
+    s.wait('ktlua> tu = kt%.tuner%("cpu"%)\nktlua>')
     s.keys("tu:tu", "Tab", "Tab")
     screen = s.wait("tu:tune_sizes")
     assert.matches("tu:tune +tu:tune_sizes", screen)
