@@ -3,7 +3,8 @@
 # with the build under AddressSanitizer and UndefinedBehaviorSanitizer
 # (unless --quick), each file a job of its own, CHECK_JOBS at a time
 # (default: processors + 1, as some jobs mostly wait), the longest first
-# (by the last run's times, build/check-times). Each file's output is
+# (by the last run's times, build/check-times, else those of a run kept
+# in spec/support/check-times). Each file's output is
 # printed whole once it has finished; then the ten slowest files; then one
 # line: "N passed, N failed". The exit fails where a spec failed, a file
 # did not finish or a sanitizer reported at exit. CHECK_SPECS="FILE ..."
@@ -36,14 +37,15 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
 # The jobs, "estimate kind file" a line, longest first: a file's time in the
-# last run, else its size in bytes / 300 (seconds, about), the sanitized
-# run counted three times as long.
+# last run (or the kept one), else its size in bytes / 300 (seconds, about),
+# the sanitized run counted three times as long.
 list_jobs() {
   local kind file est
   for kind in plain sanitized; do
     { [ "$kind" = sanitized ] && $quick; } && continue
     for file in ${CHECK_SPECS:-spec/*_spec.lua}; do
-      est=$(awk -v k="$kind" -v f="$file" '$2 == k && $3 == f { print $1; exit }' "$times" 2>/dev/null)
+      est=$(cat "$times" spec/support/check-times 2>/dev/null |
+            awk -v k="$kind" -v f="$file" '$2 == k && $3 == f { print $1; exit }')
       if [ -z "$est" ]; then
         est=$(( $(wc -c < "$file") / 300 ))
         [ "$kind" = sanitized ] && est=$(( est * 3 ))
