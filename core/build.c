@@ -109,12 +109,9 @@ kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
                           c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns};
 }
 
-size_t kt_build_cache_compiling(const kt_build_cache *c) {
-  size_t n = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->entries[i].job && !kt_builder_done(c->builder, c->entries[i].job)) n++;
-  return n;
-}
+/* Counted by the builder, under its lock: the entries may be changing on
+** another thread (a tuning over several devices). */
+size_t kt_build_cache_compiling(const kt_build_cache *c) { return kt_builder_active(c->builder); }
 
 static uint64_t fnv1a(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;

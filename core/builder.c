@@ -32,6 +32,7 @@ struct kt_builder {
   kt_build_job *head, *tail;
   kt_build_job *dead; /* cancelled jobs the workers finished, for the owner to free */
   bool stopping;
+  size_t active; /* jobs queued or compiling */
   int nthreads, started;
   pthread_t *threads;
 };
@@ -80,6 +81,7 @@ static void *worker(void *arg) {
     kt_fork_guard_leave();
     pthread_mutex_lock(&b->lock);
     j->state = DONE;
+    b->active--;
     if (j->cancelled) {
       j->next = b->dead;
       b->dead = j;
@@ -169,6 +171,7 @@ kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *o
   if (b->tail) b->tail->next = j;
   else b->head = j;
   b->tail = j;
+  b->active++;
   pthread_cond_signal(&b->work);
   pthread_mutex_unlock(&b->lock);
   return j;
@@ -214,11 +217,19 @@ bool kt_builder_done(kt_builder *b, kt_build_job *j) {
   return done;
 }
 
+size_t kt_builder_active(kt_builder *b) {
+  pthread_mutex_lock(&b->lock);
+  size_t n = b->active;
+  pthread_mutex_unlock(&b->lock);
+  return n;
+}
+
 void kt_builder_cancel(kt_builder *b, kt_build_job *j) {
   bury(b);
   pthread_mutex_lock(&b->lock);
   if (j->state == QUEUED) {
     unqueue(b, j);
+    b->active--;
     job_free(b, j);
   } else if (j->state == RUNNING) {
     j->cancelled = true;
