@@ -583,6 +583,7 @@ static int tuner_cache(lua_State *L) {
   kt_tuner *t = lk_check_tuner(L, 1);
   const lk_tuner *ut = lua_touserdata(L, 1);
   kt_build_stats s = kt_tuner_build_stats(t);
+  size_t compiling = kt_tuner_build_compiling(t);
   for (size_t i = 1; i < lk_tuner_count(ut); i++) {
     kt_build_stats d = kt_tuner_build_stats(lk_tuner_at(ut, i));
     s.hits += d.hits;
@@ -592,8 +593,9 @@ static int tuner_cache(lua_State *L) {
     s.compiled += d.compiled;
     s.cached += d.cached;
     s.workers += d.workers;
+    compiling += kt_tuner_build_compiling(lk_tuner_at(ut, i));
   }
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 10);
   lua_pushinteger(L, kt_tuner_build_threads(t));
   lua_setfield(L, -2, "threads");
   lua_pushinteger(L, (lua_Integer)s.hits);
@@ -612,6 +614,8 @@ static int tuner_cache(lua_State *L) {
   lua_setfield(L, -2, "workers");
   lua_pushstring(L, kt_tuner_disk_cache(t)); /* nil: none */
   lua_setfield(L, -2, "place");
+  lua_pushinteger(L, (lua_Integer)compiling);
+  lua_setfield(L, -2, "compiling");
   return 1;
 }
 

@@ -119,6 +119,10 @@ void kt_build_cache_set_disk(kt_build_cache *c, kt_program_disk disk) {
   kt_builder_set_disk(c->builder, disk);
 }
 
+/* Counted by the builder, under its lock: the entries may be changing on
+** another thread (a tuning over several devices). */
+size_t kt_build_cache_compiling(const kt_build_cache *c) { return kt_builder_active(c->builder); }
+
 static uint64_t fnv1a(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
   return (h ^ 0xff) * 0x100000001b3ull; /* separates source from options */

@@ -74,5 +74,7 @@ typedef struct kt_build_stats {
 } kt_build_stats;
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c);
+/* Programs submitted and still compiling (queued or on a compile thread). */
+size_t kt_build_cache_compiling(const kt_build_cache *c);
 
 #endif

@@ -38,6 +38,7 @@ struct kt_builder {
   kt_program_disk disk; /* where programs are looked for first (store NULL: nowhere) */
   kt_compile_pool *pool; /* where programs are compiled (NULL: by the backend, here) */
   size_t compiled, loaded;
+  size_t active; /* jobs queued or compiling */
   int nthreads, started;
   pthread_t *threads;
 };
@@ -144,6 +145,7 @@ static void *worker(void *arg) {
     j->state = DONE;
     if (j->loaded) b->loaded++;
     else b->compiled++;
+    b->active--;
     if (j->cancelled) {
       j->next = b->dead;
       b->dead = j;
@@ -252,6 +254,7 @@ kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *o
   if (b->tail) b->tail->next = j;
   else b->head = j;
   b->tail = j;
+  b->active++;
   pthread_cond_signal(&b->work);
   pthread_mutex_unlock(&b->lock);
   return j;
@@ -297,11 +300,19 @@ bool kt_builder_done(kt_builder *b, kt_build_job *j) {
   return done;
 }
 
+size_t kt_builder_active(kt_builder *b) {
+  pthread_mutex_lock(&b->lock);
+  size_t n = b->active;
+  pthread_mutex_unlock(&b->lock);
+  return n;
+}
+
 void kt_builder_cancel(kt_builder *b, kt_build_job *j) {
   bury(b);
   pthread_mutex_lock(&b->lock);
   if (j->state == QUEUED) {
     unqueue(b, j);
+    b->active--;
     job_free(b, j);
   } else if (j->state == RUNNING) {
     j->cancelled = true;

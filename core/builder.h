@@ -39,6 +39,8 @@ kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *o
 kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *job, char **log, double *compile_ns);
 /* Whether a job's compile is over (kt_builder_wait would not block). */
 bool kt_builder_done(kt_builder *b, kt_build_job *job);
+/* How many jobs are queued or compiling (any thread may ask). */
+size_t kt_builder_active(kt_builder *b);
 /* Forgets a job: a queued one is dropped, a running one is freed (with its
 ** program) by a later call on the owning thread once it finishes. */
 void kt_builder_cancel(kt_builder *b, kt_build_job *job);

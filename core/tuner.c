@@ -254,6 +254,10 @@ const char *kt_tuner_disk_cache(const kt_tuner *t) {
 
 int kt_tuner_build_threads(const kt_tuner *t) { return t->build_threads; }
 
+size_t kt_tuner_build_compiling(const kt_tuner *t) {
+  return t->cache ? kt_build_cache_compiling(t->cache) : 0;
+}
+
 devarray *tuner_devarray(kt_tuner *t, const kt_array *a) {
   for (size_t i = 0; i < t->narrays; i++)
     if (t->arrays[i].array == a) return &t->arrays[i];

@@ -58,6 +58,7 @@ int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err);
 /* Why its compiler processes gave up (the platform gives no program
 ** binaries), or NULL. */
 const char *kt_tuner_compile_fallback(const kt_tuner *t);
+size_t kt_tuner_build_compiling(const kt_tuner *t);
 
 /* How many timed runs a configuration gets. fixed > 0: exactly that many.
 ** Otherwise adaptive: at least min, at most max, stopping once the

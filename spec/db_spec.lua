@@ -118,16 +118,19 @@ describe("kt.db", function()
   it("waits for a writer that holds it, then says it stayed locked", function()
     local path = tmpdb()
     kt.db(path):close()
-    -- The sqlite3 shell holds a write lock for two seconds.
-    local lock = io.popen(("printf 'BEGIN EXCLUSIVE;\\nSELECT 1;\\n.shell sleep 2\\nCOMMIT;\\n' | "
-      .. "sqlite3 %s"):format(path))
+    -- The sqlite3 shell holds a write lock until the file go exists (at most 300 s).
+    local go = path .. ".go"
+    local r = tuner:tune(doubler(64))
+    local lock = io.popen(("printf 'BEGIN EXCLUSIVE;\\nSELECT 1;\\n.shell for _ in $(seq 30000); do "
+      .. "[ -e %s ] && break; sleep 0.01; done\\nCOMMIT;\\n' | sqlite3 %s"):format(go, path))
     lock:read("l") -- "1": the lock is held
     local db = kt.db(path, { timeout = 0.2 })
-    local r = tuner:tune(doubler(64))
     local ok, err = pcall(db.store, db, r, { size = { n = 64 } })
+    files.write(go, "")
+    lock:close()
+    os.remove(go)
     assert.is_false(ok)
     assert.matches("storing: the database stayed locked by another process for 0.2 s", err)
-    lock:close()
     db:store(r, { size = { n = 64 } }) -- free again
     assert.are.equal(3, #db:list())
     db:close()

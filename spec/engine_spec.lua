@@ -38,8 +38,8 @@ k:reference(o, function(ref) ref:fill(3) end)
 local pid = io.open("/proc/self/stat"):read("n")
 local r = t:tune(k, { search = { "random", seed = 9 }, stop = { count = 30 }, repeats = 1,
   journal = %q, resume = %s, output = %s, progress = function(res, all)
-    -- in the background: os.execute ignores SIGINT while its command runs
-    if %d > 0 and #all == %d then os.execute("(sleep 0.05; kill -%s " .. pid .. ") &") end
+    -- delivered before the next configuration starts
+    if %d > 0 and #all == %d then require("spec.support.signals").send(pid, %q) end
   end })
 for i = 1, #r do io.write(r[i].index, ":", r[i].status, " ") end
 print()
@@ -138,10 +138,12 @@ __kernel void f(__global volatile int *flag, __global int *o) {
   o[get_global_id(0)] = 1;
 }]] }
     k:param("MODE", { 0, 1 })
-    local t0 = os.time()
     local r = tuner:tune(k, { repeats = 1, time_limit = { factor = 50, floor = 0.5 } })
     assert.are.same({ "ok", "timeout" }, statuses(r))
-    assert.is_true(os.time() - t0 < 10) -- the floor, not the default 10 s
+    -- the floor, not the default 10 s: both leave a CPU device twice the longest compile on top,
+    -- and stopping the hang takes a moment, far less than the 9.5 s between them
+    local compile = math.max(r[1].compile_ms, r[2].compile_ms)
+    assert.is_true(r[2].overheads_ms.wait < 10000 + 2 * compile, r[2].overheads_ms.wait)
     assert.has_error(function() tuner:tune(k, { time_limit = { factor = 0 } }) end,
       "tune options.time_limit: factor and floor must be positive")
     assert.has_error(function() tuner:tune(k, { time_limit = "long" }) end,
@@ -286,10 +288,17 @@ __kernel void k(__global volatile int *flag, __global int *o) {
 }]=] }
 k:param("X", { 1, 2, 3, 4, 5, 6 })
 local pid = io.open("/proc/self/stat"):read("n")
-t:tune(k, { repeats = 1, time_limit = 60, journal = %q, progress = function(res, all)
-  -- X = 4 hangs next: interrupt it twice
-  if #all == 3 then os.execute("(sleep 0.3; kill -INT " .. pid .. "; sleep 0.3; kill -INT " .. pid .. ") &") end
-end })
+local signals = require "spec.support.signals"
+k:launcher(function(run, cfg)
+  run:launch(k)
+  if cfg.X == 4 then
+    -- it hangs: interrupt it twice, the second time once the first is handled (send returns
+    -- then), while the tuning waits for it
+    signals.send(pid, "INT")
+    os.execute(signals.when_caught(pid, "INT") .. " &")
+  end
+end)
+t:tune(k, { repeats = 1, time_limit = 60, journal = %q })
 print("not reached")]]):format(journal))
     assert.are.equal(130, status, out)
     assert.matches("interrupted: finishing the configuration in flight (Ctrl-C again to exit now)", out, 1, true)
@@ -316,6 +325,7 @@ describe("the program cache", function()
     assert.are.equal(before.hits + 2, after.hits)
     assert.are.equal(before.misses, after.misses)
     assert.is_true(after.threads >= 1)
+    assert.are.equal(0, after.compiling) -- a tuning waits for the compiles it uses
   end)
 
   it("keys its programs on the compiler's options too", function()

@@ -8,10 +8,10 @@ local tuner = kt.tuner()
 local files = require "spec.support.files"
 local tmp, lines, slurp, spit, exists = files.tmpname, files.lines, files.read, files.write, files.exists
 
--- Waits (at most 30 s) until the file exists: a child process signals
--- that it reached a point by creating it.
+-- Waits (at most 300 s: a busy machine) until the file exists: a child
+-- process signals that it reached a point by creating it.
 local function wait_for(path)
-  for _ = 1, 600 do
+  for _ = 1, 6000 do
     if exists(path) then return true end
     os.execute("sleep 0.05")
   end
@@ -100,7 +100,7 @@ local journal, held, go = ...
 t:tune(k, { repeats = 1, journal = journal, progress = function(res, all)
   if #all ~= 2 then return end
   io.open(held, "w"):close()
-  for _ = 1, 600 do -- until the spec says go, at most 30 s
+  for _ = 1, 6000 do -- until the spec says go, at most 300 s
     local f = io.open(go)
     if f then f:close() break end
     os.execute("sleep 0.05")

@@ -384,13 +384,8 @@ two:tune(task(two), { repeats = 1, journal = %q, progress = function(res, all)
   assert(#all == calls and all[#all].index == res.index)
   io.write("progress ", calls, " ", res.device, "\n")
   if calls == 3 then
-    -- in the background: os.execute ignores SIGINT while its command runs;
     -- the other device's configuration is in flight meanwhile
-    local flag = os.tmpname()
-    os.remove(flag)
-    os.execute("(sleep 0.05; kill -INT " .. pid .. "; touch " .. flag .. ") &")
-    while not io.open(flag) do end -- until the signal is in
-    os.remove(flag)
+    require("spec.support.signals").send(pid, "INT")
   end
 end })
 print("not reached")

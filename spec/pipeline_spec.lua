@@ -1,6 +1,7 @@
 -- The pipelined measuring of configurations (core/measure.c): timed runs queued back to back,
 -- outputs compared on a host worker or on the device, and the same outcomes as one by one.
 local kt = require "ktlua"
+local wait = require "spec.support.wait"
 
 local tuner = kt.tuner()
 
@@ -150,9 +151,9 @@ describe("the pipeline", function()
     k:param("P", { 1, 2, 3, 4 })
     -- Three announced (seeds), two evaluated: the third's kernel is made during the second's
     -- warm-up, and never used. The reference, computed before the first configuration runs,
-    -- waits a second: every compile is over by then.
+    -- waits for every compile to be over.
     k:reference(c, function(ref)
-      os.execute("sleep 1")
+      wait.compiles_over(tuner)
       for i = 0, n - 1 do ref[i] = a[i] * 2 end
     end)
     local r = tuner:tune(k, { seeds = { { P = 4 }, { P = 2 }, { P = 3 } }, stop = { count = 2 }, repeats = 2 })
@@ -171,10 +172,10 @@ describe("the pipeline", function()
   end)
 
   it("compiles each program once in a tuning longer than the program cache holds", function()
-    -- 72 sources against a cache of 64 entries. Each configuration's comparison takes a while,
-    -- so the next one's compile is over and its kernel made ahead during the warm-up: such a
-    -- program, not yet used, is not evicted by the compiles started after it (it was, and
-    -- compiled again when its configuration came).
+    -- 72 sources against a cache of 64 entries. Each configuration's comparison waits for the
+    -- compiles in flight, so the next one's compile is over and its kernel made ahead during the
+    -- warm-up: such a program, not yet used, is not evicted by the compiles started after it (it
+    -- was, and compiled again when its configuration came).
     local t, n = kt.tuner(), 256
     local a, c = kt.array("float", n):random(3), kt.array("float", n)
     local k = t:kernel{ name = "scale", global = n, group = 64, args = { a:input(), c:output(), kt.int(n) },
@@ -185,17 +186,17 @@ describe("the pipeline", function()
     for i = 1, 72 do values[i] = i end
     k:param("P", values)
     k:reference(c, function(ref)
-      os.execute("sleep 1") -- the first compiles are over when the first configuration runs
+      wait.compiles_over(t) -- the first compiles are over when the first configuration runs
       for i = 0, n - 1 do ref[i] = a[i] * 2 end
     end, { compare = function(got, want)
-      os.execute("sleep 0.05")
+      wait.compiles_over(t)
       for i = 0, n - 1 do if got[i] ~= want[i] then return false end end
       return true
     end })
     local r = t:tune(k, { search = "random", seed = 5, repeats = 1 })
     assert.are.equal(72, #r)
     for i = 1, #r do assert.are.equal("ok", r[i].status) end
-    assert.is_true(r:summary().gap.ahead > 40)
+    assert.are.equal(71, r:summary().gap.ahead) -- every configuration's but the first
     assert.are.equal(72, t:cache().compiles)
     t:close()
   end)

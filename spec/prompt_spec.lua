@@ -23,15 +23,16 @@ local function session(name, home)
       assert(os.execute((TMUX .. " send-keys -t %s %s %q"):format(name, KEYS[k] and "" or "-l", k)))
     end
   end
-  -- The screen once it shows pattern (within 15 s), or what it shows then.
+  -- The screen once it shows pattern; an error, with the screen, if it has not within 120 s (a
+  -- busy machine). tmux drops the spaces that end a line.
   function s.wait(pattern)
     local screen
-    for _ = 1, 150 do
+    for _ = 1, 1200 do
       screen = shell.run((TMUX .. " capture-pane -p -t %s"):format(name))
       if screen:find(pattern) then return screen end
       os.execute("sleep 0.1")
     end
-    return screen
+    error(("the screen did not show %q within 120 s; it shows:\n%s"):format(pattern, screen), 2)
   end
   function s.close() os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name)) end
   return s
@@ -58,7 +59,7 @@ describe("the prompt on a terminal", function()
     local screen = s.wait('"%d+%.%d+%.%d+"')
     assert.matches('ktlua> kt%.version\n"%d+%.%d+%.%d+"', screen)
     s.keys('tu = kt.tuner("cpu")', "Enter")
-    s.wait('ktlua> tu = kt%.tuner%("cpu"%)\nktlua> ')
+    s.wait('ktlua> tu = kt%.tuner%("cpu"%)\nktlua>')
     s.keys("tu:tu", "Tab", "Tab")
     screen = s.wait("tu:tune_sizes")
     assert.matches("tu:tune +tu:tune_sizes", screen)
@@ -83,7 +84,7 @@ describe("the prompt on a terminal", function()
     s.keys("Up", "Home", "-", "Enter") -- line editing: the last line, made "-1 + 41"
     assert.matches("\n40\n", s.wait("\n40\n"))
     s.keys("C-d")
-    for _ = 1, 50 do
+    for _ = 1, 1200 do -- until ktlua has exited, having written its history
       if shell.run(TMUX .. " has-session -t ktlua_history 2>/dev/null; echo $?"):match("1") then break end
       os.execute("sleep 0.1")
     end

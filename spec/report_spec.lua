@@ -316,7 +316,7 @@ describe("results:report", function()
 
   it("stops a gnuplot that takes too long, and says what a failing one said", function()
     local slow = files.tmpname(".sh")
-    files.write(slow, "#!/bin/sh\nsleep 30\n")
+    files.write(slow, "#!/bin/sh\nsleep 900\n")
     local bad = files.tmpname(".sh")
     files.write(bad, "#!/bin/sh\necho 'line 3: undefined variable: x' >&2\nexit 1\n")
     run("chmod +x " .. slow .. " " .. bad)
@@ -324,7 +324,7 @@ describe("results:report", function()
     local t0 = kt.clock()
     local out, code = run("KTLUA_GNUPLOT=" .. slow .. " " .. ktlua .. " report --timeout=0.5 "
       .. json .. " -o " .. page_path)
-    assert.is_true(kt.clock() - t0 < 20)
+    assert.is_true(kt.clock() - t0 < 300) -- killed, not waited for (even a busy machine is quicker)
     assert.are.equal(1, code)
     assert.matches("ktlua report: gnuplot: " .. esc(slow) .. " did not finish within 0.5 s %(killed%)", out)
     out, code = run("KTLUA_GNUPLOT=" .. bad .. " " .. ktlua .. " report " .. json .. " -o " .. page_path)
@@ -426,8 +426,8 @@ describe("ktlua.spawn", function()
                     { spawn.run({ "cat" }, { stdin = "/nonexistent/in" }) })
     local t0 = kt.clock()
     assert.are.same({ nil, "sleep did not finish within 0.2 s (killed)" },
-                    { spawn.run({ "sleep", "30" }, { timeout = 0.2 }) })
-    assert.is_true(kt.clock() - t0 < 10)
+                    { spawn.run({ "sleep", "900" }, { timeout = 0.2 }) })
+    assert.is_true(kt.clock() - t0 < 300) -- killed, not waited for
     assert.has_error(function() spawn.run({}) end)
     assert.has_error(function() spawn.run({ "true" }, { time = 1 }) end,
       "spawn options: unknown field 'time' (expected one of: stdin, stdout, stderr, timeout)")
