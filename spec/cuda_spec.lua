@@ -416,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(128) bounded(int *o) { o[blockIdx.x
     assert.are.equal(128, r[2].resources[1].max_threads)
   end)
 
-  it("opts in to large dynamic shared memory and reports a launch the device refuses", function()
+  it("opts in to large dynamic shared memory and refuses, before the launch, more than the device has", function()
     local out = kt.array("float", 256)
     local k = tuner:kernel{ name = "fill", global = 256, group = 256, args = { out:output(),
       kt.localmem("float", function(cfg) return cfg.FLOATS end) }, source = [[
@@ -430,9 +430,9 @@ extern "C" __global__ void fill(float *o) {
     local r = tuner:tune(k, { repeats = 1 })
     assert.are.equal("ok", r[1].status, r[1].error)
     assert.are.equal("ok", r[2].status, r[2].error)
-    assert.are.equal("launch_failed", r[3].status)
-    assert.matches("kernel fill: asking for 4194304 bytes of dynamic shared memory failed: "
-      .. "CUDA_ERROR_INVALID_VALUE", r[3].error, 1, true)
+    assert.are.equal("too_much_local_memory", r[3].status)
+    assert.matches("kernel fill: a work-group needs 4194304 bytes of local memory, more than the ",
+      r[3].error, 1, true)
     assert.are.equal("ok", tuner:run(k, { FLOATS = 16384 }).status)
     assert.are.equal(255, out[0])
     assert.are.equal(0, out[255])
