@@ -49,6 +49,8 @@ int kt_compile_pool_default_size(int build_threads) {
   return n < 1 ? 1 : (int)n;
 }
 
+static int start(kt_compile_pool *p, worker *w, kt_error *err);
+
 kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_error *err) {
   kt_compile_pool *p = kt_calloc(1, sizeof *p, err);
   if (!p) return NULL;
@@ -62,6 +64,17 @@ kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_
   for (int i = 0; i < p->n; i++) kt_devout_init(&p->workers[i].said);
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->idle, NULL);
+  /* Forked now, from the thread that makes the tuner, before its compile
+  ** threads run: a fork while another thread of this process holds an
+  ** allocator's lock (the sanitizers' has no fork handler) leaves the
+  ** child waiting on it for ever. Only a process that died is forked again
+  ** later, from a compile thread. */
+  for (int i = 0; i < p->n; i++) {
+    if (start(p, &p->workers[i], err)) {
+      kt_compile_pool_free(p);
+      return NULL;
+    }
+  }
   return p;
 }
 

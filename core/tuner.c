@@ -233,6 +233,10 @@ int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
     return kt_fail(err, "compile workers need an isolated tuner of a device of this host "
                         "(isolate = true, no MPI rank of its own)");
   }
+  /* By default only NVRTC compiles in processes: on OpenCL they measured
+  ** slower than the device process's threads (PoCL makes a binary for any
+  ** work-group size, NVIDIA's OpenCL a context per process: RESULTS.md). */
+  if (workers < 0 && strncmp(t->device.id, "cuda:", 5) != 0) return 0;
   if (workers < 0) workers = kt_compile_pool_default_size(t->build_threads);
   if (!(t->pool = kt_compile_pool_new(&t->device, workers, err))) return -1;
   if (t->cache) apply_wait(t);

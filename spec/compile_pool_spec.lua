@@ -66,6 +66,13 @@ describe("compiler processes", function()
     assert.are.equal(0, cache.workers)
   end)
 
+  it("are none by default on OpenCL, where they measured slower than the device process", function()
+    local r, cache = tune({ cache = false, build_threads = 2 })
+    assert.are.equal(0, r:summary().compile_workers)
+    assert.are.equal(0, cache.workers)
+    assert.are.equal(8, r:summary().compiles)
+  end)
+
   it("keep the compiler's warnings and errors in the results", function()
     for _, workers in ipairs({ 2, 0 }) do
       local r = tune({ cache = false, compile_workers = workers })
