@@ -62,10 +62,14 @@ list_jobs() {
 # ("status seconds").
 run_job() {
   local t0=$EPOCHREALTIME status
+  # A file that hangs fails after CHECK_JOB_LIMIT seconds (default 1200)
+  # instead of holding the suite (and CI) until its own limit.
+  local limit="timeout --kill-after=10 ${CHECK_JOB_LIMIT:-1200}"
   if [ "$2" = sanitized ]; then
-    (. scripts/sanitizers.sh && exec build/asan/ktlua "$busted" -o "$handler" "$3") > "$work/$1.log" 2>&1
+    (. scripts/sanitizers.sh && exec $limit build/asan/ktlua "$busted" -o "$handler" "$3") \
+      > "$work/$1.log" 2>&1
   else
-    build/ktlua "$busted" -o "$handler" "$3" > "$work/$1.log" 2>&1
+    $limit build/ktlua "$busted" -o "$handler" "$3" > "$work/$1.log" 2>&1
   fi
   status=$?
   echo "$status $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" \
