@@ -4,6 +4,8 @@
 ** cache info` and `ktlua cache clear`.
 */
 #include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../core/program_store.h"
 #include "lk.h"
@@ -28,7 +30,10 @@ static int l_program_cache(lua_State *L) {
   kt_program_store *s = open_store(L);
   if (!s) {
     lua_pushnil(L);
-    lua_pushliteral(L, "the program cache is off (KTLUA_CACHE=off)");
+    const char *place = getenv("KTLUA_CACHE");
+    lua_pushstring(L, place && strcmp(place, "off") == 0
+                          ? "the program cache is off (KTLUA_CACHE=off)"
+                          : "the program cache is off (no KTLUA_CACHE, XDG_CACHE_HOME nor HOME)");
     return 2;
   }
   kt_error err;

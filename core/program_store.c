@@ -75,9 +75,8 @@ int kt_program_store_settings(char **dir, bool *off, uint64_t *limit, kt_error *
   if (place && place[0]) *dir = kt_strdup(place, err);
   else if (xdg && xdg[0] == '/') *dir = joined(xdg, "/ktlua", err);
   else if (home && home[0]) *dir = joined(home, "/.cache/ktlua", err);
-  else return kt_fail(err, "no folder for the program cache: neither KTLUA_CACHE, "
-                           "XDG_CACHE_HOME nor HOME is set");
-  return *dir ? 0 : -1;
+  else *off = true; /* nowhere to keep it (a daemon's bare environment): no cache */
+  return *off || *dir ? 0 : -1;
 }
 
 /* ---- opening ---- */

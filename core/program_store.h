@@ -36,8 +36,8 @@ typedef struct kt_program_key {
 } kt_program_key;
 
 /* What the environment says: the folder (malloc'd; NULL with *off when
-** turned off) and the bound. -1 with err for a bound that is no size or
-** a folder that cannot be told (no HOME). */
+** turned off, or where no KTLUA_CACHE, XDG_CACHE_HOME nor HOME names one)
+** and the bound. -1 with err for a bound that is no size. */
 int kt_program_store_settings(char **dir, bool *off, uint64_t *limit, kt_error *err);
 
 /* A folder as a store (made when the first entry is). Thread-safe to use. */
