@@ -9,11 +9,7 @@ local fuzz = require "spec.support.fuzz"
 
 local fixtures = "spec/fixtures/fuzz/"
 
-local function sh(cmd)
-  local out, code = shell.run(cmd)
-  assert(code == 0, cmd .. ": " .. out)
-  return out
-end
+local sh = shell.must
 
 -- A database made by the sqlite3 shell from a fixture's SQL.
 local function from_sql(name)

@@ -58,29 +58,11 @@ describe("ktlua.complete", function()
   end)
 end)
 
-local have_tmux = shell.run("command -v tmux") ~= ""
-local TMUX = ("tmux -L ktlua_complete_%d_%d"):format(os.time(), math.random(1, 1 << 30))
-
--- A ktlua prompt in a detached tmux session; wait(pattern) polls the screen
--- until it shows pattern (within a generous bound) and returns it.
-local function session(name, home)
-  local cmd = (TMUX .. " new-session -d -s %s -x 160 -y 40 'HOME=%s %s'"):format(name, home, shell.ktlua)
-  assert(os.execute(cmd))
-  local s = {}
-  function s.type(text) assert(os.execute((TMUX .. " send-keys -t %s -l %q"):format(name, text))) end
-  function s.press(key) assert(os.execute((TMUX .. " send-keys -t %s %s"):format(name, key))) end
-  function s.wait(pattern)
-    local screen
-    for _ = 1, 600 do
-      screen = shell.run((TMUX .. " capture-pane -p -t %s"):format(name))
-      if screen:find(pattern) then return screen end
-      os.execute("sleep 0.1")
-    end
-    return screen
-  end
-  function s.close() os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name)) end
-  return s
-end
+local tmux = require "spec.support.tmux"
+local have_tmux = tmux.available
+local server = tmux.server("ktlua_complete")
+local TMUX = server.cmd
+local function session(name, home) return server.session(name, home, 160) end
 
 describe("Tab at the prompt", function()
   teardown(function() os.execute(TMUX .. " kill-server 2>/dev/null") end)

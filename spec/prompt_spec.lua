@@ -3,40 +3,11 @@
 local shell = require "spec.support.shell"
 local files = require "spec.support.files"
 
-local have_tmux = shell.run("command -v tmux") ~= ""
-
--- A server of this run's own: tmux's default one is shared with whatever
--- else runs tmux on the machine, which may kill it between two commands.
-local TMUX = ("tmux -L ktlua_spec_%d_%d"):format(os.time(), math.random(1, 1 << 30))
-
-local KEYS = { Tab = true, Enter = true, Up = true, Home = true, ["C-u"] = true, ["C-d"] = true }
-
--- A ktlua prompt in a detached tmux session with home as HOME.
-local function session(name, home)
-  os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name))
-  local cmd = (TMUX .. " new-session -d -s %s -x 120 -y 40 'HOME=%s %s'"):format(name, home, shell.ktlua)
-  assert(os.execute(cmd))
-  local s = {}
-  -- Key names (Tab, Enter, ...) are pressed; anything else is typed as it is.
-  function s.keys(...)
-    for _, k in ipairs({ ... }) do
-      assert(os.execute((TMUX .. " send-keys -t %s %s %q"):format(name, KEYS[k] and "" or "-l", k)))
-    end
-  end
-  -- The screen once it shows pattern; an error, with the screen, if it has not within 120 s (a
-  -- busy machine). tmux drops the spaces that end a line.
-  function s.wait(pattern)
-    local screen
-    for _ = 1, 1200 do
-      screen = shell.run((TMUX .. " capture-pane -p -t %s"):format(name))
-      if screen:find(pattern) then return screen end
-      os.execute("sleep 0.1")
-    end
-    error(("the screen did not show %q within 120 s; it shows:\n%s"):format(pattern, screen), 2)
-  end
-  function s.close() os.execute((TMUX .. " kill-session -t %s 2>/dev/null"):format(name)) end
-  return s
-end
+local tmux = require "spec.support.tmux"
+local have_tmux = tmux.available
+local server = tmux.server("ktlua_spec")
+local TMUX = server.cmd
+local session = server.session
 
 describe("the prompt on a terminal", function()
   teardown(function() os.execute(TMUX .. " kill-server 2>/dev/null") end)

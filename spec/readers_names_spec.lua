@@ -9,11 +9,7 @@ local fuzz = require "spec.support.fuzz"
 
 local fixtures = "spec/fixtures/fuzz/"
 
-local function sh(cmd)
-  local out, code = shell.run(cmd)
-  assert(code == 0, cmd .. ": " .. out)
-  return out
-end
+local sh = shell.must
 
 local function remove(path)
   for _, suffix in ipairs({ "", "-wal", "-shm" }) do os.remove(path .. suffix) end

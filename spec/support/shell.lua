@@ -13,4 +13,11 @@ function shell.run(cmd)
   return (out:gsub("exit:%d+%s*$", "")), code
 end
 
+-- The output of a command that must succeed (an error with its output if not).
+function shell.must(cmd)
+  local out, code = shell.run(cmd)
+  assert(code == 0, cmd .. ": " .. out)
+  return out
+end
+
 return shell
