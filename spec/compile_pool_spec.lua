@@ -172,20 +172,13 @@ end)
 
 describe("compiler processes with CUDA (NVRTC; a stand-in driver: spec/support/fake_cuda.c)",
          function()
-  local _, why = kt.devices()
-  local built = not why:find("ktlua was built without the CUDA headers", 1, true)
-  local nvrtc_ok = pcall(kt.cuda_compile, { source = "" })
-  local _, no_cc = shell.run("command -v cc")
-  if not (built and nvrtc_ok) or no_cc ~= 0 then
-    pending("needs the CUDA headers at build time, NVRTC and a C compiler")
+  local missing = require("spec.support.fake_cuda").missing()
+  if missing then
+    pending(missing)
     return
   end
   local lib = files.tmpname()
-  setup(function()
-    local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libcuda.so.1 "
-      .. "spec/support/fake_cuda.c"):format(lib, lib))
-    assert(code == 0, out)
-  end)
+  setup(function() require("spec.support.fake_cuda").build(lib) end)
   teardown(function() os.execute("rm -rf " .. lib) end)
 
   it("compile cubins in NVRTC alone that the device process loads", function()
