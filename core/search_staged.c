@@ -14,9 +14,12 @@
 ** given), tolerance (0: off; else those within this fraction of the
 ** stage's best survive, at most keep), rounds (the sequence of stages is
 ** run this many times, each round from the last survivors; 0: until a
-** round finds nothing faster). Once its rounds are done, the search goes
-** on with random unexplored configurations (the only use of the seed), so
-** that a budget larger than the stages need is not wasted.
+** round finds nothing faster), explore (1: once its rounds are done, the
+** search goes on with random unexplored configurations, the only use of
+** the seed, so that a budget larger than the stages need is not wasted;
+** 0: the search ends there). A stage may carry its own keep and tolerance
+** ("A keep=3 tolerance=0.05; B"): OCLoptimizer's annotations each have
+** theirs (doc/annotations.md).
 */
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +42,9 @@ typedef struct staged {
   char *stages;           /* the option's text */
   unsigned keep, rounds, round;
   double tolerance;
+  bool explore;
+  unsigned *stage_keep;   /* per stage */
+  double *stage_tolerance;
   double best, round_best; /* the fastest time so far, and when the round began */
   size_t *stage_of;       /* per parameter */
   size_t nstages, stage;
@@ -54,9 +60,26 @@ typedef struct staged {
 
 /* ---- stages ---- */
 
+/* "keep=N" or "tolerance=X" in a stage: 1 when the word is one, -1 when bad. */
+static int stage_option(staged *st, const char *buf, size_t stage, kt_error *err) {
+  const char *eq = strchr(buf, '=');
+  if (!eq) return 0;
+  char *end;
+  double v = strtod(eq + 1, &end);
+  bool keep = strncmp(buf, "keep=", 5) == 0, tol = strncmp(buf, "tolerance=", 10) == 0;
+  if ((!keep && !tol) || *end || eq[1] == '\0' || !(v >= 0 && v <= 1e9) ||
+      (keep && (v < 1 || v != (double)(unsigned)v)))
+    return kt_fail(err, "stages: '%s' is not keep=N (N >= 1) or tolerance=X (X >= 0)", buf);
+  if (keep) st->stage_keep[stage] = (unsigned)v;
+  else st->stage_tolerance[stage] = v;
+  return 1;
+}
+
 static int assign(staged *st, const char *name, size_t len, size_t stage, kt_error *err) {
   char buf[256];
   snprintf(buf, sizeof buf, "%.*s", (int)len, name);
+  int opt = stage_option(st, buf, stage, err);
+  if (opt) return opt < 0 ? -1 : 1;
   int p = kt_space_find(st->w.space, buf);
   if (p < 0) return kt_fail(err, "stages names unknown parameter '%s'", buf);
   if (st->stage_of[p] != SIZE_MAX)
@@ -65,19 +88,38 @@ static int assign(staged *st, const char *name, size_t len, size_t stage, kt_err
   return 0;
 }
 
+/* A stage's own keep and tolerance, else the search's (keep no limit
+** where a stage gives a tolerance and no keep). */
+static void stage_defaults(staged *st) {
+  for (size_t s = 0; s <= st->w.nparams; s++) { /* one more: options after the last name */
+    st->stage_keep[s] = 0;
+    st->stage_tolerance[s] = -1;
+  }
+}
+
+static void stage_limits(const staged *st, size_t s, unsigned *keep, double *tolerance) {
+  bool own = st->stage_tolerance[s] >= 0;
+  *tolerance = own ? st->stage_tolerance[s] : st->tolerance;
+  *keep = st->stage_keep[s] ? st->stage_keep[s] : own && *tolerance > 0 ? UINT32_MAX : st->keep;
+}
+
 static int parse_stages(staged *st, kt_error *err) {
   for (size_t p = 0; p < st->w.nparams; p++) st->stage_of[p] = SIZE_MAX;
+  stage_defaults(st);
   st->nstages = 0;
   for (const char *s = st->stages; s && *s;) {
-    size_t named = 0;
+    size_t named = 0, options = 0;
     while (*s && *s != ';') {
       s += strspn(s, " \t,");
       size_t len = strcspn(s, " \t,;");
-      if (len && assign(st, s, len, st->nstages, err)) return -1;
-      named += len > 0;
+      int rc = len ? assign(st, s, len, st->nstages, err) : 0;
+      if (rc < 0) return -1;
+      named += len > 0 && rc == 0;
+      options += rc > 0;
       s += len;
       s += strspn(s, " \t,");
     }
+    if (options && !named) return kt_fail(err, "stages: a stage's keep or tolerance names no parameter");
     st->nstages += named > 0;
     s += *s == ';';
   }
@@ -127,11 +169,14 @@ static int end_stage(staged *st, kt_error *err) {
   qsort(st->cands, st->ncands, sizeof *st->cands, by_cost);
   double best = st->ncands ? st->cands[0].cost : INFINITY;
   st->best = fmin(st->best, best);
+  unsigned keep;
+  double tolerance;
+  stage_limits(st, st->stage, &keep, &tolerance);
   if (isfinite(best)) {
     st->nsurvivors = 0;
-    for (size_t i = 0; i < st->ncands && st->nsurvivors < st->keep; i++) {
+    for (size_t i = 0; i < st->ncands && st->nsurvivors < keep; i++) {
       const candidate *c = &st->cands[i];
-      if (!isfinite(c->cost) || (st->tolerance > 0 && c->cost > best * (1 + st->tolerance))) break;
+      if (!isfinite(c->cost) || (tolerance > 0 && c->cost > best * (1 + tolerance))) break;
       if (add_survivor(st, c->index, err)) return -1;
     }
   }
@@ -155,9 +200,15 @@ static int sg_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   size_t np = st->w.nparams ? st->w.nparams : 1;
   free(st->stage_of);
   free(st->combo);
+  free(st->stage_keep);
+  free(st->stage_tolerance);
   st->stage_of = kt_calloc(np, sizeof *st->stage_of, err);
   st->combo = kt_calloc(np, sizeof *st->combo, err);
-  if (!st->stage_of || !st->combo || parse_stages(st, err)) return -1;
+  st->stage_keep = kt_calloc(np + 1, sizeof *st->stage_keep, err);
+  st->stage_tolerance = kt_calloc(np + 1, sizeof *st->stage_tolerance, err);
+  if (!st->stage_of || !st->combo || !st->stage_keep || !st->stage_tolerance ||
+      parse_stages(st, err))
+    return -1;
   st->nsurvivors = 0;
   st->round = 0;
   st->best = st->round_best = INFINITY;
@@ -204,7 +255,7 @@ static int sg_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
       return 0;
     }
   }
-  *got = kt_random_unexplored(&st->w, out) == 0; /* the stages are done */
+  *got = st->explore && kt_random_unexplored(&st->w, out) == 0; /* the stages are done */
   return 0;
 }
 
@@ -224,6 +275,8 @@ static void sg_destroy(void *state) {
   free(st->stages);
   free(st->stage_of);
   free(st->combo);
+  free(st->stage_keep);
+  free(st->stage_tolerance);
   free(st->survivors);
   free(st->cands);
   free(st);
@@ -232,14 +285,15 @@ static void sg_destroy(void *state) {
 static const kt_searcher_ops staged_ops = {"staged", sg_start, sg_next, sg_report, sg_destroy};
 
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
-  static const char *const allowed[] = {"stages", "keep", "tolerance", "rounds", NULL};
+  static const char *const allowed[] = {"stages", "keep", "tolerance", "rounds", "explore", NULL};
   const char *stages;
-  double tolerance, rounds, keep;
+  double tolerance, rounds, keep, explore;
   if (kt_search_opts_check(o, "staged", allowed, err) ||
       kt_search_opt_text(o, "staged", "stages", NULL, &stages, err) ||
       kt_search_opt_number(o, "staged", "tolerance", 0, 0, 1e9, &tolerance, err) ||
       kt_search_opt_whole(o, "staged", "keep", tolerance > 0 ? 1e9 : 1, 1, 1e9, false, &keep, err) ||
-      kt_search_opt_whole(o, "staged", "rounds", 0, 0, 1e9, false, &rounds, err))
+      kt_search_opt_whole(o, "staged", "rounds", 0, 0, 1e9, false, &rounds, err) ||
+      kt_search_opt_whole(o, "staged", "explore", 1, 0, 1, false, &explore, err))
     return -1;
   char *text = stages ? kt_strdup(stages, err) : NULL;
   staged *st = (text || !stages) ? kt_calloc(1, sizeof *st, err) : NULL;
@@ -248,7 +302,8 @@ int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
     return -1;
   }
   *st = (staged){.seed = o->seed, .stages = text, .keep = (unsigned)keep,
-                 .rounds = (unsigned)rounds, .tolerance = tolerance};
+                 .rounds = (unsigned)rounds, .tolerance = tolerance,
+                 .explore = explore != 0};
   kt_indexmap_init(&st->in_stage);
   s->ops = &staged_ops;
   s->state = st;
