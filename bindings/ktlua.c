@@ -83,6 +83,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_mpi(L);
   merge_stdlib(L, "ktlua.values");
   merge_stdlib(L, "ktlua.t1"); /* kt.t1, kt.t1_read */
+  merge_stdlib(L, "ktlua.annotated"); /* kt.annotated */
   lua_pushliteral(L, KTLUA_VERSION);
   lua_setfield(L, -2, "version");
   lua_pushcfunction(L, l_clock);
