@@ -197,7 +197,7 @@ function Annotated:search(opts)
   for _, p in ipairs(self.params) do
     local stage = { p.name }
     if p.number then stage[#stage + 1] = ("keep=%d"):format(p.number) end
-    if p.tolerance then stage[#stage + 1] = ("tolerance=%.17g"):format(p.tolerance / 100) end
+    if p.tolerance then stage[#stage + 1] = ("tolerance=%.15g"):format(p.tolerance / 100) end
     stages[#stages + 1] = stage
   end
   return { "staged", stages = stages, rounds = 1, explore = 0, seed = opts.seed }

@@ -254,6 +254,8 @@ end
 
 local LOW = {} -- operators that bind looser than '<' or '+': not in a bound or a step
 for p in ("&& || & | ^ ? , = += -= *= /= %= <<= >>= &= ^= |= < <= > >= == !="):gmatch("%S+") do LOW[p] = true end
+local LOW_OR_SUM = { ["+"] = true, ["-"] = true }
+for p in pairs(LOW) do LOW_OR_SUM[p] = true end
 local ASSIGN = {}
 for p in ("= += -= *= /= %= <<= >>= &= ^= |= ++ --"):gmatch("%S+") do ASSIGN[p] = true end
 
@@ -310,8 +312,8 @@ local function parse_incr(L, toks, a, b, c)
     step, dir = text(c.src, toks, a + 4, b), toks[a + 3].t == "+" and 1 or -1
   end
   if not step then c.fail(("the loop's increment must be %s++, %s--, %s += step or %s -= step"):format(v, v, v, v)) end
-  local from = (toks[a + 1].t == "=") and a + 4 or a + 2
-  if n >= 3 and first_at_depth0(toks, from, b, LOW, c.where) then
+  local assigned = toks[a + 1].t == "=" -- i = i - a + b is (i - a) + b: one term only
+  if n >= 3 and first_at_depth0(toks, assigned and a + 4 or a + 2, b, assigned and LOW_OR_SUM or LOW, c.where) then
     c.fail("the loop's step must be a single term (put it in parentheses)")
   end
   if dir ~= L.dir then c.fail(("the loop steps away from its bound (%s with %s)"):format(L.op, dir > 0 and "an increase" or "a decrease")) end

@@ -1,0 +1,280 @@
+-- OCLoptimizer's annotated kernels (kt.annotated, doc/annotations.md):
+-- the pragmas read, the parameters they make, the loops rewritten per
+-- configuration (exact text, and compiled and run on this machine's
+-- OpenCL device against a reference), GENINIT/GENLIMIT/GENSTEP per device
+-- type, the breadth-first search, and errors that say where.
+local kt = require "ktlua"
+local statuses = require "spec.support.statuses"
+
+local UNROLL = "kernel void f(global int *c, int n) {\n  #pragma oclopts unroll 1 4 1\n"
+  .. "  for (int i = 0; i < n; i += 2) c[i] = i;\n}\n"
+
+local JAM = "void g(int m, int n, float *y, const float *a) {\n#pragma oclopts unrollandjam 1 2 1\n"
+  .. "for (int i = 0; i < m; i++) {\n  float s = 0;\n  for (int j = 0; j < n; j++) s += a[i * n + j];\n"
+  .. "  y[i] = s;\n}\n}\n"
+
+-- The error kt.annotated raises for source text.
+local function error_of(source, extra)
+  local def = { source = source }
+  for k, v in pairs(extra or {}) do def[k] = v end
+  local ok, err = pcall(kt.annotated, def)
+  assert.is_false(ok, "no error for:\n" .. source)
+  return err
+end
+
+-- A kernel body with one loop under a pragma.
+local function loop(pragma, header, body)
+  return ("void f(int n, int *c) {\n  int k = 0;\n  %s\n  %s %s\n}\n"):format(pragma, header, body or "c[i] = i;")
+end
+
+describe("kt.annotated", function()
+  it("makes a parameter per annotation, values init..end by step, with its tolerance and number", function()
+    local ann = kt.annotated{ source = "void f(int n, int *c) {\n"
+      .. "  #pragma oclopts unroll 2 8 3 tolerance 2.5 number 4\n  for (int i = 0; i < n; i++) c[i] = 0;\n"
+      .. "  # pragma oclopts unrollandjam 1 2 1\n  for (int i = 0; i < n; i++) {\n"
+      .. "    for (int j = 0; j < n; j++) c[i] += j;\n  }\n}\n" }
+    assert.are.same({
+      { name = "UNROLL_1", kind = "unroll", values = { 2, 5, 8 }, tolerance = 2.5, number = 4, line = 2, column = 3 },
+      { name = "UNROLL_JAM_2", kind = "unrollandjam", values = { 1, 2 }, line = 4, column = 3 },
+    }, ann.params)
+  end)
+
+  it("unrolls a loop, the iterations left over in a remainder loop", function()
+    local ann = kt.annotated{ source = UNROLL }
+    assert.are.equal("kernel void f(global int *c, int n) {\n  \n  { int i = 0;\n"
+      .. "for (; i + 4 < n; i += 6) {\nc[i] = i;\nc[(i + 2)] = (i + 2);\nc[(i + 4)] = (i + 4);\n}\n"
+      .. "for (; i < n; i += 2) c[i] = i; }\n#line 3\n\n}\n", ann:body{ UNROLL_1 = 3 })
+    -- factor 1: the loop as written, its pragma gone
+    assert.are.equal("kernel void f(global int *c, int n) {\n  \n  for (int i = 0; i < n; i += 2) c[i] = i;\n}\n",
+      ann:body{ UNROLL_1 = 1 })
+    assert.are.equal(ann:body{ UNROLL_1 = 1 }, ann:body{})
+    -- every factor its own program
+    local seen = {}
+    for u = 1, 4 do
+      local text = ann:source{ UNROLL_1 = u }
+      assert.is_nil(seen[text])
+      seen[text] = true
+    end
+  end)
+
+  it("unrolls and jams: the outer loop's copies share one inner loop, their variables renamed", function()
+    local ann = kt.annotated{ source = JAM }
+    assert.are.equal("void g(int m, int n, float *y, const float *a) {\n\n{ int i = 0;\n"
+      .. "for (; i + 1 < m; i += 2) {\nfloat s = 0;\nfloat s_jam1 = 0;\nfor (int j = 0; j < n; j++) {\n"
+      .. "s += a[i * n + j];\ns_jam1 += a[(i + 1) * n + j];\n}\ny[i] = s;\ny[(i + 1)] = s_jam1;\n}\n"
+      .. "for (; i < m; i++) {\n  float s = 0;\n  for (int j = 0; j < n; j++) s += a[i * n + j];\n"
+      .. "  y[i] = s;\n} }\n#line 7\n\n}\n", ann:body{ UNROLL_JAM_1 = 2 })
+  end)
+
+  it("steps by the loop's own step, down as well as up, and keeps a continue to its copy", function()
+    local down = kt.annotated{ source = loop("#pragma oclopts unroll 1 2 1", "for (k = n; k >= 1; k -= s)", "c[k] = 1;") }
+    assert.matches("for %(; k %- 1 %* %(s%) >= 1; k %-= 2 %* %(s%)%) {\nc%[k%] = 1;\nc%[%(k %- 1 %* %(s%)%)%] = 1;\n}",
+      down:body{ UNROLL_1 = 2 })
+    local cont = kt.annotated{ source = loop("#pragma oclopts unroll 1 2 1", "for (int i = 0; i < n; ++i)",
+      "{ if (c[i]) continue; c[i] = 1; }") }
+    assert.matches("do { if %(c%[%(i %+ 1%)%]%) continue; c%[%(i %+ 1%)%] = 1; } while %(0%);", cont:body{ UNROLL_1 = 2 })
+  end)
+
+  it("writes GENINIT/GENLIMIT/GENSTEP for the device's type: cyclic on a GPU, blocks elsewhere", function()
+    local src = "void f(int n) {\n  for (int i = GENINIT(n); i < GENLIMIT(n); i += GENSTEP(n)) ;\n}\n"
+    local gpu = kt.annotated{ source = src, device = { type = "gpu", backend = "opencl" } }
+    assert.matches("#define GENINIT%(n%) %(%(long%)get_global_id%(0%)%)\n#define GENLIMIT%(n%) %(%(long%)%(n%)%)\n"
+      .. "#define GENSTEP%(n%) %(%(long%)get_global_size%(0%)%)\n", gpu.prelude)
+    assert.are.equal("cyclic", gpu.distribution)
+    local cpu = kt.annotated{ source = src, device = { type = "cpu", backend = "opencl" } }
+    assert.are.equal("blocked", cpu.distribution)
+    assert.matches("#define GENSTEP%(n%) 1L\n", cpu.prelude)
+    assert.matches("#define KT_GENCHUNK%(n%) %(%(%(long%)%(n%) %+ %(%(long%)get_global_size%(0%)%) %- 1%)", cpu.prelude)
+    local cuda = kt.annotated{ source = src, device = { type = "gpu", backend = "cuda" } }
+    assert.matches("blockIdx%.x %* blockDim%.x %+ threadIdx%.x", cuda.prelude)
+    assert.is_nil(cuda.prelude:find("get_global_id", 1, true))
+    assert.are.equal("blocked", kt.annotated{ source = src, device = { type = "gpu" }, distribution = "blocked" }.distribution)
+    -- what the prelude identifies: the annotated text
+    assert.are_not.equal(gpu.prelude, kt.annotated{ source = src .. "\n", device = { type = "gpu" } }.prelude)
+    assert.matches("uses GENINIT/GENLIMIT/GENSTEP: give the device", error_of(src))
+    assert.matches("distribution: expected 'blocked' or 'cyclic', got round", error_of(src, { distribution = "round" }))
+  end)
+end)
+
+describe("an annotated kernel, tuned on this machine's OpenCL device", function()
+  -- three loops: a remainder, a step of 3, a continue, a loop counting down, a jam
+  local SRC = [[
+__kernel void k(__global const int *a, __global int *out, int n) {
+  int gid = get_global_id(0);
+  int s = 0;
+  #pragma oclopts unroll 1 5 1
+  for (int i = gid; i < n; i += 3) { if (a[i] % 2) continue; s += a[i]; }
+  #pragma oclopts unroll 1 4 3
+  for (int i = n - 1; i >= 0; i--) s += a[i] * (i & 1);
+  #pragma oclopts unrollandjam 1 3 1
+  for (int r = 0; r < 5; r++) {
+    int t = r;
+    for (int j = 0; j < gid; j++) t += a[j];
+    s += t * r;
+  }
+  out[gid] = s;
+}
+]]
+  local n, items = 29, 8
+
+  local function reference(a, ref)
+    for g = 0, items - 1 do
+      local s = 0
+      for i = g, n - 1, 3 do if a[i] % 2 == 0 then s = s + a[i] end end
+      for i = n - 1, 0, -1 do s = s + a[i] * (i & 1) end
+      for r = 0, 4 do
+        local t = r
+        for j = 0, g - 1 do t = t + a[j] end
+        s = s + t * r
+      end
+      ref[g] = s
+    end
+  end
+
+  it("computes the reference in every configuration (each its own rewritten program)", function()
+    local tuner = kt.tuner()
+    local a = kt.array("int", n):fill(function(i) return (i * 7) % 11 end)
+    local out = kt.array("int", items)
+    local ann = kt.annotated{ source = SRC, device = tuner.device }
+    local k = ann:kernel(tuner, { name = "k", global = items, args = { a:input(), out:output(), kt.int(n) } })
+    k:reference(out, function(ref) reference(a, ref) end)
+    local r = tuner:tune(k, { repeats = 1 })
+    assert.are.equal(5 * 2 * 3, #r)
+    for _, s in ipairs(statuses(r)) do assert.are.equal("ok", s) end
+    assert.are.equal(30, tuner:cache().misses) -- thirty programs
+  end)
+
+  it("shares iterations either way: blocks and cyclic give the same result", function()
+    for _, dist in ipairs { "blocked", "cyclic" } do
+      local tuner = kt.tuner()
+      local a = kt.array("float", 1000):fill(function(i) return i end)
+      local b = kt.array("float", 1000):fill(function(i) return 2 * i end)
+      local c = kt.array("float", 1000)
+      local ann = kt.annotated{ file = "examples/kernels/vadd_annotated.cl", distribution = dist }
+      local k = ann:kernel(tuner, { name = "vadd", global = 64, args = { a:input(), b:input(), c:output(), kt.int(1000) } })
+      k:reference(c, function(ref) for i = 0, 999 do ref[i] = 3 * i end end)
+      local r = tuner:tune(k, { repeats = 1 })
+      assert.are.equal(8, #r, dist)
+      for _, s in ipairs(statuses(r)) do assert.are.equal("ok", s, dist) end
+    end
+  end)
+end)
+
+describe("the annotations' search", function()
+  local small = kt.replay("spec/fixtures/small_cache.json")
+  local function indices(results)
+    local list = {}
+    for i = 1, #results do list[i] = results[i].index end
+    return list
+  end
+
+  it("stages the annotations one after the other with their number and tolerance (percent)", function()
+    local ann = kt.annotated{ source = "void f(int n, int *c) {\n"
+      .. "#pragma oclopts unroll 1 2 1 number 3\nfor (int i = 0; i < n; i++) c[i] = 0;\n"
+      .. "#pragma oclopts unroll 1 2 1 tolerance 5\nfor (int i = 0; i < n; i++) c[i] = 0;\n"
+      .. "#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++) c[i] = 0;\n}\n" }
+    assert.are.same({ "staged", stages = { { "WG" }, { "UNROLL_1", "keep=3" }, { "UNROLL_2", "tolerance=0.05" }, { "UNROLL_3" } },
+                      rounds = 1, explore = 0, seed = 4 }, ann:search{ first = { { "WG" } }, seed = 4 })
+  end)
+
+  it("visits, breadth first, each stage's values on the versions the last one kept", function()
+    -- the search of three annotations named as the recorded space's parameters
+    local search = kt.annotated{ source = "" }.search
+    local function visits(params)
+      return indices(small:tune{ search = search({ params = params }) })
+    end
+    -- block_x: 4 values from configuration 0; the best (index 0) kept; then
+    -- block_y on it, then unroll on the best of those: then the search ends
+    assert.are.same({ 0, 6, 12, 18, 2, 4, 1 },
+      visits{ { name = "block_x" }, { name = "block_y" }, { name = "unroll" } })
+    -- number 2: the two best of block_x each go on to block_y
+    assert.are.same({ 0, 6, 12, 18, 2, 4, 14, 16, 1 },
+      visits{ { name = "block_x", number = 2 }, { name = "block_y" }, { name = "unroll" } })
+    -- tolerance 100%: every block_x within twice the best survives
+    assert.are.same({ 0, 6, 12, 18, 2, 4, 14, 16, 8, 10, 20, 1 },
+      visits{ { name = "block_x", tolerance = 100 }, { name = "block_y" }, { name = "unroll" } })
+  end)
+
+  it("lets a staged search's stage carry its own keep and tolerance, and end with its rounds", function()
+    assert.are.same({ 0, 6, 12, 18, 2, 4, 1, 3, 5, 14, 16, 13, 15, 17 },
+      indices(small:tune{ search = { "staged", stages = { { "block_x", "keep=2" }, { "block_y", "unroll" } } },
+                          stop = { count = 14 } }))
+    assert.has_error(function() small:tune{ search = { "staged", stages = { { "block_x", "keep=0" } } } } end,
+      "searcher staged: stages: 'keep=0' is not keep=N (N >= 1) or tolerance=X (X >= 0)")
+    assert.has_error(function() small:tune{ search = { "staged", stages = "block_x; keep=2" } } end,
+      "searcher staged: stages: a stage's keep or tolerance names no parameter")
+  end)
+end)
+
+describe("a bad annotation", function()
+  local cases = {
+    { "#pragma oclopts", "<string>:3:3: #pragma oclopts: expected 'unroll' or 'unrollandjam', got nothing" },
+    { "#pragma oclopts tile 1 2 1", "<string>:3:3: #pragma oclopts: expected 'unroll' or 'unrollandjam', got 'tile'" },
+    { "#pragma oclopts unroll 1 8", "<string>:3:3: #pragma oclopts: step: expected a whole number, got nothing" },
+    { "#pragma oclopts unroll 1 x 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got 'x'" },
+    { "#pragma oclopts unroll 4 2 1", "<string>:3:3: #pragma oclopts: init 4 is past end 2" },
+    { "#pragma oclopts unroll 1 4 0", "<string>:3:3: #pragma oclopts: step: expected a step > 0, got 0" },
+    { "#pragma oclopts unroll 0 4 1", "<string>:3:3: #pragma oclopts: init: an unroll factor is at least 1, got 0" },
+    { "#pragma oclopts unroll 1 4 1 tolerance", "<string>:3:3: #pragma oclopts: tolerance: expected a percentage >= 0, got nothing" },
+    { "#pragma oclopts unroll 1 4 1 number 2 number 3", "<string>:3:3: #pragma oclopts: 'number' is given twice" },
+    { "#pragma oclopts unroll 1 4 1 fast", "<string>:3:3: #pragma oclopts: expected 'tolerance T' or 'number N' after the step, got 'fast'" },
+  }
+  for _, case in ipairs(cases) do
+    it("is refused where it is: " .. case[1], function()
+      assert.are.equal(case[2], error_of(loop(case[1], "for (int i = 0; i < n; i++)")))
+    end)
+  end
+
+  local loops = {
+    { "while (k < n)", "expected a for loop after the pragma, found 'while'" },
+    { "for (int i = 0; i != n; i++)", "the loop's condition must compare i with <, <=, > or >= to a bound" },
+    { "for (int i = 0; i < n && c[i]; i++)", "the loop's bound holds '&&': write the condition as i < bound" },
+    { "for (int i = 0; k < n; i++)", "the loop's condition must begin with its variable i" },
+    { "for (int i = 0, j = 0; i < n; i++)", "the loop's init sets more than one variable" },
+    { "for (int i = 0; i < n; i *= 2)", "the loop's increment must be i++, i--, i += step or i -= step" },
+    { "for (int i = 0; i < n; i--)", "the loop steps away from its bound (< with a decrease)" },
+    { "for (int i = 0; i < n; i = i - k + 1)", "the loop's step must be a single term (put it in parentheses)" },
+    { "for (int i = 0; i < n; i += k, k++)", "the loop's step must be a single term (put it in parentheses)" },
+  }
+  for _, case in ipairs(loops) do
+    it("names the loop it cannot rewrite: " .. case[1], function()
+      assert.are.equal("<string>:3:3: #pragma oclopts unroll: " .. case[2],
+        error_of(loop("#pragma oclopts unroll 1 4 1", case[1])))
+    end)
+  end
+
+  it("refuses a body that changes the variable or leaves the loop", function()
+    local function body_error(body, kind)
+      return error_of(loop("#pragma oclopts " .. (kind or "unroll") .. " 1 4 1", "for (int i = 0; i < n; i++)", body))
+    end
+    assert.are.equal("<string>:3:3: #pragma oclopts unroll: the loop's body changes i (line 4)", body_error("{ i += 1; }"))
+    assert.are.equal("<string>:3:3: #pragma oclopts unroll: the loop's body leaves it with 'break' (line 4)",
+      body_error("{ if (c[i]) break; }"))
+    -- a break of an inner loop or a switch is theirs
+    assert.is_truthy(kt.annotated{ source = loop("#pragma oclopts unroll 1 4 1", "for (int i = 0; i < n; i++)",
+      "{ switch (c[i]) { case 1: break; } while (c[i]) break; }") })
+    assert.are.equal("<string>:3:3: #pragma oclopts unrollandjam: unroll-and-jam needs a for loop in the loop's body, found none",
+      body_error("{ c[i] = 0; }", "unrollandjam"))
+    assert.are.equal("<string>:3:3: #pragma oclopts unrollandjam: unroll-and-jam needs one for loop in the loop's body, found another on line 4",
+      body_error("{ for (int j = 0; j < n; j++) c[j] = i; for (int j = 0; j < n; j++) c[j] = i; }", "unrollandjam"))
+    assert.are.equal("<string>:3:3: #pragma oclopts unrollandjam: the inner loop's header uses i (line 4): its copies would differ",
+      body_error("{ for (int j = 0; j < i; j++) c[j] = i; }", "unrollandjam"))
+    assert.are.equal("<string>:3:3: #pragma oclopts unrollandjam: 'continue' beside the inner loop (line 4) cannot be jammed",
+      body_error("{ if (c[i]) continue; for (int j = 0; j < n; j++) c[j] = i; }", "unrollandjam"))
+  end)
+
+  it("names the file, and a name its parameter would take from the source", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write("void f(int n) {\n#pragma oclopts unroll 1 2\n}\n")
+    f:close()
+    local ok, err = pcall(kt.annotated, { file = path })
+    os.remove(path)
+    assert.is_false(ok)
+    assert.are.equal(path:match("[^/]*$") .. ":2:1: #pragma oclopts: step: expected a whole number, got nothing", err)
+    assert.are.equal("<string>:3:3: #pragma oclopts: its parameter's name UNROLL_1 is already used in the source",
+      error_of(loop("#pragma oclopts unroll 1 2 1", "for (int i = 0; i < UNROLL_1; i++)")))
+    assert.are.equal("<string>:1:1: unterminated comment", error_of("/* never closed"))
+    assert.are.equal("kt.annotated: unknown field files", error_of("", { files = "x" }))
+  end)
+end)
