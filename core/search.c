@@ -21,7 +21,8 @@
 **   differential  differential evolution: population (10), f (0.8), cr (0.9)
 **   pso           particle swarm: swarm (20), w (0.5), c1 (2), c2 (1)
 **   staged        OCLoptimizer's staged search: stages ("A,B;C" or
-**                 {{"A", "B"}, {"C"}}), keep (1), tolerance (0), rounds (0)
+**                 {{"A", "B"}, {"C"}}), keep (1), tolerance (0), rounds (0),
+**                 explore (1)
 **   model         Falch and Elster's model-based search (a neural network
 **                 ensemble, FANN): sample (24), k (11), hidden (50), t (0.05),
 **                 epochs (100), ahead (8)

@@ -10,6 +10,8 @@ local small = {
   ["tune_reduction.lua"] = { "--n=8192", "reduce on .-: COUNT of 175 configurations %(random search, stopped: count%)" },
   ["tune_sort.lua"] = { "--n=4096", "radix_sort on .-: COUNT of %d+ configurations %(random search, stopped: count%)" },
   ["tune_particles.lua"] = { "--n=2000", "particles on .-: COUNT of 64 configurations %(random search, stopped: count%)" },
+  ["tune_annotated_vadd.lua"] = { "--n=10000", "vadd on .-: COUNT of 32 configurations %(random search, stopped: count%)" },
+  ["tune_annotated_matvec.lua"] = { "--rows=300 --cols=37", "matvec on .-: COUNT of 32 configurations %(random search, stopped: count%)" },
   ["online_heat.lua"] = { "--n=32 --steps=20", ": COUNT configurations tried online" },
 }
 
