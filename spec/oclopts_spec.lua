@@ -160,6 +160,36 @@ __kernel void k(__global const int *a, __global int *out, int n) {
   end)
 end)
 
+describe("the annotated CUDA examples, compiled by NVRTC (no GPU needed)", function()
+  local nvrtc = pcall(kt.cuda_compile, { source = "" })
+  local gpu = { type = "gpu", backend = "cuda" }
+
+  local function ptx(file, cfg, dist)
+    local ann = kt.annotated{ file = file, device = gpu, distribution = dist }
+    local out, log = kt.cuda_compile{ source = ann:source(cfg), arch = "sm_90", name = file }
+    assert.is_table(out, log)
+    return out.ptx
+  end
+
+  it("compile for every factor, and each factor is other code: more loads per iteration", function()
+    if not nvrtc then return pending("needs NVRTC") end
+    local last = 0
+    for u = 1, 8 do
+      local loads = select(2, ptx("examples/kernels/vadd_annotated.cu", { UNROLL_1 = u }):gsub("ld%.global", ""))
+      if u == 1 then assert.are.equal(2, loads) end -- a[i], b[i]: the loop as written
+      assert.is_true(loads > last, ("factor %d: %d loads"):format(u, loads))
+      last = loads
+    end
+    for jam = 1, 4 do
+      for u = 1, 4 do
+        for _, dist in ipairs { "cyclic", "blocked" } do
+          ptx("examples/kernels/matvec_annotated.cu", { UNROLL_JAM_1 = jam, UNROLL_2 = u }, dist)
+        end
+      end
+    end
+  end)
+end)
+
 describe("the annotations' search", function()
   local small = kt.replay("spec/fixtures/small_cache.json")
   local function indices(results)
@@ -213,6 +243,9 @@ describe("a bad annotation", function()
     { "#pragma oclopts unroll 1 8", "<string>:3:3: #pragma oclopts: step: expected a whole number, got nothing" },
     { "#pragma oclopts unroll 1 x 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got 'x'" },
     { "#pragma oclopts unroll 4 2 1", "<string>:3:3: #pragma oclopts: init 4 is past end 2" },
+    { "#pragma oclopts unroll 1 99999999999999999999 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got '99999999999999999999'" },
+    { "#pragma oclopts unroll 1 2048 1", "<string>:3:3: #pragma oclopts: end: unroll factors go up to 1024, got 2048" },
+    { "#pragma oclopts unroll 1 2 1\n  #pragma oclopts unroll 1 2 1", "<string>:3:3: #pragma oclopts unroll: expected a for loop after the pragma, found '#pragma oclopts unroll 1 2 1'" },
     { "#pragma oclopts unroll 1 4 0", "<string>:3:3: #pragma oclopts: step: expected a step > 0, got 0" },
     { "#pragma oclopts unroll 0 4 1", "<string>:3:3: #pragma oclopts: init: an unroll factor is at least 1, got 0" },
     { "#pragma oclopts unroll 1 4 1 tolerance", "<string>:3:3: #pragma oclopts: tolerance: expected a percentage >= 0, got nothing" },
@@ -275,6 +308,10 @@ describe("a bad annotation", function()
     assert.are.equal("<string>:3:3: #pragma oclopts: its parameter's name UNROLL_1 is already used in the source",
       error_of(loop("#pragma oclopts unroll 1 2 1", "for (int i = 0; i < UNROLL_1; i++)")))
     assert.are.equal("<string>:1:1: unterminated comment", error_of("/* never closed"))
+    assert.are.equal("<string>:1:1: #pragma oclopts unroll: expected a for loop after the pragma, found the end of the source",
+      error_of("#pragma oclopts unroll 1 2 1"))
+    assert.are.equal("<string>:2:5: '(' is never closed", error_of("#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++"))
+    assert.are.equal("<string>:2:33: unterminated string", error_of("#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++) x = \"abc"))
     assert.are.equal("kt.annotated: unknown field files", error_of("", { files = "x" }))
   end)
 end)

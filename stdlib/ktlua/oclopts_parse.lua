@@ -192,6 +192,8 @@ end
 
 -- ---- the annotations ----
 
+M.MAX_FACTOR = 1024 -- a program per factor, each with this many copies of the loop at most
+
 local KINDS = { unroll = "unroll", unrollandjam = "unrollandjam", unroll_and_jam = "unrollandjam" }
 
 -- The words of a directive, its comments and continuations dropped.
@@ -230,6 +232,7 @@ function M.annotation(tok, where)
   if a.init < 1 then fail_at("init: an unroll factor is at least 1, got 0") end
   if a.step <= 0 then fail_at(("step: expected a step > 0, got %d"):format(a.step)) end
   if a.init > a.limit then fail_at(("init %d is past end %d"):format(a.init, a.limit)) end
+  if a.limit > M.MAX_FACTOR then fail_at(("end: unroll factors go up to %d, got %d"):format(M.MAX_FACTOR, a.limit)) end
   local i = 5
   while w[i] do
     local key, value = w[i], w[i + 1]
