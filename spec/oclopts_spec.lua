@@ -48,6 +48,10 @@ describe("kt.annotated", function()
     assert.are.equal("kernel void f(global int *c, int n) {\n  \n  for (int i = 0; i < n; i += 2) c[i] = i;\n}\n",
       ann:body{ UNROLL_1 = 1 })
     assert.are.equal(ann:body{ UNROLL_1 = 1 }, ann:body{})
+    for _, v in ipairs { 0, 1.5, 1025, "2" } do
+      assert.has_error(function() ann:body{ UNROLL_1 = v } end,
+        "annotated:source: UNROLL_1: expected a whole number from 1 to 1024, got " .. tostring(v))
+    end
     -- every factor its own program
     local seen = {}
     for u = 1, 4 do

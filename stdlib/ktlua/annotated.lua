@@ -9,6 +9,7 @@
 -- rewritten (ktlua.oclopts_rewrite), made by the kernel's source generator
 -- on the tuning's thread (doc/codegen: source = function(cfg)).
 local R = require "ktlua.oclopts_rewrite"
+local P = require "ktlua.oclopts_parse"
 
 local M = {}
 
@@ -151,8 +152,9 @@ function Annotated:factors(cfg)
   for i, p in ipairs(self.params) do
     local v = cfg and cfg[p.name]
     if v == nil then v = p.values[1] end
-    if math.type(v) ~= "integer" or v < 1 then
-      error(("annotated:source: %s: expected a whole number >= 1, got %s"):format(p.name, tostring(v)), 3)
+    if math.type(v) ~= "integer" or v < 1 or v > P.MAX_FACTOR then
+      error(("annotated:source: %s: expected a whole number from 1 to %d, got %s"):format(p.name, P.MAX_FACTOR,
+        tostring(v)), 3)
     end
     factors[i] = v
   end
