@@ -319,3 +319,46 @@ describe("a bad annotation", function()
     assert.are.equal("kt.annotated: unknown field files", error_of("", { files = "x" }))
   end)
 end)
+
+describe("mutated annotated sources", function()
+  -- Seeded edits of the examples' kernels: each either reads, and gives a
+  -- program for its largest factors, or is refused with where and what.
+  local PIECES = { "{", "}", "(", ")", ";", "for", "#pragma oclopts unroll 1 3 1\n", "#pragma oclopts unrollandjam 1 2 1\n",
+    "i", "continue;", "break;", "\n", "/*", "*/", '"', "'", "\\\n", "#line 5\n", "do", "while", "else", ",", "=", "++",
+    "-=", "<", ">=", "GENINIT(n)", "1e+", "->", "@1", "#" }
+
+  local function mutate(s)
+    for _ = 1, math.random(1, 4) do
+      local p, r = math.random(1, #s + 1), math.random()
+      if r < 0.4 then s = s:sub(1, p - 1) .. PIECES[math.random(#PIECES)] .. s:sub(p)
+      elseif r < 0.8 then s = s:sub(1, p - 1) .. s:sub(p + math.random(1, 6))
+      else
+        local q = math.random(1, #s + 1)
+        s = s:sub(1, p - 1) .. s:sub(q, q + 10) .. s:sub(p)
+      end
+    end
+    return s
+  end
+
+  it("are read or refused with a position, never a Lua fault", function()
+    local seeds = {}
+    for _, f in ipairs { "vadd_annotated.cl", "matvec_annotated.cl" } do
+      local h = assert(io.open("examples/kernels/" .. f))
+      seeds[#seeds + 1] = h:read("a")
+      h:close()
+    end
+    math.randomseed(29)
+    for case = 1, 400 do
+      local s = mutate(seeds[case % 2 + 1])
+      local ok, ann = pcall(kt.annotated, { source = s, distribution = "cyclic" })
+      local err = not ok and ann
+      if ok then
+        local cfg = {}
+        for _, p in ipairs(ann.params) do cfg[p.name] = p.values[#p.values] end
+        ok, err = pcall(ann.source, ann, cfg)
+        err = not ok and err
+      end
+      if err then assert.matches("^<string>:%d+:%d+: ", err, 1, ("case %d:\n%s"):format(case, s)) end
+    end
+  end)
+end)

@@ -91,8 +91,8 @@ function M.lex(src, where)
       if kind == "pp" then
         newlines(i, j)
         bol = (src:sub(1, j):match(".*()\n") or bol - 1) + 1
-        local n = src:sub(i, j):match("^#%s*line%s+(%d+)")
-        if n then line = math.tointeger(tonumber(n)) - 1 end -- what rewrites leave: lines stay the user's
+        local set = src:sub(i, j):match("^#%s*line%s+(%d+)")
+        if set then line = math.tointeger(tonumber(set)) - 1 end -- what rewrites leave: lines stay the user's
       end
       at_line_start, i = false, j + 1
     end
@@ -207,9 +207,8 @@ end
 -- Is the directive token an oclopts pragma? (its words after "oclopts")
 function M.oclopts_words(tok)
   local text = tok.t:gsub("^#%s*", "#")
-  if not text:match("^#pragma%s+oclopts%f[%s%z]") and text ~= "#pragma oclopts" then return nil end
-  local w = words(text:gsub("^#pragma%s+oclopts", ""))
-  return w
+  if not text:match("^#pragma%s+oclopts%f[%s%z]") then return nil end
+  return words((text:gsub("^#pragma%s+oclopts", "")))
 end
 
 local function whole(w, what, fail_at)
