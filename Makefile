@@ -216,7 +216,8 @@ bench-space: deps $(B)/bench_space
 # removes exactly that; the directories of ktlua's own go with it.
 D = $(DESTDIR)$(PREFIX)
 CORE_H = $(sort $(wildcard core/*.h))
-DOCS = README.md $(sort $(wildcard doc/*.md))
+# README.md links to doc/NAME.md: the pages keep that place beside it.
+DOC_PAGES = $(sort $(wildcard doc/*.md))
 EXAMPLES = $(sort $(wildcard examples/*.lua))
 EXAMPLES_EMBED = $(sort $(wildcard examples/embed/*.c))
 EXAMPLE_KERNELS = $(sort $(wildcard examples/kernels/*))
@@ -224,11 +225,11 @@ INSTALLED = $(D)/bin/ktlua $(DESTDIR)$(LUA_CMOD)/ktlua.so $(D)/lib/libktlua.a \
   $(D)/lib/pkgconfig/ktlua.pc $(D)/share/man/man1/ktlua.1 \
   $(addprefix $(DESTDIR)$(LUA_LMOD)/,$(STDLIB:stdlib/%=%)) \
   $(addprefix $(D)/include/ktlua/,$(notdir $(CORE_H))) \
-  $(addprefix $(D)/share/doc/ktlua/,$(notdir $(DOCS))) \
+  $(D)/share/doc/ktlua/README.md $(addprefix $(D)/share/doc/ktlua/,$(DOC_PAGES)) \
   $(addprefix $(D)/share/ktlua/,$(EXAMPLES) $(EXAMPLE_KERNELS) $(EXAMPLES_EMBED))
 INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples/embed \
   $(D)/share/ktlua/examples $(D)/share/ktlua \
-  $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
+  $(D)/share/doc/ktlua/doc $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
 
 install: all $(B)/ktlua.pc
 	install -d $(D)/bin $(DESTDIR)$(LUA_CMOD) $(D)/lib/pkgconfig $(D)/share/man/man1 $(INSTALLED_DIRS)
@@ -239,7 +240,8 @@ install: all $(B)/ktlua.pc
 	install -m 644 doc/ktlua.1 $(D)/share/man/man1/ktlua.1
 	install -m 644 $(STDLIB) $(DESTDIR)$(LUA_LMOD)/ktlua/
 	install -m 644 $(CORE_H) $(D)/include/ktlua/
-	install -m 644 $(DOCS) $(D)/share/doc/ktlua/
+	install -m 644 README.md $(D)/share/doc/ktlua/
+	install -m 644 $(DOC_PAGES) $(D)/share/doc/ktlua/doc/
 	install -m 644 $(EXAMPLES) $(D)/share/ktlua/examples/
 	install -m 644 $(EXAMPLE_KERNELS) $(D)/share/ktlua/examples/kernels/
 	install -m 644 $(EXAMPLES_EMBED) $(D)/share/ktlua/examples/embed/

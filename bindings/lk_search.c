@@ -308,7 +308,7 @@ kt_searcher *lk_check_searcher(lua_State *L, int opts_idx, int owner_idx, lua_In
 
 void lk_check_stop(lua_State *L, int opts, kt_stop *stop) {
   static const char *const keys[] = {"count", "fraction", "seconds", "target_ms", "no_improvement",
-                                     "min_improvement_pct", "window", NULL};
+                                     "min_improvement_pct", "window", "failures", NULL};
   memset(stop, 0, sizeof *stop);
   int t = lk_get_field(L, opts, "stop");
   if (t == LUA_TNIL) {
@@ -328,6 +328,7 @@ void lk_check_stop(lua_State *L, int opts, kt_stop *stop) {
   lua_Integer count = lk_opt_integer(L, idx, "stop", "count", 0);
   lua_Integer stall = lk_opt_integer(L, idx, "stop", "no_improvement", 0);
   lua_Integer window = lk_opt_integer(L, idx, "stop", "window", 0);
+  lua_Integer failures = lk_opt_integer(L, idx, "stop", "failures", 0);
   double pct = lk_opt_number(L, idx, "stop", "min_improvement_pct", 0);
   stop->fraction = lk_opt_number(L, idx, "stop", "fraction", 0);
   stop->seconds = lk_opt_number(L, idx, "stop", "seconds", 0);
@@ -341,5 +342,6 @@ void lk_check_stop(lua_State *L, int opts, kt_stop *stop) {
   stop->no_improvement = (uint64_t)stall;
   stop->min_improvement = pct / 100;
   stop->window = (uint64_t)window;
+  stop->failures = (uint64_t)failures;
   lua_pop(L, 1);
 }

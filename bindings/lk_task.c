@@ -426,11 +426,14 @@ static bool has_field(lua_State *L, int idx, const char *field) {
   return has;
 }
 
-/* method = "close": atol and rtol, numpy's defaults (1e-8, 1e-5). */
-static void close_options(lua_State *L, int idx, kt_reference *r) {
+/* method = "close": atol and rtol, numpy's defaults (1e-8, 1e-5);
+** "kernel_tuner": Kernel Tuner's (atol 1e-6, numpy's rtol 1e-5). */
+static void close_options(lua_State *L, int idx, kt_reference *r, const char *method) {
   if (has_field(L, idx, "tolerance"))
-    luaL_error(L, "reference options.tolerance: method \"close\" takes atol and rtol instead");
-  r->tolerance = lk_opt_number(L, idx, "reference options", "atol", 1e-8);
+    luaL_error(L, "reference options.tolerance: method \"%s\" takes atol and rtol instead",
+               method);
+  double atol = r->method == KT_CMP_KERNEL_TUNER ? 1e-6 : 1e-8;
+  r->tolerance = lk_opt_number(L, idx, "reference options", "atol", atol);
   r->rtol = lk_opt_number(L, idx, "reference options", "rtol", 1e-5);
   if (r->tolerance < 0) luaL_error(L, "reference options.atol must not be negative");
   if (r->rtol < 0) luaL_error(L, "reference options.rtol must not be negative");
@@ -450,13 +453,14 @@ static int reference_options(lua_State *L, int idx, kt_reference *r) {
   const char *method = lk_opt_string(L, idx, "reference options", "method", "absolute");
   int m = kt_cmp_method_from_name(method);
   if (m < 0)
-    luaL_error(L, "reference options.method: expected absolute, relative, sum or close, got '%s'",
-               method);
+    luaL_error(L, "reference options.method: expected absolute, relative, sum, close or "
+               "kernel_tuner, got '%s'", method);
   r->method = (kt_cmp_method)m;
-  if (r->method == KT_CMP_CLOSE) close_options(L, idx, r);
+  if (r->method == KT_CMP_CLOSE || r->method == KT_CMP_KERNEL_TUNER)
+    close_options(L, idx, r, method);
   else if (has_field(L, idx, "atol") || has_field(L, idx, "rtol"))
-    luaL_error(L, "reference options: atol and rtol go with method = \"close\" (method is %s)",
-               method);
+    luaL_error(L, "reference options: atol and rtol go with method = \"close\" or "
+               "\"kernel_tuner\" (method is %s)", method);
   else r->tolerance = lk_opt_number(L, idx, "reference options", "tolerance", r->tolerance);
   if (r->tolerance < 0) luaL_error(L, "reference options.tolerance must not be negative");
   lua_Integer first = lk_opt_integer(L, idx, "reference options", "first", 0);

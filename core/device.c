@@ -137,17 +137,33 @@ static int first_of_backend(const kt_device_info *list, size_t n, const char *na
   return -1;
 }
 
+/* What `what` asked for, said so that the message cannot name as missing
+** what it then lists as there. */
+static void asked_for(const char *what, char *buf, size_t size) {
+  if (strcmp(what, "gpu") == 0 || strcmp(what, "cpu") == 0 || strcmp(what, "accelerator") == 0)
+    snprintf(buf, size, "no device of type %s is here", what);
+  else if (strcmp(what, "default") == 0)
+    snprintf(buf, size, "no device is here");
+  else if (kt_backend_named(what))
+    snprintf(buf, size, "no device of the %s backend is here", what);
+  else if (!strchr(what, ':'))
+    snprintf(buf, size, "it is no device id, backend (opencl, cuda), type (gpu, cpu, "
+             "accelerator) or 'default'");
+  else snprintf(buf, size, "no device has that id");
+}
+
 static int not_found(const kt_device_info *list, size_t n, const char *what,
                      kt_error *err) {
-  char have[1024] = "";
+  char have[1024] = "", why[160];
   size_t used = 0;
   for (size_t i = 0; i < n && used < sizeof have; i++)
-    used += (size_t)snprintf(have + used, sizeof have - used, "%s%s (%s)",
+    used += (size_t)snprintf(have + used, sizeof have - used, "%s%s (%s, %s)",
                              i ? ", " : "", list[i].id,
-                             kt_device_string(&list[i], "name"));
-  return kt_fail(err, "no device '%s'; expected one of: %s%s", what,
-                 n ? have : "(no devices found)",
-                 n ? ", a backend name, 'gpu', 'cpu' or 'default'" : "");
+                             kt_device_string(&list[i], "name"),
+                             kt_device_string(&list[i], "type"));
+  asked_for(what, why, sizeof why);
+  return kt_fail(err, "no device '%s': %s; the devices here: %s", what, why,
+                 n ? have : "none");
 }
 
 int kt_device_find(const kt_device_info *list, size_t n, const char *what,

@@ -206,7 +206,7 @@ static uint64_t budget(const kt_stop *s, uint64_t space) {
 }
 
 int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err) {
-  *st = (kt_stop_state){0, space, 0, NAN, 0, NULL, 0};
+  *st = (kt_stop_state){0, space, 0, NAN, 0, NULL, 0, 0};
   if (s->min_improvement > 0 && s->window > 0) {
     /* A window longer than the space is as long as the space. */
     uint64_t window = s->window < space ? s->window : space;
@@ -227,6 +227,7 @@ void kt_stop_state_clear(kt_stop_state *st) {
 void kt_stop_state_record(kt_stop_state *st, const kt_result *r) {
   st->evaluated++;
   st->since_best++;
+  if (r->status != KT_OK) st->failed++;
   double cost = kt_result_cost(r); /* the time, unless an objective says otherwise */
   if (isfinite(cost) && !(cost >= st->best_ns)) {
     st->best_ns = cost;
@@ -258,5 +259,6 @@ const char *kt_stop_reached(const kt_stop *s, const kt_stop_state *st) {
   if (s->target_ns > 0 && st->best_ns <= s->target_ns) return "target";
   if (s->no_improvement && st->since_best >= s->no_improvement) return "no_improvement";
   if (improvement_below(s, st)) return "min_improvement";
+  if (s->failures && st->failed >= s->failures) return "failures";
   return NULL;
 }

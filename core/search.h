@@ -81,6 +81,7 @@ typedef struct kt_stop {
   uint64_t no_improvement; /* this many evaluations in a row without a new best */
   double min_improvement;  /* the best improved by less than this fraction ... */
   uint64_t window;         /* ... over the last window evaluations (both needed) */
+  uint64_t failures;       /* this many configurations did not come out ok (KTT's FailureCount) */
 } kt_stop;
 
 typedef struct kt_stop_state {
@@ -91,6 +92,7 @@ typedef struct kt_stop_state {
   uint64_t since_best; /* evaluations since the best last improved */
   double *history;     /* ring of window + 1: the best after each recent evaluation */
   uint64_t window;
+  uint64_t failed;     /* evaluations whose status is not ok */
 } kt_stop_state;
 
 int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err);

@@ -37,9 +37,11 @@ typedef struct kt_modifier {
 } kt_modifier;
 
 /* KT_CMP_CLOSE: numpy's allclose, |got - expected| <= atol + rtol * |expected|
-** (tolerance is atol) (validate_close.c). */
+** (tolerance is atol); KT_CMP_KERNEL_TUNER: Kernel Tuner's default check,
+** np.allclose(expected, got): |expected - got| <= atol + rtol * |got|, NaN
+** matching nothing (validate_close.c). */
 typedef enum kt_cmp_method {
-  KT_CMP_ABSOLUTE, KT_CMP_RELATIVE, KT_CMP_SUM, KT_CMP_CLOSE
+  KT_CMP_ABSOLUTE, KT_CMP_RELATIVE, KT_CMP_SUM, KT_CMP_CLOSE, KT_CMP_KERNEL_TUNER
 } kt_cmp_method;
 
 /* Fills expected (a copy of the target's initial contents) with the
@@ -64,7 +66,7 @@ typedef struct kt_reference {
   uint32_t *task_vi;    /* ... with this configuration */
   kt_cmp_method method;
   double tolerance;
-  double rtol;          /* KT_CMP_CLOSE */
+  double rtol;          /* KT_CMP_CLOSE, KT_CMP_KERNEL_TUNER */
   size_t first;         /* compare only the first N elements; 0: all */
   kt_compare_fn compare;
   kt_callback compare_cb;

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const method_names[] = {"absolute", "relative", "sum", "close"};
+static const char *const method_names[] = {"absolute", "relative", "sum", "close",
+                                            "kernel_tuner"};
 
 const char *kt_cmp_method_name(kt_cmp_method m) { return method_names[m]; }
 
 int kt_cmp_method_from_name(const char *name) {
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < (int)(sizeof method_names / sizeof *method_names); i++)
     if (strcmp(method_names[i], name) == 0) return i;
   return -1;
 }
@@ -137,7 +138,8 @@ int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_meth
 }
 
 int kt_compare_reference(const kt_array *got, const kt_reference *r, char **why, kt_error *err) {
-  if (r->method == KT_CMP_CLOSE)
-    return kt_compare_close(got, r->expected, r->tolerance, r->rtol, r->first, why, err);
+  if (r->method == KT_CMP_CLOSE || r->method == KT_CMP_KERNEL_TUNER)
+    return kt_compare_close(got, r->expected, r->method, r->tolerance, r->rtol, r->first, why,
+                            err);
   return kt_compare_arrays(got, r->expected, r->method, r->tolerance, r->first, why, err);
 }

@@ -20,11 +20,13 @@ int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_meth
 int kt_compare_extent(const kt_array *got, const kt_array *expected, size_t first, size_t *n,
                       kt_error *err);
 
-/* KT_CMP_CLOSE's comparison (validate_close.c): element i matches when
-** |got - expected| <= atol + rtol * |expected|, NaN matching NaN and an
-** infinity only the same infinity. */
-int kt_compare_close(const kt_array *got, const kt_array *expected, double atol, double rtol,
-                     size_t first, char **why, kt_error *err);
+/* The comparisons of KT_CMP_CLOSE and KT_CMP_KERNEL_TUNER (method), in
+** validate_close.c: element i matches when |got - expected| <= atol + rtol *
+** |expected| (close: NaN matching NaN), or <= atol + rtol * |got| (Kernel
+** Tuner's np.allclose(expected, got): NaN matching nothing); an infinity
+** matches only the same infinity. */
+int kt_compare_close(const kt_array *got, const kt_array *expected, kt_cmp_method method,
+                     double atol, double rtol, size_t first, char **why, kt_error *err);
 
 /* got against reference r's expected contents, by r's method (any of
 ** them but a compare function): as kt_compare_arrays. */

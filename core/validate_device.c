@@ -95,7 +95,7 @@ static bool target_suits(const kt_tuner *t, const kt_reference *r, kt_validate_o
   const kt_array *a = r->target;
   size_t n = r->first && r->first < a->length ? r->first : a->length;
   if (where == KT_VALIDATE_HOST || r->compare || r->method == KT_CMP_SUM ||
-      r->method == KT_CMP_CLOSE)
+      r->method == KT_CMP_CLOSE || r->method == KT_CMP_KERNEL_TUNER)
     return false;
   if (a->type->kind != KT_FLOAT && a->type->kind != KT_DOUBLE) return false;
   if (n == 0 || n >= (size_t)UINT32_MAX || !has_doubles(t)) return false;

@@ -1,4 +1,5 @@
--- The "close" validation method (numpy's allclose rule) and the
+-- The "close" validation method (numpy's allclose rule), "kernel_tuner"
+-- (Kernel Tuner's default check, np.allclose(expected, got)), and the
 -- configuration's sizes inside launchers (run.global, run.group).
 local kt = require "ktlua"
 
@@ -58,11 +59,62 @@ describe("method = 'close'", function()
     assert.has_error(function() k:reference(c, ref, { method = "close", tolerance = 1 }) end,
       'reference options.tolerance: method "close" takes atol and rtol instead')
     assert.has_error(function() k:reference(c, ref, { atol = 1 }) end,
-      'reference options: atol and rtol go with method = "close" (method is absolute)')
+      'reference options: atol and rtol go with method = "close" or "kernel_tuner" (method is absolute)')
     assert.has_error(function() k:reference(c, ref, { method = "close", rtol = -1 }) end,
       "reference options.rtol must not be negative")
     assert.has_error(function() k:reference(c, ref, { method = "closest" }) end,
-      "reference options.method: expected absolute, relative, sum or close, got 'closest'")
+      "reference options.method: expected absolute, relative, sum, close or kernel_tuner, got 'closest'")
+    assert.has_error(function() k:reference(c, ref, { method = "kernel_tuner", tolerance = 1 }) end,
+      'reference options.tolerance: method "kernel_tuner" takes atol and rtol instead')
+  end)
+end)
+
+describe("method = 'kernel_tuner'", function()
+  -- Every element comes out as GOT (a float, or OpenCL's NAN); the reference holds want.
+  local n = 8
+  local function with(got, want, opts)
+    local c = kt.array("float", n)
+    local k = tuner:kernel{ name = "value", global = n, args = { c:output() },
+      source = "__kernel void value(__global float *c) { c[get_global_id(0)] = GOT; }" }
+    k:param("GOT", { got })
+    k:reference(c, function(ref) ref:fill(want) end, opts)
+    return tuner:tune(k, { repeats = 1 })[1]
+  end
+  local function both(got, want, opts)
+    local kt_opts, close_opts = { method = "kernel_tuner" }, { method = "close" }
+    for key, v in pairs(opts or {}) do kt_opts[key], close_opts[key] = v, v end
+    return with(got, want, kt_opts).status, with(got, want, close_opts).status
+  end
+
+  it("scales rtol by the output, as np.allclose(expected, got) does, where close scales the reference", function()
+    -- |8.5 - 8| = 0.5: kernel_tuner 0.25 + 0.0303 * 8.5 = 0.50755 passes it,
+    -- close 0.25 + 0.0303 * 8 = 0.4924 does not
+    local kt_status, close_status = both("8.5f", 8, { atol = 0.25, rtol = 0.0303 })
+    assert.are.equal("ok", kt_status)
+    assert.are.equal("invalid_output", close_status)
+    -- and the other way round the rule is not symmetric: output 8, reference 8.5
+    kt_status, close_status = both("8.0f", 8.5, { atol = 0.25, rtol = 0.0303 })
+    assert.are.equal("invalid_output", kt_status)
+    assert.are.equal("ok", close_status)
+    local r = with("8.0f", 8.5, { method = "kernel_tuner", atol = 0.25, rtol = 0.0303 })
+    assert.are.equal("element 0: got 8, expected 8.5 (difference 0.5 > atol 0.25 + rtol 0.0303 * 8 "
+      .. "(|got|, as Kernel Tuner scales) = 0.4924); 8 of 8 elements differ", r.error)
+  end)
+
+  it("has Kernel Tuner's default atol, 1e-6 (close: numpy's 1e-8)", function()
+    -- 2^-21 = 4.8e-7 against a reference of 0: within 1e-6, beyond 1e-8
+    local kt_status, close_status = both("0x1p-21f", 0)
+    assert.are.equal("ok", kt_status)
+    assert.are.equal("invalid_output", close_status)
+    assert.are.equal("invalid_output", (both("0x1p-19f", 0)))   -- 1.9e-6 > 1e-6
+  end)
+
+  it("matches NaN with nothing, as numpy's equal_nan is off (close matches NaN with NaN)", function()
+    local kt_status, close_status = both("NAN", 0 / 0)
+    assert.are.equal("invalid_output", kt_status)
+    assert.are.equal("ok", close_status)
+    assert.are.equal("ok", (both("INFINITY", math.huge)))
+    assert.are.equal("invalid_output", (both("INFINITY", -math.huge)))
   end)
 end)
 

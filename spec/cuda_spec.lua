@@ -52,7 +52,8 @@ describe("the CUDA backend without a device", function()
     for _, what in ipairs({ "cuda", "cuda:0" }) do
       local ok, err = pcall(kt.device, what)
       assert.is_false(ok)
-      assert.matches("no device '" .. what .. "'; expected one of: ", err, 1, true)
+      assert.matches("no device '" .. what .. "': no device " .. (what == "cuda"
+        and "of the cuda backend is here" or "has that id") .. "; the devices here: ", err, 1, true)
       assert.matches("(cuda: " .. cuda_reason(why) .. ")", err, 1, true)
     end
     assert.has_error(function() kt.tuner("cuda:0") end)

@@ -37,8 +37,27 @@ describe("devices", function()
   it("say what exists when a device is not found", function()
     local ok, err = pcall(kt.device, "opencl:7:3")
     assert.is_false(ok)
-    assert.matches("no device 'opencl:7:3'; expected one of: opencl:0:0 %(", err)
+    assert.matches("no device 'opencl:7:3': no device has that id; the devices here: opencl:0:0 %(", err)
     assert.has_error(function() kt.device(42) end)
+  end)
+
+  it("say which kind of device is missing, never listing the name asked for as there", function()
+    local types = {}
+    for _, d in ipairs(list) do types[d.type] = true end
+    local have = list[1].id .. " (" .. list[1].name .. ", " .. list[1].type .. ")"
+    for _, what in ipairs({ "gpu", "cpu", "accelerator" }) do
+      if not types[what] then
+        local ok, err = pcall(kt.device, what)
+        assert.is_false(ok)
+        assert.matches("no device '" .. what .. "': no device of type " .. what
+          .. " is here; the devices here: " .. have, err, 1, true)
+        assert.is_nil(err:match("'gpu', 'cpu'"))
+      end
+    end
+    local ok, err = pcall(kt.device, "nonesuch")
+    assert.is_false(ok)
+    assert.matches("no device 'nonesuch': it is no device id, backend (opencl, cuda), type (gpu, "
+      .. "cpu, accelerator) or 'default'; the devices here: " .. have, err, 1, true)
   end)
 
   it("open a tuner that knows its device", function()

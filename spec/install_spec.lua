@@ -77,7 +77,8 @@ describe("make install", function()
     for _, path in ipairs{"bin/ktlua", "lib/lua/5.4/ktlua.so", "share/lua/5.4/ktlua/report.lua",
                           "lib/libktlua.a", "lib/pkgconfig/ktlua.pc", "include/ktlua/space.h",
                           "include/ktlua/kt.h", "share/man/man1/ktlua.1",
-                          "share/doc/ktlua/README.md", "share/doc/ktlua/searchers.md",
+                          "share/doc/ktlua/README.md", "share/doc/ktlua/doc/searchers.md",
+                          "share/doc/ktlua/doc/peers.md",
                           "share/ktlua/examples/tune_vectoradd.lua",
                           "share/ktlua/examples/kernels/vadd.cl",
                           "share/ktlua/examples/embed/tune_vadd.c"} do

@@ -192,7 +192,7 @@ for r, p in ipairs(m.ranks) do print(r, p.local_rank, math.type(p.pid), p.alive)
   it("refuses an unknown device and a device given twice", function()
     local out, code = mpirun(2, "--device=opencl:0:0,mpi:1:opencl:0:9")
     assert.are_not.equal(0, code)
-    assert.matches("kt.tuner devices%[2%]: [^\n]*no device 'mpi:1:opencl:0:9'; expected one of: "
+    assert.matches("kt.tuner devices%[2%]: [^\n]*no device 'mpi:1:opencl:0:9': no device has that id; the devices here: "
                    .. "opencl:0:0 %([^)]*%), mpi:1:opencl:0:0 %(", out)
     out, code = mpirun(2, "--device=mpi:1:opencl:0:0,mpi:1:opencl:0:0")
     assert.are_not.equal(0, code)

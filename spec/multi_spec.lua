@@ -174,9 +174,9 @@ print("devices", used["opencl:0:0"], used["opencl:0:1"], "best U", r:best().conf
     assert.matches("devices\ttrue\ttrue\tbest U\t3\treferences\t1\n", out, 1, true) -- once for both
   end)
 
-  it("runs the README's example as its comments say", function()
-    local readme = files.read("README.md")
-    local code = readme:match("### Several devices.-```lua\n(.-)```")
+  it("runs the example of doc/scaling.md as its comments say", function()
+    local page = files.read("doc/scaling.md")
+    local code = page:match("## Several devices.-```lua\n(.-)```")
     local out, status = run(code)
     assert.are.equal(0, status, out)
     assert.are.equal("2\topencl:0:0\n8\ttrue\n", out)

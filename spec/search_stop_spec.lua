@@ -46,6 +46,21 @@ describe("stop conditions", function()
     assert.equal("space explored", results.stopped)
   end)
 
+  it("failures: this many configurations did not come out ok (KTT's FailureCount)", function()
+    -- configuration 4 failed at run time and 21 to compile; the space holds 22
+    local results = tune{failures = 1}
+    assert.equal(5, #results)
+    assert.equal("failures", results.stopped)
+    assert.equal("runtime_failed", results[5].status)
+    results = tune{failures = 2}
+    assert.equal(22, #results)
+    assert.equal("failures", results.stopped)
+    results = tune{failures = 3}
+    assert.equal(22, #results)
+    assert.equal("space explored", results.stopped)
+    assert.equal("count", tune{count = 3, failures = 1}.stopped)
+  end)
+
   it("the first condition reached wins; at a tie, the first in the order listed", function()
     local results = tune{count = 10, no_improvement = 2}
     assert.equal(3, #results)
@@ -68,13 +83,13 @@ describe("stop conditions", function()
       .. "by less than that percentage over the last window evaluations)")
     assert.has_error(function() tune{no_improvement = -1} end,
       "tune options.stop.no_improvement must be a positive number")
-    for _, key in ipairs({ "count", "fraction", "seconds", "target_ms" }) do
+    for _, key in ipairs({ "count", "fraction", "seconds", "target_ms", "failures" }) do
       assert.has_error(function() tune{[key] = 0} end, "tune options.stop." .. key .. " must be a positive number")
     end
     assert.has_error(function() tune{count = "5"} end, "tune options.stop.count must be a positive number")
     assert.has_error(function() tune{fraction = 1.5} end, "tune options.stop.fraction must be in (0, 1]")
     assert.has_error(function() tune{patience = 3} end,
       "tune options.stop: unknown field 'patience' (expected one of: count, fraction, seconds, "
-      .. "target_ms, no_improvement, min_improvement_pct, window)")
+      .. "target_ms, no_improvement, min_improvement_pct, window, failures)")
   end)
 end)

@@ -1,5 +1,5 @@
 -- Verdicts that can be trusted: inputs protected, sizes as launched, every
--- failure explained (README "Trustworthy verdicts").
+-- failure explained (doc/tuning.md, "Trustworthy verdicts").
 local kt = require "ktlua"
 local shell = require "spec.support.shell"
 local statuses = require "spec.support.statuses"

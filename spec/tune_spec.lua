@@ -277,7 +277,7 @@ __kernel void la(__global int *o) {
     assert.has_error(function() tuner:tune(k, { stop = { fraction = 2 } }) end)
     assert.has_error(function() tuner:tune(k, { stop = { cuont = 2 } }) end,
       "tune options.stop: unknown field 'cuont' (expected one of: count, fraction, seconds, target_ms, "
-      .. "no_improvement, min_improvement_pct, window)")
+      .. "no_improvement, min_improvement_pct, window, failures)")
     assert.has_error(function() tuner:tune(k, { serch = "random" }) end)
     assert.has_error(function() tuner:tune(k, { search = "nope" }) end,
       "unknown searcher 'nope' (expected one of: " .. kt.searchers .. ")")

@@ -222,7 +222,7 @@ end
 -- How many configurations the tuning may evaluate: the space, or less by
 -- stop.count and stop.fraction (rounded up, as the tuning rounds it).
 local function budget(stop, space)
-  -- a sampled space (README, "Spaces too large to list") has no count: 0
+  -- a sampled space (doc/spaces.md, "Spaces too large to list") has no count: 0
   local n = space > 0 and space or math.maxinteger
   if stop and stop.count then n = math.min(n, stop.count) end
   if stop and stop.fraction then n = math.min(n, math.ceil(stop.fraction * space)) end

@@ -1,7 +1,7 @@
 -- ktlua.t1_search: the searcher names of T1 files (Kernel Tuner's
 -- strategies, KTT's searchers, ktlua's own) and the ktlua searcher each
 -- runs as. Where the algorithm is not the same, `differs` says what ktlua
--- runs instead, and the reader notes it. README ("T1 tuning problems")
+-- runs instead, and the reader notes it. doc/peers.md ("Strategies")
 -- shows this table.
 local search = {}
 
