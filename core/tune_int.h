@@ -115,4 +115,11 @@ int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err);
 int tune_guard_finish(tuning *tu, kt_error *err);
 void tune_guard_clear(kt_guard *g);
 
+/* measure_energy.c: whether the device can measure energy (before the
+** first configuration), and a configuration's energy pass, after its
+** timed runs, recorded as its metrics energy (J per run), power (W) and
+** sm_clock (MHz); nothing without opts->energy_window_ns. */
+int tune_energy_check(kt_tuner *t, kt_error *err);
+int tune_energy(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
+
 #endif

@@ -1,0 +1,71 @@
+/*
+** fake_nvml.c: a stand-in for libnvidia-ml.so.1 beside the stand-in CUDA
+** driver (fake_cuda.c), for specs of energy (core/energy.h) without a GPU.
+** Its one GPU sits at the stand-in driver's PCI bus id, 0000:00:00.0. Its
+** energy counter counts FAKE_NVML_MJ (default 3) millijoules per kernel
+** launch of the stand-in driver (found through KTLUA_LIBCUDA), so that a
+** run's energy is exact; its power is FAKE_NVML_MW (default 150000) mW,
+** its SM clock 1755 MHz. FAKE_NVML_NO_ENERGY=1: the GPU has no energy
+** counter (as before Volta); FAKE_NVML_NO_POWER=1: nor power;
+** FAKE_NVML_INIT=N: nvmlInit_v2 fails with error N.
+**
+** Built by spec/support/fake_cuda.lua: cc -shared -fPIC -o libnvidia-ml.so.1 fake_nvml.c
+*/
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SUCCESS = 0, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3, NOT_FOUND = 6 };
+
+static int device = 1; /* its address is the one handle */
+
+static int flag(const char *name) {
+  const char *v = getenv(name);
+  return v && atoi(v);
+}
+
+static unsigned long long launches(void) {
+  const char *lib = getenv("KTLUA_LIBCUDA");
+  void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+  unsigned long long *n = h ? dlsym(h, "fake_cuda_launches") : NULL;
+  unsigned long long count = n ? *n : 0;
+  if (h) dlclose(h);
+  return count;
+}
+
+int nvmlInit_v2(void) { return flag("FAKE_NVML_INIT"); }
+int nvmlShutdown(void) { return SUCCESS; }
+
+const char *nvmlErrorString(int e) {
+  return e == NOT_SUPPORTED ? "Not Supported" : e == NOT_FOUND ? "Not Found"
+       : e == 9 ? "Driver Not Loaded" : "Unknown Error";
+}
+
+int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **out) {
+  if (strcmp(bus, "0000:00:00.0") != 0) return NOT_FOUND;
+  *out = &device;
+  return SUCCESS;
+}
+
+int nvmlDeviceGetTotalEnergyConsumption(void *d, unsigned long long *mj) {
+  if (d != &device) return INVALID_ARGUMENT;
+  if (flag("FAKE_NVML_NO_ENERGY")) return NOT_SUPPORTED;
+  const char *per = getenv("FAKE_NVML_MJ");
+  *mj = 1000000 + launches() * (per ? strtoull(per, NULL, 10) : 3);
+  return SUCCESS;
+}
+
+int nvmlDeviceGetPowerUsage(void *d, unsigned *mw) {
+  if (d != &device) return INVALID_ARGUMENT;
+  if (flag("FAKE_NVML_NO_POWER")) return NOT_SUPPORTED;
+  const char *given = getenv("FAKE_NVML_MW");
+  *mw = given ? (unsigned)atoi(given) : 150000;
+  return SUCCESS;
+}
+
+int nvmlDeviceGetClockInfo(void *d, int type, unsigned *mhz) {
+  if (d != &device || type != 1) return INVALID_ARGUMENT;
+  *mhz = 1755;
+  return SUCCESS;
+}
