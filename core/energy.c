@@ -47,7 +47,7 @@ const char *kt_energy_unit(const char *metric) {
 static int nvml_fails(const kt_energy_meter *m, kt_error *err, kt_nvml_return e,
                       const char *what) {
   kt_nvml_fail(err, e, what);
-  return kt_fail_prefix(err, "energy (GPU %s): ", m->bus);
+  return kt_fail_prefix(err, "GPU %s: ", m->bus);
 }
 
 /* Whether the GPU keeps an energy counter; -1 when it reports neither
@@ -61,13 +61,13 @@ static int probe(kt_energy_meter *m, kt_error *err) {
     return nvml_fails(m, err, e, "nvmlDeviceGetTotalEnergyConsumption");
   e = m->lib->DeviceGetPowerUsage(m->dev, &mw);
   if (e == KT_NVML_SUCCESS) return 0;
-  nvml_fails(m, err, e, "nvmlDeviceGetPowerUsage");
-  return kt_fail_prefix(err, "the GPU has no energy counter, and its power cannot be read: ");
+  kt_nvml_fail(err, e, "nvmlDeviceGetPowerUsage");
+  return kt_fail_prefix(err, "GPU %s has no energy counter, and its power cannot be read: ", m->bus);
 }
 
 kt_energy_meter *kt_energy_meter_new(const char *pci_bus_id, kt_error *err) {
   const kt_nvml_lib *lib = kt_nvml_lib_get();
-  if (!lib->ok) return kt_fail(err, "energy: %s", lib->why), NULL;
+  if (!lib->ok) return kt_fail(err, "%s", lib->why), NULL;
   kt_energy_meter *m = kt_calloc(1, sizeof *m, err);
   if (!m) return NULL;
   m->lib = lib;
@@ -141,7 +141,7 @@ static void *sampler(void *arg) {
 /* ---- windows ---- */
 
 static int start(kt_energy_meter *m, kt_error *err) {
-  if (m->running) return kt_fail(err, "energy: a window is open already");
+  if (m->running) return kt_fail(err, "a window is open already");
   m->area = m->clock_sum = 0;
   m->nclock = 0;
   m->failed = m->stop = false;
@@ -152,13 +152,13 @@ static int start(kt_energy_meter *m, kt_error *err) {
     return nvml_fails(m, err, e, m->counter ? "nvmlDeviceGetTotalEnergyConsumption"
                                             : "nvmlDeviceGetPowerUsage");
   if (pthread_create(&m->thread, NULL, sampler, m) != 0)
-    return kt_fail(err, "energy: cannot start the sampling thread");
+    return kt_fail(err, "cannot start the sampling thread");
   m->running = true;
   return 0;
 }
 
 static int stop(kt_energy_meter *m, kt_energy_reading *out, kt_error *err) {
-  if (!m->running) return kt_fail(err, "energy: no window is open");
+  if (!m->running) return kt_fail(err, "no window is open");
   stop_thread(m);
   sample(m); /* the thread is gone: no lock needed */
   int64_t t1 = m->counter ? kt_now_ns() : m->last_ns;
@@ -184,5 +184,5 @@ int kt_energy_meter_op(kt_energy_meter *m, kt_energy_op op, kt_energy_reading *o
     case KT_ENERGY_START: return start(m, err);
     case KT_ENERGY_STOP: return stop(m, out, err);
   }
-  return kt_fail(err, "energy: unknown operation %d", (int)op);
+  return kt_fail(err, "unknown operation %d", (int)op);
 }

@@ -35,7 +35,9 @@ int tune_energy_check(kt_tuner *t, kt_error *err) {
 }
 
 /* Runs to queue next: enough to fill what is left of the window at the
-** pace seen so far (the timed runs' median before the first batch). */
+** pace seen so far; the first batch, whose pace is only guessed from the
+** timed runs' median (restores between runs are not in it), a quarter of
+** the window. */
 static size_t batch_size(double left_ns, double per_run_ns) {
   double n = per_run_ns > 0 ? ceil(left_ns / per_run_ns) : MOST_BATCH;
   return n < 1 ? 1 : n > MOST_BATCH ? MOST_BATCH : (size_t)n;
@@ -50,7 +52,8 @@ static int run_window(tuning *tu, kt_run *run, double window_ns, double first_ns
   double elapsed = 0;
   int rc = 0;
   while (rc == 0 && run->status == KT_OK && elapsed < window_ns) {
-    size_t n = batched ? batch_size(window_ns - elapsed, *runs ? elapsed / *runs : first_ns) : 1;
+    double left = *runs ? window_ns - elapsed : window_ns / 4;
+    size_t n = batched ? batch_size(left, *runs ? elapsed / (double)*runs : first_ns) : 1;
     rc = batched ? kt_run_execute_batch(run, n, ns, err) : kt_run_execute(run, err);
     *runs += n;
     elapsed = (double)(kt_now_ns() - t0);

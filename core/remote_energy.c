@@ -18,14 +18,14 @@ int rm_energy(kt_bctx *c, int op, kt_energy_reading *out, kt_error *err) {
   out->seconds = kt_msg_get_f64(&c->in);
   out->sm_mhz = kt_msg_get_f64(&c->in);
   out->counter = kt_msg_get_u32(&c->in) != 0;
-  return c->in.bad ? kt_fail(err, "energy: the device process's reply is cut short") : 0;
+  return c->in.bad ? kt_fail(err, "the device process's reply to OP_ENERGY is cut short") : 0;
 }
 
 void kt_server_energy(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *out) {
   int op = (int)kt_msg_get_u32(in);
   kt_energy_reading r = {.sm_mhz = NAN};
   kt_error err;
-  int rc = !ctx         ? kt_fail(&err, "energy: no device is open in the device process")
+  int rc = !ctx         ? kt_fail(&err, "no device is open in the device process")
            : !be->energy ? kt_fail(&err, "%s; this device's backend is %s", KT_ENERGY_NEEDS_CUDA,
                                    be->name)
                          : be->energy(ctx, op, &r, &err);

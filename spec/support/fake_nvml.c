@@ -22,7 +22,7 @@ static int device = 1; /* its address is the one handle */
 
 static int flag(const char *name) {
   const char *v = getenv(name);
-  return v && atoi(v);
+  return v ? atoi(v) : 0;
 }
 
 static unsigned long long launches(void) {
