@@ -9,7 +9,9 @@
 ** (Volta and later), else from its power, sampled on a thread of the
 ** meter's and integrated; the SM clock is sampled on that thread either
 ** way. Nothing is sampled outside a window: timed runs are never shared
-** with it.
+** with it. A counter that steps at a coarse period is read between its
+** steps (energy.c), and windows are made a few periods long
+** (measure_energy.c).
 */
 #ifndef KT_ENERGY_H
 #define KT_ENERGY_H
@@ -18,7 +20,8 @@
 
 typedef struct kt_energy_reading {
   double joules;  /* over the window */
-  double seconds; /* the window: from START's read to STOP's */
+  double seconds; /* the window: from START's read to STOP's; PROBE: the
+                  ** counter's period (0: none seen) */
   double sm_mhz;  /* mean SM clock sampled in it; NAN when none was */
   bool counter;   /* from the energy counter; false: power sampled and integrated */
 } kt_energy_reading;
@@ -33,7 +36,7 @@ typedef enum kt_energy_op {
 #define KT_ENERGY_NEEDS_CUDA \
   "energy is measured through NVML on NVIDIA GPUs driven by CUDA"
 
-/* Power samples (fallback) and SM clock samples: one per interval. */
+/* Power samples (without a counter) and SM clock samples: one per interval. */
 #define KT_ENERGY_SAMPLE_NS 5000000
 
 typedef struct kt_energy_meter kt_energy_meter;

@@ -20,6 +20,8 @@
 
 /* Most runs queued in one batch. */
 #define MOST_BATCH 4096
+/* The shortest window, in periods of the energy counter. */
+#define PERIODS 4
 
 static int energy_op(kt_tuner *t, kt_energy_op op, kt_energy_reading *out, kt_error *err) {
   const char *name = kt_device_string(&t->device, "name");
@@ -29,9 +31,15 @@ static int energy_op(kt_tuner *t, kt_energy_op op, kt_energy_reading *out, kt_er
   return rc ? kt_fail_prefix(err, "energy on %s (%s): ", t->device.id, name ? name : "?") : 0;
 }
 
-int tune_energy_check(kt_tuner *t, kt_error *err) {
+/* A counter that steps every period is read between its steps (energy.c):
+** the window holds a few of them. */
+int tune_energy_check(tuning *tu, kt_error *err) {
   kt_energy_reading r;
-  return energy_op(t, KT_ENERGY_PROBE, &r, err);
+  tu->energy_ns = tu->opts->energy_window_ns;
+  if (!(tu->energy_ns > 0)) return 0;
+  if (energy_op(tu->t, KT_ENERGY_PROBE, &r, err)) return -1;
+  if (tu->energy_ns < PERIODS * r.seconds * 1e9) tu->energy_ns = PERIODS * r.seconds * 1e9;
+  return 0;
 }
 
 /* Runs to queue next: enough to fill what is left of the window at the
@@ -70,7 +78,7 @@ static int record(kt_result *res, const kt_energy_reading *r, size_t runs, kt_er
 }
 
 int tune_energy(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
-  double window = tu->opts->energy_window_ns;
+  double window = tu->energy_ns;
   if (!(window > 0) || run->status != KT_OK || res->cut_short) return 0;
   kt_energy_reading r;
   size_t runs = 0;

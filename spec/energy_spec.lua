@@ -85,6 +85,19 @@ print(r[1].status, r[1].launches, ("%.6g"):format(r[1].metrics.energy))]], "FAKE
     assert.are.equal("ok\t2\t0.01\n", out)
   end)
 
+  it("reads a counter that steps every 25 ms between its steps, over a window of 4 steps at least",
+     function()
+    -- A window of 1 ms would see no step, or one: 0 W, or 25 times the power.
+    local out, code = with_fake(KERNEL .. [[
+local r = tuner:tune(k, { repeats = 1, progress = false, energy = { window = 0.001 } })
+for i = 1, #r do
+  local m = r[i].metrics
+  print(m.power > 80 and m.power < 120, m.energy > 0, m.sm_clock)
+end]], "FAKE_NVML_STEP_MS=25 FAKE_NVML_MW=100000")
+    assert.are.equal(0, code, out)
+    assert.are.equal("true\ttrue\t1755.0\ntrue\ttrue\t1755.0\n", out)
+  end)
+
   it("integrates the power where the GPU has no energy counter", function()
     local out, code = with_fake(KERNEL .. [[
 local r = tuner:tune(k, { repeats = 1, progress = false, energy = { window = 0.02 } })

@@ -5,7 +5,9 @@
 ** energy counter counts FAKE_NVML_MJ (default 3) millijoules per kernel
 ** launch of the stand-in driver (found through KTLUA_LIBCUDA), so that a
 ** run's energy is exact; its power is FAKE_NVML_MW (default 150000) mW,
-** its SM clock 1755 MHz. FAKE_NVML_NO_ENERGY=1: the GPU has no energy
+** its SM clock 1755 MHz. FAKE_NVML_STEP_MS=N: the counter is instead that
+** of a GPU drawing the power throughout, updated every N ms, as real ones
+** are. FAKE_NVML_NO_ENERGY=1: the GPU has no energy
 ** counter (as before Volta); FAKE_NVML_NO_POWER=1: nor power;
 ** FAKE_NVML_INIT=N: nvmlInit_v2 fails with error N.
 **
@@ -15,6 +17,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { SUCCESS = 0, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3, NOT_FOUND = 6 };
 
@@ -48,19 +51,33 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **out) {
   return SUCCESS;
 }
 
+static unsigned power_mw(void) {
+  const char *given = getenv("FAKE_NVML_MW");
+  return given ? (unsigned)atoi(given) : 150000;
+}
+
+/* The energy of the power drawn until the last whole step of the clock. */
+static unsigned long long stepped(unsigned long long step_ms) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  unsigned long long ms = (unsigned long long)t.tv_sec * 1000 + (unsigned long long)t.tv_nsec / 1000000;
+  return power_mw() * (ms / step_ms * step_ms) / 1000;
+}
+
 int nvmlDeviceGetTotalEnergyConsumption(void *d, unsigned long long *mj) {
   if (d != &device) return INVALID_ARGUMENT;
   if (flag("FAKE_NVML_NO_ENERGY")) return NOT_SUPPORTED;
   const char *per = getenv("FAKE_NVML_MJ");
-  *mj = 1000000 + launches() * (per ? strtoull(per, NULL, 10) : 3);
+  int step = flag("FAKE_NVML_STEP_MS");
+  *mj = 1000000 + (step > 0 ? stepped((unsigned long long)step)
+                            : launches() * (per ? strtoull(per, NULL, 10) : 3));
   return SUCCESS;
 }
 
 int nvmlDeviceGetPowerUsage(void *d, unsigned *mw) {
   if (d != &device) return INVALID_ARGUMENT;
   if (flag("FAKE_NVML_NO_POWER")) return NOT_SUPPORTED;
-  const char *given = getenv("FAKE_NVML_MW");
-  *mw = given ? (unsigned)atoi(given) : 150000;
+  *mw = power_mw();
   return SUCCESS;
 }
 
