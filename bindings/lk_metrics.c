@@ -249,7 +249,7 @@ static int objective_error(lua_State *L, const char *name, const kt_results *rec
   if (n) luaL_addstring(&b, ")");
   free(names);
   luaL_pushresult(&b);
-  if (lk_energy_metric(name))
+  if (!recorded && lk_energy_metric(name)) /* a tuning on a device: tuner:tune's option */
     return luaL_error(L, "tune options.objective: '%s' is measured with energy = true", name);
   return luaL_error(L, "tune options.objective: expected 'kernel', 'kernel+host', the name of "
                        "a metric%s or a function(result, cfg), got '%s'",
