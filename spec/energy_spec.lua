@@ -72,6 +72,21 @@ print(r.objective, r:best().metrics.energy)
       .. "energy\t0.003\n", out)
   end)
 
+  it("measures on every device of a tuner over several", function()
+    local path = lib .. "/fleet.lua"
+    files.write(path, 'local kt = require "ktlua"\nlocal tuner = kt.tuner({ "cuda:0", "cuda:1" })\n'
+      .. KERNEL .. [[
+k:param("Y", { 1, 2, 3 })
+local r = tuner:tune(k, { repeats = 1, progress = false, energy = { window = 0.01 } })
+local seen = {}
+for i = 1, #r do seen[#seen + 1] = ("%.6g"):format(r[i].metrics.energy) end
+print(#r, table.concat(seen, " "))]])
+    local out, code = shell.run(("FAKE_CUDA_DEVICES=2 KTLUA_LIBCUDA=%s/libcuda.so.1 "
+      .. "KTLUA_LIBNVML=%s/libnvidia-ml.so.1 %s %s"):format(lib, lib, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal("6\t" .. ("0.003 "):rep(5) .. "0.003\n", out)
+  end)
+
   it("divides the window's energy among its runs, of two kernels each", function()
     local out, code = with_fake([[
 local c = kt.array("float", 64)

@@ -1,7 +1,7 @@
 /*
 ** fake_nvml.c: a stand-in for libnvidia-ml.so.1 beside the stand-in CUDA
 ** driver (fake_cuda.c), for specs of energy (core/energy.h) without a GPU.
-** Its one GPU sits at the stand-in driver's PCI bus id, 0000:00:00.0. Its
+** Its GPUs sit at the stand-in driver's PCI bus ids, 0000:0d:00.0. Their
 ** energy counter counts FAKE_NVML_MJ (default 3) millijoules per kernel
 ** launch of the stand-in driver (found through KTLUA_LIBCUDA), so that a
 ** run's energy is exact; its power is FAKE_NVML_MW (default 150000) mW,
@@ -21,7 +21,7 @@
 
 enum { SUCCESS = 0, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3, NOT_FOUND = 6 };
 
-static int device = 1; /* its address is the one handle */
+static int device[10]; /* GPU d's handle: &device[d] */
 
 static int flag(const char *name) {
   const char *v = getenv(name);
@@ -45,11 +45,16 @@ const char *nvmlErrorString(int e) {
        : e == 9 ? "Driver Not Loaded" : "Unknown Error";
 }
 
+/* The stand-in driver's buses: 0000:0d:00.0 for device d. */
 int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **out) {
-  if (strcmp(bus, "0000:00:00.0") != 0) return NOT_FOUND;
-  *out = &device;
+  if (strlen(bus) != 12 || strncmp(bus, "0000:0", 6) != 0 || bus[6] < '0' || bus[6] > '9' ||
+      strcmp(bus + 7, ":00.0") != 0)
+    return NOT_FOUND;
+  *out = &device[bus[6] - '0'];
   return SUCCESS;
 }
+
+static int known(void *d) { return d >= (void *)device && d < (void *)(device + 10); }
 
 static unsigned power_mw(void) {
   const char *given = getenv("FAKE_NVML_MW");
@@ -65,7 +70,7 @@ static unsigned long long stepped(unsigned long long step_ms) {
 }
 
 int nvmlDeviceGetTotalEnergyConsumption(void *d, unsigned long long *mj) {
-  if (d != &device) return INVALID_ARGUMENT;
+  if (!known(d)) return INVALID_ARGUMENT;
   if (flag("FAKE_NVML_NO_ENERGY")) return NOT_SUPPORTED;
   const char *per = getenv("FAKE_NVML_MJ");
   int step = flag("FAKE_NVML_STEP_MS");
@@ -75,14 +80,14 @@ int nvmlDeviceGetTotalEnergyConsumption(void *d, unsigned long long *mj) {
 }
 
 int nvmlDeviceGetPowerUsage(void *d, unsigned *mw) {
-  if (d != &device) return INVALID_ARGUMENT;
+  if (!known(d)) return INVALID_ARGUMENT;
   if (flag("FAKE_NVML_NO_POWER")) return NOT_SUPPORTED;
   *mw = power_mw();
   return SUCCESS;
 }
 
 int nvmlDeviceGetClockInfo(void *d, int type, unsigned *mhz) {
-  if (d != &device || type != 1) return INVALID_ARGUMENT;
+  if (!known(d) || type != 1) return INVALID_ARGUMENT;
   *mhz = 1755;
   return SUCCESS;
 }
