@@ -9,6 +9,11 @@
 ** observer does), queued back to back in batches (run_batch.h), and the
 ** window's energy is divided among its runs. The device process reads
 ** NVML (energy.h) around the window; the timed runs never share it.
+** Between the window's runs, arrays that kernels only write are not
+** restored (as between timed runs, whose events leave the restores out):
+** a run's energy is its kernels' (and their launches'), not copies'. An
+** array a kernel reads and writes is restored, since the work may
+** depend on it.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -83,7 +88,9 @@ int tune_energy(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   kt_energy_reading r;
   size_t runs = 0;
   if (energy_op(tu->t, KT_ENERGY_START, &r, err)) return -1;
+  tu->t->keep_outputs = true;
   int rc = run_window(tu, run, window, res->time_ns, &runs, err);
+  tu->t->keep_outputs = false;
   kt_error serr;
   int stopped = energy_op(tu->t, KT_ENERGY_STOP, &r, rc ? &serr : err);
   if (rc || run->status != KT_OK) return rc;

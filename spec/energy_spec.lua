@@ -113,6 +113,24 @@ end]], "FAKE_NVML_STEP_MS=25 FAKE_NVML_MW=100000")
     assert.are.equal("true\ttrue\t1755.0\ntrue\ttrue\t1755.0\n", out)
   end)
 
+  it("restores between the window's runs the arrays kernels read and write, not their outputs",
+     function()
+    -- 100 mJ per copy on the device: a restore of c between runs would add 0.1 J to each.
+    local out, code = with_fake([[
+local a, c = kt.array("float", 64), kt.array("float", 64)
+local src = 'extern "C" __global__ void k(float *a, float *c) {}'
+local out_only = tuner:kernel{ name = "k", global = 64, group = 8, args = { a:input(), c:output() },
+                               source = src }
+local both = tuner:kernel{ name = "k", global = 64, group = 8, args = { a:input(), c:inout() },
+                           source = src }
+for _, k in ipairs({ out_only, both }) do
+  local r = tuner:tune(k, { repeats = 1, progress = false, energy = { window = 0.01 } })
+  print(r[1].status, ("%.6g"):format(r[1].metrics.energy))
+end]], "FAKE_NVML_COPY_MJ=100")
+    assert.are.equal(0, code, out)
+    assert.are.equal("ok\t0.003\nok\t0.103\n", out)
+  end)
+
   it("integrates the power where the GPU has no energy counter", function()
     local out, code = with_fake(KERNEL .. [[
 local r = tuner:tune(k, { repeats = 1, progress = false, energy = { window = 0.02 } })

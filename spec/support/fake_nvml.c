@@ -4,7 +4,8 @@
 ** Its GPUs sit at the stand-in driver's PCI bus ids, 0000:0d:00.0. Their
 ** energy counter counts FAKE_NVML_MJ (default 3) millijoules per kernel
 ** launch of the stand-in driver (found through KTLUA_LIBCUDA), so that a
-** run's energy is exact; its power is FAKE_NVML_MW (default 150000) mW,
+** run's energy is exact, and FAKE_NVML_COPY_MJ (default 0) per copy on the
+** device; its power is FAKE_NVML_MW (default 150000) mW,
 ** its SM clock 1755 MHz. FAKE_NVML_STEP_MS=N: the counter is instead that
 ** of a GPU drawing the power throughout, updated every N ms, as real ones
 ** are. FAKE_NVML_NO_ENERGY=1: the GPU has no energy
@@ -28,10 +29,11 @@ static int flag(const char *name) {
   return v ? atoi(v) : 0;
 }
 
-static unsigned long long launches(void) {
+/* The stand-in driver's count of that name: launches or copies. */
+static unsigned long long count_of(const char *name) {
   const char *lib = getenv("KTLUA_LIBCUDA");
   void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
-  unsigned long long *n = h ? dlsym(h, "fake_cuda_launches") : NULL;
+  unsigned long long *n = h ? dlsym(h, name) : NULL;
   unsigned long long count = n ? *n : 0;
   if (h) dlclose(h);
   return count;
@@ -75,7 +77,8 @@ int nvmlDeviceGetTotalEnergyConsumption(void *d, unsigned long long *mj) {
   const char *per = getenv("FAKE_NVML_MJ");
   int step = flag("FAKE_NVML_STEP_MS");
   *mj = 1000000 + (step > 0 ? stepped((unsigned long long)step)
-                            : launches() * (per ? strtoull(per, NULL, 10) : 3));
+                            : count_of("fake_cuda_launches") * (per ? strtoull(per, NULL, 10) : 3)
+                                  + count_of("fake_cuda_copies") * (unsigned)flag("FAKE_NVML_COPY_MJ"));
   return SUCCESS;
 }
 
