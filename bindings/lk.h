@@ -244,6 +244,12 @@ void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o)
 void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
 /* tune options.pipeline (lk_pipeline.c). */
 void lk_check_pipeline(lua_State *L, int opts, kt_tune_opts *o);
+/* lk_energy.c: tune options.energy (after lk_check_metrics, whose metrics
+** may not take its names); whether it measures the metric name; whether
+** name is one it measures when on. */
+void lk_check_energy(lua_State *L, int opts, kt_tune_opts *o);
+bool lk_energy_measures(lua_State *L, int opts, const char *name);
+bool lk_energy_metric(const char *name);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */

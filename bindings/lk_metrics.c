@@ -249,6 +249,8 @@ static int objective_error(lua_State *L, const char *name, const kt_results *rec
   if (n) luaL_addstring(&b, ")");
   free(names);
   luaL_pushresult(&b);
+  if (!recorded && lk_energy_metric(name)) /* a tuning on a device: tuner:tune's option */
+    return luaL_error(L, "tune options.objective: '%s' is measured with energy = true", name);
   return luaL_error(L, "tune options.objective: expected 'kernel', 'kernel+host', the name of "
                        "a metric%s or a function(result, cfg), got '%s'",
                     lua_tostring(L, -1), name);
@@ -275,7 +277,8 @@ kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *
     *host = strcmp(name, "kernel+host") == 0;
     if (is_time(name) && maximize)
       luaL_error(L, "tune options.maximize: the time (objective '%s') is minimised", name);
-    if (!is_time(name) && !has_metric(m, name, recorded)) objective_error(L, name, recorded);
+    if (!is_time(name) && !has_metric(m, name, recorded) && !lk_energy_measures(L, opts, name))
+      objective_error(L, name, recorded);
     if (!is_time(name))
       rc = kt_metrics_objective(m, name, NULL, (kt_callback){NULL, NULL}, maximize, &err);
   } else if (t != LUA_TNIL) {

@@ -24,6 +24,7 @@ typedef struct kt_bbuf kt_bbuf;     /* device memory */
 typedef struct kt_bprog kt_bprog;   /* a compiled program */
 typedef struct kt_bkernel kt_bkernel;
 typedef struct kt_bevent kt_bevent; /* marks one launch, for timing */
+struct kt_energy_reading;           /* energy.h */
 
 typedef enum kt_access { KT_READ = 1, KT_WRITE = 2, KT_READ_WRITE = 3 } kt_access;
 
@@ -190,6 +191,9 @@ typedef struct kt_backend {
   ** the context, so that transfers to and from it run at the bus's full
   ** speed: a device process's staging area (remote.h). */
   int (*host_pin)(kt_bctx *ctx, void *p, size_t bytes, kt_error *err);
+  /* Energy over a window of runs, in the process that drives the device:
+  ** op and *out are energy.h's (kt_energy_op, kt_energy_reading). */
+  int (*energy)(kt_bctx *ctx, int op, struct kt_energy_reading *out, kt_error *err);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

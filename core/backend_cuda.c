@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cuda_lib.h"
+#include "energy.h"
 
 #define MAX_QUEUES 16
 /* Dynamic shared memory a launch may use without opting in. */
@@ -46,6 +47,7 @@ struct kt_bctx {
   /* Events are made and destroyed for every launch: keep some for reuse. */
   kt_bevent *spare[SPARE_EVENTS];
   int nspare;
+  kt_energy_meter *meter; /* made by the first `energy` */
 };
 
 struct kt_bbuf {
@@ -123,6 +125,7 @@ static void cu_close(kt_bctx *ctx) {
   for (int q = 0; q < MAX_QUEUES; q++)
     if (ctx->streams[q]) cu->StreamDestroy(ctx->streams[q]);
   cu->CtxDestroy(ctx->context);
+  kt_energy_meter_free(ctx->meter);
   free(ctx);
 }
 
@@ -603,6 +606,17 @@ static double cu_event_ns(kt_bctx *ctx, kt_bevent *ev) {
   return (double)ms * 1e6;
 }
 
+/* The meter of the context's GPU, found by its PCI bus id (NVML numbers
+** devices its own way). */
+static int cu_energy(kt_bctx *ctx, int op, kt_energy_reading *out, kt_error *err) {
+  char bus[64];
+  CUresult e;
+  if (!ctx->meter && (e = api(ctx)->DeviceGetPCIBusId(bus, sizeof bus, ctx->device)))
+    return kt_cu_fail(err, e, "cuDeviceGetPCIBusId");
+  if (!ctx->meter && !(ctx->meter = kt_energy_meter_new(bus, err))) return -1;
+  return kt_energy_meter_op(ctx->meter, (kt_energy_op)op, out, err);
+}
+
 const kt_backend kt_backend_cuda = {
     .name = "cuda",
     .program_per_kernel = true,
@@ -631,6 +645,7 @@ const kt_backend kt_backend_cuda = {
     .queue_wait = cu_queue_wait,
     .host_memory = cu_host_memory,
     .host_pin = cu_host_pin,
+    .energy = cu_energy,
 };
 
 #else

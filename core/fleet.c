@@ -354,7 +354,7 @@ static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, k
     if (!(w->vi = kt_calloc(np + 1, sizeof *w->vi, err)) || !(w->tu.ahead = kt_ahead_new(err)) ||
         !(w->tu.results = kt_results_for_task(task, f->main.results->device, err)))
       return -1;
-    if (set_up(w, err)) return -1;
+    if (set_up(w, err) || tuner_ensure_open(t, err) || tune_energy_check(&w->tu, err)) return -1;
     kt_tuner_set_wait(t, (kt_wait_hook){on_wait, f});
     if (pthread_create(&w->thread, NULL, work, w) != 0)
       return kt_fail(err, "cannot start the thread of device %s", t->device.id);

@@ -385,7 +385,8 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   if (tu->landed) memset(tu->landed, 0, tu->task->nrefs * sizeof *tu->landed);
   if (batched && fusable(tu)) {
     ahead_in_warmup(tu, run, true, false);
-    return measure_fused(tu, run, res, err);
+    int rc = measure_fused(tu, run, res, err);
+    return rc ? rc : tune_energy(tu, run, res, err);
   }
   ahead_in_warmup(tu, run, batched, tu->landed != NULL);
   int rc = kt_run_execute(run, err); /* the untimed warm-up */
@@ -407,5 +408,5 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     if (rc == 0) rc = crc;
   }
   if (run->status != KT_OK) lose_samples(res); /* an invalid output was timed meanwhile */
-  return rc;
+  return rc ? rc : tune_energy(tu, run, res, err);
 }

@@ -67,6 +67,11 @@ void kt_server_keep_only(int main_fd, const int *compile_fds, int n);
 
 /* The server side: serves the connections until the main one closes.
 ** Runs in the forked child; never returns. */
+/* The server's OP_ENERGY (remote_energy.c): the request in `in`, the
+** reply made in `out`. */
+struct kt_msg;
+void kt_server_energy(const kt_backend *be, kt_bctx *ctx, struct kt_msg *in, struct kt_msg *out);
+
 void kt_server_main(int main_fd, const int *compile_fds, int channels, void *staging,
                     size_t staging_size) __attribute__((noreturn));
 

@@ -89,5 +89,7 @@ kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, cons
 int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err);
 int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);
 int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err);
+/* remote_energy.c: the backend's energy (energy.h). */
+int rm_energy(kt_bctx *c, int op, struct kt_energy_reading *out, kt_error *err);
 
 #endif

@@ -49,7 +49,9 @@ enum {
                     ** whose staging area the tuner cannot see: remote_async.c) */
   /* on a compile connection, synchronous */
   OP_PROG_BINARY,   /* program id -> ok, then bytes (u64 size, bytes) or why */
-  OP_PROG_LOAD      /* program id, bytes, options, name -> ok, log (as OP_COMPILE) */
+  OP_PROG_LOAD,     /* program id, bytes, options, name -> ok, log (as OP_COMPILE) */
+  /* synchronous */
+  OP_ENERGY         /* kt_energy_op -> joules, seconds, SM MHz, counter (remote_energy.c) */
 };
 
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */

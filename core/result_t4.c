@@ -28,6 +28,7 @@
 
 #include "atomic_file.h"
 #include "json.h"
+#include "energy.h"
 #include "metrics.h"
 #include "result_formats.h"
 
@@ -268,8 +269,10 @@ static void write_measurements(FILE *f, const kt_results *r, const kt_result *x)
             x->status == KT_COMPILE_FAILED ? "CompilationFailedConfig" : "RuntimeFailedConfig");
     n++;
   }
-  for (size_t m = 0; m < x->nmetrics; m++) /* unit: none that ktlua knows */
-    write_measure(f, &n, x->metrics[m].name, x->metrics[m].value, "");
+  for (size_t m = 0; m < x->nmetrics; m++) { /* unit: none that ktlua knows, but energy's */
+    const char *unit = kt_energy_unit(x->metrics[m].name);
+    write_measure(f, &n, x->metrics[m].name, x->metrics[m].value, unit ? unit : "");
+  }
   fputc(']', f);
 }
 

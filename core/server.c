@@ -652,6 +652,7 @@ static void serve(server *s, int fd) {
       case OP_KERNEL_FREE: op_free(s, &s->kernels, &in, OP_KERNEL_FREE); break;
       case OP_LAUNCH: op_launch(s, &in); break;
       case OP_EVENT_FREE: op_free(s, &s->events, &in, OP_EVENT_FREE); break;
+      case OP_ENERGY: kt_server_energy(s->be, s->ctx, &in, &out), reply(fd, &out); break;
       default: _exit(3); /* the tuner and the server disagree: stop */
     }
   }

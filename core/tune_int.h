@@ -52,6 +52,7 @@ typedef struct tuning {
   int64_t measured;   /* ... when it was measured ... */
   int64_t evaluated;  /* ... and evaluated */
   kt_gaps pending;    /* the parts of the gap since then */
+  double energy_ns;   /* each configuration's energy window (0: none; measure_energy.c) */
 } tuning;
 
 /* Starts a tuning of task on t (tuning.c): the device's pruning, the space,
@@ -114,5 +115,12 @@ int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err);
 /* At the end of a tuning: checks the inputs after the last configurations. */
 int tune_guard_finish(tuning *tu, kt_error *err);
 void tune_guard_clear(kt_guard *g);
+
+/* measure_energy.c: whether the device can measure energy, and the
+** window (before the first configuration), and a configuration's energy
+** pass, after its timed runs, recorded as its metrics energy (J per run),
+** power (W) and sm_clock (MHz); nothing without opts->energy_window_ns. */
+int tune_energy_check(tuning *tu, kt_error *err);
+int tune_energy(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
 
 #endif

@@ -487,7 +487,7 @@ int tuner_restore(kt_tuner *t, kt_error *err) {
   int restored = 0;
   for (size_t i = 0; i < t->narrays; i++) {
     devarray *d = &t->arrays[i];
-    if (!d->dirty) continue;
+    if (!d->dirty || (t->keep_outputs && d->access == KT_WRITE)) continue;
     if (t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, kt_array_bytes(d->array), err))
       return -1;
     d->dirty = false;

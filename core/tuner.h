@@ -124,6 +124,9 @@ typedef struct kt_tune_opts {
   ** kt_validate_on (validate_device.h). */
   int validate_on;
   kt_early_stop early;
+  /* > 0: after its timed runs, each configuration runs for at least this
+  ** long while NVML measures its energy and power (measure_energy.c). */
+  double energy_window_ns;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

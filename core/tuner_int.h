@@ -62,6 +62,8 @@ struct kt_tuner {
   unsigned char *readback; /* where the inputs' checks read, kept between checks */
   size_t nreadback;
   kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
+  bool keep_outputs; /* runs leave arrays that kernels only write as the last run left them
+                     ** (an energy pass: measure_energy.c); the next restores them */
 };
 
 /* Between configurations: replaces a device process that has grown past

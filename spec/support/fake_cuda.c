@@ -1,7 +1,8 @@
 /*
 ** fake_cuda.c: a stand-in for libcuda.so.1, for specs on machines without
 ** a GPU. It serves the driver API the CUDA backend loads, on host memory:
-** one device ("Fake GPU", compute capability 9.0), allocations, copies,
+** one device ("Fake GPU", compute capability 9.0; FAKE_CUDA_DEVICES=N: N
+** alike, device d on PCI bus d), allocations, copies,
 ** modules, streams and events that work, and kernels that do nothing,
 ** except that a launch of blocks of 7 threads faults the context with
 ** CUDA_ERROR_ILLEGAL_ADDRESS, as an out-of-bounds kernel would, until the
@@ -51,11 +52,17 @@ static result cuGetErrorString(result e, const char **s) {
   return OK;
 }
 
-static result cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? OK : INVALID_VALUE; }
-static result cuDeviceGetCount(int *n) { *n = 1; return OK; }
+/* FAKE_CUDA_DEVICES=N (at most 9): that many devices alike, on buses 0 to N - 1. */
+static int devices(void) {
+  const char *n = getenv("FAKE_CUDA_DEVICES");
+  return n && atoi(n) > 1 && atoi(n) < 10 ? atoi(n) : 1;
+}
+
+static result cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal >= 0 && ordinal < devices() ? OK : INVALID_VALUE; }
+static result cuDeviceGetCount(int *n) { *n = devices(); return OK; }
 static result cuDeviceGetName(char *s, int len, int d) { (void)d; snprintf(s, (size_t)len, "Fake GPU"); return OK; }
 static result cuDeviceTotalMem(size_t *b, int d) { (void)d; *b = (size_t)1 << 30; return OK; }
-static result cuDeviceGetPCIBusId(char *s, int len, int d) { (void)d; snprintf(s, (size_t)len, "0000:00:00.0"); return OK; }
+static result cuDeviceGetPCIBusId(char *s, int len, int d) { snprintf(s, (size_t)len, "0000:0%d:00.0", d); return OK; }
 
 static result cuDeviceGetAttribute(int *v, int attr, int d) {
   static const int values[][2] = {
@@ -105,9 +112,12 @@ static result cuMemcpyDtoHAsync(void *d, devptr s, size_t n, void *st) {
   return fault;
 }
 
+/* Copies on the device that ran, for the stand-in NVML's energy counter too. */
+unsigned long long fake_cuda_copies;
+
 static result cuMemcpyDtoDAsync(devptr d, devptr s, size_t n, void *st) {
   (void)st;
-  if (!fault) memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+  if (!fault) memcpy((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n), fake_cuda_copies++;
   return fault;
 }
 
@@ -173,10 +183,14 @@ static result cuFuncGetAttribute(int *v, int attr, void *f) {
 
 static result cuFuncSetAttribute(void *f, int attr, int v) { (void)f; return attr == 8 && v <= 101376 ? OK : INVALID_VALUE; }
 
+/* Launches that ran, for the stand-in NVML's energy counter (fake_nvml.c). */
+unsigned long long fake_cuda_launches;
+
 static result cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, void *st, void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)st, (void)params, (void)extra;
   if (!fault && bx == 7) pending = ILLEGAL_ADDRESS;
+  if (!fault) fake_cuda_launches++;
   return fault;
 }
 

@@ -21,4 +21,11 @@ function fake_cuda.build(dir)
     :format(dir, dir))
 end
 
+-- Makes dir and builds the stand-in NVML there as dir/libnvidia-ml.so.1
+-- (spec/support/fake_nvml.c: energy and power for the stand-in driver's GPU).
+function fake_cuda.build_nvml(dir)
+  shell.must(("mkdir -p %s && cc -std=c11 -shared -fPIC -o %s/libnvidia-ml.so.1 spec/support/fake_nvml.c")
+    :format(dir, dir))
+end
+
 return fake_cuda
