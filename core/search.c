@@ -64,6 +64,7 @@ int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_erro
 int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_portfolio_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -80,13 +81,14 @@ static const struct {
     {"pso", kt_search_pso_init},
     {"staged", kt_search_staged_init},
     {"model", kt_search_model_init},
+    {"portfolio", kt_search_portfolio_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged, model";
+         "staged, model, portfolio";
 }
 
 const char *kt_search_default(const kt_stop *s) {
