@@ -34,6 +34,9 @@
 #include "search.h"
 
 #define MAX_MEMBERS 8
+/* In an owner mask: the proposal counts among those in flight (it was
+** neither evaluated nor awaited when proposed). */
+#define COUNTED (1ull << 63)
 
 typedef struct member {
   kt_searcher *s;
@@ -48,9 +51,10 @@ typedef struct portfolio {
   size_t n;
   uint64_t seed;
   double floor, fade;
+  bool share;    /* every member hears every result, not only the first */
   unsigned ahead, inflight;
   kt_rng rng;
-  kt_indexmap owners; /* index -> bit mask of the members awaiting its result */
+  kt_indexmap owners; /* index -> bit mask of the members awaiting its result, and COUNTED */
   kt_indexmap heard;  /* indices the first member has heard of */
   double best;
   bool proposed; /* any member has proposed: later foreign results are repeats */
@@ -107,13 +111,16 @@ static int ask(portfolio *p, size_t i, uint64_t *out, bool *any, kt_error *err) 
     else m->done = true;
     return 0;
   }
-  uint64_t mask = 0;
+  uint64_t mask = 0, unused;
   kt_indexmap_get(&p->owners, *out, &mask);
   p->proposed = true;
   if (mask & (1u << i)) return 0; /* its own again: one result answers both */
-  if (kt_indexmap_put(&p->owners, *out, mask | (1u << i), err)) return -1;
+  /* Only what the tuning will evaluate counts against `ahead`: a repeat is
+  ** answered at once, and one awaited already is counted already. */
+  bool fresh = !(mask & ~COUNTED) && !kt_indexmap_get(&p->heard, *out, &unused);
+  if (kt_indexmap_put(&p->owners, *out, mask | (1u << i) | (fresh ? COUNTED : 0), err)) return -1;
   m->inflight++;
-  p->inflight++;
+  p->inflight += fresh;
   return 0;
 }
 
@@ -144,8 +151,10 @@ static int tell_others(portfolio *p, uint64_t index, const kt_result *r, uint64_
       if (tell(&p->m[i], index, r, err)) return -1;
     return kt_indexmap_put(&p->heard, index, 1, err);
   }
-  if (mask & 1u || kt_indexmap_get(&p->heard, index, &unused)) return 0;
-  return tell(&p->m[0], index, r, err) || kt_indexmap_put(&p->heard, index, 1, err) ? -1 : 0;
+  if (kt_indexmap_get(&p->heard, index, &unused)) return 0;
+  for (size_t i = 0; i < (p->share ? p->n : 1); i++)
+    if (!(mask & (1u << i)) && tell(&p->m[i], index, r, err)) return -1;
+  return kt_indexmap_put(&p->heard, index, 1, err);
 }
 
 static int pf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
@@ -158,12 +167,11 @@ static int pf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   for (size_t i = 0; i < p->n; i++) p->m[i].credit *= p->fade;
   if (tell_others(p, index, r, mask, err)) return -1;
   if (mask && kt_indexmap_put(&p->owners, index, 0, err)) return -1;
-  if (mask & 1u && kt_indexmap_put(&p->heard, index, 1, err)) return -1;
+  if (mask & COUNTED) p->inflight--;
   for (size_t i = 0; i < p->n; i++) {
     if (!(mask & (1u << i))) continue;
     member *m = &p->m[i];
     m->inflight--;
-    p->inflight--;
     m->waiting = false;
     if (better) m->credit += 1;
     if (tell(m, index, r, err)) return -1;
@@ -206,14 +214,15 @@ static int add_members(portfolio *p, const char *list, kt_error *err) {
 }
 
 int kt_search_portfolio_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
-  static const char *const allowed[] = {"members", "floor", "fade", "ahead", NULL};
+  static const char *const allowed[] = {"members", "floor", "fade", "ahead", "share", NULL};
   const char *members;
-  double floor_, fade, ahead;
+  double floor_, fade, ahead, share;
   if (kt_search_opts_check(o, "portfolio", allowed, err) ||
       kt_search_opt_text(o, "portfolio", "members", "bestfirst,greedy,annealing", &members, err) ||
       kt_search_opt_number(o, "portfolio", "floor", 0.1, 0, 1, &floor_, err) ||
       kt_search_opt_number(o, "portfolio", "fade", 0.99, 0, 1, &fade, err) ||
-      kt_search_opt_whole(o, "portfolio", "ahead", 8, 1, 1024, false, &ahead, err))
+      kt_search_opt_whole(o, "portfolio", "ahead", 8, 1, 1024, false, &ahead, err) ||
+      kt_search_opt_whole(o, "portfolio", "share", 1, 0, 1, false, &share, err))
     return -1;
   portfolio *p = kt_calloc(1, sizeof *p, err);
   if (!p) return -1;
@@ -221,6 +230,7 @@ int kt_search_portfolio_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   p->floor = floor_;
   p->fade = fade;
   p->ahead = (unsigned)ahead;
+  p->share = share != 0;
   kt_indexmap_init(&p->owners);
   kt_indexmap_init(&p->heard);
   if (add_members(p, members, err)) {

@@ -41,7 +41,7 @@ local function less_shared(outdir, name, lines, cache_at)
   local out = assert(io.open(("%s/%s~smem24k.json"):format(outdir, name), "w"))
   for j, l in ipairs(lines) do
     local b = j > cache_at and smem_bytes(l)
-    if b and b > 24576 then l = l:gsub('"time": [%d.eE+-]+', '"time": "RuntimeFailedConfig"') end
+    if b and b > 24576 then l = l:gsub('"time": ?[%d.eE+-]+', '"time": "RuntimeFailedConfig"') end
     out:write(l, "\n")
   end
   out:close()
