@@ -25,6 +25,10 @@
 **   model         Falch and Elster's model-based search (a neural network
 **                 ensemble, FANN): sample (24), k (11), hidden (50), t (0.05),
 **                 epochs (100), ahead (8)
+**   portfolio     several searchers sharing one budget, each proposal from a
+**                 member drawn by who found the best: members
+**                 ("bestfirst,greedy,annealing"), floor (0.1), fade (0.99),
+**                 ahead (8), share (1)
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages

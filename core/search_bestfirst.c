@@ -58,11 +58,6 @@
 #define RESTART_EPOCHS 50
 #define RESTART_RESAMPLE 256
 
-/* How many of the fastest configurations a kick starts from, and how many
-** random changes it makes. */
-#define ELITE 8
-#define KICK_CHANGES 2
-
 typedef struct entry {
   double cost;
   uint64_t index;
@@ -102,10 +97,6 @@ typedef struct bestfirst {
   kt_surrogate sg;       /* every result, for the restarts; no network when off */
   uint64_t *starts;      /* the episode's first configurations, best predicted first */
   size_t nstarts, nextstart;
-  double kick;           /* the share of a later episode's draws made near the elite */
-  entry elite[ELITE];    /* the fastest met in any episode, fastest first */
-  size_t nelite;
-  unsigned episodes;     /* episodes begun */
 } bestfirst;
 
 static bool in_flight(const bestfirst *b, uint64_t index) {
@@ -138,19 +129,6 @@ static int insert(bestfirst *b, uint64_t index, double cost, kt_error *err) {
   b->found[lo] = (entry){cost, index, 0};
   b->nfound++;
   return 0;
-}
-
-/* Keeps the ELITE fastest configurations of the whole search. */
-static void note_elite(bestfirst *b, uint64_t index, double cost) {
-  size_t at = b->nelite;
-  if (at == ELITE && !(cost < b->elite[ELITE - 1].cost)) return;
-  if (at == ELITE) at--;
-  else b->nelite++;
-  while (at > 0 && cost < b->elite[at - 1].cost) {
-    b->elite[at] = b->elite[at - 1];
-    at--;
-  }
-  b->elite[at] = (entry){cost, index, 0};
 }
 
 static void new_episode(bestfirst *b) {
@@ -223,29 +201,11 @@ static int expand(bestfirst *b, uint64_t *out, const entry **from, kt_error *err
   return 0;
 }
 
-/* A configuration a few random changes away from one of the elite, not
-** yet taken; 1 when the changes found none. */
-static int kick(bestfirst *b, uint64_t *out, kt_error *err) {
-  double cost;
-  uint64_t at = b->elite[kt_rng_below(&b->w.rng, b->nelite)].index;
-  for (int c = 0; c < KICK_CHANGES; c++) {
-    int rc = kt_neighbor_random(&b->w, at, KT_HAMMING, c == KICK_CHANGES - 1, &at, err);
-    if (rc) return rc;
-  }
-  *out = at;
-  return taken(b, at, &cost) ? 1 : 0;
-}
-
-/* A random configuration not yet taken (in a later episode, with kick on,
-** often one near the elite instead); 1 when there is none now. */
-static int draw(bestfirst *b, uint64_t *out, kt_error *err) {
+/* A random configuration not yet taken; 1 when there is none now. */
+static int draw(bestfirst *b, uint64_t *out) {
   double cost;
   while (b->nextstart < b->nstarts)
     if (!taken(b, *out = b->starts[b->nextstart++], &cost)) return 0;
-  if (b->kick > 0 && b->episodes > 1 && b->nelite && kt_rng_double(&b->w.rng) < b->kick) {
-    int rc = kick(b, out, err);
-    if (rc <= 0) return rc;
-  }
   for (int t = 0; t < 64; t++) {
     if (kt_random_unexplored(&b->w, out)) return 1;
     if (!taken(b, *out, &cost)) return 0;
@@ -287,8 +247,6 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   kt_pairwise_clear(&b->model);
   new_episode(b);
   b->nflights = 0;
-  b->nelite = 0;
-  b->episodes = 1;
   if (kt_walker_init(&b->w, space, b->seed, err) ||
       (b->use_model && kt_pairwise_init(&b->model, space, err) < 0))
     return -1;
@@ -309,9 +267,7 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
   *any = false;
   for (;;) {
     if (b->drawn < b->sample) {
-      int rc = draw(b, out, err);
-      if (rc < 0) return -1;
-      if (rc) return 0;
+      if (draw(b, out)) return 0;
       b->drawn++;
       break;
     }
@@ -319,7 +275,6 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
     if (from) break;
     if (b->nflights) return 0; /* the episode ends once its results are in */
     new_episode(b);
-    b->episodes++;
     if (b->use_restart && plan_restart(b, err)) return -1;
   }
   /* Nodes stay where they are until the episode ends, after its flights. */
@@ -358,9 +313,7 @@ static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
     }
     break;
   }
-  if (!isfinite(cost)) return 0;
-  note_elite(b, index, cost);
-  return insert(b, index, cost, err);
+  return isfinite(cost) ? insert(b, index, cost, err) : 0;
 }
 
 static void bf_destroy(void *state) {
@@ -381,16 +334,15 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
-                                        "model",  "restart", "kick",     NULL};
-  double sample, width, patience, ahead, model, restart, kick_share;
+                                        "model",  "restart", NULL};
+  double sample, width, patience, ahead, model, restart;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
       kt_search_opt_whole(o, "bestfirst", "patience", 4, 0, 1e9, false, &patience, err) ||
       kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err) ||
       kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err) ||
-      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err) ||
-      kt_search_opt_number(o, "bestfirst", "kick", 0, 0, 1, &kick_share, err))
+      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -405,7 +357,6 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->patience = (unsigned)patience;
   b->use_model = model != 0;
   b->use_restart = restart != 0;
-  b->kick = kick_share;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;

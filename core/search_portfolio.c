@@ -11,17 +11,24 @@
 ** by `fade` with every result, and each member keeps at least the share
 ** `floor`, so that none is starved on the word of a few lucky results.
 **
-** Every result goes to the member that proposed it. The first member also
-** hears the others' results (best-first search takes a configuration it did
-** not propose as one met, and climbs from it): what any member finds, it
-** exploits. A member with nothing to propose until its results come back is
-** passed over meanwhile; one with nothing left at all leaves the portfolio.
-** Up to `ahead` proposals are in flight together, so that a device tuning
-** compiles them together.
+** Every result goes to the member that proposed it, and with `share` on to
+** every other member too (best-first search takes a configuration it did not
+** propose as one met, a descent moves to it if it is faster, a walk may
+** accept it): what any member finds, the others build on. With `share` off
+** only the first member hears the others' results. A member with nothing
+** to propose until its results come back is passed over meanwhile; one with
+** nothing left at all leaves the portfolio. Up to `ahead` proposals that the
+** tuning will evaluate are in flight together (so that a device tuning
+** compiles them together); a member's repeat of a configuration evaluated
+** before is answered at once and does not count.
 **
-** Options: members ("bestfirst,greedy,annealing", or with + for commas: built-in searchers with
-** their defaults; the first one hears every result), floor (0.1), fade
-** (0.99), ahead (8).
+** Measured against bestfirst on the recorded spaces and their proxies it
+** ties (bench/RESULTS.md, "Search that generalises"), so it is not the
+** default.
+**
+** Options: members ("bestfirst,greedy,annealing", or with + for commas:
+** built-in searchers with their defaults), floor (0.1), fade (0.99),
+** ahead (8), share (1).
 */
 #include <math.h>
 #include <stdlib.h>

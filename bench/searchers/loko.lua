@@ -134,7 +134,7 @@ local function leave_out(kind)
     end
   end
   -- Every setting on the groups left out, and the choices above together.
-  io.write("\n", head(("setting, on every %s left out"):format(kind)))
+  io.write("\n", head("setting, on every dataset (the left-out groups together)"))
   local choice = function(d) return chosen_on[groupf(d)] end
   local together = {}
   for _, pct in ipairs(pcts) do
