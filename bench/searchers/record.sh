@@ -37,6 +37,7 @@ bat="$here/bat/benchmarks"
 t1() { echo "$kt" run "$1" --search=exhaustive --fraction=1 --repeats=3 --format=kernel-tuner-cache --output=; }
 record conv2d "$here" "$kt" "$here/record/conv2d.lua"
 record conv2d_f7 "$here" "$kt" "$here/record/conv2d.lua" --fw=7
+record conv2d_n1024 "$here" "$kt" "$here/record/conv2d.lua" --n=1024
 record nbody_bat "$bat/nbody" sh -c "$(t1 nbody-CAFF.json)\"\$0\""
 record convolution_bat "$bat/convolution" sh -c "$(t1 convolution-CAFF.json)\"\$0\""
 record triad_bat "$bat/TRIAD" sh -c "$(t1 TRIAD-CAFF.json)\"\$0\""
