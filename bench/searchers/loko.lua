@@ -6,7 +6,8 @@
 -- Every searcher (or variant) in the tables is a candidate setting for the
 -- default searcher. A dataset's kernel is its name up to the first "_"
 -- (gemm, convolution, pnpoly, conv2d, ...); its GPU the rest, without a
--- subspace's "~PARAM=VALUE" (bench/searchers/subspaces.lua). For each kernel
+-- subspace's "~PARAM=VALUE" (bench/searchers/subspaces.lua) or a recorded
+-- variant's ".VARIANT" (conv2d_H100_80GB_HBM3.filter7). For each kernel
 -- (or GPU), the setting is chosen on the datasets of the others (highest mean
 -- at 2% and 5%, averaged, among those at or above 0.90 at 2% on every one of
 -- them, if any), then measured on the datasets left out: the mean and the
@@ -54,7 +55,7 @@ table.sort(pcts)
 
 local group_of = {
   kernel = function(d) return d:match("^([^_~]+)") end,
-  gpu = function(d) return (d:gsub("~.*$", ""):match("^[^_]+_(.+)$") or d) end,
+  gpu = function(d) return (d:gsub("[~.].*$", ""):match("^[^_]+_(.+)$") or d) end,
 }
 
 local settings, seen = {}, {}

@@ -47,6 +47,43 @@ local function less_shared(outdir, name, lines, cache_at)
   out:close()
 end
 
+-- The space cut to a diagonal band: the configurations whose value
+-- positions, each scaled to [0, 1] and summed over the parameters, lie in the
+-- middle 40% of the configurations. As where products of parameters are
+-- bounded (threads a block, tile sizes), a step along the band needs two
+-- parameters changed together: the valid configurations are sparse among
+-- their one-change neighbours.
+local function band(outdir, name, lines, cache_at, params)
+  local pos = {}
+  for _, p in ipairs(params) do
+    local at = {}
+    for k, v in ipairs(p.values) do at[tostring(v)] = #p.values > 1 and (k - 1) / (#p.values - 1) or 0 end
+    pos[#pos + 1] = {name = p.name, at = at}
+  end
+  local sums, entry = {}, {}
+  for j = cache_at + 1, #lines do
+    local sum = 0
+    for _, p in ipairs(pos) do
+      local v = lines[j]:match('"' .. p.name .. '": ?([^,}]+)')
+      sum = v and p.at[tostring(tonumber(v))] and sum + p.at[tostring(tonumber(v))] or nil
+      if not sum then break end
+    end
+    if sum then entry[j] = sum; sums[#sums + 1] = sum end
+  end
+  table.sort(sums)
+  local lo, hi = sums[math.floor(0.3 * #sums) + 1], sums[math.ceil(0.7 * #sums)]
+  local keep = {}
+  for j = cache_at + 1, #lines do
+    if entry[j] and entry[j] >= lo and entry[j] <= hi then
+      keep[#keep + 1] = lines[j]:gsub(",%s*$", ""):gsub("}}%s*$", "}")
+    end
+  end
+  local out = assert(io.open(("%s/%s~band.json"):format(outdir, name), "w"))
+  for j = 1, cache_at do out:write(lines[j], "\n") end
+  out:write(table.concat(keep, ",\n"), "\n}\n}\n")
+  out:close()
+end
+
 for i = first, #arg do
   local path = arg[i]
   local name = path:match("([^/]+)%.json[%.gz]*$")
@@ -57,6 +94,7 @@ for i = first, #arg do
   for j, l in ipairs(lines) do if l:match('^"cache": {') then cache_at = j break end end
   assert(cache_at, path .. ": not a Kernel Tuner cache file with one entry a line")
   less_shared(outdir, name, lines, cache_at)
+  band(outdir, name, lines, cache_at, rec:space():params())
   for _, p in ipairs(rec:space():params()) do
     if #p.values > 1 then
       -- the fastest configuration with another value of p
