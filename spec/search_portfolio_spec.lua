@@ -89,10 +89,21 @@ describe("portfolio searcher", function()
     assert.are_not.same(a, indices(run(real, {"portfolio", seed = 1, share = 0}, 40)))
   end)
 
-  it_real("with one member searches as that member does", function()
-    assert.equal(#run(real, {"portfolio", seed = 5, members = "random"}, 60), 60)
-    local alone = indices(run(real, {"portfolio", seed = 5, members = "bestfirst"}, 60))
-    assert.equal(60, #alone)
+  it("with one member proposes what that member does", function()
+    local order = {}
+    for i = 0, 21 do order[#order + 1] = i end
+    assert.same(order, indices(run(small, {"portfolio", seed = 9, members = "exhaustive"}, 22)))
+    assert.same({table.unpack(order, 1, 7)}, indices(run(small, {"portfolio", members = "exhaustive"}, 7)))
+  end)
+
+  it("evaluates once what two members both propose", function()
+    -- two exhaustive members propose the same configurations, in the same
+    -- order: each is evaluated once and both hear of it
+    local order = {}
+    for i = 0, 21 do order[#order + 1] = i end
+    local results = run(small, {"portfolio", seed = 2, members = "exhaustive,exhaustive"}, 100)
+    assert.same(order, indices(results))
+    assert.equal("space explored", results.stopped)
   end)
 
   it("checks its options, naming the offending one", function()
