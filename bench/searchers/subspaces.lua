@@ -17,6 +17,11 @@ local outdir, min = arg[1], tonumber(arg[2]) or 1000
 local first = tonumber(arg[2]) and 3 or 2
 assert(outdir and arg[first], "usage: subspaces.lua OUTDIR [MIN] FILE.json.gz ...")
 
+-- Names and values from the files are data: escaped in patterns, and
+-- only letters, digits, '.', '_' and '-' of them in file names.
+local function literal(text) return (text:gsub("%p", "%%%0")) end
+local function safe(text) return (tostring(text):gsub("[^%w%._%-]", "_")) end
+
 local function lines_of(path)
   local f = assert(io.popen("gzip -dc '" .. path:gsub("'", "'\\''") .. "'"))
   local list = {}
@@ -28,7 +33,7 @@ end
 local function smem_bytes(l)
   local v = {}
   for _, k in ipairs{"block_size_x", "block_size_y", "tile_size_x", "tile_size_y"} do
-    v[k] = tonumber(l:match('"' .. k .. '": ?([%d.]+)'))
+    v[k] = tonumber(l:match('"' .. literal(k) .. '": ?([%d.]+)'))
     if not v[k] then return nil end
   end
   if l:match('"use_shmem": ?0') then return 0 end -- no shared memory
@@ -38,7 +43,7 @@ end
 -- The space with the configurations over 24 KiB of shared memory failed.
 local function less_shared(outdir, name, lines, cache_at)
   if not smem_bytes(lines[cache_at + 1]) then return end
-  local out = assert(io.open(("%s/%s~smem24k.json"):format(outdir, name), "w"))
+  local out = assert(io.open(("%s/%s~smem24k.json"):format(outdir, safe(name)), "w"))
   for j, l in ipairs(lines) do
     local b = j > cache_at and smem_bytes(l)
     if b and b > 24576 then l = l:gsub('"time": ?[%d.eE+-]+', '"time": "RuntimeFailedConfig"') end
@@ -64,7 +69,7 @@ local function band(outdir, name, lines, cache_at, params)
   for j = cache_at + 1, #lines do
     local sum = 0
     for _, p in ipairs(pos) do
-      local v = lines[j]:match('"' .. p.name .. '": ?([^,}]+)')
+      local v = lines[j]:match('"' .. literal(p.name) .. '": ?([^,}]+)')
       sum = v and p.at[tostring(tonumber(v))] and sum + p.at[tostring(tonumber(v))] or nil
       if not sum then break end
     end
@@ -78,7 +83,7 @@ local function band(outdir, name, lines, cache_at, params)
       keep[#keep + 1] = lines[j]:gsub(",%s*$", ""):gsub("}}%s*$", "}")
     end
   end
-  local out = assert(io.open(("%s/%s~band.json"):format(outdir, name), "w"))
+  local out = assert(io.open(("%s/%s~band.json"):format(outdir, safe(name)), "w"))
   for j = 1, cache_at do out:write(lines[j], "\n") end
   out:write(table.concat(keep, ",\n"), "\n}\n}\n")
   out:close()
@@ -104,13 +109,13 @@ for i = first, #arg do
           other, other_ms = r.config[p.name], r.time_ms
         end
       end
-      local keep, pat = {}, ('"%s": ?([^,}]+)'):format(p.name)
+      local keep, pat = {}, ('"%s": ?([^,}]+)'):format(literal(p.name))
       for j = cache_at + 1, #lines do
         local v = lines[j]:match(pat)
         if v and tonumber(v) == other then keep[#keep + 1] = lines[j]:gsub(",%s*$", ""):gsub("}}%s*$", "}") end
       end
       if other and #keep >= min then
-        local out = assert(io.open(("%s/%s~%s=%s.json"):format(outdir, name, p.name, other), "w"))
+        local out = assert(io.open(("%s/%s~%s=%s.json"):format(outdir, safe(name), safe(p.name), safe(other)), "w"))
         for j = 1, cache_at do out:write(lines[j], "\n") end
         out:write(table.concat(keep, ",\n"), "\n}\n}\n")
         out:close()
