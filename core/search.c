@@ -26,6 +26,10 @@
 **   model         Falch and Elster's model-based search (a neural network
 **                 ensemble, FANN): sample (24), k (11), hidden (50), t (0.05),
 **                 epochs (100), ahead (8)
+**   portfolio     several searchers sharing one budget, each proposal from a
+**                 member drawn by who found the best: members
+**                 ("bestfirst,greedy,annealing"), floor (0.1), fade (0.99),
+**                 ahead (8), share (1)
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages
@@ -65,6 +69,7 @@ int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_erro
 int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_portfolio_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -81,13 +86,14 @@ static const struct {
     {"pso", kt_search_pso_init},
     {"staged", kt_search_staged_init},
     {"model", kt_search_model_init},
+    {"portfolio", kt_search_portfolio_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged, model";
+         "staged, model, portfolio";
 }
 
 const char *kt_search_default(const kt_stop *s) {

@@ -22,7 +22,7 @@ local DEFAULT = "bestfirst" -- the recommended searcher (see core/search.c)
 local BUDGETS = {1, 2, 5, 10}
 local SEARCHERS = {
   {"random"}, {"bestfirst"}, {"greedy"}, {"annealing"}, {"mcmc"}, {"genetic"}, {"differential"},
-  {"pso"}, {"staged"}, {"tabu (Lua)", lua = "ktlua.search_tabu"},
+  {"pso"}, {"staged"}, {"portfolio"}, {"tabu (Lua)", lua = "ktlua.search_tabu"},
 }
 -- Only when named (--searchers): the model searcher costs 5 to 11 ms of CPU
 -- per evaluation on these spaces, so 50 runs up to 10% take hours (bench/RESULTS.md
@@ -75,7 +75,7 @@ local function chosen_searchers(names)
     if not found then error("unknown searcher " .. name) end
     if spec ~= name then
       local variant = {spec, lua = found.lua}
-      for k, v in spec:gmatch(":(%w+)=([^:]+)") do variant[k] = tonumber(v) end
+      for k, v in spec:gmatch(":(%w+)=([^:]+)") do variant[k] = tonumber(v) or v end
       found = variant
     end
     list[#list + 1] = found

@@ -1,0 +1,128 @@
+-- The portfolio searcher (core/search_portfolio.c): several built-in searchers
+-- sharing one budget, on recorded spaces.
+local kt = require "ktlua"
+
+local small = kt.replay("spec/fixtures/small_cache.json") -- 22 configurations, 2 failed (4, 21)
+local DATASET, WHY = require("spec.support.datasets").path("pnpoly_RTX_3090.json.gz")
+local real = DATASET and kt.replay(DATASET)
+
+local function it_real(name, fn)
+  it(name, function()
+    if not real then return pending(WHY) end
+    fn()
+  end)
+end
+
+local function indices(results)
+  local list = {}
+  for i = 1, #results do list[i] = results[i].index end
+  return list
+end
+
+local function run(rec, search, count, lookahead)
+  return rec:tune{search = search, stop = {count = count}, lookahead = lookahead}
+end
+
+describe("portfolio searcher", function()
+  it("is listed by kt.searchers", function()
+    assert.truthy(kt.searchers:find("portfolio", 1, true))
+  end)
+
+  it("makes exactly these proposals under a seed on a small space", function()
+    assert.same({20, 0, 16, 1, 19, 8, 4, 5, 14, 10, 18, 12},
+                indices(run(small, {"portfolio", seed = 3}, 12)))
+  end)
+
+  it("tries every configuration once, failed ones included, given the whole space", function()
+    local results = run(small, {"portfolio", seed = 3}, small:count())
+    assert.equal(22, #results)
+    local seen, failed = {}, 0
+    for i = 1, #results do
+      assert.is_nil(seen[results[i].index])
+      seen[results[i].index] = true
+      if results[i].status ~= "ok" then failed = failed + 1 end
+    end
+    assert.equal(2, failed)
+    assert.equal(17, results:best().index)
+    assert.equal(1.5, results:best().time_ms)
+  end)
+
+  it("finds the optimum of the small space under every seed", function()
+    for seed = 1, 5 do
+      assert.equal(17, run(small, {"portfolio", seed = seed}, 22):best().index)
+    end
+  end)
+
+  it_real("honours budgets exactly, a smaller budget giving a prefix of a larger one", function()
+    local long = indices(run(real, {"portfolio", seed = 4}, 97))
+    assert.equal(97, #long)
+    for _, count in ipairs{1, 13, 50} do
+      assert.same({table.unpack(long, 1, count)}, indices(run(real, {"portfolio", seed = 4}, count)))
+    end
+  end)
+
+  it_real("never evaluates a configuration twice, though its members may propose one", function()
+    local seen = {}
+    for _, i in ipairs(indices(run(real, {"portfolio", seed = 2}, 300))) do
+      assert.is_nil(seen[i])
+      seen[i] = true
+    end
+  end)
+
+  it_real("searches alike whatever the lookahead from 32 up (the least a tuning uses by default)", function()
+    -- its members' repeats of evaluated configurations are answered at once
+    -- and do not count against `ahead`, so a call may return up to 18
+    local base = indices(run(real, {"portfolio", seed = 6}, 150))
+    for _, lookahead in ipairs{32, 40, 100} do
+      assert.same(base, indices(run(real, {"portfolio", seed = 6}, 150, lookahead)), "lookahead " .. lookahead)
+    end
+    local one = indices(run(real, {"portfolio", seed = 6, ahead = 1}, 150))
+    for _, lookahead in ipairs{32, 100} do
+      assert.same(one, indices(run(real, {"portfolio", seed = 6, ahead = 1}, 150, lookahead)))
+    end
+  end)
+
+  it_real("differs under different seeds and members", function()
+    local a = indices(run(real, {"portfolio", seed = 1}, 40))
+    assert.are_not.same(a, indices(run(real, {"portfolio", seed = 2}, 40)))
+    assert.are_not.same(a, indices(run(real, {"portfolio", seed = 1, members = "bestfirst,greedy"}, 40)))
+    assert.are_not.same(a, indices(run(real, {"portfolio", seed = 1, share = 0}, 40)))
+  end)
+
+  it("with one member proposes what that member does", function()
+    local order = {}
+    for i = 0, 21 do order[#order + 1] = i end
+    assert.same(order, indices(run(small, {"portfolio", seed = 9, members = "exhaustive"}, 22)))
+    assert.same({table.unpack(order, 1, 7)}, indices(run(small, {"portfolio", members = "exhaustive"}, 7)))
+  end)
+
+  it("evaluates once what two members both propose", function()
+    -- two exhaustive members propose the same configurations, in the same
+    -- order: each is evaluated once and both hear of it
+    local order = {}
+    for i = 0, 21 do order[#order + 1] = i end
+    local results = run(small, {"portfolio", seed = 2, members = "exhaustive,exhaustive"}, 100)
+    assert.same(order, indices(results))
+    assert.equal("space explored", results.stopped)
+  end)
+
+  it("checks its options, naming the offending one", function()
+    assert.has_error(function() run(small, {"portfolio", members = "bestfirst,nope"}, 1) end,
+      "searcher 'portfolio': option members: unknown searcher 'nope' (expected one of: exhaustive, "
+      .. "random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, staged, model, portfolio)")
+    assert.has_error(function() run(small, {"portfolio", members = "portfolio"}, 1) end,
+      "searcher 'portfolio': option members: 'portfolio' is no member it can have")
+    assert.has_error(function() run(small, {"portfolio", members = "random,random,random,random,random,random,random,random,random"}, 1) end,
+      "searcher 'portfolio': option members: 'random' is one too many (at most 8)")
+    assert.has_error(function() run(small, {"portfolio", members = ", "}, 1) end,
+      "searcher 'portfolio': option members names no searcher")
+    assert.has_error(function() run(small, {"portfolio", members = 3}, 1) end,
+      "searcher 'portfolio': option members must be text")
+    assert.has_error(function() run(small, {"portfolio", floor = 2}, 1) end,
+      "searcher 'portfolio': option floor must be in [0, 1], got 2")
+    assert.has_error(function() run(small, {"portfolio", share = 0.5}, 1) end,
+      "searcher 'portfolio': option share must be a whole number, got 0.5")
+    assert.has_error(function() run(small, {"portfolio", beta = 1}, 1) end,
+      "searcher 'portfolio' has no option 'beta' (its options: members, floor, fade, ahead, share)")
+  end)
+end)
