@@ -244,6 +244,9 @@ void lk_check_journal(lua_State *L, int opts, const char *task, kt_tune_opts *o)
 void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
 /* tune options.pipeline (lk_pipeline.c). */
 void lk_check_pipeline(lua_State *L, int opts, kt_tune_opts *o);
+/* tune options.profile: hardware counters (lk_profile.c); what it pushes
+** anchors the names until the caller's return. */
+void lk_check_profile(lua_State *L, int opts, kt_tune_opts *o);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */

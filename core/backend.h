@@ -190,6 +190,14 @@ typedef struct kt_backend {
   ** the context, so that transfers to and from it run at the bus's full
   ** speed: a device process's staging area (remote.h). */
   int (*host_pin)(kt_bctx *ctx, void *p, size_t bytes, kt_error *err);
+  /* Hardware counters (CUDA through CUPTI: counters.h) of the launches
+  ** queued between begin and end, each launch replayed *passes times
+  ** (begin says how many); end waits for the device and gives one value
+  ** per name and the launches profiled. Both return 1 with err where
+  ** counters cannot be read (no permission): the caller goes on without. */
+  int (*counters_begin)(kt_bctx *ctx, const char *const *names, size_t n, unsigned *passes,
+                        kt_error *err);
+  int (*counters_end)(kt_bctx *ctx, double *values, size_t n, unsigned *ranges, kt_error *err);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "cuda_lib.h"
 
 #define MAX_QUEUES 16
@@ -46,6 +47,7 @@ struct kt_bctx {
   /* Events are made and destroyed for every launch: keep some for reuse. */
   kt_bevent *spare[SPARE_EVENTS];
   int nspare;
+  kt_counters *counters; /* made when counters are first asked for */
 };
 
 struct kt_bbuf {
@@ -120,6 +122,7 @@ static void cu_close(kt_bctx *ctx) {
   use(ctx);
   cu->CtxSynchronize();
   while (ctx->nspare > 0) destroy_event(ctx, ctx->spare[--ctx->nspare]);
+  kt_counters_free(ctx->counters);
   for (int q = 0; q < MAX_QUEUES; q++)
     if (ctx->streams[q]) cu->StreamDestroy(ctx->streams[q]);
   cu->CtxDestroy(ctx->context);
@@ -603,6 +606,25 @@ static double cu_event_ns(kt_bctx *ctx, kt_bevent *ev) {
   return (double)ms * 1e6;
 }
 
+/* ---- hardware counters (counters.h) ---- */
+
+static int cu_counters_begin(kt_bctx *ctx, const char *const *names, size_t n, unsigned *passes,
+                             kt_error *err) {
+  use(ctx);
+  if (!ctx->counters && !(ctx->counters = kt_counters_new(ctx->context, ctx->device, err)))
+    return -1;
+  return kt_counters_begin(ctx->counters, names, n, passes, err);
+}
+
+static int cu_counters_end(kt_bctx *ctx, double *values, size_t n, unsigned *ranges,
+                           kt_error *err) {
+  kt_fault fault;
+  if (!ctx->counters) return kt_fail(err, "hardware counters: no collection is going on");
+  if (cu_finish(ctx, -1, &fault, err)) return -1;
+  use(ctx);
+  return kt_counters_end(ctx->counters, values, n, ranges, err);
+}
+
 const kt_backend kt_backend_cuda = {
     .name = "cuda",
     .program_per_kernel = true,
@@ -631,6 +653,8 @@ const kt_backend kt_backend_cuda = {
     .queue_wait = cu_queue_wait,
     .host_memory = cu_host_memory,
     .host_pin = cu_host_pin,
+    .counters_begin = cu_counters_begin,
+    .counters_end = cu_counters_end,
 };
 
 #else

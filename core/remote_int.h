@@ -89,5 +89,9 @@ kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, cons
 int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err);
 int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);
 int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err);
+/* remote_counters.c: the backend's hardware counters. */
+int rm_counters_begin(kt_bctx *c, const char *const *names, size_t n, unsigned *passes,
+                      kt_error *err);
+int rm_counters_end(kt_bctx *c, double *values, size_t n, unsigned *ranges, kt_error *err);
 
 #endif

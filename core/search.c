@@ -25,6 +25,10 @@
 **   model         Falch and Elster's model-based search (a neural network
 **                 ensemble, FANN): sample (24), k (11), hidden (50), t (0.05),
 **                 epochs (100), ahead (8)
+**   profile       KTT's profile-based search, steered by hardware counters
+**                 (CUDA, tune option profile): batch (2), neighbors (100),
+**                 random (10), distance (2), exp (8), react (0.7),
+**                 cutoff (-0.25)
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages
@@ -64,6 +68,7 @@ int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_erro
 int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_profile_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -80,13 +85,14 @@ static const struct {
     {"pso", kt_search_pso_init},
     {"staged", kt_search_staged_init},
     {"model", kt_search_model_init},
+    {"profile", kt_search_profile_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged, model";
+         "staged, model, profile";
 }
 
 const char *kt_search_default(const kt_stop *s) {

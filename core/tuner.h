@@ -124,6 +124,10 @@ typedef struct kt_tune_opts {
   ** kt_validate_on (validate_device.h). */
   int validate_on;
   kt_early_stop early;
+  /* Hardware counters of each ok configuration, by CUPTI's metric names,
+  ** as metrics of its result (profile.c); CUDA only. */
+  const char *const *profile;
+  size_t nprofile;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

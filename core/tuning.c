@@ -177,7 +177,8 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   kt_indexmap_init(&tu->known);
   kt_codegen_forget(task);
   *out = NULL;
-  if (tuner_ensure_open(t, err) || kt_task_prune(task, &t->device, err) ||
+  if (tuner_ensure_open(t, err) || tune_profile_check(tu, err) ||
+      kt_task_prune(task, &t->device, err) ||
       generate_space(task->space, opts, err) || kt_space_natural_generate(task->space, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);

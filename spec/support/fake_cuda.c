@@ -173,10 +173,14 @@ static result cuFuncGetAttribute(int *v, int attr, void *f) {
 
 static result cuFuncSetAttribute(void *f, int attr, int v) { (void)f; return attr == 8 && v <= 101376 ? OK : INVALID_VALUE; }
 
+/* Launches so far, read by the stand-in CUPTI (fake_cupti.c). */
+unsigned long fake_cuda_launches;
+
 static result cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, void *st, void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)st, (void)params, (void)extra;
   if (!fault && bx == 7) pending = ILLEGAL_ADDRESS;
+  fake_cuda_launches++;
   return fault;
 }
 
