@@ -4,7 +4,7 @@
 ** CUPTI's metric names, collected for each configuration that came out ok
 ** (core/profile.c) into result.metrics. search = "profile" without a
 ** profile list collects the counters its analysis reads
-** (core/bottlenecks.h).
+** (core/bottlenecks.h), which kt.profile_counters lists.
 */
 #include <string.h>
 
@@ -57,4 +57,13 @@ void lk_check_profile(lua_State *L, int opts, kt_tune_opts *o) {
     o->profile = kt_profile_counters;
     o->nprofile = KT_PC_COUNT;
   }
+}
+
+void lk_open_profile(lua_State *L) {
+  lua_createtable(L, KT_PC_COUNT, 0);
+  for (int i = 0; i < KT_PC_COUNT; i++) {
+    lua_pushstring(L, kt_profile_counters[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "profile_counters");
 }
