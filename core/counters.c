@@ -139,29 +139,26 @@ static int host_init(kt_counters *c, kt_error *err) {
   return rc;
 }
 
-/* Each name is one of the chip's metrics, or the error names it. */
-static int check_names(kt_counters *c, kt_error *err) {
+/* The counters one at a time, so that a failure names the one refused. */
+static int add_metrics(kt_counters *c, kt_error *err) {
   for (size_t i = 0; i < c->n; i++) {
-    CUpti_Profiler_Host_GetMetricProperties_Params p =
-        PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
-    p.pHostObject = c->host;
-    p.pMetricName = c->names[i];
-    CUptiResult e = c->lib->f.ProfilerHostGetMetricProperties(&p);
-    if (e == CUPTI_ERROR_INVALID_METRIC_NAME || e == CUPTI_ERROR_INVALID_PARAMETER)
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add =
+        PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    add.pHostObject = c->host;
+    add.ppMetricNames = &c->names[i];
+    add.numMetrics = 1;
+    CUptiResult e = c->lib->f.ProfilerHostConfigAddMetrics(&add);
+    if (e == CUPTI_ERROR_INVALID_METRIC_NAME)
       return kt_fail(err, "profile: unknown counter '%s' (not a metric of CUPTI for chip %s; "
                      "`ncu --query-metrics` lists them)", c->names[i], c->chip);
-    int rc = check(c, e, "cuptiProfilerHostGetMetricProperties", err);
-    if (rc) return rc;
+    int rc = check(c, e, "cuptiProfilerHostConfigAddMetrics", err);
+    if (rc) return kt_fail_prefix(err, "counter '%s' (%zu of %zu): ", c->names[i], i + 1, c->n), rc;
   }
   return 0;
 }
 
 static int make_config(kt_counters *c, kt_error *err) {
-  CUpti_Profiler_Host_ConfigAddMetrics_Params add = PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-  add.pHostObject = c->host;
-  add.ppMetricNames = c->names;
-  add.numMetrics = c->n;
-  int rc = check(c, c->lib->f.ProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", err);
+  int rc = add_metrics(c, err);
   CUpti_Profiler_Host_GetConfigImageSize_Params sz = PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
   sz.pHostObject = c->host;
   if (rc == 0) rc = check(c, c->lib->f.ProfilerHostGetConfigImageSize(&sz), "cuptiProfilerHostGetConfigImageSize", err);
@@ -180,33 +177,48 @@ static int make_config(kt_counters *c, kt_error *err) {
   return rc;
 }
 
-/* The Range Profiler on the context and its counter data image. */
+/* The Range Profiler on the context: before the counters available are
+** asked for, which otherwise may come back incomplete in a process that
+** has not profiled yet (the configuration then fails, CUPTI_ERROR_UNKNOWN). */
 static int enable(kt_counters *c, kt_error *err) {
   CUpti_RangeProfiler_Enable_Params en = PARAMS(CUpti_RangeProfiler_Enable_Params);
   en.ctx = c->ctx;
   int rc = check(c, c->lib->f.RangeProfilerEnable(&en), "cuptiRangeProfilerEnable", err);
-  if (rc) return rc;
-  c->rp = en.pRangeProfilerObject;
+  c->rp = rc == 0 ? en.pRangeProfilerObject : NULL;
+  return rc;
+}
+
+/* The counter data image, once the configuration is made. */
+static int counter_data(kt_counters *c, kt_error *err) {
   CUpti_RangeProfiler_GetCounterDataSize_Params ds = PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   ds.pRangeProfilerObject = c->rp;
   ds.pMetricNames = c->names;
   ds.numMetrics = c->n;
   ds.maxNumOfRanges = KT_COUNTERS_MAX_RANGES;
   ds.maxNumRangeTreeNodes = KT_COUNTERS_MAX_RANGES;
-  rc = check(c, c->lib->f.RangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize", err);
+  int rc = check(c, c->lib->f.RangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize", err);
   if (rc == 0 && !(c->data = kt_alloc(ds.counterDataSize, err))) return -1;
   c->data_size = ds.counterDataSize;
   return rc;
 }
 
-static int prepare(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
+static int prepare_once(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
   unprepare(c);
   int rc = copy_names(c, names, n, err);
-  if (rc == 0) rc = host_init(c, err);
-  if (rc == 0) rc = check_names(c, err);
-  if (rc == 0) rc = make_config(c, err);
   if (rc == 0) rc = enable(c, err);
+  if (rc == 0) rc = host_init(c, err);
+  if (rc == 0) rc = make_config(c, err);
+  if (rc == 0) rc = counter_data(c, err);
   if (rc) unprepare(c);
+  return rc;
+}
+
+/* On an H200 with CUPTI 13.0, the first configuration a process makes has
+** failed with CUPTI_ERROR_UNKNOWN where the same counters succeed later:
+** a configuration that fails is made once more before the error stands. */
+static int prepare(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
+  int rc = prepare_once(c, names, n, err);
+  if (rc == -1 && strstr(err->msg, "CUPTI error 999")) rc = prepare_once(c, names, n, err);
   return rc;
 }
 

@@ -30,7 +30,7 @@
 #define KT_CUPTI_FUNCTIONS(X) \
   X(GetResultString) X(ProfilerInitialize) X(DeviceGetChipName) \
   X(ProfilerGetCounterAvailability) X(ProfilerHostInitialize) X(ProfilerHostDeinitialize) \
-  X(ProfilerHostGetMetricProperties) X(ProfilerHostConfigAddMetrics) \
+  X(ProfilerHostConfigAddMetrics) \
   X(ProfilerHostGetConfigImageSize) X(ProfilerHostGetConfigImage) \
   X(ProfilerHostGetNumOfPasses) X(ProfilerHostEvaluateToGpuValues) \
   X(RangeProfilerEnable) X(RangeProfilerDisable) X(RangeProfilerGetCounterDataSize) \

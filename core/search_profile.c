@@ -13,16 +13,19 @@
 ** parameters of it and `random` random ones. Each is scored by how its
 ** counters move the wanted way:
 **   s = sum_j sign(c_j (p_j - a_j)) |c_j| 2 |p_j - a_j| / (p_j + a_j)
-** with p the candidate's predicted counters and a the fastest one's.
+** with p the candidate's predicted counters and a the fastest one's
+** (measured).
 ** Scores below `cutoff` weigh 0.0001; the others are mapped to [0, 2]
 ** (1 - s/min below 0, 1 + s/max above) and raised to `exp`. The next
 ** batch is drawn from the candidates by weight, without repetition.
 **
 ** The predictions: KTT predicts counters with a model trained beforehand
-** on another GPU or input. Here the model learns as the search goes: one
-** additive model per counter (additive.h: log(1 + counter) as a sum of one
-** term per parameter value) over the configurations profiled so far, which
-** is what the score needs, the effect of changing a parameter's value. KTT
+** on another GPU or input. Here the model learns as the search goes, from
+** the configurations profiled so far: what the score needs is the effect
+** of changing a parameter's value on each counter, which it takes as the
+** change of the mean log(1 + counter) of the configurations with each
+** value (an additive model, additive.h's sums), added up over the changed
+** parameters; a value not yet profiled has no known effect. KTT
 ** profiles only the fastest of each batch, where here each configuration
 ** has its counters, as the tuning collects them.
 **
@@ -53,7 +56,8 @@ typedef struct profile {
   kt_additive model[KT_PC_COUNT];
   bool started;
   uint64_t best;      /* the fastest configuration with counters ... */
-  double best_cost;   /* ... its cost (INFINITY: none yet) */
+  double best_cost;   /* ... its cost (INFINITY: none yet) ... */
+  double best_pc[KT_PC_COUNT]; /* ... and its counters (NAN: unknown) */
   kt_indices queue;   /* the batch still to propose */
   size_t next;
   kt_indices cand;    /* scratch: candidates */
@@ -90,9 +94,10 @@ static int pf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   if (kt_walker_record(&p->w, index, r, err)) return -1;
   if (r->status != KT_OK) return 0;
   bool any = false;
+  double pc[KT_PC_COUNT];
   if (kt_space_config(p->w.space, index, p->w.vi, err)) return -1;
   for (int i = 0; i < KT_PC_COUNT; i++) {
-    double v = kt_result_metric(r, kt_profile_counters[i]);
+    double v = pc[i] = kt_result_metric(r, kt_profile_counters[i]);
     if (isnan(v) || v < 0) continue;
     kt_additive_add(&p->model[i], p->w.vi, v + 1);
     any = true;
@@ -101,6 +106,7 @@ static int pf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   if (any && cost < p->best_cost) {
     p->best = index;
     p->best_cost = cost;
+    memcpy(p->best_pc, pc, sizeof pc);
   }
   return 0;
 }
@@ -132,12 +138,31 @@ static int candidates(profile *p, kt_error *err) {
   return rc;
 }
 
-/* The counters the models predict for configuration index. */
-static int predict(profile *p, uint64_t index, double *pc, kt_error *err) {
-  if (kt_space_config(p->w.space, index, p->w.vj, err)) return -1;
-  for (int i = 0; i < KT_PC_COUNT; i++)
-    pc[i] = p->model[i].nok ? exp(kt_additive_predict(&p->model[i], p->w.vj)) - 1 : NAN;
-  return 0;
+/* The mean log counter of the configurations with value at of the model
+** (NAN: none seen). */
+static double value_mean(const kt_additive *m, size_t at) {
+  return m->ok[at] ? m->sum[at] / m->ok[at] : NAN;
+}
+
+/* A candidate's counters, predicted from the fastest's (best_vi): each
+** parameter whose value it changes moves each counter by the change of
+** the mean log counter between the two values. Values no profiled
+** configuration had move nothing: a candidate that changes only such
+** values has counters unknown (NAN), which neither draws nor repels. */
+static void predict(const profile *p, const uint32_t *best_vi, const uint32_t *vi, double *pc) {
+  for (int i = 0; i < KT_PC_COUNT; i++) {
+    const kt_additive *m = &p->model[i];
+    double shift = 0;
+    bool known = false;
+    for (size_t q = 0; q < m->nparams; q++) {
+      if (vi[q] == best_vi[q]) continue;
+      double d = value_mean(m, m->offset[q] + vi[q]) - value_mean(m, m->offset[q] + best_vi[q]);
+      if (isnan(d)) continue;
+      shift += d;
+      known = true;
+    }
+    pc[i] = known && !isnan(p->best_pc[i]) ? (p->best_pc[i] + 1) * exp(shift) - 1 : NAN;
+  }
 }
 
 static double raw_score(const double *change, const double *pc, const double *actual) {
@@ -164,15 +189,16 @@ static void weigh(const profile *p, double *score, size_t n) {
 }
 
 static int score_candidates(profile *p, kt_error *err) {
-  double pc[KT_PC_COUNT], actual[KT_PC_COUNT], change[KT_PC_COUNT];
+  double pc[KT_PC_COUNT], change[KT_PC_COUNT];
   double *sc = realloc(p->score, (p->cand.n ? p->cand.n : 1) * sizeof *sc);
   if (!sc) return kt_fail(err, "out of memory");
   p->score = sc;
-  if (predict(p, p->best, actual, err)) return -1;
-  kt_profile_changes(actual, p->o.react, change);
+  if (kt_space_config(p->w.space, p->best, p->w.vi, err)) return -1;
+  kt_profile_changes(p->best_pc, p->o.react, change);
   for (size_t i = 0; i < p->cand.n; i++) {
-    if (predict(p, p->cand.items[i], pc, err)) return -1;
-    sc[i] = raw_score(change, pc, actual);
+    if (kt_space_config(p->w.space, p->cand.items[i], p->w.vj, err)) return -1;
+    predict(p, p->w.vi, p->w.vj, pc);
+    sc[i] = raw_score(change, pc, p->best_pc);
   }
   weigh(p, sc, p->cand.n);
   return 0;

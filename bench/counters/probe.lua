@@ -18,6 +18,7 @@ copy:param("WG", { 128, 256 }, { group_x = "mul" })
 
 local names = { "dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed" }
 for _, c in ipairs(kt.profile_counters) do names[#names + 1] = c end
+names[#names + 1] = "dram__bytes_read.sum" -- again: the first collection of a context is no different
 local bad = {}
 for _, c in ipairs(names) do
   local ok, r = pcall(tuner.tune, tuner, copy, { profile = { c }, stop = { count = 1 }, progress = false })
@@ -26,6 +27,9 @@ for _, c in ipairs(names) do
   print(("%-80s %s"):format(c, ok and tostring(v) or ("ERROR " .. r)))
 end
 print(("%d of %d counters read"):format(#names - #bad, #names))
+local ok, r = pcall(tuner.tune, tuner, copy, { profile = kt.profile_counters, stop = { count = 2 }, progress = false })
+print("all at once on the copy:", ok and ("%s, %d counters, %d passes"):format(r[1].status,
+  r[1].metrics and #kt.profile_counters or 0, r:summary().profile_passes) or r)
 
 local s = opt.size
 local A, B, C = kt.array("float", s * s):random(3), kt.array("float", s * s):random(4), kt.array("float", s * s)
@@ -34,6 +38,7 @@ for _, profile in ipairs({ false, true }) do
   local r = tuner:tune(k, { search = "random", seed = 1, stop = { count = opt.n }, progress = false,
     profile = profile and kt.profile_counters or nil })
   local sm = r:summary()
+  for i = 1, #r do if r[i].error then print("  " .. r[i].status .. ": " .. r[i].error) end end
   print(("GEMM %d, %d configurations %s: wall %.2f s, profiling %.2f s (%d profiled, %d passes per launch)")
     :format(s, sm.evaluated, profile and "with counters" or "timed only", sm.wall_ms / 1e3,
       sm.profile_ms / 1e3, sm.profiled, sm.profile_passes))

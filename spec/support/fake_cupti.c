@@ -26,6 +26,7 @@
 #include <cupti_target.h>
 
 static int host_object, profiler_object; /* their addresses are the handles */
+static size_t nmetrics; /* added to the host object */
 static unsigned long started_at, ranges;
 static int running;
 
@@ -62,6 +63,7 @@ CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailab
 }
 
 CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p) {
+  nmetrics = 0;
   p->pHostObject = (CUpti_Profiler_Host_Object *)&host_object;
   return CUPTI_SUCCESS;
 }
@@ -70,14 +72,10 @@ CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Param
   return p->pHostObject == (void *)&host_object ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
-CUptiResult cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params *p) {
-  return known_index(p->pMetricName) < 0 ? CUPTI_ERROR_INVALID_METRIC_NAME : CUPTI_SUCCESS;
-}
-
-static size_t nmetrics;
-
 CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p) {
-  nmetrics = p->numMetrics;
+  for (size_t i = 0; i < p->numMetrics; i++)
+    if (known_index(p->ppMetricNames[i]) < 0) return CUPTI_ERROR_INVALID_METRIC_NAME;
+  nmetrics += p->numMetrics;
   return CUPTI_SUCCESS;
 }
 
