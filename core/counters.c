@@ -33,6 +33,10 @@ struct kt_counters {
 };
 
 #define PARAMS(type) {.structSize = type##_STRUCT_SIZE}
+/* A parameter block of CUPTI's, its size filled in. */
+#define DECLARE(type, var) type var = PARAMS(type)
+/* A CUPTI call's verdict (check), named after the function. */
+#define CALL(c, fn, params, err) check(c, (c)->lib->f.fn(&(params)), "cupti" #fn, err)
 
 /* CUPTI's verdicts that mean "not here, not now" rather than a mistake. */
 static bool unreadable(CUptiResult e) {
@@ -71,12 +75,12 @@ kt_counters *kt_counters_new(CUcontext ctx, int ordinal, kt_error *err) {
 
 static void unprepare(kt_counters *c) {
   if (c->rp) {
-    CUpti_RangeProfiler_Disable_Params p = PARAMS(CUpti_RangeProfiler_Disable_Params);
+    DECLARE(CUpti_RangeProfiler_Disable_Params, p);
     p.pRangeProfilerObject = c->rp;
     c->lib->f.RangeProfilerDisable(&p);
   }
   if (c->host) {
-    CUpti_Profiler_Host_Deinitialize_Params p = PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    DECLARE(CUpti_Profiler_Host_Deinitialize_Params, p);
     p.pHostObject = c->host;
     c->lib->f.ProfilerHostDeinitialize(&p);
   }
@@ -91,7 +95,7 @@ static void unprepare(kt_counters *c) {
 void kt_counters_free(kt_counters *c) {
   if (!c) return;
   if (c->started) {
-    CUpti_RangeProfiler_Stop_Params p = PARAMS(CUpti_RangeProfiler_Stop_Params);
+    DECLARE(CUpti_RangeProfiler_Stop_Params, p);
     p.pRangeProfilerObject = c->rp;
     c->lib->f.RangeProfilerStop(&p);
   }
@@ -115,25 +119,25 @@ static int copy_names(kt_counters *c, const char *const *names, size_t n, kt_err
 
 /* The host object: the chip, and the counters this context may read. */
 static int host_init(kt_counters *c, kt_error *err) {
-  CUpti_Device_GetChipName_Params chip = PARAMS(CUpti_Device_GetChipName_Params);
+  DECLARE(CUpti_Device_GetChipName_Params, chip);
   chip.deviceIndex = (size_t)c->ordinal;
-  int rc = check(c, c->lib->f.DeviceGetChipName(&chip), "cuptiDeviceGetChipName", err);
+  int rc = CALL(c, DeviceGetChipName, chip, err);
   if (rc) return rc;
   snprintf(c->chip, sizeof c->chip, "%s", chip.pChipName ? chip.pChipName : "?");
-  CUpti_Profiler_GetCounterAvailability_Params av =
-      PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+  DECLARE(CUpti_Profiler_GetCounterAvailability_Params, av);
   av.ctx = c->ctx;
   const char *what = "cuptiProfilerGetCounterAvailability";
   if ((rc = check(c, c->lib->f.ProfilerGetCounterAvailability(&av), what, err))) return rc;
-  uint8_t *image = kt_alloc(av.counterAvailabilityImageSize ? av.counterAvailabilityImageSize : 1, err);
+  size_t size = av.counterAvailabilityImageSize;
+  uint8_t *image = kt_alloc(size ? size : 1, err);
   if (!image) return -1;
   av.pCounterAvailabilityImage = image;
   rc = check(c, c->lib->f.ProfilerGetCounterAvailability(&av), what, err);
-  CUpti_Profiler_Host_Initialize_Params hi = PARAMS(CUpti_Profiler_Host_Initialize_Params);
+  DECLARE(CUpti_Profiler_Host_Initialize_Params, hi);
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   hi.pChipName = c->chip;
   hi.pCounterAvailabilityImage = image;
-  if (rc == 0) rc = check(c, c->lib->f.ProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize", err);
+  if (rc == 0) rc = CALL(c, ProfilerHostInitialize, hi, err);
   c->host = rc == 0 ? hi.pHostObject : NULL;
   free(image);
   return rc;
@@ -142,8 +146,7 @@ static int host_init(kt_counters *c, kt_error *err) {
 /* The counters one at a time, so that a failure names the one refused. */
 static int add_metrics(kt_counters *c, kt_error *err) {
   for (size_t i = 0; i < c->n; i++) {
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add =
-        PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    DECLARE(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
     add.pHostObject = c->host;
     add.ppMetricNames = &c->names[i];
     add.numMetrics = 1;
@@ -159,20 +162,20 @@ static int add_metrics(kt_counters *c, kt_error *err) {
 
 static int make_config(kt_counters *c, kt_error *err) {
   int rc = add_metrics(c, err);
-  CUpti_Profiler_Host_GetConfigImageSize_Params sz = PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  DECLARE(CUpti_Profiler_Host_GetConfigImageSize_Params, sz);
   sz.pHostObject = c->host;
-  if (rc == 0) rc = check(c, c->lib->f.ProfilerHostGetConfigImageSize(&sz), "cuptiProfilerHostGetConfigImageSize", err);
+  if (rc == 0) rc = CALL(c, ProfilerHostGetConfigImageSize, sz, err);
   if (rc == 0 && !(c->config = kt_alloc(sz.configImageSize, err))) return -1;
   c->config_size = sz.configImageSize;
-  CUpti_Profiler_Host_GetConfigImage_Params im = PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  DECLARE(CUpti_Profiler_Host_GetConfigImage_Params, im);
   im.pHostObject = c->host;
   im.configImageSize = c->config_size;
   im.pConfigImage = c->config;
-  if (rc == 0) rc = check(c, c->lib->f.ProfilerHostGetConfigImage(&im), "cuptiProfilerHostGetConfigImage", err);
-  CUpti_Profiler_Host_GetNumOfPasses_Params np = PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  if (rc == 0) rc = CALL(c, ProfilerHostGetConfigImage, im, err);
+  DECLARE(CUpti_Profiler_Host_GetNumOfPasses_Params, np);
   np.configImageSize = c->config_size;
   np.pConfigImage = c->config;
-  if (rc == 0) rc = check(c, c->lib->f.ProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses", err);
+  if (rc == 0) rc = CALL(c, ProfilerHostGetNumOfPasses, np, err);
   c->passes = (unsigned)np.numOfPasses;
   return rc;
 }
@@ -181,22 +184,22 @@ static int make_config(kt_counters *c, kt_error *err) {
 ** asked for, which otherwise may come back incomplete in a process that
 ** has not profiled yet (the configuration then fails, CUPTI_ERROR_UNKNOWN). */
 static int enable(kt_counters *c, kt_error *err) {
-  CUpti_RangeProfiler_Enable_Params en = PARAMS(CUpti_RangeProfiler_Enable_Params);
+  DECLARE(CUpti_RangeProfiler_Enable_Params, en);
   en.ctx = c->ctx;
-  int rc = check(c, c->lib->f.RangeProfilerEnable(&en), "cuptiRangeProfilerEnable", err);
+  int rc = CALL(c, RangeProfilerEnable, en, err);
   c->rp = rc == 0 ? en.pRangeProfilerObject : NULL;
   return rc;
 }
 
 /* The counter data image, once the configuration is made. */
 static int counter_data(kt_counters *c, kt_error *err) {
-  CUpti_RangeProfiler_GetCounterDataSize_Params ds = PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  DECLARE(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
   ds.pRangeProfilerObject = c->rp;
   ds.pMetricNames = c->names;
   ds.numMetrics = c->n;
   ds.maxNumOfRanges = KT_COUNTERS_MAX_RANGES;
   ds.maxNumRangeTreeNodes = KT_COUNTERS_MAX_RANGES;
-  int rc = check(c, c->lib->f.RangeProfilerGetCounterDataSize(&ds), "cuptiRangeProfilerGetCounterDataSize", err);
+  int rc = CALL(c, RangeProfilerGetCounterDataSize, ds, err);
   if (rc == 0 && !(c->data = kt_alloc(ds.counterDataSize, err))) return -1;
   c->data_size = ds.counterDataSize;
   return rc;
@@ -225,14 +228,12 @@ static int prepare(kt_counters *c, const char *const *names, size_t n, kt_error 
 /* ---- one collection ---- */
 
 static int start(kt_counters *c, kt_error *err) {
-  CUpti_RangeProfiler_CounterDataImage_Initialize_Params in =
-      PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  DECLARE(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, in);
   in.pRangeProfilerObject = c->rp;
   in.counterDataSize = c->data_size;
   in.pCounterData = c->data;
-  int rc = check(c, c->lib->f.RangeProfilerCounterDataImageInitialize(&in),
-                 "cuptiRangeProfilerCounterDataImageInitialize", err);
-  CUpti_RangeProfiler_SetConfig_Params sc = PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  int rc = CALL(c, RangeProfilerCounterDataImageInitialize, in, err);
+  DECLARE(CUpti_RangeProfiler_SetConfig_Params, sc);
   sc.pRangeProfilerObject = c->rp;
   sc.configSize = c->config_size;
   sc.pConfig = c->config;
@@ -244,10 +245,10 @@ static int start(kt_counters *c, kt_error *err) {
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
   sc.targetNestingLevel = 1;
-  if (rc == 0) rc = check(c, c->lib->f.RangeProfilerSetConfig(&sc), "cuptiRangeProfilerSetConfig", err);
-  CUpti_RangeProfiler_Start_Params st = PARAMS(CUpti_RangeProfiler_Start_Params);
+  if (rc == 0) rc = CALL(c, RangeProfilerSetConfig, sc, err);
+  DECLARE(CUpti_RangeProfiler_Start_Params, st);
   st.pRangeProfilerObject = c->rp;
-  if (rc == 0) rc = check(c, c->lib->f.RangeProfilerStart(&st), "cuptiRangeProfilerStart", err);
+  if (rc == 0) rc = CALL(c, RangeProfilerStart, st, err);
   c->started = rc == 0;
   return rc;
 }
@@ -275,19 +276,19 @@ static double fold(const char *name, double acc, double v, size_t r) {
 }
 
 static int stop(kt_counters *c, size_t *nranges, kt_error *err) {
-  CUpti_RangeProfiler_Stop_Params sp = PARAMS(CUpti_RangeProfiler_Stop_Params);
+  DECLARE(CUpti_RangeProfiler_Stop_Params, sp);
   sp.pRangeProfilerObject = c->rp;
   c->started = false;
-  int rc = check(c, c->lib->f.RangeProfilerStop(&sp), "cuptiRangeProfilerStop", err);
+  int rc = CALL(c, RangeProfilerStop, sp, err);
   if (rc == 0 && !sp.isAllPassSubmitted)
     return kt_fail(err, "hardware counters: CUPTI's kernel replay left passes undone");
-  CUpti_RangeProfiler_DecodeData_Params dd = PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  DECLARE(CUpti_RangeProfiler_DecodeData_Params, dd);
   dd.pRangeProfilerObject = c->rp;
-  if (rc == 0) rc = check(c, c->lib->f.RangeProfilerDecodeData(&dd), "cuptiRangeProfilerDecodeData", err);
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info = PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  if (rc == 0) rc = CALL(c, RangeProfilerDecodeData, dd, err);
+  DECLARE(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
   info.pCounterDataImage = c->data;
   info.counterDataImageSize = c->data_size;
-  if (rc == 0) rc = check(c, c->lib->f.RangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo", err);
+  if (rc == 0) rc = CALL(c, RangeProfilerGetCounterDataInfo, info, err);
   *nranges = rc == 0 ? info.numTotalRanges : 0;
   return rc;
 }
@@ -300,8 +301,7 @@ int kt_counters_end(kt_counters *c, double *values, size_t n, unsigned *ranges, 
   for (size_t i = 0; i < n; i++) values[i] = NAN;
   if (rc == 0 && !v) rc = -1;
   for (size_t r = 0; rc == 0 && r < nr && n == c->n; r++) {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev =
-        PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    DECLARE(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
     ev.pHostObject = c->host;
     ev.pCounterDataImage = c->data;
     ev.counterDataImageSize = c->data_size;
@@ -309,7 +309,7 @@ int kt_counters_end(kt_counters *c, double *values, size_t n, unsigned *ranges, 
     ev.ppMetricNames = c->names;
     ev.numMetrics = c->n;
     ev.pMetricValues = v;
-    rc = check(c, c->lib->f.ProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues", err);
+    rc = CALL(c, ProfilerHostEvaluateToGpuValues, ev, err);
     for (size_t i = 0; rc == 0 && i < n; i++) values[i] = fold(c->names[i], values[i], v[i], r);
   }
   free(v);
