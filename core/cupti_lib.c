@@ -75,7 +75,7 @@ static void *search(void) {
   }
   snprintf(lib.why, sizeof lib.why,
            "hardware counters need CUPTI (libcupti.so.13 from the CUDA toolkit), which is not "
-           "on the loader's path, beside NVRTC (%s) nor in /usr/local/cuda: set KTLUA_LIBCUPTI "
+           "on the loader's path, beside NVRTC (%.300s) nor in /usr/local/cuda: set KTLUA_LIBCUPTI "
            "to its path", dir[0] ? dir : "not loaded");
   return NULL;
 }
