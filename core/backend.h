@@ -194,7 +194,9 @@ typedef struct kt_backend {
   ** queued between begin and end, each launch replayed *passes times
   ** (begin says how many); end waits for the device and gives one value
   ** per name and the launches profiled. Both return 1 with err where
-  ** counters cannot be read (no permission): the caller goes on without. */
+  ** counters cannot be read (no permission): the caller goes on without.
+  ** begin with passes NULL only switches the counters on and checks the
+  ** names, collecting nothing (no end follows). */
   int (*counters_begin)(kt_bctx *ctx, const char *const *names, size_t n, unsigned *passes,
                         kt_error *err);
   int (*counters_end)(kt_bctx *ctx, double *values, size_t n, unsigned *ranges, kt_error *err);

@@ -258,8 +258,8 @@ int kt_counters_begin(kt_counters *c, const char *const *names, size_t n, unsign
   if (c->started) return kt_fail(err, "hardware counters: a collection is already going on");
   if (n == 0) return kt_fail(err, "hardware counters: no counter named");
   int rc = same_names(c, names, n) ? 0 : prepare(c, names, n, err);
-  if (rc == 0) rc = start(c, err);
-  *passes = c->passes;
+  if (rc == 0 && passes) rc = start(c, err);
+  if (passes) *passes = c->passes;
   return rc;
 }
 

@@ -18,9 +18,9 @@
 ** profiled run. So a tuning with counters starts on a context that has had
 ** them on from its start: a fresh one (a new device process, or a new
 ** context in process) where the context in hand had none, and the
-** counters are switched on, with an empty collection, before the
-** references and the first configuration load anything. That empty
-** collection also finds an unknown counter, or a missing CUPTI, before
+** counters are switched on (counters_begin without a collection) before
+** the references and the first configuration load anything. That also
+** finds an unknown counter, or a missing CUPTI, before
 ** any configuration runs. A context lost during the tuning comes back
 ** without counters: the configuration that finds it so gets none, and
 ** switches them on for the next.
@@ -52,16 +52,10 @@ static void give_up(tuning *tu, const kt_error *why) {
   }
 }
 
-/* An empty collection: counters on, and the names checked. */
+/* Counters on, and the names checked, collecting nothing. */
 static int switch_on(tuning *tu, kt_error *err) {
   kt_tuner *t = tu->t;
-  const kt_tune_opts *o = tu->opts;
-  unsigned passes = 0, ranges = 0;
-  double *v = kt_calloc(o->nprofile, sizeof *v, err);
-  if (!v) return -1;
-  int rc = t->be->counters_begin(t->ctx, o->profile, o->nprofile, &passes, err);
-  if (rc == 0) rc = t->be->counters_end(t->ctx, v, o->nprofile, &ranges, err);
-  free(v);
+  int rc = t->be->counters_begin(t->ctx, tu->opts->profile, tu->opts->nprofile, NULL, err);
   if (rc == 1) give_up(tu, err), rc = 0;
   if (rc == 0) t->counted = tuner_losses(t) + 1;
   return rc;

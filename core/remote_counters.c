@@ -29,11 +29,13 @@ int rm_counters_begin(kt_bctx *c, const char *const *names, size_t n, unsigned *
                       kt_error *err) {
   kt_fault fault;
   if (begin(c, OP_COUNTERS_BEGIN, err)) return -1;
+  kt_msg_put_u32(&c->out, passes != NULL); /* 0: only prepare */
   kt_msg_put_u32(&c->out, (uint32_t)n);
   for (size_t i = 0; i < n; i++) kt_msg_put_str(&c->out, names[i]);
   if (call(c, &fault, err)) return -1;
   int rc = take_code(c, err);
-  *passes = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
+  unsigned got = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
+  if (passes) *passes = got;
   return rc;
 }
 
@@ -64,6 +66,7 @@ static int no_counters(const kt_backend *be, kt_error *err) {
 
 static void serve_begin(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *out) {
   kt_error err;
+  bool start = kt_msg_get_u32(in) != 0;
   uint32_t n = kt_msg_get_u32(in);
   char **names = calloc(n ? n : 1, sizeof *names);
   int rc = names ? 0 : kt_fail(&err, "out of memory in the device server");
@@ -71,7 +74,8 @@ static void serve_begin(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *
     if (!(names[i] = kt_msg_get_str(in))) rc = kt_fail(&err, "hardware counters: a name is missing");
   unsigned passes = 0;
   if (rc == 0)
-    rc = be->counters_begin ? be->counters_begin(ctx, (const char *const *)names, n, &passes, &err)
+    rc = be->counters_begin ? be->counters_begin(ctx, (const char *const *)names, n,
+                                                 start ? &passes : NULL, &err)
                             : no_counters(be, &err);
   for (uint32_t i = 0; names && i < n; i++) free(names[i]);
   free(names);

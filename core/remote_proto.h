@@ -51,7 +51,8 @@ enum {
   OP_PROG_BINARY,   /* program id -> ok, then bytes (u64 size, bytes) or why */
   OP_PROG_LOAD,     /* program id, bytes, options, name -> ok, log (as OP_COMPILE) */
   /* synchronous (remote_counters.c) */
-  OP_COUNTERS_BEGIN, /* count, names -> code (0, 1 unreadable, 2 error), passes or why */
+  OP_COUNTERS_BEGIN, /* start (0: only prepare), count, names -> code (0, 1 unreadable,
+                     ** 2 error), passes or why */
   OP_COUNTERS_END    /* count -> code, ranges and the values, or why */
 };
 
