@@ -272,7 +272,6 @@ static bool any_on_device(const tuning *tu) {
 
 int tune_set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
-  if (tune_profile_ready(tu, err)) return -1;
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
   if (tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ||
       tuner_upload(tu->t, tu->task, NULL, err))

@@ -98,9 +98,6 @@ int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err);
 /* Fails before the first configuration when counters are asked of a
 ** device that has none (profile.c). */
 int tune_profile_check(const tuning *tu, kt_error *err);
-/* Before the references and uploads: a context whose counters are on from
-** its start (profile.c). */
-int tune_profile_ready(tuning *tu, kt_error *err);
 /* After the timed runs of an ok configuration: its counters as metrics
 ** (profile.c). */
 int tune_profile(tuning *tu, kt_run *run, kt_result *res, kt_error *err);

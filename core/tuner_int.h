@@ -62,8 +62,6 @@ struct kt_tuner {
   unsigned char *readback; /* where the inputs' checks read, kept between checks */
   size_t nreadback;
   kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
-  uint64_t counted;  /* 1 + tuner_losses of the context whose hardware counters are on
-                     ** (profile.c), 0: none */
 };
 
 /* Between configurations: replaces a device process that has grown past

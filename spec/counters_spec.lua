@@ -195,26 +195,6 @@ end]]):format(dir, dir, dir, dir, dir, dir))
     assert.are.equal(("3\t1000.0\t1000.0\n"):rep(3), out)
   end)
 
-  it("starts a tuning with counters on a fresh context, counters on before anything loads", function()
-    if needs_cupti() then return end
-    -- CUPTI profiles only kernels loaded after its profiler was enabled: the in-process tuner
-    -- opens a new context, which a driver that allows one context refuses
-    local out, code = with_fakes([[
-tuner:tune(k, { repeats = 1, progress = false })
-print(select(2, pcall(tuner.tune, tuner, k, { repeats = 1, progress = false, profile = { READ } })))]],
-      "ISOLATE=0 FAKE_CUDA_CONTEXTS=1")
-    assert.are.equal(0, code, out)
-    assert.truthy(out:find("reopening cuda:0: cuCtxCreate failed", 1, true), out)
-    -- an isolated one starts a new device process, and the tuning after it keeps that one
-    out, code = with_fakes([[
-tuner:tune(k, { repeats = 1, progress = false })
-local r1 = tuner:tune(k, { repeats = 1, progress = false, profile = { READ } })
-local r2 = tuner:tune(k, { repeats = 1, progress = false, profile = { READ } })
-print(tuner.renewals, r1[1].metrics[READ], r2[1].metrics[READ])]])
-    assert.are.equal(0, code, out)
-    assert.are.equal("0\t1000.0\t1000.0\n", out)
-  end)
-
   it("names an unknown counter, and stops the tuning there", function()
     if needs_cupti() then return end
     local out, code = with_fakes([[
