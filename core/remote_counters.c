@@ -71,7 +71,8 @@ static void serve_begin(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *
   char **names = calloc(n ? n : 1, sizeof *names);
   int rc = names ? 0 : kt_fail(&err, "out of memory in the device server");
   for (uint32_t i = 0; rc == 0 && i < n; i++)
-    if (!(names[i] = kt_msg_get_str(in))) rc = kt_fail(&err, "hardware counters: a name is missing");
+    if (!(names[i] = kt_msg_get_str(in)))
+      rc = kt_fail(&err, "hardware counters: a name is missing");
   unsigned passes = 0;
   if (rc == 0)
     rc = be->counters_begin ? be->counters_begin(ctx, (const char *const *)names, n,

@@ -240,7 +240,8 @@ static int new_batch(profile *p, kt_error *err) {
 static int pf_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_error *err) {
   profile *p = s->state;
   *got = 0;
-  while (max > 0 && p->next < p->queue.n && kt_walker_explored(&p->w, p->queue.items[p->next], NULL))
+  const kt_indices *q = &p->queue;
+  while (p->next < q->n && kt_walker_explored(&p->w, q->items[p->next], NULL))
     p->next++; /* evaluated meanwhile (a resumed journal) */
   if (max > 0 && p->next >= p->queue.n && new_batch(p, err)) return -1;
   if (max > 0 && p->next < p->queue.n) out[(*got)++] = p->queue.items[p->next++];
