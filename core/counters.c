@@ -205,7 +205,7 @@ static int counter_data(kt_counters *c, kt_error *err) {
   return rc;
 }
 
-static int prepare_once(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
+static int prepare(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
   unprepare(c);
   int rc = copy_names(c, names, n, err);
   if (rc == 0) rc = enable(c, err);
@@ -213,15 +213,6 @@ static int prepare_once(kt_counters *c, const char *const *names, size_t n, kt_e
   if (rc == 0) rc = make_config(c, err);
   if (rc == 0) rc = counter_data(c, err);
   if (rc) unprepare(c);
-  return rc;
-}
-
-/* On an H200 with CUPTI 13.0, the first configuration a process makes has
-** failed with CUPTI_ERROR_UNKNOWN where the same counters succeed later:
-** a configuration that fails is made once more before the error stands. */
-static int prepare(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
-  int rc = prepare_once(c, names, n, err);
-  if (rc == -1 && strstr(err->msg, "CUPTI error 999")) rc = prepare_once(c, names, n, err);
   return rc;
 }
 
