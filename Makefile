@@ -33,8 +33,10 @@ LUA_LMOD ?= $(PREFIX)/share/lua/5.4
 # builds a ktlua whose CUDA backend says it was built without them.
 CUDA_HOME ?= /usr/local/cuda
 CUDA_INC ?= $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(CUDA_HOME)/include)
-CUDA_SRC = core/backend_cuda.c core/cuda_binary.c core/cuda_devices.c core/cuda_lib.c core/nvrtc.c
-CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC))
+CUDA_SRC = core/backend_cuda.c core/cuda_binary.c core/cuda_devices.c core/cuda_lib.c core/nvrtc.c \
+           core/cupti_lib.c core/counters.c
+# core/cupti_shim stands in for the C++ header that CUPTI 13's profiler host header includes.
+CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC) -Icore/cupti_shim)
 
 # The model searcher's neural networks are FANN's (libfann-dev); without
 # its headers (or with `make FANN_INC=`) that searcher says it is unavailable.

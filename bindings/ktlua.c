@@ -81,6 +81,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_probe(L);
   lk_open_split(L);
   lk_open_mpi(L);
+  lk_open_profile(L);
   merge_stdlib(L, "ktlua.values");
   merge_stdlib(L, "ktlua.t1"); /* kt.t1, kt.t1_read */
   merge_stdlib(L, "ktlua.annotated"); /* kt.annotated */

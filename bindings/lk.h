@@ -250,6 +250,11 @@ void lk_check_pipeline(lua_State *L, int opts, kt_tune_opts *o);
 void lk_check_energy(lua_State *L, int opts, kt_tune_opts *o);
 bool lk_energy_measures(lua_State *L, int opts, const char *name);
 bool lk_energy_metric(const char *name);
+/* tune options.profile: hardware counters (lk_profile.c); what it pushes
+** anchors the names until the caller's return. */
+void lk_check_profile(lua_State *L, int opts, kt_tune_opts *o);
+/* kt.profile_counters: the counters that search = "profile" reads. */
+void lk_open_profile(lua_State *L);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */

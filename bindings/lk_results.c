@@ -340,6 +340,11 @@ static int results_summary(lua_State *L) {
   set_ms(L, "searcher_ms", sum.searcher);
   set_ms(L, "framework_ms", sum.framework);
   set_ms(L, "total_ms", sum.total); /* for a replay, its simulated clock */
+  set_ms(L, "profile_ms", r->profile_ns);
+  lua_pushinteger(L, (lua_Integer)r->profiled);
+  lua_setfield(L, -2, "profiled");
+  lua_pushinteger(L, (lua_Integer)r->profile_passes);
+  lua_setfield(L, -2, "profile_passes");
   lua_pushstring(L, r->stopped ? r->stopped : "");
   lua_setfield(L, -2, "stopped");
   lk_push_count(L, r->space_count);

@@ -483,7 +483,8 @@ static int tuner_tune(lua_State *L) {
                                      "resume",    "time_limit", "lookahead", "fail_fast",
                                      "check_inputs", "db", "size", "seeds", "metrics",
                                      "maximize", "pipeline",
-                                     "validate_on", "early_stop", "energy", NULL};
+                                     "validate_on", "early_stop", "energy",
+                                     "profile", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   struct kt_fleet *fleet = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   lk_task *ut = lk_check_task(L, 2);
@@ -503,6 +504,7 @@ static int tuner_tune(lua_State *L) {
   check_fail_fast(L, 3, &o);
   lk_check_pipeline(L, 3, &o);
   lk_check_energy(L, 3, &o);
+  lk_check_profile(L, 3, &o);
   if (o.early.runs > 0 && kt_metrics_objective_name(o.metrics))
     luaL_error(L, "tune options.early_stop: cutting configurations short by their time needs the "
                   "time as the objective (objective is '%s')", kt_metrics_objective_name(o.metrics));

@@ -67,6 +67,8 @@ static const char *const usage =
     "  KTLUA_GNUPLOT  the gnuplot program that draws a report's plots (default: gnuplot)\n"
     "  KTLUA_HISTORY  the prompt's history file (default: ~/.ktlua_history)\n"
     "  KTLUA_LIBCUDA  the NVIDIA driver library to load (default: libcuda.so.1)\n"
+    "  KTLUA_LIBCUPTI CUPTI, for hardware counters (default: libcupti.so.13 on the loader's path,\n"
+    "                 beside NVRTC, then in /usr/local/cuda)\n"
     "  KTLUA_NVRTC    the NVRTC library to load (default: libnvrtc.so, .so.13, .so.12, ...)\n";
 
 /* Adds a traceback to errors of the script. */

@@ -194,6 +194,16 @@ typedef struct kt_backend {
   /* Energy over a window of runs, in the process that drives the device:
   ** op and *out are energy.h's (kt_energy_op, kt_energy_reading). */
   int (*energy)(kt_bctx *ctx, int op, struct kt_energy_reading *out, kt_error *err);
+  /* Hardware counters (CUDA through CUPTI: counters.h) of the launches
+  ** queued between begin and end, each launch replayed *passes times
+  ** (begin says how many); end waits for the device and gives one value
+  ** per name and the launches profiled. Both return 1 with err where
+  ** counters cannot be read (no permission): the caller goes on without.
+  ** begin with passes NULL only switches the counters on and checks the
+  ** names, collecting nothing (no end follows). */
+  int (*counters_begin)(kt_bctx *ctx, const char *const *names, size_t n, unsigned *passes,
+                        kt_error *err);
+  int (*counters_end)(kt_bctx *ctx, double *values, size_t n, unsigned *ranges, kt_error *err);
 } kt_backend;
 
 /* For backends: `finish` from a function that waits for one queue: queue

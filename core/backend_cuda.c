@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "cuda_lib.h"
 #include "energy.h"
 
@@ -48,6 +49,7 @@ struct kt_bctx {
   kt_bevent *spare[SPARE_EVENTS];
   int nspare;
   kt_energy_meter *meter; /* made by the first `energy` */
+  kt_counters *counters; /* made when counters are first asked for */
 };
 
 struct kt_bbuf {
@@ -122,6 +124,7 @@ static void cu_close(kt_bctx *ctx) {
   use(ctx);
   cu->CtxSynchronize();
   while (ctx->nspare > 0) destroy_event(ctx, ctx->spare[--ctx->nspare]);
+  kt_counters_free(ctx->counters);
   for (int q = 0; q < MAX_QUEUES; q++)
     if (ctx->streams[q]) cu->StreamDestroy(ctx->streams[q]);
   cu->CtxDestroy(ctx->context);
@@ -617,6 +620,25 @@ static int cu_energy(kt_bctx *ctx, int op, kt_energy_reading *out, kt_error *err
   return kt_energy_meter_op(ctx->meter, (kt_energy_op)op, out, err);
 }
 
+/* ---- hardware counters (counters.h) ---- */
+
+static int cu_counters_begin(kt_bctx *ctx, const char *const *names, size_t n, unsigned *passes,
+                             kt_error *err) {
+  use(ctx);
+  if (!ctx->counters && !(ctx->counters = kt_counters_new(ctx->context, ctx->device, err)))
+    return -1;
+  return kt_counters_begin(ctx->counters, names, n, passes, err);
+}
+
+static int cu_counters_end(kt_bctx *ctx, double *values, size_t n, unsigned *ranges,
+                           kt_error *err) {
+  kt_fault fault;
+  if (!ctx->counters) return kt_fail(err, "hardware counters: no collection is going on");
+  if (cu_finish(ctx, -1, &fault, err)) return -1;
+  use(ctx);
+  return kt_counters_end(ctx->counters, values, n, ranges, err);
+}
+
 const kt_backend kt_backend_cuda = {
     .name = "cuda",
     .program_per_kernel = true,
@@ -646,6 +668,8 @@ const kt_backend kt_backend_cuda = {
     .host_memory = cu_host_memory,
     .host_pin = cu_host_pin,
     .energy = cu_energy,
+    .counters_begin = cu_counters_begin,
+    .counters_end = cu_counters_end,
 };
 
 #else

@@ -610,8 +610,10 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .resident = rm_resident,                  \
   .renew = rm_renew,                        \
   .marker = rm_marker,                      \
-  .queue_wait = rm_queue_wait,             \
-  .energy = rm_energy
+  .queue_wait = rm_queue_wait,              \
+  .energy = rm_energy,                      \
+  .counters_begin = rm_counters_begin,      \
+  .counters_end = rm_counters_end
 
 const kt_backend kt_backend_remote = {REMOTE_OPS, .program_per_kernel = false};
 static const kt_backend remote_per_kernel = {REMOTE_OPS, .program_per_kernel = true};

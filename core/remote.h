@@ -65,6 +65,12 @@ int kt_nvrtc_compile_apart(const struct kt_nvrtc_job *job, struct kt_nvrtc_out *
 ** close (stdin, stdout and stderr stay too). */
 void kt_server_keep_only(int main_fd, const int *compile_fds, int n);
 
+/* The server's OP_COUNTERS_BEGIN and OP_COUNTERS_END on its backend's
+** context (NULL: none open), the reply into out (remote_counters.c). */
+struct kt_msg;
+void kt_server_counters(const kt_backend *be, kt_bctx *ctx, uint32_t op, struct kt_msg *in,
+                        struct kt_msg *out);
+
 /* The server side: serves the connections until the main one closes.
 ** Runs in the forked child; never returns. */
 /* The server's OP_ENERGY (remote_energy.c): the request in `in`, the

@@ -91,5 +91,9 @@ int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);
 int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err);
 /* remote_energy.c: the backend's energy (energy.h). */
 int rm_energy(kt_bctx *c, int op, struct kt_energy_reading *out, kt_error *err);
+/* remote_counters.c: the backend's hardware counters. */
+int rm_counters_begin(kt_bctx *c, const char *const *names, size_t n, unsigned *passes,
+                      kt_error *err);
+int rm_counters_end(kt_bctx *c, double *values, size_t n, unsigned *ranges, kt_error *err);
 
 #endif

@@ -51,7 +51,11 @@ enum {
   OP_PROG_BINARY,   /* program id -> ok, then bytes (u64 size, bytes) or why */
   OP_PROG_LOAD,     /* program id, bytes, options, name -> ok, log (as OP_COMPILE) */
   /* synchronous */
-  OP_ENERGY         /* kt_energy_op -> joules, seconds, SM MHz, counter (remote_energy.c) */
+  OP_ENERGY,        /* kt_energy_op -> joules, seconds, SM MHz, counter (remote_energy.c) */
+  /* synchronous (remote_counters.c) */
+  OP_COUNTERS_BEGIN, /* start (0: only prepare), count, names -> code (0, 1 unreadable,
+                     ** 2 error), passes or why */
+  OP_COUNTERS_END    /* count -> code, ranges and the values, or why */
 };
 
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */

@@ -125,6 +125,9 @@ typedef struct kt_results {
   char *objective; /* "kernel" or "kernel+host", or a metric's name (metrics.h) */
   bool maximize;   /* ... which is maximised */
   char *notice;       /* what a person should know of them (a resume forced); NULL: nothing */
+  double profile_ns;       /* the runs that collected hardware counters (profile.c) ... */
+  size_t profiled;         /* ... the configurations that got them ... */
+  unsigned profile_passes; /* ... and the passes each launch took */
 } kt_results;
 
 /* Fills the fields above for a tuning of task on a device. */

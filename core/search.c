@@ -30,6 +30,10 @@
 **                 member drawn by who found the best: members
 **                 ("bestfirst,greedy,annealing"), floor (0.1), fade (0.99),
 **                 ahead (8), share (1)
+**   profile       KTT's profile-based search, steered by hardware counters
+**                 (CUDA, tune option profile): batch (2), neighbors (100),
+**                 random (10), distance (2), exp (8), react (0.7),
+**                 cutoff (-0.25)
 **
 ** Each file search_<name>.c documents its algorithm and options. Every
 ** searcher draws from the tuning's seed only (staged only once its stages
@@ -70,6 +74,7 @@ int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_portfolio_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_profile_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -87,13 +92,14 @@ static const struct {
     {"staged", kt_search_staged_init},
     {"model", kt_search_model_init},
     {"portfolio", kt_search_portfolio_init},
+    {"profile", kt_search_profile_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged, model, portfolio";
+         "staged, model, portfolio, profile";
 }
 
 const char *kt_search_default(const kt_stop *s) {

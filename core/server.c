@@ -630,7 +630,8 @@ static void serve(server *s, int fd) {
   kt_msg_init(&in);
   kt_msg_init(&out);
   while (kt_wire_recv(fd, &in, 0) == KT_WIRE_OK) {
-    switch (kt_msg_get_u32(&in)) {
+    uint32_t op = kt_msg_get_u32(&in);
+    switch (op) {
       case OP_ENUMERATE: op_enumerate(s, fd, &out); break;
       case OP_OPEN: op_open(s, &in, fd, &out); break;
       case OP_BUF_NEW: op_buf_new(s, &in, fd, &out); break;
@@ -653,6 +654,8 @@ static void serve(server *s, int fd) {
       case OP_LAUNCH: op_launch(s, &in); break;
       case OP_EVENT_FREE: op_free(s, &s->events, &in, OP_EVENT_FREE); break;
       case OP_ENERGY: kt_server_energy(s->be, s->ctx, &in, &out), reply(fd, &out); break;
+      case OP_COUNTERS_BEGIN:
+      case OP_COUNTERS_END: kt_server_counters(s->be, s->ctx, op, &in, &out), reply(fd, &out); break;
       default: _exit(3); /* the tuner and the server disagree: stop */
     }
   }

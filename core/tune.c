@@ -232,6 +232,7 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   tu->ahead_ns = 0;
   if (rc == 0) rc = copy_sizes(res, &run, err);
   if (rc == 0 && run.status == KT_OK) rc = tune_measure(tu, &run, res, err);
+  if (rc == 0 && run.status == KT_OK) rc = tune_profile(tu, &run, res, err);
   res->over.build += tu->ahead_ns; /* the next configuration's kernels: building */
   count_gap(tu, &run, t0, built, &b0, &b1);
   if (rc && tuner_generation(tu->t) != gen) {

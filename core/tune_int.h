@@ -53,6 +53,7 @@ typedef struct tuning {
   int64_t evaluated;  /* ... and evaluated */
   kt_gaps pending;    /* the parts of the gap since then */
   double energy_ns;   /* each configuration's energy window (0: none; measure_energy.c) */
+  bool counters_off;  /* hardware counters cannot be read here (profile.c) */
 } tuning;
 
 /* Starts a tuning of task on t (tuning.c): the device's pruning, the space,
@@ -95,6 +96,12 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
 int tune_devcheck_prepare(tuning *tu, kt_error *err);
 /* The sizes of the launches the run's last execution made, into res. */
 int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err);
+/* Fails before the first configuration when counters are asked of a
+** device that has none (profile.c). */
+int tune_profile_check(const tuning *tu, kt_error *err);
+/* After the timed runs of an ok configuration: its counters as metrics
+** (profile.c). */
+int tune_profile(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
 /* The error for a tuner in use by a tuning or a run (tune.c). */
 int tune_busy_error(kt_error *err);
 /* The time one execution may wait for the device (tune.c). */

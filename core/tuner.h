@@ -127,6 +127,10 @@ typedef struct kt_tune_opts {
   /* > 0: after its timed runs, each configuration runs for at least this
   ** long while NVML measures its energy and power (measure_energy.c). */
   double energy_window_ns;
+  /* Hardware counters of each ok configuration, by CUPTI's metric names,
+  ** as metrics of its result (profile.c); CUDA only. */
+  const char *const *profile;
+  size_t nprofile;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

@@ -177,7 +177,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   kt_indexmap_init(&tu->known);
   kt_codegen_forget(task);
   *out = NULL;
-  if (tuner_ensure_open(t, err) || tune_energy_check(tu, err) ||
+  if (tuner_ensure_open(t, err) || tune_energy_check(tu, err) || tune_profile_check(tu, err) ||
       kt_task_prune(task, &t->device, err) ||
       generate_space(task->space, opts, err) || kt_space_natural_generate(task->space, err))
     return -1;

@@ -184,7 +184,7 @@ static result cuFuncGetAttribute(int *v, int attr, void *f) {
 static result cuFuncSetAttribute(void *f, int attr, int v) { (void)f; return attr == 8 && v <= 101376 ? OK : INVALID_VALUE; }
 
 /* Launches that ran, for the stand-in NVML's energy counter (fake_nvml.c). */
-unsigned long long fake_cuda_launches;
+unsigned long long fake_cuda_launches; /* and by the stand-in CUPTI (fake_cupti.c) */
 
 static result cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, void *st, void **params, void **extra) {

@@ -1,0 +1,231 @@
+-- Hardware counters (tune options.profile, core/profile.c and core/counters.c) and KTT's
+-- profile-based searcher (search = "profile", core/search_profile.c). Everywhere: the options'
+-- checks, the OpenCL error, and the searcher on recorded spaces with synthetic counters. Where
+-- the CUDA headers, NVRTC and a C compiler are: the whole path through a stand-in CUDA driver
+-- (spec/support/fake_cuda.c) and a stand-in CUPTI (spec/support/fake_cupti.c).
+local kt = require "ktlua"
+local shell = require "spec.support.shell"
+local fake_cuda = require "spec.support.fake_cuda"
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  assert(os.execute("mkdir -p " .. d))
+  return d
+end
+
+describe("tune options.profile", function()
+  local n = 64
+  local a, b = kt.array("float", n):random(1), kt.array("float", n)
+  local tuner = kt.tuner()
+  local k = tuner:kernel{ name = "copy", global = { n }, group = { 1 }, args = { a:input(), b:output() },
+    source = "__kernel void copy(__global const float *a, __global float *b) "
+      .. "{ int i = get_global_id(0); b[i] = a[i]; }" }
+  k:param("WG", { 1, 2 }, { group_x = "mul" })
+
+  local function err(opts)
+    local ok, e = pcall(tuner.tune, tuner, k, opts)
+    assert.is_false(ok)
+    return (tostring(e):gsub("^[^:]*:%d+: ", ""))
+  end
+
+  it("is a list of distinct counter names", function()
+    assert.are.equal("tune options.profile: expected a list of counter names, got string",
+      err{ profile = "dram__sectors_read.sum" })
+    assert.are.equal("tune options.profile: expected a list of counter names (CUPTI's metrics, "
+      .. "e.g. \"dram__bytes_read.sum\")", err{ profile = {} })
+    assert.are.equal("tune options.profile[2]: expected a counter's name, got number",
+      err{ profile = { "a__b.sum", 3 } })
+    assert.are.equal("tune options.profile[2]: 'a__b.sum' is named twice",
+      err{ profile = { "a__b.sum", "a__b.sum" } })
+  end)
+
+  it("says that only CUDA has counters, on an OpenCL device, before any configuration runs", function()
+    local want = ("tune options.profile: hardware counters are CUDA's only (through CUPTI); "
+      .. "%s (%s) is an OpenCL device"):format(tuner.device.id, tuner.device.name)
+    assert.are.equal(want, err{ profile = { "dram__sectors_read.sum" }, progress = false })
+    -- search = "profile" profiles its own counters, so it asks the same
+    assert.are.equal(want, err{ search = "profile", progress = false })
+  end)
+
+  it("lists the counters the profile searcher reads", function()
+    assert.are.equal(23, #kt.profile_counters)
+    assert.are.equal("dram__throughput.avg.pct_of_peak_sustained_elapsed", kt.profile_counters[1])
+    assert.truthy(kt.searchers:find("profile", 1, true))
+  end)
+end)
+
+-- A Kernel Tuner cache of an n x n space whose time follows its DRAM reads (a memory-bound
+-- kernel: DRAM busy 90%), fastest at X = 11, Y = 4; with counters = false, no counters.
+local function synthetic_space(n, counters)
+  local parts, vals = {}, {}
+  for i = 0, n - 1 do vals[#vals + 1] = tostring(i) end
+  for x = 0, n - 1 do
+    for y = 0, n - 1 do
+      local reads = 1000 * (1 + (x - 11) ^ 2 + (y - 4) ^ 2)
+      local extra = counters and (', "dram__sectors_read.sum": %d, '
+        .. '"dram__throughput.avg.pct_of_peak_sustained_elapsed": 90'):format(reads) or ""
+      parts[#parts + 1] = ('"%d,%d": {"X": %d, "Y": %d, "time": %.6f%s}'):format(x, y, x, y, reads / 1e5, extra)
+    end
+  end
+  local path = os.tmpname() .. ".json"
+  local f = assert(io.open(path, "w"))
+  f:write(('{"device_name": "synthetic", "kernel_name": "k", "tune_params_keys": ["X", "Y"], '
+    .. '"tune_params": {"X": [%s], "Y": [%s]}, "objective": "time", "cache": {%s}}')
+    :format(table.concat(vals, ", "), table.concat(vals, ", "), table.concat(parts, ", ")))
+  f:close()
+  local rec = kt.replay(path)
+  os.remove(path)
+  return rec
+end
+
+describe("the profile searcher on recorded spaces", function()
+  -- The mean fraction of the optimum reached (optimum / best found) over seeds 1 to 20.
+  local function mean_reached(rec, search, budget)
+    local sum = 0
+    for seed = 1, 20 do
+      sum = sum + rec:score(rec:tune{ search = { search, seed = seed }, stop = { count = budget } })
+    end
+    return sum / 20
+  end
+
+  it("is steered by the counters: it finds more of the optimum than random search", function()
+    local rec = synthetic_space(16, true)
+    local profile, random = mean_reached(rec, "profile", 25), mean_reached(rec, "random", 25)
+    assert.is_true(profile > random * 1.2, ("profile %.3f, random %.3f"):format(profile, random))
+  end)
+
+  it("searches a space without counters as batches of random configurations, never twice", function()
+    local rec = synthetic_space(8, false)
+    local r = rec:tune{ search = { "profile", seed = 3, batch = 4 }, stop = { count = 40 } }
+    assert.are.equal(40, #r)
+    local seen = {}
+    for i = 1, #r do
+      assert.is_nil(seen[r[i].index])
+      seen[r[i].index] = true
+    end
+    -- a seed gives the same search
+    local again = rec:tune{ search = { "profile", seed = 3, batch = 4 }, stop = { count = 40 } }
+    for i = 1, #r do assert.are.equal(r[i].index, again[i].index) end
+    -- and it ends when the space does
+    assert.are.equal(64, #rec:tune{ search = "profile" })
+  end)
+
+  it("checks its options", function()
+    local rec = synthetic_space(4, true)
+    assert.has_error(function() rec:tune{ search = { "profile", width = 3 } } end,
+      "searcher 'profile' has no option 'width' (its options: batch, neighbors, random, distance, exp, "
+        .. "react, cutoff)")
+    assert.has_error(function() rec:tune{ search = { "profile", neighbors = 0, random = 0 } } end,
+      "searcher 'profile': neighbors and random are both 0: no candidates")
+  end)
+end)
+
+describe("hardware counters through a stand-in CUDA driver and CUPTI", function()
+  local missing = fake_cuda.missing()
+  if missing then
+    pending(missing)
+    return
+  end
+  local dir = tmpdir()
+  local cupti_missing
+  setup(function()
+    fake_cuda.build(dir)
+    cupti_missing = fake_cuda.build_cupti(dir)
+  end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  -- Runs a script with both stand-ins (and env, "NAME=value ..."); its output and status.
+  local function with_fakes(script, env)
+    local path = dir .. "/script.lua"
+    local f = assert(io.open(path, "w"))
+    f:write('local kt = require "ktlua"\n', [[
+local tuner = kt.tuner("cuda:0", { isolate = os.getenv("ISOLATE") ~= "0" })
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "k", global = 64, group = 1, args = { c:output() },
+                        source = 'extern "C" __global__ void k(float *c) {}' }
+k:param("WG", { 1, 2, 4 }, { group_x = "mul" })
+local READ, PCT = "dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+]], script)
+    f:close()
+    return shell.run(("KTLUA_LIBCUDA=%s/libcuda.so.1 KTLUA_LIBCUPTI=%s/libcupti.so %s %s %s")
+      :format(dir, dir, env or "", shell.ktlua, path))
+  end
+
+  local function needs_cupti()
+    if cupti_missing then pending(cupti_missing) return true end
+  end
+
+  for _, isolate in ipairs({ "1", "0" }) do
+    it("keeps each configuration's counters as metrics (" .. (isolate == "1" and "device process" or "in process") .. ")", function()
+      if needs_cupti() then return end
+      local out, code = with_fakes([[
+local r = tuner:tune(k, { repeats = 1, progress = false, profile = { READ, PCT } })
+for i = 1, #r do print(r[i].config.WG, r[i].status, r[i].metrics[READ], r[i].metrics[PCT]) end
+local s = r:summary()
+print(s.profiled, s.profile_passes, s.profile_ms > 0, r:best().metrics[READ])]], "ISOLATE=" .. isolate)
+      assert.are.equal(0, code, out)
+      -- one launch a run: 1000 (k + 1) with k the name's length modulo 10 (fake_cupti.c)
+      assert.are.equal("1\tok\t1000.0\t9000.0\n2\tok\t1000.0\t9000.0\n4\tok\t1000.0\t9000.0\n"
+        .. "3\t1\ttrue\t1000.0\n", out)
+    end)
+  end
+
+  it("sums .sum counters over a launcher's launches and averages the others", function()
+    if needs_cupti() then return end
+    local out, code = with_fakes([[
+k:launcher(function(run) run:launch(k) run:launch(k) end)
+local r = tuner:tune(k, { repeats = 1, progress = false, stop = { count = 1 }, profile = { READ, PCT } })
+print(r[1].metrics[READ], r[1].metrics[PCT])]])
+    assert.are.equal(0, code, out)
+    -- ranges 0 and 1: 1000 + 1001 summed; 9000 and 9001 averaged
+    assert.are.equal("2001.0\t9000.5\n", out)
+  end)
+
+  it("carries the counters to result files, journals and T4 measurements", function()
+    if needs_cupti() then return end
+    local out, code = with_fakes(([[
+local r = tuner:tune(k, { repeats = 1, progress = false, profile = { READ }, journal = "%s/j.jsonl",
+                          output = { "%s/r.json", "%s/r_t4.json" } })
+for _, f in ipairs({ "%s/j.jsonl", "%s/r.json", "%s/r_t4.json" }) do
+  local back = kt.load(f)
+  print(#back, back[1].metrics[READ], back:best().metrics[READ])
+end]]):format(dir, dir, dir, dir, dir, dir))
+    assert.are.equal(0, code, out)
+    assert.are.equal(("3\t1000.0\t1000.0\n"):rep(3), out)
+  end)
+
+  it("names an unknown counter, and stops the tuning there", function()
+    if needs_cupti() then return end
+    local out, code = with_fakes([[
+print(select(2, pcall(tuner.tune, tuner, k, { progress = false, profile = { READ, "nocounter" } })))]])
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("profile: unknown counter 'nocounter' (not a metric of CUPTI for chip FK100; "
+      .. "`ncu --query-metrics` lists them)", 1, true), out)
+  end)
+
+  it("says where counters cannot be read, once, and goes on timing", function()
+    if needs_cupti() then return end
+    local out, code = with_fakes([[
+local r = tuner:tune(k, { repeats = 1, progress = false, profile = { READ } })
+print(#r, r:summary().statuses.ok, r[1].metrics, r:summary().profiled)]], "FAKE_CUPTI_PRIVILEGES=0")
+    assert.are.equal(0, code, out)
+    local said = "hardware counters cannot be read here (the GPU's profiling is kept for administrators: "
+      .. "NVreg_RestrictProfilingToAdminUsers): cuptiRangeProfilerEnable failed: CUPTI error 35: "
+      .. "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES; tuned without counters"
+    local _, times = out:gsub("cannot be read here", "")
+    assert.are.equal(1, times, out)
+    assert.truthy(out:find("ktlua: " .. said, 1, true), out)
+    assert.truthy(out:find("3\t3\tnil\t0\n", 1, true), out)
+  end)
+
+  it("says so when CUPTI cannot be loaded", function()
+    local out, code = with_fakes([[
+print(select(2, pcall(tuner.tune, tuner, k, { progress = false, profile = { READ } })))]],
+      "KTLUA_LIBCUPTI=/nonexistent/libcupti.so")
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("hardware counters: CUPTI cannot be loaded from "
+      .. "KTLUA_LIBCUPTI=/nonexistent/libcupti.so: /nonexistent/libcupti.so: cannot open shared object file",
+      1, true), out)
+  end)
+end)
