@@ -25,6 +25,7 @@
 
 #ifdef KT_HAVE_CUDA
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,11 @@ struct kt_bctx {
   int nspare;
   kt_energy_meter *meter; /* made by the first `energy` */
   kt_counters *counters; /* made when counters are first asked for */
+  /* Modules load and unload on compile threads; CUPTI's kernel replay
+  ** must not see that happen during a collection (it crashed the device
+  ** process): loads share it, a collection holds it alone. */
+  pthread_rwlock_t modules;
+  bool collecting; /* holds modules */
 };
 
 struct kt_bbuf {
@@ -107,6 +113,10 @@ static kt_bctx *cu_open(const kt_device_info *dev, kt_error *err) {
   snprintf(ctx->arch, sizeof ctx->arch, "%s", kt_device_string(dev, "arch"));
   CUresult e = lib->cu.DeviceGet(&ctx->device, dev->index);
   if (e == CUDA_SUCCESS) e = lib->cu.CtxCreate(&ctx->context, CU_CTX_SCHED_BLOCKING_SYNC, ctx->device);
+  if (e == CUDA_SUCCESS && pthread_rwlock_init(&ctx->modules, NULL)) {
+    lib->cu.CtxDestroy(ctx->context);
+    e = CUDA_ERROR_OUT_OF_MEMORY;
+  }
   if (e != CUDA_SUCCESS) {
     kt_cu_fail(err, e, "cuCtxCreate");
     free(ctx);
@@ -129,6 +139,7 @@ static void cu_close(kt_bctx *ctx) {
     if (ctx->streams[q]) cu->StreamDestroy(ctx->streams[q]);
   cu->CtxDestroy(ctx->context);
   kt_energy_meter_free(ctx->meter);
+  pthread_rwlock_destroy(&ctx->modules);
   free(ctx);
 }
 
@@ -279,7 +290,9 @@ static void cu_prog_free(kt_bctx *ctx, kt_bprog *prog) {
   if (!prog) return;
   if (prog->module) {
     use(ctx);
+    pthread_rwlock_rdlock(&ctx->modules);
     api(ctx)->ModuleUnload(prog->module);
+    pthread_rwlock_unlock(&ctx->modules);
   }
   free(prog->image);
   free(prog->name);
@@ -292,7 +305,9 @@ static int load_module(kt_bctx *ctx, kt_bprog *prog, kt_error *err) {
   char log[4096] = "";
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {log, (void *)(uintptr_t)(sizeof log - 1)};
+  pthread_rwlock_rdlock(&ctx->modules);
   CUresult e = api(ctx)->ModuleLoadDataEx(&prog->module, prog->image, 2, options, values);
+  pthread_rwlock_unlock(&ctx->modules);
   if (e == CUDA_SUCCESS) return 0;
   prog->module = NULL;
   kt_error why;
@@ -627,16 +642,25 @@ static int cu_counters_begin(kt_bctx *ctx, const char *const *names, size_t n, u
   use(ctx);
   if (!ctx->counters && !(ctx->counters = kt_counters_new(ctx->context, ctx->device, err)))
     return -1;
-  return kt_counters_begin(ctx->counters, names, n, passes, err);
+  if (!passes) return kt_counters_begin(ctx->counters, names, n, passes, err);
+  pthread_rwlock_wrlock(&ctx->modules); /* until counters_end */
+  int rc = kt_counters_begin(ctx->counters, names, n, passes, err);
+  if (rc) pthread_rwlock_unlock(&ctx->modules);
+  ctx->collecting = rc == 0;
+  return rc;
 }
 
 static int cu_counters_end(kt_bctx *ctx, double *values, size_t n, unsigned *ranges,
                            kt_error *err) {
   kt_fault fault;
-  if (!ctx->counters) return kt_fail(err, "hardware counters: no collection is going on");
-  if (cu_finish(ctx, -1, &fault, err)) return -1;
+  if (!ctx->collecting) return kt_fail(err, "hardware counters: no collection is going on");
+  int rc = cu_finish(ctx, -1, &fault, err);
   use(ctx);
-  return kt_counters_end(ctx->counters, values, n, ranges, err);
+  kt_error eerr;
+  int erc = kt_counters_end(ctx->counters, values, n, ranges, rc ? &eerr : err);
+  ctx->collecting = false;
+  pthread_rwlock_unlock(&ctx->modules);
+  return rc ? rc : erc;
 }
 
 const kt_backend kt_backend_cuda = {
