@@ -87,6 +87,10 @@ CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%
 $(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
 $(CUDA_OBJ): $(B)/cuda.flags
 
+# Where the installed ktlua is, for programs that embed the core (core/ktlua_exe.h).
+EXE_DIR_OBJ = $(B)/obj/core/ktlua_exe.o $(ASAN)/obj/core/ktlua_exe.o
+$(EXE_DIR_OBJ): XCFLAGS = -DKT_BINDIR='"$(PREFIX)/bin"'
+
 FANN_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(FANN_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(FANN_SRC))
 $(FANN_OBJ): XCFLAGS = $(FANN_CFLAGS)
 $(FANN_OBJ): $(B)/fann.flags

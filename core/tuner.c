@@ -223,7 +223,7 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   return s;
 }
 
-/* Compiler processes are forked from this process, as device processes
+/* Compiler processes are started from this process, as device processes
 ** are: only an isolated tuner of a device of this process's own host has
 ** them. */
 int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
@@ -241,6 +241,10 @@ int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
   if (!(t->pool = kt_compile_pool_new(&t->device, workers, err))) return -1;
   if (t->cache) apply_wait(t);
   return 0;
+}
+
+void kt_tuner_set_compile_timeout(kt_tuner *t, double seconds) {
+  if (t->pool) kt_compile_pool_set_timeout(t->pool, seconds);
 }
 
 const char *kt_tuner_compile_fallback(const kt_tuner *t) {
