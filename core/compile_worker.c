@@ -113,6 +113,20 @@ static int greet(int fd, kt_device_info *dev) {
   return rc;
 }
 
+/* Loads and starts the compiler now, while the tuner sets up: a first
+** compile pays for loading NVRTC and its built-in headers, hundreds of ms. */
+static void warm_up(worker *w) {
+  if (!w->be->compile_binary) return;
+  kt_error err;
+  char *log = NULL;
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  w->be->compile_binary(w->dev, "extern \"C\" __global__ void kt_warm_up(void) {}\n", "",
+                        "kt_warm_up", &bytes, &size, &log, &err);
+  free(bytes);
+  free(log);
+}
+
 /* No PR_SET_PDEATHSIG as device processes have: it follows the thread
 ** that started it, and compile threads end while the tuner goes on. The
 ** connection's end of file (the tuner closed it, or died) ends it. */
@@ -124,6 +138,7 @@ void kt_compile_worker_main(int fd) {
   if (greet(fd, &dev)) _exit(2);
   worker w = {&dev, dev.backend, NULL, getenv("KTLUA_TEST_COMPILER_CRASH"),
               getenv("KTLUA_TEST_COMPILER_HANG")};
+  warm_up(&w);
   kt_msg in, out;
   kt_msg_init(&in);
   kt_msg_init(&out);
