@@ -5,11 +5,12 @@
 --   ktlua bench/compile/t1.lua --file=T1.json [--device=cuda:0] [--count=200] [--repeats=7]
 --     [--seed=1] [--workers=-1 (compile_workers; -1: the default)] [--threads=0 (build_threads)]
 --     [--nocache (tuner option cache = false)] [--label=TEXT]
+--     [--each (then the 10 longest compiles: index, status, ms; and each status's first error)]
 -- The disk cache is the one KTLUA_CACHE names (bench/compile/targets.sh gives each run its own).
 local t0 = require("ktlua").clock()
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "cuda:0", count = 200, repeats = 7, seed = 1,
-  workers = -1, threads = 0, nocache = false, label = "", file = "" }, "bench/compile/t1.lua --file=T1.json")
+  workers = -1, threads = 0, nocache = false, label = "", file = "", each = false }, "bench/compile/t1.lua --file=T1.json")
 local path = opt.file ~= "" and opt.file or error("bench/compile/t1.lua: no --file=T1.json given", 0)
 
 local problem = kt.t1_read(path)
@@ -45,5 +46,20 @@ print(dofile("bench/pipeline/gaps.lua")(sm, "          "))
 if sm.device_log and sm.device_log ~= "" then print("          device log: " .. sm.device_log:sub(1, 300)) end
 local best = r:best()
 if best then print(("          best %.4f ms (index %d)"):format(best.time_ms, best.index)) end
+if opt.each then
+  local list, said = {}, {}
+  for i = 1, #r do
+    list[#list + 1] = r[i]
+    local st = r[i].status
+    if st ~= "ok" and not said[st] then
+      said[st] = true
+      print(("          first %s: %s"):format(st, tostring(r[i].error or r[i].build_log):sub(1, 200):gsub("\n", " | ")))
+    end
+  end
+  table.sort(list, function(a, b) return (a.compile_ms or 0) > (b.compile_ms or 0) end)
+  for i = 1, math.min(10, #list) do
+    print(("          compile %7.0f ms  index %d  %s"):format(list[i].compile_ms or 0, list[i].index, list[i].status))
+  end
+end
 io.stdout:flush()
 tuner:close()
