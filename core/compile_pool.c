@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "device_wire.h"
 #include "devout.h"
 #include "ktlua_exe.h"
@@ -45,12 +46,12 @@ struct kt_compile_pool {
   char *said;     /* what the processes wrote on stderr, not yet taken */
 };
 
-int kt_compile_pool_default_size(int build_threads) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+int kt_compile_pool_default_size(int build_threads, int devices) {
+  long long cpus = kt_cpus_usable();
   long long bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-  long long n = build_threads > 0 ? build_threads : 1;
-  if (cpus > 0 && n > cpus) n = cpus;
-  if (bytes > 0 && n > bytes / BYTES_PER_WORKER) n = bytes / BYTES_PER_WORKER;
+  long long n = build_threads > 0 ? build_threads : 1, share = devices > 1 ? devices : 1;
+  if (n > cpus / share) n = cpus / share;
+  if (bytes > 0 && n > bytes / BYTES_PER_WORKER / share) n = bytes / BYTES_PER_WORKER / share;
   return n < 1 ? 1 : (int)n;
 }
 

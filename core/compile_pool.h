@@ -61,9 +61,12 @@ typedef enum kt_pool_outcome {
 } kt_pool_outcome;
 
 /* How many processes a pool gets by default: one per compile thread, at
-** most one per online processor, and at most one per 512 MiB of memory (a
-** compiler can hold hundreds of MB); at least 1. */
-int kt_compile_pool_default_size(int build_threads);
+** most one per processor this process may use (cpus.h) and one per 512
+** MiB of memory (a compiler can hold hundreds of MB), each shared among
+** the `devices` pools of one tuning over several devices; at least 1.
+** More compilers than processors only slow each compile, and the set-up's
+** compiles (references) wait longest. */
+int kt_compile_pool_default_size(int build_threads, int devices);
 
 /* A pool of `workers` compiler processes for dev (a copy is kept; its
 ** backend field names the real backend). */

@@ -255,6 +255,24 @@ end]])
     end
   end)
 
+  it("are as many as the processors this process may use, by default (its affinity here)",
+     function()
+    local path = lib .. "/usable.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { cache = false })
+local c = kt.array("float", 8)
+local k = tuner:kernel{ name = "k", global = 8, args = { c:output() },
+                        source = 'extern "C" __global__ void k(float *c) { c[0] = V; }' }
+k:param("V", { 1, 2, 3 })
+local r = tuner:tune(k, { repeats = 1, progress = false })
+print(tuner:cache().threads, r:summary().compile_workers)]])
+    local out, code = shell.run(("env KTLUA_LIBCUDA=%s/libcuda.so.1 taskset -c 0 %s %s")
+      :format(lib, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal("1\t1\n", out)
+  end)
+
   it("outlive the compile threads of a context that a fault replaced", function()
     local path = lib .. "/fault.lua"
     files.write(path, [[
