@@ -17,19 +17,27 @@
 
 static int runnable(const char *path) { return path[0] == '/' && access(path, X_OK) == 0; }
 
-/* dir/ktlua, where dir holds the file of this code (an executable or a
-** shared library); 0 when it is there. */
+/* Where a ktlua may be, from the folder of a program or library of ktlua:
+** beside it (build/), in ../bin (lib/libktlua.so), ../../../bin
+** (lib/lua/5.4/ktlua.so). */
+static const char *const near[] = {"", "/../bin", "/../../../bin"};
+
+/* A ktlua near the file that holds this code (an executable or a shared
+** library); 0 when there is one. where: that file's folder. */
 static int beside_this(char *path, size_t size, char *where, size_t wsize) {
   Dl_info info;
-  char real[PATH_MAX];
+  char real[PATH_MAX], found[PATH_MAX], resolved[PATH_MAX];
   if (!dladdr((void *)kt_ktlua_exe, &info) || !info.dli_fname ||
       !realpath(info.dli_fname, real))
     return -1;
-  char *slash = strrchr(real, '/');
-  *slash = '\0';
+  *strrchr(real, '/') = '\0';
   snprintf(where, wsize, "%s", real);
-  int n = snprintf(path, size, "%s/ktlua", real);
-  return n > 0 && (size_t)n < size && runnable(path) ? 0 : -1;
+  for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+    snprintf(found, sizeof found, "%.*s%s/ktlua", PATH_MAX - 32, real, near[i]);
+    if (runnable(found) && realpath(found, resolved) && strlen(resolved) < size)
+      return snprintf(path, size, "%s", resolved), 0;
+  }
+  return -1;
 }
 
 int kt_ktlua_exe(char *path, size_t size, char *why, size_t whysize) {
@@ -48,7 +56,7 @@ int kt_ktlua_exe(char *path, size_t size, char *why, size_t whysize) {
   if (beside_this(path, size, where, sizeof where) == 0) return 0;
   snprintf(path, size, "%s/ktlua", KT_BINDIR);
   if (runnable(path)) return 0;
-  snprintf(why, whysize, "no ktlua executable found (none in %s%s" KT_BINDIR "; KTLUA_EXE names one)",
-           where[0] ? where : "", where[0] ? " nor in " : "");
+  snprintf(why, whysize, "no ktlua executable found (none near %s, none in %s; KTLUA_EXE "
+           "names one)", where[0] ? where : "this program", KT_BINDIR);
   return -1;
 }

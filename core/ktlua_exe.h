@@ -5,9 +5,10 @@
 ** threads: a program that embeds the core (libktlua.a, ktlua.so) may have.
 **
 ** In order: KTLUA_EXE when it is set; this process itself when it is the
-** ktlua executable; a `ktlua` beside the program or library that holds
-** this code (build/ktlua beside build/ktlua.so); the installed one
-** ($(PREFIX)/bin/ktlua, fixed at build time).
+** ktlua executable; a `ktlua` near the program or library that holds
+** this code (build/ktlua beside build/ktlua.so, PREFIX/bin/ktlua for
+** PREFIX/lib/lua/5.4/ktlua.so); the installed one ($(PREFIX)/bin/ktlua,
+** fixed in the libktlua.a that `make install` installs).
 */
 #ifndef KT_KTLUA_EXE_H
 #define KT_KTLUA_EXE_H
