@@ -81,14 +81,11 @@ kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_
     fall_back(p, why);
     return p;
   }
-  /* Started now, so that they load while the device process starts; each
-  ** answers its greeting at its first compile. */
-  for (int i = 0; i < p->n; i++) {
-    if (start(p, &p->workers[i], err)) {
-      kt_compile_pool_free(p);
-      return NULL;
-    }
-  }
+  /* Started now, so that they load while the tuner sets up; each answers
+  ** its greeting at its first compile. */
+  kt_error failed;
+  for (int i = 0; i < p->n && !p->fallback; i++)
+    if (start(p, &p->workers[i], &failed)) fall_back(p, failed.msg);
   return p;
 }
 
