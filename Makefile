@@ -89,6 +89,10 @@ CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%
 $(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
 $(CUDA_OBJ): $(B)/cuda.flags
 
+# Where the installed ktlua is, for programs that embed the core (core/ktlua_exe.h).
+EXE_DIR_OBJ = $(B)/obj/core/ktlua_exe.o $(ASAN)/obj/core/ktlua_exe.o
+$(EXE_DIR_OBJ): XCFLAGS = -DKT_BINDIR='"$(PREFIX)/bin"'
+
 FANN_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(FANN_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(FANN_SRC))
 $(FANN_OBJ): XCFLAGS = $(FANN_CFLAGS)
 $(FANN_OBJ): $(B)/fann.flags
@@ -233,11 +237,19 @@ INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples/emb
   $(D)/share/ktlua/examples $(D)/share/ktlua \
   $(D)/share/doc/ktlua/doc $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
 
-install: all $(B)/ktlua.pc
+# The installed core knows where the installed ktlua is (core/ktlua_exe.h): a copy of the
+# library whose ktlua_exe.o is built for $(PREFIX), leaving build/ as it is.
+$(B)/install/libktlua.a: $(B)/libktlua.a FORCE
+	@mkdir -p $(B)/install
+	@$(CC) $(BASE_CFLAGS) $(OPT) -DKT_BINDIR='"$(PREFIX)/bin"' -c core/ktlua_exe.c -o $(B)/install/ktlua_exe.o
+	@cp $(B)/libktlua.a $@
+	@ar rs $@ $(B)/install/ktlua_exe.o
+
+install: all $(B)/ktlua.pc $(B)/install/libktlua.a
 	install -d $(D)/bin $(DESTDIR)$(LUA_CMOD) $(D)/lib/pkgconfig $(D)/share/man/man1 $(INSTALLED_DIRS)
 	install -m 755 $(B)/ktlua $(D)/bin/ktlua
 	install -m 755 $(B)/ktlua.so $(DESTDIR)$(LUA_CMOD)/ktlua.so
-	install -m 644 $(B)/libktlua.a $(D)/lib/libktlua.a
+	install -m 644 $(B)/install/libktlua.a $(D)/lib/libktlua.a
 	install -m 644 $(B)/ktlua.pc $(D)/lib/pkgconfig/ktlua.pc
 	install -m 644 doc/ktlua.1 $(D)/share/man/man1/ktlua.1
 	install -m 644 $(STDLIB) $(DESTDIR)$(LUA_LMOD)/ktlua/

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../core/atomic_file.h"
+#include "../core/compile_pool.h"
 #include "../core/db.h"
 #include "../core/fleet.h"
 #include "../core/metrics.h"
@@ -24,14 +25,16 @@ kt_tuner *lk_test_tuner(lua_State *L, int idx) {
 }
 
 /* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB,
-** cache = true, compile_workers = N}]) (cache: the program cache on disk,
-** program_store.h; compile_workers: compiler processes, compile_pool.h, 0
-** none, absent as many as the machine allows);
+** cache = true, compile_workers = N, compile_timeout = S}]) (cache: the
+** program cache on disk, program_store.h; compile_workers: compiler
+** processes, compile_pool.h, 0 none, absent as many as the machine allows;
+** compile_timeout: the longest one compile in them may take, 0 no limit);
 ** device may be a list of devices, "all" or "gpu:all" (lk_fleet.c). */
 static int l_tuner(lua_State *L) {
   static const char *const keys[] = {"build_threads", "isolate", "device_growth", "cache",
-                                     "compile_workers", NULL};
+                                     "compile_workers", "compile_timeout", NULL};
   int threads = 0, isolate = 1, cache = 1, workers = -1;
+  lua_Number limit = KT_COMPILE_TIMEOUT_DEFAULT;
   lua_Number growth = (lua_Number)(KT_DEVICE_GROWTH_DEFAULT >> 20); /* MiB */
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -47,6 +50,9 @@ static int l_tuner(lua_State *L) {
     workers = w == LUA_MININTEGER ? -1 : (int)w;
     if (workers > 0 && !isolate)
       luaL_error(L, "tuner options.compile_workers: compiler processes need isolate = true");
+    limit = lk_opt_number(L, 2, "tuner options", "compile_timeout", limit);
+    if (!(limit >= 0 && limit <= 1e6))
+      luaL_error(L, "tuner options.compile_timeout: expected 0 (no limit) to 10^6 seconds");
     growth = lk_opt_number(L, 2, "tuner options", "device_growth", growth);
     if (!(growth >= 0 && growth <= 1 << 30))
       luaL_error(L, "tuner options.device_growth: expected 0 (never) to 2^30 MiB");
@@ -60,7 +66,11 @@ static int l_tuner(lua_State *L) {
   if (lk_is_device_set(L, 1)) {
     if (!isolate) luaL_error(L, "tuner options.isolate: a tuner over several devices needs a "
                                 "device process per device (isolate = true)");
-    return lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)), cache, workers);
+    lk_push_fleet_tuner(L, 1, threads, (size_t)(growth * (1 << 20)), cache, workers);
+    lk_tuner *ut = luaL_checkudata(L, -1, LK_TUNER);
+    for (size_t i = 0; i < lk_tuner_count(ut); i++)
+      kt_tuner_set_compile_timeout(lk_tuner_at(ut, i), limit);
+    return 1;
   }
   kt_device_info dev;
   lk_check_device(L, 1, &dev);
@@ -76,6 +86,7 @@ static int l_tuner(lua_State *L) {
   kt_tuner_set_disk_cache(ut->t, cache);
   if (kt_tuner_set_compile_workers(ut->t, workers, &err))
     luaL_error(L, "tuner options.compile_workers: %s", err.msg);
+  kt_tuner_set_compile_timeout(ut->t, limit);
   lk_push_device(L, kt_tuner_device(ut->t));
   lua_setiuservalue(L, -2, 1);
   return 1;

@@ -12,6 +12,8 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "../core/compile_pool.h"
+#include "../core/ktlua_exe.h"
 #include "../core/mpi.h"
 #include "prompt.h"
 #include "version.h"
@@ -64,6 +66,8 @@ static const char *const usage =
     "                 ~/.cache/ktlua), or off: tunings load the programs earlier ones compiled\n"
     "  KTLUA_CACHE_SIZE  its bound, bytes or with K, M, G (default 1G; least recently used out)\n"
     "  KTLUA_DEVICE   the default device, e.g. opencl:0:0, cuda:0, gpu, cpu\n"
+    "  KTLUA_EXE      the ktlua that compiler processes run, for programs that embed the\n"
+    "                 core (default: this one, one beside the library, the installed one)\n"
     "  KTLUA_GNUPLOT  the gnuplot program that draws a report's plots (default: gnuplot)\n"
     "  KTLUA_HISTORY  the prompt's history file (default: ~/.ktlua_history)\n"
     "  KTLUA_LIBCUDA  the NVIDIA driver library to load (default: libcuda.so.1)\n"
@@ -262,7 +266,12 @@ static int set_kt_global(lua_State *L) {
   return run_code(L, "kt = require 'ktlua'", "=ktlua");
 }
 
+/* This executable serves `--compile-worker` (ktlua_exe.h). */
+const int kt_ktlua_executable = 1;
+
 int main(int argc, char **argv) {
+  /* A compiler process (compile_pool.h): before Lua, MPI and everything. */
+  if (argc == 2 && !strcmp(argv[1], KT_COMPILE_WORKER_ARG)) kt_compile_worker_main(3);
   /* Under mpirun, ranks above 0 serve their devices to rank 0 (mpi.h). */
   kt_error err;
   int rank = kt_mpi_start(&argc, &argv, &err);

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "device_wire.h"
 #include "devout.h"
 #include "mpi.h"
 #include "remote.h"
@@ -251,35 +252,6 @@ static kt_bctx *rm_open(const kt_device_info *dev, kt_error *err) {
 
 /* ---- listing devices ---- */
 
-static int get_device(kt_msg *in, kt_device_info *d, kt_error *err) {
-  char *id = kt_msg_get_str(in), *backend = kt_msg_get_str(in);
-  memset(d, 0, sizeof *d);
-  snprintf(d->id, sizeof d->id, "%s", id ? id : "");
-  d->backend = backend ? kt_backend_named(backend) : NULL;
-  free(id);
-  free(backend);
-  d->platform = (int)kt_msg_get_u32(in);
-  d->index = (int)kt_msg_get_u32(in);
-  uint32_t n = kt_msg_get_u32(in);
-  int rc = d->backend ? 0 : kt_fail(err, "the device process named an unknown backend");
-  for (uint32_t i = 0; i < n && rc == 0 && !in->bad; i++) {
-    char *key = kt_msg_get_str(in), *s;
-    kt_prop_type type = (kt_prop_type)kt_msg_get_u32(in);
-    int64_t v = (int64_t)kt_msg_get_u64(in), sizes[3];
-    s = kt_msg_get_str(in);
-    int nsizes = (int)kt_msg_get_u32(in);
-    for (int k = 0; k < 3; k++) sizes[k] = (int64_t)kt_msg_get_u64(in);
-    if (!key) rc = kt_fail(err, "a device description is cut short");
-    else if (type == KT_PROP_INT) rc = kt_device_set_int(d, key, v, err);
-    else if (type == KT_PROP_STRING) rc = kt_device_set_string(d, key, s ? s : "", err);
-    else rc = kt_device_set_sizes(d, key, sizes, nsizes, err);
-    free(key);
-    free(s);
-  }
-  if (rc == 0 && in->bad) rc = kt_fail(err, "a device description is cut short");
-  return rc;
-}
-
 int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
                       kt_error *err) {
   return kt_devices_remote_on(0, list, n, why, whysize, err);
@@ -296,7 +268,7 @@ int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why, 
   uint32_t count = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
   if (rc == 0 && !(*list = kt_calloc(count ? count : 1, sizeof **list, err))) rc = -1;
   for (uint32_t i = 0; i < count && rc == 0; i++) {
-    rc = get_device(&c->in, &(*list)[i], err);
+    rc = kt_msg_get_device(&c->in, &(*list)[i], err);
     *n = i + 1;
   }
   char *reason = rc == 0 ? kt_msg_get_str(&c->in) : NULL;

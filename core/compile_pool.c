@@ -15,9 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
+#include "device_wire.h"
 #include "devout.h"
-#include "remote.h"
+#include "ktlua_exe.h"
 #include "result.h"
+#include "spawn.h"
 #include "wire.h"
 
 #define BYTES_PER_WORKER ((long long)512 << 20)
@@ -27,11 +30,14 @@ typedef struct worker {
   int fd;
   bool busy;
   bool ran;
+  bool greeted; /* it has answered the greeting (it is ktlua's compiler) */
   kt_devout said; /* its stderr, drained by the thread that holds it */
 } worker;
 
 struct kt_compile_pool {
   kt_device_info dev;
+  char exe[4096];   /* the ktlua executable each process runs (ktlua_exe.h) */
+  double timeout_s; /* the longest a compile may take; set before the first */
   pthread_mutex_t lock;
   pthread_cond_t idle;
   worker *workers;
@@ -40,21 +46,27 @@ struct kt_compile_pool {
   char *said;     /* what the processes wrote on stderr, not yet taken */
 };
 
-int kt_compile_pool_default_size(int build_threads) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+int kt_compile_pool_default_size(int build_threads, int devices) {
+  long long cpus = kt_cpus_usable();
   long long bytes = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
-  long long n = build_threads > 0 ? build_threads : 1;
-  if (cpus > 0 && n > cpus) n = cpus;
-  if (bytes > 0 && n > bytes / BYTES_PER_WORKER) n = bytes / BYTES_PER_WORKER;
+  long long n = build_threads > 0 ? build_threads : 1, share = devices > 1 ? devices : 1;
+  if (n > cpus / share) n = cpus / share;
+  if (bytes > 0 && n > bytes / BYTES_PER_WORKER / share) n = bytes / BYTES_PER_WORKER / share;
   return n < 1 ? 1 : (int)n;
 }
 
 static int start(kt_compile_pool *p, worker *w, kt_error *err);
 
+/* Says why there are no processes, from now on (under lock or alone). */
+static void fall_back(kt_compile_pool *p, const char *why) {
+  if (!p->fallback) p->fallback = strdup(why);
+}
+
 kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_error *err) {
   kt_compile_pool *p = kt_calloc(1, sizeof *p, err);
   if (!p) return NULL;
   p->n = workers > 0 ? workers : 1;
+  p->timeout_s = KT_COMPILE_TIMEOUT_DEFAULT;
   if (!(p->workers = kt_calloc((size_t)p->n, sizeof *p->workers, err)) ||
       kt_device_copy(&p->dev, dev, err)) {
     free(p->workers);
@@ -64,18 +76,23 @@ kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_
   for (int i = 0; i < p->n; i++) kt_devout_init(&p->workers[i].said);
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->idle, NULL);
-  /* Forked now, from the thread that makes the tuner, before its compile
-  ** threads run: a fork while another thread of this process holds an
-  ** allocator's lock (the sanitizers' has no fork handler) leaves the
-  ** child waiting on it for ever. Only a process that died is forked again
-  ** later, from a compile thread. */
-  for (int i = 0; i < p->n; i++) {
-    if (start(p, &p->workers[i], err)) {
-      kt_compile_pool_free(p);
-      return NULL;
-    }
+  char why[4400];
+  if (kt_ktlua_exe(p->exe, sizeof p->exe, why, sizeof why)) {
+    fall_back(p, why);
+    return p;
   }
+  /* Started now, so that they load while the tuner sets up; each answers
+  ** its greeting at its first compile. */
+  kt_error failed;
+  for (int i = 0; i < p->n && !p->fallback; i++)
+    if (start(p, &p->workers[i], &failed)) fall_back(p, failed.msg);
   return p;
+}
+
+void kt_compile_pool_set_timeout(kt_compile_pool *p, double seconds) {
+  pthread_mutex_lock(&p->lock);
+  p->timeout_s = seconds;
+  pthread_mutex_unlock(&p->lock);
 }
 
 void kt_compile_pool_free(kt_compile_pool *p) {
@@ -97,52 +114,61 @@ void kt_compile_pool_free(kt_compile_pool *p) {
   free(p);
 }
 
-/* Forks the process of w (the caller holds w, not the lock). */
+/* A fresh ktlua in compiler mode for w (the caller holds w, not the
+** lock), greeted with the protocol and the device: fd 3 is its end of the
+** connection; its stdout and stderr, the pipe of w->said. */
 static int start(kt_compile_pool *p, worker *w, kt_error *err) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return kt_fail(err, "cannot start a compiler process: %s", strerror(errno));
   int said = kt_devout_pipe(&w->said);
-  kt_fork_begin();
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (said >= 0) dup2(said, STDERR_FILENO);
-    kt_server_keep_only(sv[1], NULL, 0);
-    kt_compile_worker_main(&p->dev, sv[1]);
-  }
-  int why = errno;
-  kt_fork_end();
+  const char *argv[] = {p->exe, KT_COMPILE_WORKER_ARG, NULL};
+  const int fds[] = {-1, said, said, sv[1]};
+  pid_t pid;
+  int rc = kt_spawn_start(argv, fds, 4, &pid, err);
   close(sv[1]);
   if (said >= 0) close(said);
-  if (pid < 0) {
+  if (rc) {
     close(sv[0]);
-    return kt_fail(err, "cannot start a compiler process: %s", strerror(why));
+    kt_fail_prefix(err, "cannot start a compiler process: ");
+    return -1;
   }
   w->pid = pid;
   w->fd = sv[0];
+  w->greeted = false;
+  kt_msg hello;
+  kt_msg_init(&hello);
+  kt_msg_put_u32(&hello, KT_COMPILE_PROTOCOL);
+  kt_msg_put_device(&hello, &p->dev);
+  kt_wire_send(w->fd, &hello); /* a failure shows at its first compile */
+  kt_msg_free(&hello);
   return 0;
 }
 
-/* After its connection failed: ends w's process and says how it ended. */
-static char *bury(worker *w) {
+/* Ends w's process (after its connection failed, or its time ran out:
+** timeout_s > 0) and says why, in words for a configuration's log. */
+static char *bury(worker *w, double timeout_s) {
   int status = 0;
   close(w->fd);
-  kill(w->pid, SIGKILL); /* it may be alive, having closed the connection */
+  kill(w->pid, SIGKILL); /* it may be alive, having closed the connection, or hung */
   while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {}
   w->pid = 0;
   w->fd = -1;
   char why[600];
-  if (WIFSIGNALED(status))
+  if (timeout_s > 0)
+    snprintf(why, sizeof why, "compile took longer than %g s (compile_timeout): its compiler "
+             "process was killed", timeout_s);
+  else if (WIFSIGNALED(status))
     snprintf(why, sizeof why, "the compiler process died of signal %d (%s)", WTERMSIG(status),
              strsignal(WTERMSIG(status)));
   else
     snprintf(why, sizeof why, "the compiler process exited with status %d", WEXITSTATUS(status));
   kt_devout_drain(&w->said);
-  kt_devout_last_line(&w->said, why, sizeof why); /* an assertion's message, say */
+  if (timeout_s <= 0) kt_devout_last_line(&w->said, why, sizeof why); /* an assertion's message */
   return strdup(why);
 }
 
-static worker *take(kt_compile_pool *p) {
+static worker *take(kt_compile_pool *p, double *timeout_s) {
   pthread_mutex_lock(&p->lock);
   worker *w = NULL;
   while (!p->fallback && !w) {
@@ -151,6 +177,9 @@ static worker *take(kt_compile_pool *p) {
     if (!w) pthread_cond_wait(&p->idle, &p->lock);
   }
   if (w) w->busy = true;
+  if (w && !w->ran) p->started++;
+  if (w) w->ran = true;
+  *timeout_s = p->timeout_s;
   pthread_mutex_unlock(&p->lock);
   return w;
 }
@@ -162,17 +191,46 @@ static void give(kt_compile_pool *p, worker *w, const char *fallback) {
   if (said) kt_log_append(&p->said, said);
   free(said);
   w->busy = false;
-  if (fallback && !p->fallback) p->fallback = strdup(fallback);
+  if (fallback) fall_back(p, fallback);
   pthread_cond_broadcast(&p->idle);
   pthread_mutex_unlock(&p->lock);
 }
 
-/* The answer of w's process to the request in out, in in; its death as
-** KT_POOL_FAILED with why in *log. */
-static kt_pool_outcome ask(worker *w, kt_msg *out, kt_msg *in, unsigned char **bytes,
-                           size_t *size, char **log, kt_error *err) {
-  if (kt_wire_send(w->fd, out) != KT_WIRE_OK || kt_wire_recv(w->fd, in, 0) != KT_WIRE_OK) {
-    *log = bury(w);
+/* Its answer to the greeting start sent, once: 0 when it is ktlua's
+** compiler of this protocol; else why not in err (the pool falls back). */
+static int greeted(kt_compile_pool *p, worker *w, double limit, int64_t deadline,
+                   kt_error *err) {
+  if (w->greeted) return 0;
+  kt_msg in;
+  kt_msg_init(&in);
+  kt_wire_rc rc = kt_wire_recv(w->fd, &in, deadline);
+  uint32_t protocol = rc == KT_WIRE_OK ? kt_msg_get_u32(&in) : 0;
+  char *text = rc == KT_WIRE_OK ? kt_msg_get_str(&in) : NULL;
+  int ok = rc == KT_WIRE_OK && !in.bad && protocol == KT_COMPILE_PROTOCOL && text && !text[0];
+  kt_msg_free(&in);
+  if (ok) {
+    free(text);
+    return w->greeted = true, 0;
+  }
+  char *how = bury(w, rc == KT_WIRE_TIMEOUT ? limit : 0);
+  kt_fail(err, "%s did not start as ktlua's compiler process (%s)", p->exe,
+          text && text[0] ? text : how);
+  free(how);
+  free(text);
+  return -1;
+}
+
+/* The answer of w's process to the request in out, in in; its death or
+** its time running out as KT_POOL_FAILED with why in *log. */
+static kt_pool_outcome ask(kt_compile_pool *p, worker *w, double limit, kt_msg *out,
+                           kt_msg *in, unsigned char **bytes, size_t *size, char **log,
+                           kt_error *err) {
+  int64_t deadline = limit > 0 ? kt_now_ns() + kt_ns_clamp(limit * 1e9) : 0;
+  if (greeted(p, w, limit, deadline, err)) return KT_POOL_NO_BINARIES;
+  kt_wire_rc rc = kt_wire_send(w->fd, out);
+  if (rc == KT_WIRE_OK) rc = kt_wire_recv(w->fd, in, deadline);
+  if (rc != KT_WIRE_OK) {
+    *log = bury(w, rc == KT_WIRE_TIMEOUT ? limit : 0);
     return KT_POOL_FAILED;
   }
   kt_pool_outcome o = (kt_pool_outcome)kt_msg_get_u32(in);
@@ -194,6 +252,19 @@ static kt_pool_outcome ask(worker *w, kt_msg *out, kt_msg *in, unsigned char **b
   return o;
 }
 
+/* A process for w: one that died idle, or at its last compile, is
+** replaced (a fresh image: any thread may start it). */
+static int ready(kt_compile_pool *p, worker *w, char **log) {
+  if (w->pid && waitpid(w->pid, NULL, WNOHANG) == w->pid) { /* died idle: replaced unseen */
+    close(w->fd);
+    w->pid = 0;
+  }
+  kt_error why;
+  if (w->pid || !start(p, w, &why)) return 0;
+  *log = strdup(why.msg);
+  return -1;
+}
+
 kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
                                         const char *options, const char *name,
                                         unsigned char **bytes, size_t *size, char **log,
@@ -201,31 +272,24 @@ kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
   *bytes = NULL;
   *size = 0;
   *log = NULL;
-  worker *w = take(p);
+  double limit;
+  worker *w = take(p, &limit);
   if (!w) return kt_fail(err, "%s", p->fallback), KT_POOL_NO_BINARIES;
-  kt_error why;
-  if (w->pid && waitpid(w->pid, NULL, WNOHANG) == w->pid) { /* died idle: replaced unseen */
-    close(w->fd);
-    w->pid = 0;
-  }
-  if (!w->pid && start(p, w, &why)) {
+  if (ready(p, w, log)) {
     give(p, w, NULL);
-    *log = strdup(why.msg);
     return KT_POOL_FAILED;
   }
-  pthread_mutex_lock(&p->lock);
-  if (!w->ran) p->started++;
-  w->ran = true;
-  pthread_mutex_unlock(&p->lock);
   kt_msg out, in;
   kt_msg_init(&out);
   kt_msg_init(&in);
   kt_msg_put_str(&out, source);
   kt_msg_put_str(&out, options);
   kt_msg_put_str(&out, name);
-  kt_pool_outcome o = ask(w, &out, &in, bytes, size, log, err);
+  kt_pool_outcome o = ask(p, w, limit, &out, &in, bytes, size, log, err);
   kt_msg_free(&out);
   kt_msg_free(&in);
+  char *ignored = NULL; /* the next compile says it, if it lasts */
+  if (o == KT_POOL_FAILED && !w->pid && ready(p, w, &ignored)) free(ignored);
   give(p, w, o == KT_POOL_NO_BINARIES ? err->msg : NULL);
   return o;
 }

@@ -3,26 +3,36 @@
 ** PoCL compile one program at a time per process, however many threads
 ** ask, so a tuner that compiles on every core needs as many processes.
 **
-** A compiler process (compile_worker.c) is forked from the tuner's
-** process, which loads no driver (remote.h), and opens the device's
+** A compiler process (compile_worker.c) is a fresh image of the ktlua
+** executable (`ktlua --compile-worker`, found as ktlua_exe.h says), not a
+** fork: the process that starts it may have loaded drivers and started
+** threads (a C program that embeds the core). It opens the device's
 ** compiler: NVRTC alone for CUDA (backend.h, compile_binary), a context on
 ** the device for OpenCL. It takes (source, options, kernel name) and gives
 ** the program's binary (backend.h, prog_binary) and the compiler's log,
 ** which the device process then loads (prog_load). Each compile thread
-** takes an idle process and waits for its answer. A process that dies
-** fails only its compile ("the compiler process died of signal 9
-** (Killed)") and is replaced at its next compile. Processes start when
-** first needed.
+** takes an idle process and waits for its answer, at most the compile
+** time limit (kt_compile_pool_set_timeout). A process that dies or runs
+** past the limit fails only its compile ("the compiler process died of
+** signal 9 (Killed)", "compile took longer than 60 s ...") and is killed
+** and replaced at once. Processes start with the pool.
 **
-** Where the platform gives no program binaries (or the compiler cannot
-** open in a process of its own), the pool says so once and tuners compile
-** in the device process, as without a pool.
+** Where there is no ktlua executable, or one that does not answer as
+** this one's compiler, or the platform gives no program binaries (or the
+** compiler cannot open in a process of its own), the pool says so once
+** and tuners compile in the device process, as without a pool.
 **
 ** Test-only: KTLUA_TEST_COMPILER_CRASH=TEXT makes a compiler process kill
 ** itself (SIGKILL) when it is given a source that holds TEXT, so that
 ** specs can watch a compiler die at a known configuration.
 **
-** The wire between them: a request is source, options and name (strings);
+** Test-only: KTLUA_TEST_COMPILER_HANG=TEXT makes it wait for ever instead,
+** as a compiler that hangs on that configuration would.
+**
+** The wire between them: the tuner greets the process with the protocol
+** (u32, KT_COMPILE_PROTOCOL) and the device (device_wire.h); it answers with
+** its protocol and "" (or why it cannot serve). A request is source,
+** options and name (strings);
 ** the answer starts with a kt_pool_outcome: KT_POOL_BUILT with the binary
 ** (bytes) and the log, KT_POOL_FAILED with the log (or why), KT_POOL_NO_BINARIES
 ** with why.
@@ -34,6 +44,16 @@
 
 typedef struct kt_compile_pool kt_compile_pool;
 
+/* Changes whenever the wire below does: a ktlua executable of another
+** protocol is not used. */
+#define KT_COMPILE_PROTOCOL 2u
+/* The argument that makes the ktlua executable a compiler process, its
+** connection on descriptor 3. */
+#define KT_COMPILE_WORKER_ARG "--compile-worker"
+/* The longest a compile may take by default, in seconds (a compile of a
+** real kernel takes well under one). */
+#define KT_COMPILE_TIMEOUT_DEFAULT 60.0
+
 typedef enum kt_pool_outcome {
   KT_POOL_BUILT = 0,
   KT_POOL_FAILED,      /* did not compile, or its process died: this compile only */
@@ -41,13 +61,20 @@ typedef enum kt_pool_outcome {
 } kt_pool_outcome;
 
 /* How many processes a pool gets by default: one per compile thread, at
-** most one per online processor, and at most one per 512 MiB of memory (a
-** compiler can hold hundreds of MB); at least 1. */
-int kt_compile_pool_default_size(int build_threads);
+** most one per processor this process may use (cpus.h) and one per 512
+** MiB of memory (a compiler can hold hundreds of MB), each shared among
+** the `devices` pools of one tuning over several devices; at least 1.
+** More compilers than processors only slow each compile, and the set-up's
+** compiles (references) wait longest. */
+int kt_compile_pool_default_size(int build_threads, int devices);
 
 /* A pool of `workers` compiler processes for dev (a copy is kept; its
-** backend field names the real backend). */
+** backend field names the real backend), started now. NULL only when
+** memory runs out: a pool whose processes cannot start (no ktlua
+** executable, or it cannot run) falls back at once (kt_compile_pool_fallback). */
 kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_error *err);
+/* The compile time limit, seconds (<= 0: none); before the first compile. */
+void kt_compile_pool_set_timeout(kt_compile_pool *p, double seconds);
 /* Ends the processes; no compile may be waiting. */
 void kt_compile_pool_free(kt_compile_pool *p);
 
@@ -55,7 +82,7 @@ void kt_compile_pool_free(kt_compile_pool *p);
 ** KT_POOL_BUILT, *bytes (malloc'd) is the binary; *log (malloc'd, may be
 ** NULL) the compiler's messages. KT_POOL_FAILED: *log says why. On
 ** KT_POOL_NO_BINARIES err says why, and every later call answers the same
-** at once. Call it outside kt_fork_guard_enter: it may fork. */
+** at once. Call it outside kt_fork_guard_enter: it waits long. */
 kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
                                         const char *options, const char *name,
                                         unsigned char **bytes, size_t *size, char **log,
@@ -70,8 +97,8 @@ int kt_compile_pool_started(kt_compile_pool *p);
 /* Why the pool gave up (KT_POOL_NO_BINARIES), or NULL. */
 const char *kt_compile_pool_fallback(kt_compile_pool *p);
 
-/* The compiler process (compile_worker.c): forked, it serves fd until the
-** tuner closes it. */
-void kt_compile_worker_main(const kt_device_info *dev, int fd) __attribute__((noreturn));
+/* The compiler process (compile_worker.c), `ktlua --compile-worker`: it
+** serves descriptor fd until the tuner closes it. */
+void kt_compile_worker_main(int fd) __attribute__((noreturn));
 
 #endif

@@ -1,7 +1,7 @@
 /*
-** compile_worker.c: a compiler process of a pool (compile_pool.h). It
-** lives until the tuner closes its connection or dies; nothing of it is
-** freed before it exits.
+** compile_worker.c: a compiler process of a pool (compile_pool.h),
+** `ktlua --compile-worker`. It lives until the tuner closes its connection
+** or dies; nothing of it is freed before it exits.
 */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -11,6 +11,8 @@
 
 #include "backend.h"
 #include "compile_pool.h"
+#include "device_wire.h"
+#include "remote.h"
 #include "wire.h"
 
 typedef struct worker {
@@ -18,10 +20,10 @@ typedef struct worker {
   const kt_backend *be;  /* the real backend, opened here */
   kt_bctx *ctx;          /* where the backend compiles in a context; NULL until the first */
   const char *crash_on;  /* KTLUA_TEST_COMPILER_CRASH */
+  const char *hang_on;   /* KTLUA_TEST_COMPILER_HANG */
 } worker;
 
-/* The device as this process lists it (a handle of its own), in place: a
-** worker is forked, with the fork guard held, and may not fork again. */
+/* The device as this process lists it (a handle of its own), in place. */
 static int open_context(worker *w, kt_error *err) {
   kt_device_info *list;
   size_t n;
@@ -72,6 +74,7 @@ static void in_context(worker *w, const char *source, const char *options, const
 static void compile(worker *w, const char *source, const char *options, const char *name,
                     kt_msg *out) {
   if (w->crash_on && w->crash_on[0] && strstr(source, w->crash_on)) raise(SIGKILL);
+  while (w->hang_on && w->hang_on[0] && strstr(source, w->hang_on)) pause();
   if (!w->be->compile_binary) {
     in_context(w, source, options, name, out);
     return;
@@ -92,13 +95,50 @@ static void compile(worker *w, const char *source, const char *options, const ch
   free(log);
 }
 
+/* The greeting: the tuner's protocol and device, answered with this
+** process's protocol and "" or why it cannot serve. */
+static int greet(int fd, kt_device_info *dev) {
+  kt_msg in, out;
+  kt_msg_init(&in);
+  kt_msg_init(&out);
+  kt_error err = {0};
+  int rc = kt_wire_recv(fd, &in, 0) == KT_WIRE_OK ? 0 : -1;
+  if (rc == 0 && kt_msg_get_u32(&in) != KT_COMPILE_PROTOCOL)
+    rc = kt_fail(&err, "it speaks protocol %u", KT_COMPILE_PROTOCOL);
+  else if (rc == 0)
+    rc = kt_msg_get_device(&in, dev, &err);
+  kt_msg_put_u32(&out, KT_COMPILE_PROTOCOL);
+  kt_msg_put_str(&out, rc ? err.msg : "");
+  kt_wire_send(fd, &out);
+  return rc;
+}
+
+/* Loads and starts the compiler now, while the tuner sets up: a first
+** compile pays for loading NVRTC and its built-in headers, hundreds of ms. */
+static void warm_up(worker *w) {
+  if (!w->be->compile_binary) return;
+  kt_error err;
+  char *log = NULL;
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  w->be->compile_binary(w->dev, "extern \"C\" __global__ void kt_warm_up(void) {}\n", "",
+                        "kt_warm_up", &bytes, &size, &log, &err);
+  free(bytes);
+  free(log);
+}
+
 /* No PR_SET_PDEATHSIG as device processes have: it follows the thread
-** that forked, and compile threads end while the tuner goes on. The
+** that started it, and compile threads end while the tuner goes on. The
 ** connection's end of file (the tuner closed it, or died) ends it. */
-void kt_compile_worker_main(const kt_device_info *dev, int fd) {
+void kt_compile_worker_main(int fd) {
   signal(SIGINT, SIG_IGN); /* Ctrl-C is the tuner's to handle */
   signal(SIGPIPE, SIG_IGN);
-  worker w = {dev, dev->backend, NULL, getenv("KTLUA_TEST_COMPILER_CRASH")};
+  kt_server_keep_only(fd, NULL, 0); /* what the starter left open, where spawn could not close it */
+  kt_device_info dev;
+  if (greet(fd, &dev)) _exit(2);
+  worker w = {&dev, dev.backend, NULL, getenv("KTLUA_TEST_COMPILER_CRASH"),
+              getenv("KTLUA_TEST_COMPILER_HANG")};
+  warm_up(&w);
   kt_msg in, out;
   kt_msg_init(&in);
   kt_msg_init(&out);

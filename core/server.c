@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "device_wire.h"
 #include "remote.h"
 #include "remote_proto.h"
 #include "wire.h"
@@ -152,23 +153,6 @@ static void defer(server *s, kt_fault fault, const kt_error *err) {
 
 /* ---- devices ---- */
 
-static void put_device(kt_msg *out, const kt_device_info *d) {
-  kt_msg_put_str(out, d->id);
-  kt_msg_put_str(out, d->backend->name);
-  kt_msg_put_u32(out, (uint32_t)d->platform);
-  kt_msg_put_u32(out, (uint32_t)d->index);
-  kt_msg_put_u32(out, (uint32_t)d->nprops);
-  for (size_t i = 0; i < d->nprops; i++) {
-    const kt_prop *p = &d->props[i];
-    kt_msg_put_str(out, p->key);
-    kt_msg_put_u32(out, (uint32_t)p->type);
-    kt_msg_put_u64(out, (uint64_t)p->i);
-    kt_msg_put_str(out, p->s);
-    kt_msg_put_u32(out, (uint32_t)p->nsizes);
-    for (int k = 0; k < 3; k++) kt_msg_put_u64(out, (uint64_t)p->sizes[k]);
-  }
-}
-
 static void op_enumerate(server *s, int fd, kt_msg *out) {
   char why[1024];
   kt_error err;
@@ -178,7 +162,7 @@ static void op_enumerate(server *s, int fd, kt_msg *out) {
   }
   start_reply(out, KT_FAULT_NONE, NULL);
   kt_msg_put_u32(out, (uint32_t)s->ndevices);
-  for (size_t i = 0; i < s->ndevices; i++) put_device(out, &s->devices[i]);
+  for (size_t i = 0; i < s->ndevices; i++) kt_msg_put_device(out, &s->devices[i]);
   kt_msg_put_str(out, why);
   reply(fd, out);
 }

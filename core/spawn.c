@@ -2,8 +2,10 @@
 ** spawn.c: runs a helper program with posix_spawn (no shell: arguments
 ** reach it as they are, whatever they hold) and waits for it at most a
 ** given time. It runs in a process group of its own, so that a timeout
-** kills whatever it started too.
+** kills whatever it started too. kt_spawn_start starts one and leaves it
+** running.
 */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include "spawn.h"
 
 #include <errno.h>
@@ -75,4 +77,47 @@ int kt_spawn_run(const char *const *argv, const kt_spawn_opts *o, kt_error *err)
     return kt_fail(err, "%s did not finish within %g s (killed)", argv[0], o->timeout_s);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+/* ---- starting without waiting ---- */
+
+/* A source descriptor below nfds would be overwritten by an earlier
+** dup2 of the file actions: moved above first (*moved: to close after). */
+static int lift(const int *fds, int nfds, int *src, int *moved) {
+  for (int i = 0; i < nfds; i++) moved[i] = -1;
+  for (int i = 0; i < nfds; i++) {
+    src[i] = fds[i];
+    if (fds[i] >= 0 && fds[i] < nfds) {
+      if ((moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, nfds)) < 0) return errno;
+      src[i] = moved[i];
+    }
+  }
+  return 0;
+}
+
+static int fill_actions(posix_spawn_file_actions_t *fa, const int *src, int nfds) {
+  int rc = 0;
+  for (int i = 0; i < nfds && !rc; i++)
+    rc = src[i] < 0 ? redirect(fa, i, NULL, i ? O_WRONLY : O_RDONLY)
+                    : posix_spawn_file_actions_adddup2(fa, src[i], i);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+  if (!rc) rc = posix_spawn_file_actions_addclosefrom_np(fa, nfds);
+#endif
+  return rc;
+}
+
+int kt_spawn_start(const char *const *argv, const int *fds, int nfds, pid_t *pid,
+                   kt_error *err) {
+  int src[8], moved[8];
+  if (nfds > 8) return kt_fail(err, "cannot run %s: too many descriptors", argv[0]);
+  posix_spawn_file_actions_t fa;
+  int rc = lift(fds, nfds, src, moved);
+  if (!rc && !(rc = posix_spawn_file_actions_init(&fa))) {
+    if (!(rc = fill_actions(&fa, src, nfds)))
+      rc = posix_spawn(pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  for (int i = 0; i < nfds; i++)
+    if (moved[i] >= 0) close(moved[i]);
+  return rc ? kt_fail(err, "cannot run %s: %s", argv[0], strerror(rc)) : 0;
 }

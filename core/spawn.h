@@ -1,10 +1,13 @@
 /*
 ** spawn.h: running a helper program (gnuplot, for reports) safely: no
 ** shell between us and it, its input and output through files, and a time
-** limit after which it is killed.
+** limit after which it is killed; and starting a process of ktlua's own
+** (a compiler process, compile_pool.h) from a fresh image.
 */
 #ifndef KT_SPAWN_H
 #define KT_SPAWN_H
+
+#include <sys/types.h>
 
 #include "kt.h"
 
@@ -21,5 +24,14 @@ typedef struct kt_spawn_opts {
 ** when it could not be started ("cannot run gnuplot: No such file or
 ** directory") or ran past its time limit. */
 int kt_spawn_run(const char *const *argv, const kt_spawn_opts *o, kt_error *err);
+
+/* Starts argv[0] (a path) with the arguments argv and does not wait: its
+** descriptors 0 .. nfds - 1 are fds[0 .. nfds - 1] (-1: /dev/null), and
+** no other descriptor of the caller is open in it. It stays in the
+** caller's process group. A fresh image: nothing of the caller's memory,
+** threads or loaded drivers goes with it, so a caller with threads at
+** work may start it at any time. */
+int kt_spawn_start(const char *const *argv, const int *fds, int nfds, pid_t *pid,
+                   kt_error *err);
 
 #endif

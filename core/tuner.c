@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "compile_pool.h"
+#include "cpus.h"
 #include "remote.h"
 #include "tuner_int.h"
 
@@ -123,10 +124,7 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
     free(t);
     return NULL;
   }
-  if (build_threads <= 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    build_threads = n > 0 ? (int)n : 1;
-  }
+  if (build_threads <= 0) build_threads = kt_cpus_usable();
   t->build_threads = build_threads;
   t->growth = KT_DEVICE_GROWTH_DEFAULT;
   t->isolate = isolate;
@@ -223,7 +221,7 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   return s;
 }
 
-/* Compiler processes are forked from this process, as device processes
+/* Compiler processes are started from this process, as device processes
 ** are: only an isolated tuner of a device of this process's own host has
 ** them. */
 int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
@@ -237,10 +235,16 @@ int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
   ** slower than the device process's threads (PoCL makes a binary for any
   ** work-group size, NVIDIA's OpenCL a context per process: RESULTS.md). */
   if (workers < 0 && strncmp(t->device.id, "cuda:", 5) != 0) return 0;
-  if (workers < 0) workers = kt_compile_pool_default_size(t->build_threads);
+  if (workers < 0) workers = kt_compile_pool_default_size(t->build_threads, t->host_devices);
   if (!(t->pool = kt_compile_pool_new(&t->device, workers, err))) return -1;
   if (t->cache) apply_wait(t);
   return 0;
+}
+
+void kt_tuner_set_host_devices(kt_tuner *t, int devices) { t->host_devices = devices; }
+
+void kt_tuner_set_compile_timeout(kt_tuner *t, double seconds) {
+  if (t->pool) kt_compile_pool_set_timeout(t->pool, seconds);
 }
 
 const char *kt_tuner_compile_fallback(const kt_tuner *t) {

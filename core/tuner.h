@@ -55,8 +55,16 @@ int kt_tuner_build_threads(const kt_tuner *t);
 ** the device process). Only for an isolated tuner of a device of this
 ** host; a tuner that has them keeps them. */
 int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err);
-/* Why its compiler processes gave up (the platform gives no program
-** binaries), or NULL. */
+/* The tuner is one of `devices` of one tuning on this host (fleet.h):
+** their default compiler processes share its processors. Before
+** kt_tuner_set_compile_workers. */
+void kt_tuner_set_host_devices(kt_tuner *t, int devices);
+/* The longest a compile in its compiler processes may take, seconds (<= 0:
+** no limit; KT_COMPILE_TIMEOUT_DEFAULT until set): past it the process is
+** killed and the configuration is compile_failed. Before tuning. */
+void kt_tuner_set_compile_timeout(kt_tuner *t, double seconds);
+/* Why its compiler processes gave up (no ktlua executable to run, the
+** platform gives no program binaries), or NULL. */
 const char *kt_tuner_compile_fallback(const kt_tuner *t);
 size_t kt_tuner_build_compiling(const kt_tuner *t);
 

@@ -44,6 +44,7 @@ struct kt_tuner {
   char *identity;          /* ... the device's key in it */
   bool disk_off;           /* ... not used (kt_tuner_set_disk_cache) */
   struct kt_compile_pool *pool; /* compiler processes (NULL: compiles in the device process) */
+  int host_devices;             /* the tuning's devices on this host: they share its processors */
   size_t compiled, cached; /* builds of the contexts closed so far (kt_build_stats) */
   devarray *arrays;
   size_t narrays, caparrays;

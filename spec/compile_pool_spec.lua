@@ -89,7 +89,7 @@ describe("compiler processes", function()
     end
   end)
 
-  it("reject a count that is no count, and an in-process tuner", function()
+  it("reject a count that is no count, a time limit below 0, and an in-process tuner", function()
     local ok, err = pcall(kt.tuner, "opencl", { compile_workers = -1 })
     assert.is_false(ok)
     assert.matches("tuner options.compile_workers: expected 0 (compile in the device process) "
@@ -97,6 +97,10 @@ describe("compiler processes", function()
     ok, err = pcall(kt.tuner, "opencl", { compile_workers = "two" })
     assert.is_false(ok)
     assert.matches("compile_workers", err, 1, true)
+    ok, err = pcall(kt.tuner, "opencl", { compile_timeout = -1 })
+    assert.is_false(ok)
+    assert.matches("tuner options.compile_timeout: expected 0 (no limit) to 10^6 seconds", err, 1,
+                   true)
     ok, err = pcall(kt.tuner, "opencl", { compile_workers = 1, isolate = false })
     assert.is_false(ok)
     assert.matches("tuner options.compile_workers: compiler processes need isolate = true", err,
@@ -159,6 +163,43 @@ end]]):format(opts, source))
     assert.are.equal(9, #lines)
   end)
 
+  it("kill a compile that runs past compile_timeout, failing only its configuration", function()
+    -- Test hook (compile_pool.h): a compiler process given a source holding the text waits
+    -- for ever, as a compiler hanging on that configuration would.
+    local out = run("KTLUA_CACHE=off 'KTLUA_TEST_COMPILER_HANG=#define SCALE 2'",
+                    "{ build_threads = 1, compile_workers = 1, compile_timeout = 0.5 }")
+    local killed = "compile took longer than 0.5 s (compile_timeout): its compiler process was killed"
+    local lines = {}
+    for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    assert.are.equal("8\t0\t1", lines[1])
+    assert.are.equal("1\t1\tok\t", lines[2])
+    assert.are.equal("2\t1\tcompile_failed\t" .. killed, lines[4])
+    assert.are.equal("2\t2\tcompile_failed\t" .. killed, lines[5])
+    assert.matches("^3\t2\tcompile_failed\t", lines[7])
+    assert.are.equal("4\t2\tok\t", lines[9])
+    assert.are.equal(9, #lines)
+  end)
+
+  it("are fresh images of the ktlua executable (`ktlua --compile-worker`), not forks", function()
+    local path = dir .. "/children.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("opencl", { cache = false, compile_workers = 2, build_threads = 1 })
+local c = kt.array("float", 4)
+local k = tuner:kernel{ name = "k", global = 4, args = { c:output() },
+  source = "__kernel void k(__global float *c) { c[get_global_id(0)] = 1; }" }
+tuner:tune(k, { repeats = 1, progress = false })
+local pid = io.open("/proc/self/stat"):read("n")
+for child in io.open(("/proc/%d/task/%d/children"):format(pid, pid)):read("a"):gmatch("%d+") do
+  local cmd = io.open("/proc/" .. child .. "/cmdline"):read("a")
+  if cmd:find("\0--compile-worker\0", 1, true) then print((cmd:gsub("%z", " "))) end
+end]])
+    local exe = shell.run("readlink -f " .. shell.ktlua):gsub("\n$", "")
+    local out, code = shell.run(("%s %s"):format(shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal(("%s --compile-worker \n"):format(exe):rep(2), out)
+  end)
+
   it("are not started for programs the disk cache holds", function()
     local env = "KTLUA_CACHE=" .. dir .. "/cache"
     local first = run(env, "{ compile_workers = 1, build_threads = 1 }")
@@ -212,6 +253,24 @@ end]])
       assert.are.equal(("6 %d ok ok ok ok compile_failed compile_failed\n"):format(workers)
                        .. "three is refused\nthree is refused\n", out)
     end
+  end)
+
+  it("are as many as the processors this process may use, by default (its affinity here)",
+     function()
+    local path = lib .. "/usable.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { cache = false })
+local c = kt.array("float", 8)
+local k = tuner:kernel{ name = "k", global = 8, args = { c:output() },
+                        source = 'extern "C" __global__ void k(float *c) { c[0] = V; }' }
+k:param("V", { 1, 2, 3 })
+local r = tuner:tune(k, { repeats = 1, progress = false })
+print(tuner:cache().threads, r:summary().compile_workers)]])
+    local out, code = shell.run(("env KTLUA_LIBCUDA=%s/libcuda.so.1 taskset -c 0 %s %s")
+      :format(lib, shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal("1\t1\n", out)
   end)
 
   it("outlive the compile threads of a context that a fault replaced", function()

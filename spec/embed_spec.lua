@@ -11,7 +11,7 @@ local run = shell.run
 local LIMIT = "timeout 300 "
 
 describe("a C program that embeds the core", function()
-  local tmp, prog
+  local tmp, prog, workers
 
   setup(function()
     tmp = files.tmpname()
@@ -23,6 +23,10 @@ describe("a C program that embeds the core", function()
     prog = tmp .. "/tune_vadd"
     local out, code = run(("cc -std=c11 -Wall -Wextra -Werror -I%s/include -o %s examples/embed/tune_vadd.c "
       .. "build/libktlua.a %s"):format(tmp, prog, libs))
+    assert.are.equal(0, code, out)
+    workers = tmp .. "/embed_workers"
+    out, code = run(("cc -std=c11 -Wall -Wextra -Werror -I%s/include -o %s "
+      .. "spec/support/embed_workers.c build/libktlua.a %s"):format(tmp, workers, libs))
     assert.are.equal(0, code, out)
   end)
 
@@ -58,5 +62,28 @@ describe("a C program that embeds the core", function()
     local out, code = run(("%s%s %s/empty.db run 5000 cpu"):format(LIMIT, prog, tmp))
     assert.are.equal(1, code, out)
     assert.matches("tune_vadd: no configuration of vadd on .- is stored", out)
+  end)
+
+  it("tunes with compiler processes: fresh images of the ktlua executable, not forks of it",
+     function()
+    -- The program is no ktlua and has none beside it: KTLUA_EXE names the one to run.
+    local exe = run("readlink -f build/ktlua"):gsub("\n$", "")
+    local out, code = run(("%senv KTLUA_EXE=%s %s cpu 2"):format(LIMIT, exe, workers))
+    assert.are.equal(0, code, out)
+    -- one compile thread: the first process compiled everything, the second nothing
+    assert.are.equal("ok\nok\nok\ncompile workers: 1\n", out:match("^(.-)worker: "))
+    local seen = {}
+    for line in out:gmatch("worker: [^\n]*") do seen[#seen + 1] = line end
+    table.sort(seen)
+    assert.are.same({ ("worker: %s --compile-worker drivers=no"):format(exe),
+                      ("worker: %s --compile-worker drivers=yes"):format(exe) }, seen)
+  end)
+
+  it("compiles in its device process, and says why, without a ktlua executable to run", function()
+    local out, code = run(("%senv KTLUA_EXE=%s/none %s cpu 2"):format(LIMIT, tmp, workers))
+    assert.are.equal(0, code, out)
+    assert.are.equal(("ok\nok\nok\ncompile workers: 0\ncompile workers: KTLUA_EXE=%s/none is "
+      .. "no executable file (an absolute path); compiled in the device process instead\n")
+      :format(tmp), out)
   end)
 end)

@@ -136,6 +136,33 @@ describe("make install", function()
     assert.matches('n = 4096: {"WG":%d+} from the size {"n":4096} %(exact%), ok', out)
   end)
 
+  it("runs the installed ktlua as the compiler processes of lua5.4 and of a C program", function()
+    local exe = run("readlink -f " .. prefix .. "/bin/ktlua"):gsub("\n$", "")
+    write(tmp .. "/workers.lua", [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cpu", { compile_workers = 1, cache = false })
+local c = kt.array("float", 4)
+local k = tuner:kernel{ name = "k", global = 4, args = { c:output() },
+  source = "__kernel void k(__global float *c) { c[get_global_id(0)] = F; }" }
+k:param("F", { 1, 2 })
+local r = tuner:tune(k, { repeats = 1, progress = false })
+print(r:summary().compile_workers, r:summary().device_log or "")]])
+    local env = ("LUA_CPATH='%s/lib/lua/5.4/?.so' LUA_PATH='%s/share/lua/5.4/?.lua' ")
+        :format(prefix, prefix)
+    local out, code = run(env .. "lua5.4 " .. tmp .. "/workers.lua")
+    assert.are.equal(0, code, out)
+    assert.are.equal("1\t\n", out)
+    -- a C program on libktlua.a: the ktlua of the prefix it was installed for
+    local pc = "PKG_CONFIG_PATH=" .. prefix .. "/lib/pkgconfig pkg-config "
+    out, code = run(("cc -std=c11 -Wall -Wextra -Werror -o %s/embed_workers "
+      .. "spec/support/embed_workers.c $(%s --cflags --libs ktlua)"):format(tmp, pc))
+    assert.are.equal(0, code, out)
+    out, code = run(("timeout 300 %s/embed_workers cpu 1"):format(tmp))
+    assert.are.equal(0, code, out)
+    assert.matches(("worker: %s --compile-worker"):format(exe), out, 1, true)
+    assert.matches("compile workers: 1\n", out, 1, true)
+  end)
+
   it("uninstalls exactly what it installed", function()
     write(prefix .. "/share/doc/mine.txt", "not ktlua's\n")
     local out, code = run(MAKE .. "uninstall PREFIX=" .. prefix)

@@ -7,11 +7,14 @@
 -- every compile also takes the program's binary, which PoCL makes by generating code).
 --   ktlua bench/compile/compile.lua [--device=ID] [--n=N (programs)] [--k=K (most threads)]
 --   [--threads=1,2,4 (the T to measure; default 1..K, doubling)] [--cache]
+--   [--processes_only (no compile threads in the device process)]
+-- Each rate is N over the tuning's wall less its set-up (the device process's start, CUDA's
+-- initialisation: what comes before the first configuration), then over the whole wall.
 -- NVRTC: --device=cuda:0; NVIDIA's OpenCL or PoCL: their opencl:N. bench/compile/run.sh runs it
 -- and the GEMM-200 tuning.
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 64, k = 0, threads = "",
-  cache = false },
+  cache = false, processes_only = false },
   "bench/compile/compile.lua")
 
 local cores = tonumber(io.popen("nproc"):read("l")) or 1
@@ -51,14 +54,16 @@ local function measure(threads, workers)
   local sm = r:summary()
   tuner:close()
   local ok = sm.statuses.ok or 0
-  return sm.wall_ms / 1e3, ok, sm.compile_workers
+  return (sm.wall_ms - sm.setup_ms) / 1e3, ok, sm.compile_workers, sm.wall_ms / 1e3
 end
 
 print(("compile throughput, %d distinct GEMM programs, %s, %d cores"):format(opt.n, opt.device, cores))
-print("threads  one process (compiles/s)  processes (compiles/s)  ok  workers")
+print("threads  one process (compiles/s; whole wall)  processes (compiles/s; whole wall)  ok  workers")
 for _, t in ipairs(counts) do
-  local wall0, ok0 = measure(t, 0)
-  local wall1, ok1, ran = measure(t, t)
-  print(("%7d  %24.1f  %22.1f  %d/%d  %d"):format(t, opt.n / wall0, opt.n / wall1, ok0, ok1, ran))
+  local wall0, ok0, whole0 = 0, 0, 0
+  if not opt.processes_only then wall0, ok0, _, whole0 = measure(t, 0) end
+  local wall1, ok1, ran, whole1 = measure(t, t)
+  print(("%7d  %14.1f; %6.1f  %14.1f; %6.1f  %d/%d  %d"):format(t, wall0 > 0 and opt.n / wall0 or 0,
+    whole0 > 0 and opt.n / whole0 or 0, opt.n / wall1, opt.n / whole1, ok0, ok1, ran))
   io.stdout:flush()
 end

@@ -1,0 +1,65 @@
+-- bench/compile/t1.lua: one tuning of a T1 file's kernel (BAT's GEMM-CAFF.json, convolution, ...)
+-- as the first tuning of a fresh process, with the compile options given; prints the wall time
+-- (the tuning's, and the process's from before the tuner was made), the device's busy time, the
+-- compiles and where the wall went (bench/pipeline/gaps.lua).
+--   ktlua bench/compile/t1.lua --file=T1.json [--device=cuda:0] [--count=200] [--repeats=7]
+--     [--seed=1] [--workers=-1 (compile_workers; -1: the default)] [--threads=0 (build_threads)]
+--     [--nocache (tuner option cache = false)] [--label=TEXT]
+--     [--each (then the 10 longest compiles: index, status, ms; and each status's first error)]
+-- The disk cache is the one KTLUA_CACHE names (bench/compile/targets.sh gives each run its own).
+local t0 = require("ktlua").clock()
+local kt = require "ktlua"
+local opt = require("ktlua.cli").options(arg, { device = "cuda:0", count = 200, repeats = 7, seed = 1,
+  workers = -1, threads = 0, nocache = false, label = "", file = "", each = false }, "bench/compile/t1.lua --file=T1.json")
+local path = opt.file ~= "" and opt.file or error("bench/compile/t1.lua: no --file=T1.json given", 0)
+
+local problem = kt.t1_read(path)
+local tuner = kt.tuner(opt.device, { build_threads = opt.threads, cache = not opt.nocache,
+                                     compile_workers = opt.workers >= 0 and opt.workers or nil })
+local made = kt.clock()
+local k, options = kt.t1(problem, { tuner = tuner })
+options.stop = { count = opt.count }
+options.search, options.seed, options.repeats, options.progress = "random", opt.seed, opt.repeats, false
+local r = tuner:tune(k, options)
+local done = kt.clock()
+local sm = r:summary()
+local compile_sum, compiled_n = 0, 0
+for i = 1, #r do
+  if r[i].compile_ms and r[i].compile_ms > 0 then
+    compile_sum, compiled_n = compile_sum + r[i].compile_ms, compiled_n + 1
+  end
+end
+local statuses = {}
+for st, n in pairs(sm.statuses) do if n > 0 then statuses[#statuses + 1] = n .. " " .. st end end
+table.sort(statuses)
+local wall, busy = sm.wall_ms / 1e3, sm.device_ms / 1e3
+print(("%s %s: %d configs (%s)  tuning wall %.2f s  process wall %.2f s (tuner made in %.2f s)  device busy %.3f s  wall/busy %.2f  wall-busy %.2f s"):format(
+  opt.label, path:match("[^/]*$"), sm.evaluated, table.concat(statuses, ", "), wall, done - t0, made - t0,
+  busy, wall / busy, wall - busy))
+print(("          compiled %d, from the disk cache %d, compile workers %d, threads %d; compile time per configuration: mean %.0f ms over %d (sum %.1f s)"):format(
+  sm.compiles, sm.cached, sm.compile_workers, tuner:cache().threads, compiled_n > 0 and compile_sum / compiled_n or 0,
+  compiled_n, compile_sum / 1e3))
+print(("          wall = setup %.2f + build waits %.2f + device waits %.2f + data %.2f + validation %.2f + searcher %.3f + framework %.3f s"):format(
+  sm.setup_ms / 1e3, sm.build_ms / 1e3, sm.wait_ms / 1e3, sm.data_ms / 1e3, sm.validation_ms / 1e3,
+  sm.searcher_ms / 1e3, sm.framework_ms / 1e3))
+print(dofile("bench/pipeline/gaps.lua")(sm, "          "))
+if sm.device_log and sm.device_log ~= "" then print("          device log: " .. sm.device_log:sub(1, 300)) end
+local best = r:best()
+if best then print(("          best %.4f ms (index %d)"):format(best.time_ms, best.index)) end
+if opt.each then
+  local list, said = {}, {}
+  for i = 1, #r do
+    list[#list + 1] = r[i]
+    local st = r[i].status
+    if st ~= "ok" and not said[st] then
+      said[st] = true
+      print(("          first %s: %s"):format(st, tostring(r[i].error or r[i].build_log):sub(1, 200):gsub("\n", " | ")))
+    end
+  end
+  table.sort(list, function(a, b) return (a.compile_ms or 0) > (b.compile_ms or 0) end)
+  for i = 1, math.min(10, #list) do
+    print(("          compile %7.0f ms  index %d  %s"):format(list[i].compile_ms or 0, list[i].index, list[i].status))
+  end
+end
+io.stdout:flush()
+tuner:close()
