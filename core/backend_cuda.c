@@ -52,8 +52,9 @@ struct kt_bctx {
   kt_energy_meter *meter; /* made by the first `energy` */
   kt_counters *counters; /* made when counters are first asked for */
   /* Modules load and unload on compile threads; CUPTI's kernel replay
-  ** must not see that happen during a collection (it crashed the device
-  ** process): loads share it, a collection holds it alone. */
+  ** saves and restores the context's memory pass after pass, which a
+  ** module appearing between passes would not survive: loads share it,
+  ** a collection holds it alone. */
   pthread_rwlock_t modules;
   bool collecting; /* holds modules */
 };

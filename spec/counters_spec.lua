@@ -17,7 +17,11 @@ end
 describe("tune options.profile", function()
   local n = 64
   local a, b = kt.array("float", n):random(1), kt.array("float", n)
-  local tuner = kt.tuner()
+  local opencl -- the OpenCL device: on a GPU machine kt.tuner() takes CUDA's
+  for _, d in ipairs(kt.devices()) do
+    if d.backend == "opencl" and not opencl then opencl = d.id end
+  end
+  local tuner = kt.tuner(opencl)
   local k = tuner:kernel{ name = "copy", global = { n }, group = { 1 }, args = { a:input(), b:output() },
     source = "__kernel void copy(__global const float *a, __global float *b) "
       .. "{ int i = get_global_id(0); b[i] = a[i]; }" }
