@@ -10,7 +10,8 @@ local SEARCHERS = {"random", "greedy", "bestfirst", "annealing", "mcmc", "geneti
 
 local small, real = kt.replay(FIXTURE), DATASET and kt.replay(DATASET)
 
--- A spec on the recorded dataset: pending where the datasets are not.
+-- A spec on the recorded dataset: pending where the datasets are not (busted's
+-- pending is the running test's only here, not in a module).
 local function it_real(name, fn)
   it(name, function()
     if not real then return pending(WHY) end
@@ -18,11 +19,7 @@ local function it_real(name, fn)
   end)
 end
 
-local function indices(results)
-  local list = {}
-  for i = 1, #results do list[i] = results[i].index end
-  return list
-end
+local indices = require("spec.support.replays").indices
 
 local function run(rec, search, count)
   return rec:tune{search = search, stop = {count = count}}

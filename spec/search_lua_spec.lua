@@ -4,11 +4,7 @@ local kt = require "ktlua"
 
 local rec = kt.replay("spec/fixtures/small_cache.json")
 
-local function indices(results)
-  local list = {}
-  for i = 1, #results do list[i] = results[i].index end
-  return list
-end
+local indices = require("spec.support.replays").indices
 
 -- A searcher that proposes a fixed list, n at a time, and remembers what
 -- it heard.

@@ -19,11 +19,7 @@ local function it_fann(name, fn, needs_dataset)
   end)
 end
 
-local function indices(results)
-  local list = {}
-  for i = 1, #results do list[i] = results[i].index end
-  return list
-end
+local indices = require("spec.support.replays").indices
 
 -- A 12 x 12 bowl: 1 + 0.02 ((a - 8)^2 + (b - 3)^2) ms, its optimum at a = 8,
 -- b = 3; with `failing`, the 21 configurations with a + b >= 17 failed.

@@ -6,6 +6,8 @@ local small = kt.replay("spec/fixtures/small_cache.json") -- 22 configurations, 
 local DATASET, WHY = require("spec.support.datasets").path("pnpoly_RTX_3090.json.gz")
 local real = DATASET and kt.replay(DATASET)
 
+-- A spec on the recorded dataset: pending where the datasets are not (busted's
+-- pending is the running test's only here, not in a module).
 local function it_real(name, fn)
   it(name, function()
     if not real then return pending(WHY) end
@@ -13,11 +15,7 @@ local function it_real(name, fn)
   end)
 end
 
-local function indices(results)
-  local list = {}
-  for i = 1, #results do list[i] = results[i].index end
-  return list
-end
+local indices = require("spec.support.replays").indices
 
 local function run(rec, search, count, lookahead)
   return rec:tune{search = search, stop = {count = count}, lookahead = lookahead}
