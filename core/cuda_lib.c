@@ -14,6 +14,8 @@
 #define _GNU_SOURCE /* dladdr: where NVRTC lives, to find the headers beside it */
 #include "cuda_lib.h"
 
+#include "dynlib.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -40,26 +42,6 @@ int kt_cu_fail(kt_error *err, CUresult e, const char *what) {
   if (lib.cu.GetErrorString) lib.cu.GetErrorString(e, &text);
   return kt_fail(err, "%s failed: %s (%d): %s", what, name ? name : "CUDA error", (int)e,
                  text ? text : "unknown");
-}
-
-/* The library that the environment variable env names, else the first of
-** names that loads. On failure, why says what went wrong with the first. */
-static void *open_library(const char *env, const char *const *names, const char *what,
-                          char *why, size_t size) {
-  const char *given = getenv(env);
-  if (given && given[0]) {
-    void *h = dlopen(given, RTLD_NOW | RTLD_LOCAL);
-    if (!h) snprintf(why, size, "%s cannot be loaded from %s=%s: %s", what, env, given, dlerror());
-    return h;
-  }
-  char first[256] = "";
-  for (int i = 0; names[i]; i++) {
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (h) return h;
-    if (i == 0) snprintf(first, sizeof first, "%s", dlerror());
-  }
-  snprintf(why, size, "%s cannot be loaded: %s (set %s to its path)", what, first, env);
-  return NULL;
 }
 
 /* ---- the driver ---- */
@@ -91,7 +73,7 @@ static void init_driver(void) {
 }
 
 static void load_driver(void) {
-  void *h = open_library("KTLUA_LIBCUDA", driver_names, "libcuda.so.1 (the NVIDIA driver)",
+  void *h = kt_dynlib_open("KTLUA_LIBCUDA", driver_names, "libcuda.so.1 (the NVIDIA driver)",
                          lib.driver_why, sizeof lib.driver_why);
   if (!h) return;
   proc_finder pf = {(PFN_cuGetProcAddress_v12000)dlsym(h, "cuGetProcAddress_v2"),
@@ -134,7 +116,7 @@ static void find_include_dir(void *symbol) {
 }
 
 static void load_nvrtc(void) {
-  void *h = open_library("KTLUA_NVRTC", nvrtc_names, "libnvrtc (NVRTC, from the CUDA toolkit)",
+  void *h = kt_dynlib_open("KTLUA_NVRTC", nvrtc_names, "libnvrtc (NVRTC, from the CUDA toolkit)",
                          lib.nvrtc_why, sizeof lib.nvrtc_why);
   if (!h) return;
   const char *missing = NULL;

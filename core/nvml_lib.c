@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "dynlib.h"
 #include "kt.h"
 
 static kt_nvml_lib lib;
@@ -27,29 +28,9 @@ int kt_nvml_fail(kt_error *err, kt_nvml_return e, const char *what) {
   return kt_fail(err, "%s failed: %s (NVML error %d)", what, text ? text : "unknown", e);
 }
 
-static void *open_nvml(void) {
-  const char *given = getenv("KTLUA_LIBNVML");
-  if (given && given[0]) {
-    void *h = dlopen(given, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-      snprintf(lib.why, sizeof lib.why, "NVML cannot be loaded from KTLUA_LIBNVML=%s: %s", given,
-               dlerror());
-    return h;
-  }
-  char first[256] = "";
-  for (int i = 0; names[i]; i++) {
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (h) return h;
-    if (i == 0) snprintf(first, sizeof first, "%s", dlerror());
-  }
-  snprintf(lib.why, sizeof lib.why,
-           "NVML (libnvidia-ml.so.1, NVIDIA's driver) cannot be loaded: %s (set KTLUA_LIBNVML "
-           "to its path)", first);
-  return NULL;
-}
-
 static void load(void) {
-  void *h = open_nvml();
+  void *h = kt_dynlib_open("KTLUA_LIBNVML", names, "NVML (libnvidia-ml.so.1, NVIDIA's driver)",
+                           lib.why, sizeof lib.why);
   if (!h) return;
   const char *missing = NULL;
 #define KT_NVML_LOAD(name, ret, args) \

@@ -187,7 +187,7 @@ print(err)]], env)
 
   it("says why where NVML is missing, fails to start or cannot measure", function()
     local prefix = "energy on cuda:0 (Fake GPU): "
-    assert.are.equal(prefix .. "NVML cannot be loaded from KTLUA_LIBNVML=/nonexistent/libnvidia-ml.so.1: "
+    assert.are.equal(prefix .. "NVML (libnvidia-ml.so.1, NVIDIA's driver) cannot be loaded from KTLUA_LIBNVML=/nonexistent/libnvidia-ml.so.1: "
       .. "/nonexistent/libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n",
       refused("KTLUA_LIBNVML=/nonexistent/libnvidia-ml.so.1"))
     assert.are.equal(prefix .. "nvmlInit_v2 failed: Driver Not Loaded (NVML error 9)\n", refused("FAKE_NVML_INIT=9"))
