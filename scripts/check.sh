@@ -36,8 +36,9 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 # ktlua's program cache on disk: the suite's own, shared by its jobs (the
-# plain and the sanitized run load each other's programs), never the user's.
-export KTLUA_CACHE="$work/program-cache"
+# plain and the sanitized run load each other's programs), never the user's;
+# CHECK_PROGRAM_CACHE=off runs the suite without it (bench/RESULTS.md compares).
+export KTLUA_CACHE="${CHECK_PROGRAM_CACHE:-$work/program-cache}"
 
 # The jobs, "estimate kind file" a line, longest first: a file's time in the
 # last run (or the kept one), else its size in bytes / 300 (seconds, about),
