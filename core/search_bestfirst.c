@@ -27,6 +27,13 @@
 ** entries, each counted against its entry's patience until its result
 ** comes back. A new episode waits for every result of the last one.
 **
+** With `guess` N (0: off), every Nth proposal after an episode's sample
+** is not a neighbour but the configuration that the same model scores
+** highest (over all its pairs of values) among `pool` random ones not yet
+** explored: a tree-structured-Parzen-like global guess, so that a search
+** stuck near one region still tries where the results point elsewhere.
+** A fast guess joins the episode and is climbed from.
+**
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
 ** (surrogate.h: 5 networks of 40 units, each learning from at most 256 of
@@ -37,7 +44,7 @@
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
-** predictions).
+** predictions), guess (0), pool (64).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +90,8 @@ typedef struct bestfirst {
   double sample_opt;
   unsigned sample, width, patience, ahead;
   bool use_model;
+  unsigned guess, pool;  /* every guess-th expansion a guess, the best of pool */
+  uint64_t steps;        /* expansions, for guess */
   kt_pairwise model;     /* every result, for the order of new values; no
                             parameters when off (or the space is too large) */
   uint64_t drawn;        /* random configurations proposed in this episode */
@@ -202,15 +211,36 @@ static int expand(bestfirst *b, uint64_t *out, const entry **from, kt_error *err
 }
 
 /* A random configuration not yet taken; 1 when there is none now. */
-static int draw(bestfirst *b, uint64_t *out) {
+static int draw_any(bestfirst *b, uint64_t *out) {
   double cost;
-  while (b->nextstart < b->nstarts)
-    if (!taken(b, *out = b->starts[b->nextstart++], &cost)) return 0;
   for (int t = 0; t < 64; t++) {
     if (kt_random_unexplored(&b->w, out)) return 1;
     if (!taken(b, *out, &cost)) return 0;
   }
   return 1; /* what is left is in flight */
+}
+
+/* The episode's next start: planned, or random. */
+static int draw(bestfirst *b, uint64_t *out) {
+  double cost;
+  while (b->nextstart < b->nstarts)
+    if (!taken(b, *out = b->starts[b->nextstart++], &cost)) return 0;
+  return draw_any(b, out);
+}
+
+/* A guess: of `pool` random configurations not taken, the one the model
+** scores highest; 1 when there is none now. */
+static int guess(bestfirst *b, uint64_t *out, kt_error *err) {
+  double best = -INFINITY;
+  bool any = false;
+  for (unsigned t = 0; t < b->pool; t++) {
+    uint64_t c;
+    if (draw_any(b, &c)) break;
+    if (kt_space_config(b->w.space, c, b->w.vj, err)) return -1;
+    double score = kt_pairwise_config_score(&b->model, b->w.vj);
+    if (!any || score > best) *out = c, best = score, any = true;
+  }
+  return any ? 0 : 1;
 }
 
 /* ---- restarts ---- */
@@ -247,6 +277,7 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   kt_pairwise_clear(&b->model);
   new_episode(b);
   b->nflights = 0;
+  b->steps = 0;
   if (kt_walker_init(&b->w, space, b->seed, err) ||
       (b->use_model && kt_pairwise_init(&b->model, space, err) < 0))
     return -1;
@@ -270,6 +301,11 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
       if (draw(b, out)) return 0;
       b->drawn++;
       break;
+    }
+    if (b->guess && b->model.nparams && ++b->steps % b->guess == 0) {
+      int rc = guess(b, out, err);
+      if (rc < 0) return -1;
+      if (!rc) break;
     }
     if (expand(b, out, &from, err)) return -1;
     if (from) break;
@@ -334,15 +370,18 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
-                                        "model",  "restart", NULL};
-  double sample, width, patience, ahead, model, restart;
+                                        "model",  "restart", "guess",    "pool",
+                                        NULL};
+  double sample, width, patience, ahead, model, restart, guessing, pool;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
       kt_search_opt_whole(o, "bestfirst", "patience", 4, 0, 1e9, false, &patience, err) ||
       kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err) ||
       kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err) ||
-      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err))
+      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err) ||
+      kt_search_opt_whole(o, "bestfirst", "guess", 0, 0, 1e9, false, &guessing, err) ||
+      kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -357,6 +396,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->patience = (unsigned)patience;
   b->use_model = model != 0;
   b->use_restart = restart != 0;
+  b->guess = (unsigned)guessing;
+  b->pool = (unsigned)pool;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;
