@@ -32,7 +32,16 @@
 ** highest (over all its pairs of values) among `pool` random ones not yet
 ** explored: a tree-structured-Parzen-like global guess, so that a search
 ** stuck near one region still tries where the results point elsewhere.
-** A fast guess joins the episode and is climbed from.
+** A fast guess joins the episode and is climbed from. With `adapt` on,
+** guesses come instead at random, at a share between 1/8 and 1/2 that
+** follows how often guesses and neighbours beat the episode's best.
+**
+** With `across` T (0: off), a configuration's neighbours are ranked across
+** the parameters by the model's gain over the current values (divided by
+** T), a round of the parameters costing as much as a factor e in the
+** odds (kt_neighbors_across): the round robin still keeps every
+** parameter in play, but a move the model favours comes a round or two
+** earlier.
 **
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
@@ -44,7 +53,7 @@
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
-** predictions), guess (0), pool (64).
+** predictions), guess (0), pool (64), adapt (0), across (0).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -82,7 +91,10 @@ typedef struct flight {
   uint64_t index;
   size_t node; /* the expansion state + 1 of the entry whose neighbour it is, or 0: a random draw */
   double cost; /* that entry's */
+  int kind;    /* FROM_SAMPLE, FROM_NEIGHBOUR or FROM_GUESS */
 } flight;
+
+enum { FROM_SAMPLE, FROM_NEIGHBOUR, FROM_GUESS };
 
 typedef struct bestfirst {
   kt_walker w;
@@ -91,6 +103,9 @@ typedef struct bestfirst {
   unsigned sample, width, patience, ahead;
   bool use_model;
   unsigned guess, pool;  /* every guess-th expansion a guess, the best of pool */
+  bool adapt;            /* the share of guesses follows their wins */
+  double across;         /* moves ranked across the parameters at this temperature; 0: off */
+  double tries[3], wins[3]; /* by flight kind: proposals, and those that beat the episode */
   uint64_t steps;        /* expansions, for guess */
   kt_pairwise model;     /* every result, for the order of new values; no
                             parameters when off (or the space is too large) */
@@ -157,6 +172,9 @@ static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *e
   if (!b->model.nparams) return kt_neighbors_mixed(w, index, KT_HAMMING, moves, err);
   if (kt_space_config(w->space, index, w->vj, err)) return -1;
   kt_pairwise_score(&b->model, w->vj);
+  if (b->across > 0)
+    return kt_neighbors_across(w, index, KT_HAMMING, b->model.score, b->model.offset, b->across,
+                               moves, err);
   return kt_neighbors_ranked(w, index, KT_HAMMING, b->model.score, b->model.offset, moves, err);
 }
 
@@ -278,6 +296,8 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   new_episode(b);
   b->nflights = 0;
   b->steps = 0;
+  memset(b->tries, 0, sizeof b->tries);
+  memset(b->wins, 0, sizeof b->wins);
   if (kt_walker_init(&b->w, space, b->seed, err) ||
       (b->use_model && kt_pairwise_init(&b->model, space, err) < 0))
     return -1;
@@ -291,6 +311,20 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   return kt_surrogate_init(&b->sg, space, &o, RESTART_EPOCHS, RESTART_RESAMPLE, err);
 }
 
+/* Whether the next proposal after the sample is a guess: every guess-th,
+** or with adapt at random, at a share between 1/8 and 1/2 in proportion to
+** how often guesses and neighbours beat the episode's best (each rate
+** Laplace-smoothed, so a half until they have results). */
+static bool wants_guess(bestfirst *b) {
+  if (!b->model.nparams) return false;
+  if (!b->adapt) return b->guess && ++b->steps % b->guess == 0;
+  double rg = (b->wins[FROM_GUESS] + 1) / (b->tries[FROM_GUESS] + 2);
+  double rn = (b->wins[FROM_NEIGHBOUR] + 1) / (b->tries[FROM_NEIGHBOUR] + 2);
+  double share = rg / (rg + rn);
+  share = share < 0.125 ? 0.125 : share > 0.5 ? 0.5 : share;
+  return kt_rng_double(&b->w.rng) < share;
+}
+
 /* One proposal into *out, or none (*any false) until results come back
 ** or, with nothing in flight, because everything is explored. */
 static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
@@ -302,10 +336,14 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
       b->drawn++;
       break;
     }
-    if (b->guess && b->model.nparams && ++b->steps % b->guess == 0) {
+    if (wants_guess(b)) {
       int rc = guess(b, out, err);
       if (rc < 0) return -1;
-      if (!rc) break;
+      if (!rc) {
+        b->flights[b->nflights++] = (flight){*out, 0, 0, FROM_GUESS};
+        *any = true;
+        return 0;
+      }
     }
     if (expand(b, out, &from, err)) return -1;
     if (from) break;
@@ -314,7 +352,8 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
     if (b->use_restart && plan_restart(b, err)) return -1;
   }
   /* Nodes stay where they are until the episode ends, after its flights. */
-  b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost} : (flight){*out, 0, 0};
+  b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost, FROM_NEIGHBOUR}
+                                   : (flight){*out, 0, 0, FROM_SAMPLE};
   *any = true;
   return 0;
 }
@@ -342,6 +381,8 @@ static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
     if (b->flights[i].index != index) continue;
     flight f = b->flights[i];
     b->flights[i] = b->flights[--b->nflights];
+    b->tries[f.kind]++;
+    if (isfinite(cost) && (!b->nfound || cost < b->found[0].cost)) b->wins[f.kind]++;
     if (f.node) {
       node *n = &b->nodes[f.node - 1];
       n->outstanding--;
@@ -371,8 +412,9 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
                                         "model",  "restart", "guess",    "pool",
-                                        NULL};
-  double sample, width, patience, ahead, model, restart, guessing, pool;
+                                        "adapt",  "across",  NULL};
+  double sample, width, patience, ahead, model, restart, guessing, pool, adapt,
+      across;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
@@ -381,7 +423,9 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err) ||
       kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err) ||
       kt_search_opt_whole(o, "bestfirst", "guess", 0, 0, 1e9, false, &guessing, err) ||
-      kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err))
+      kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err) ||
+      kt_search_opt_whole(o, "bestfirst", "adapt", 0, 0, 1, false, &adapt, err) ||
+      kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -398,6 +442,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->use_restart = restart != 0;
   b->guess = (unsigned)guessing;
   b->pool = (unsigned)pool;
+  b->adapt = adapt != 0;
+  b->across = across;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;
