@@ -232,6 +232,40 @@ int kt_neighbors_ranked(kt_walker *w, uint64_t index, kt_neighborhood nb, const 
   return mixed(w, index, nb, score, offset, out, err);
 }
 
+/* Reorders the list of kt_neighbors_ranked by gain across the parameters:
+** the key of the i-th move, of parameter p from value u to v, is
+** (score[p, v] - score[p, u]) / temperature - i / nparams plus Gumbel noise,
+** so that a round of the parameters costs as much as a factor e in the odds. */
+static int across(kt_walker *w, uint64_t index, const double *score, const size_t *offset,
+                  double temperature, kt_indices *moves, kt_error *err) {
+  keyed *k = kt_calloc(moves->n + 1, sizeof *k, err);
+  int rc = k ? kt_space_config(w->space, index, w->vi, err) : -1;
+  for (size_t i = 0; rc == 0 && i < moves->n; i++) {
+    if ((rc = kt_space_config(w->space, moves->items[i], w->vj, err))) break;
+    size_t p = 0;
+    while (p + 1 < w->nparams && w->vj[p] == w->vi[p]) p++;
+    double gain = score[offset[p] + w->vj[p]] - score[offset[p] + w->vi[p]];
+    double u = kt_rng_double(&w->rng);
+    k[i] = (keyed){gain / temperature - (double)i / (double)w->nparams - log(-log(u > 0 ? u : 0x1p-60)),
+                   moves->items[i]};
+  }
+  if (rc == 0) {
+    qsort(k, moves->n, sizeof *k, by_key_descending);
+    for (size_t i = 0; i < moves->n; i++) moves->items[i] = k[i].index;
+  }
+  free(k);
+  return rc;
+}
+
+int kt_neighbors_across(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
+                        const size_t *offset, double temperature, kt_indices *out,
+                        kt_error *err) {
+  size_t from = out->n;
+  if (mixed(w, index, nb, score, offset, out, err)) return -1;
+  kt_indices mine = {out->items + from, out->n - from, out->n - from};
+  return across(w, index, score, offset, temperature, &mine, err);
+}
+
 /* One random change of w->vi into w->vj; false when the drawn parameter
 ** cannot change. */
 static bool random_change(kt_walker *w, kt_neighborhood nb) {

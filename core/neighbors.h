@@ -67,6 +67,13 @@ int kt_neighbors_mixed(kt_walker *w, uint64_t index, kt_neighborhood nb, kt_indi
 ** first with odds e^d to 1. */
 int kt_neighbors_ranked(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
                         const size_t *offset, kt_indices *out, kt_error *err);
+/* The same neighbours ranked across the parameters, not round robin: a
+** move's key is its gain over the current value's score divided by
+** temperature, less its place in kt_neighbors_ranked's order over the
+** number of parameters, plus Gumbel noise; highest first. */
+int kt_neighbors_across(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
+                        const size_t *offset, double temperature, kt_indices *out,
+                        kt_error *err);
 /* A random neighbour with one change (an unexplored one if asked);
 ** returns 1 when there is none. */
 int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,

@@ -116,3 +116,12 @@ void kt_pairwise_score(kt_pairwise *m, const uint32_t *c) {
       m->score[m->offset[p] + v] = s;
     }
 }
+
+double kt_pairwise_config_score(const kt_pairwise *m, const uint32_t *v) {
+  size_t P = m->nparams;
+  double s = 0;
+  for (size_t p = 0; p < P; p++)
+    for (size_t q = p + 1; q < P; q++)
+      s += m->cells[pair_at(m, p, q) + (size_t)v[p] * m->nvalues[q] + v[q]].weight;
+  return s;
+}

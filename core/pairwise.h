@@ -53,5 +53,9 @@ int kt_pairwise_add(kt_pairwise *m, const uint32_t *vi, double cost, kt_error *e
 ** v at m->score[m->offset[p] + v], higher for the more promising (only
 ** scores of the same parameter compare). All 0 before anything is added. */
 void kt_pairwise_score(kt_pairwise *m, const uint32_t *vi);
+/* How promising a whole configuration is: the sum of log(fast / slow) over
+** its pairs of values (0 for pairs never explored; comparable between
+** configurations of one space). */
+double kt_pairwise_config_score(const kt_pairwise *m, const uint32_t *vi);
 
 #endif

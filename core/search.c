@@ -8,7 +8,7 @@
 **   random        seeded random order without repetition
 **   bestfirst     best-first local search in episodes: RECOMMENDED. Options:
 **                 sample (16), width (8), patience (4), ahead (8), model (1),
-**                 restart (0)
+**                 restart (0), guess (0), pool (64), adapt (0), across (0)
 **   greedy        greedy descent with restarts (adjacent, then Hamming
 **                 neighbourhood): sample (16), adjacent (1), model (1)
 **   annealing     simulated annealing: t0 (0.1), alpha (0.99), t_min (0.001),

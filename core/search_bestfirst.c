@@ -27,6 +27,22 @@
 ** entries, each counted against its entry's patience until its result
 ** comes back. A new episode waits for every result of the last one.
 **
+** With `guess` N (0: off), every Nth proposal after an episode's sample
+** is not a neighbour but the configuration that the same model scores
+** highest (over all its pairs of values) among `pool` random ones not yet
+** explored: a tree-structured-Parzen-like global guess, so that a search
+** stuck near one region still tries where the results point elsewhere.
+** A fast guess joins the episode and is climbed from. With `adapt` on,
+** guesses come instead at random, at a share between 1/8 and 1/2 that
+** follows how often guesses and neighbours beat the episode's best.
+**
+** With `across` T (0: off), a configuration's neighbours are ranked across
+** the parameters by the model's gain over the current values (divided by
+** T), a round of the parameters costing as much as a factor e in the
+** odds (kt_neighbors_across): the round robin still keeps every
+** parameter in play, but a move the model favours comes a round or two
+** earlier.
+**
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
 ** (surrogate.h: 5 networks of 40 units, each learning from at most 256 of
@@ -37,7 +53,7 @@
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
-** predictions).
+** predictions), guess (0), pool (64), adapt (0), across (0).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -75,7 +91,10 @@ typedef struct flight {
   uint64_t index;
   size_t node; /* the expansion state + 1 of the entry whose neighbour it is, or 0: a random draw */
   double cost; /* that entry's */
+  int kind;    /* FROM_SAMPLE, FROM_NEIGHBOUR or FROM_GUESS */
 } flight;
+
+enum { FROM_SAMPLE, FROM_NEIGHBOUR, FROM_GUESS };
 
 typedef struct bestfirst {
   kt_walker w;
@@ -83,6 +102,11 @@ typedef struct bestfirst {
   double sample_opt;
   unsigned sample, width, patience, ahead;
   bool use_model;
+  unsigned guess, pool;  /* every guess-th expansion a guess, the best of pool */
+  bool adapt;            /* the share of guesses follows their wins */
+  double across;         /* moves ranked across the parameters at this temperature; 0: off */
+  double tries[3], wins[3]; /* by flight kind: proposals, and those that beat the episode */
+  uint64_t steps;        /* expansions, for guess */
   kt_pairwise model;     /* every result, for the order of new values; no
                             parameters when off (or the space is too large) */
   uint64_t drawn;        /* random configurations proposed in this episode */
@@ -148,6 +172,9 @@ static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *e
   if (!b->model.nparams) return kt_neighbors_mixed(w, index, KT_HAMMING, moves, err);
   if (kt_space_config(w->space, index, w->vj, err)) return -1;
   kt_pairwise_score(&b->model, w->vj);
+  if (b->across > 0)
+    return kt_neighbors_across(w, index, KT_HAMMING, b->model.score, b->model.offset, b->across,
+                               moves, err);
   return kt_neighbors_ranked(w, index, KT_HAMMING, b->model.score, b->model.offset, moves, err);
 }
 
@@ -202,15 +229,36 @@ static int expand(bestfirst *b, uint64_t *out, const entry **from, kt_error *err
 }
 
 /* A random configuration not yet taken; 1 when there is none now. */
-static int draw(bestfirst *b, uint64_t *out) {
+static int draw_any(bestfirst *b, uint64_t *out) {
   double cost;
-  while (b->nextstart < b->nstarts)
-    if (!taken(b, *out = b->starts[b->nextstart++], &cost)) return 0;
   for (int t = 0; t < 64; t++) {
     if (kt_random_unexplored(&b->w, out)) return 1;
     if (!taken(b, *out, &cost)) return 0;
   }
   return 1; /* what is left is in flight */
+}
+
+/* The episode's next start: planned, or random. */
+static int draw(bestfirst *b, uint64_t *out) {
+  double cost;
+  while (b->nextstart < b->nstarts)
+    if (!taken(b, *out = b->starts[b->nextstart++], &cost)) return 0;
+  return draw_any(b, out);
+}
+
+/* A guess: of `pool` random configurations not taken, the one the model
+** scores highest; 1 when there is none now. */
+static int guess(bestfirst *b, uint64_t *out, kt_error *err) {
+  double best = -INFINITY;
+  bool any = false;
+  for (unsigned t = 0; t < b->pool; t++) {
+    uint64_t c;
+    if (draw_any(b, &c)) break;
+    if (kt_space_config(b->w.space, c, b->w.vj, err)) return -1;
+    double score = kt_pairwise_config_score(&b->model, b->w.vj);
+    if (!any || score > best) *out = c, best = score, any = true;
+  }
+  return any ? 0 : 1;
 }
 
 /* ---- restarts ---- */
@@ -247,6 +295,9 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   kt_pairwise_clear(&b->model);
   new_episode(b);
   b->nflights = 0;
+  b->steps = 0;
+  memset(b->tries, 0, sizeof b->tries);
+  memset(b->wins, 0, sizeof b->wins);
   if (kt_walker_init(&b->w, space, b->seed, err) ||
       (b->use_model && kt_pairwise_init(&b->model, space, err) < 0))
     return -1;
@@ -260,6 +311,20 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   return kt_surrogate_init(&b->sg, space, &o, RESTART_EPOCHS, RESTART_RESAMPLE, err);
 }
 
+/* Whether the next proposal after the sample is a guess: every guess-th,
+** or with adapt at random, at a share between 1/8 and 1/2 in proportion to
+** how often guesses and neighbours beat the episode's best (each rate
+** Laplace-smoothed, so a half until they have results). */
+static bool wants_guess(bestfirst *b) {
+  if (!b->model.nparams) return false;
+  if (!b->adapt) return b->guess && ++b->steps % b->guess == 0;
+  double rg = (b->wins[FROM_GUESS] + 1) / (b->tries[FROM_GUESS] + 2);
+  double rn = (b->wins[FROM_NEIGHBOUR] + 1) / (b->tries[FROM_NEIGHBOUR] + 2);
+  double share = rg / (rg + rn);
+  share = share < 0.125 ? 0.125 : share > 0.5 ? 0.5 : share;
+  return kt_rng_double(&b->w.rng) < share;
+}
+
 /* One proposal into *out, or none (*any false) until results come back
 ** or, with nothing in flight, because everything is explored. */
 static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
@@ -271,6 +336,15 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
       b->drawn++;
       break;
     }
+    if (wants_guess(b)) {
+      int rc = guess(b, out, err);
+      if (rc < 0) return -1;
+      if (!rc) {
+        b->flights[b->nflights++] = (flight){*out, 0, 0, FROM_GUESS};
+        *any = true;
+        return 0;
+      }
+    }
     if (expand(b, out, &from, err)) return -1;
     if (from) break;
     if (b->nflights) return 0; /* the episode ends once its results are in */
@@ -278,7 +352,8 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
     if (b->use_restart && plan_restart(b, err)) return -1;
   }
   /* Nodes stay where they are until the episode ends, after its flights. */
-  b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost} : (flight){*out, 0, 0};
+  b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost, FROM_NEIGHBOUR}
+                                   : (flight){*out, 0, 0, FROM_SAMPLE};
   *any = true;
   return 0;
 }
@@ -306,6 +381,8 @@ static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
     if (b->flights[i].index != index) continue;
     flight f = b->flights[i];
     b->flights[i] = b->flights[--b->nflights];
+    b->tries[f.kind]++;
+    if (isfinite(cost) && (!b->nfound || cost < b->found[0].cost)) b->wins[f.kind]++;
     if (f.node) {
       node *n = &b->nodes[f.node - 1];
       n->outstanding--;
@@ -334,15 +411,21 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
-                                        "model",  "restart", NULL};
-  double sample, width, patience, ahead, model, restart;
+                                        "model",  "restart", "guess",    "pool",
+                                        "adapt",  "across",  NULL};
+  double sample, width, patience, ahead, model, restart, guessing, pool, adapt,
+      across;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
       kt_search_opt_whole(o, "bestfirst", "patience", 4, 0, 1e9, false, &patience, err) ||
       kt_search_opt_whole(o, "bestfirst", "ahead", 8, 1, 1024, false, &ahead, err) ||
       kt_search_opt_whole(o, "bestfirst", "model", 1, 0, 1, false, &model, err) ||
-      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err))
+      kt_search_opt_whole(o, "bestfirst", "restart", 0, 0, 1, false, &restart, err) ||
+      kt_search_opt_whole(o, "bestfirst", "guess", 0, 0, 1e9, false, &guessing, err) ||
+      kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err) ||
+      kt_search_opt_whole(o, "bestfirst", "adapt", 0, 0, 1, false, &adapt, err) ||
+      kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -357,6 +440,10 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->patience = (unsigned)patience;
   b->use_model = model != 0;
   b->use_restart = restart != 0;
+  b->guess = (unsigned)guessing;
+  b->pool = (unsigned)pool;
+  b->adapt = adapt != 0;
+  b->across = across;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;
