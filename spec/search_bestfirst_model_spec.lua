@@ -16,11 +16,7 @@ local function it_real(name, fn)
   end)
 end
 
-local function indices(results)
-  local list = {}
-  for i = 1, #results do list[i] = results[i].index end
-  return list
-end
+local indices = require("spec.support.replays").indices
 
 local function run(rec, search, count, lookahead)
   return rec:tune{search = search, stop = {count = count}, lookahead = lookahead}
