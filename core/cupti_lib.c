@@ -12,6 +12,8 @@
 #define _GNU_SOURCE /* dladdr: where NVRTC lives */
 #include "cupti_lib.h"
 
+#include "dynlib.h"
+
 #ifdef KT_HAVE_CUPTI
 
 #include <dlfcn.h>
@@ -83,11 +85,7 @@ static void *search(void) {
 static void *open_cupti(void) {
   const char *given = getenv("KTLUA_LIBCUPTI");
   if (!given || !given[0]) return search();
-  void *h = dlopen(given, RTLD_NOW | RTLD_LOCAL);
-  if (!h)
-    snprintf(lib.why, sizeof lib.why, "CUPTI cannot be loaded from KTLUA_LIBCUPTI=%.200s: %.300s",
-             given, dlerror());
-  return h;
+  return kt_dynlib_open("KTLUA_LIBCUPTI", names, "CUPTI", lib.why, sizeof lib.why);
 }
 
 static void load(void) {
