@@ -8,6 +8,7 @@
 **     -> entry (entry.match is "exact" or "nearest", entry.distance), or
 **        nil and why
 **   db:list{kernel =, device =, backend =, objective =, size =} -> entries
+**     (an entry's metrics: {name = value}, where its configuration had some)
 **   db:export("header" | "json" | "lua") -> text (ktlua.db_export)
 **   db:close()
 */
@@ -21,6 +22,8 @@
 #include "../core/journal_id.h"
 #include "../core/json.h"
 #include "../core/json_read.h"
+#include "../core/metrics.h"
+#include "../core/neighbors.h"
 #include "lk.h"
 
 typedef struct lk_db { kt_db *db; } lk_db;
@@ -162,6 +165,14 @@ static bool push_row(lua_State *L, const kt_db_row *r, char *why, size_t size) {
   lua_setfield(L, -2, "rank");
   lua_pushnumber(L, r->time_ms);
   lua_setfield(L, -2, "time_ms");
+  if (r->nmetrics) { /* as a result's: absent when none */
+    lua_createtable(L, 0, (int)r->nmetrics);
+    for (size_t i = 0; i < r->nmetrics; i++) {
+      lua_pushnumber(L, r->metrics[i].value);
+      lua_setfield(L, -2, r->metrics[i].name);
+    }
+    lua_setfield(L, -2, "metrics");
+  }
   return true;
 }
 
@@ -195,19 +206,34 @@ static const char *push_config_json(lua_State *L, const kt_results *r, const kt_
   return lua_tostring(L, -1);
 }
 
-static int by_time(const void *a, const void *b) {
+/* By the objective (the time, or a metric minimised or maximised: the
+** cost results:best() goes by), then by the time. */
+static int by_cost(const void *a, const void *b) {
   const kt_result *x = *(const kt_result *const *)a, *y = *(const kt_result *const *)b;
+  double cx = kt_result_cost(x), cy = kt_result_cost(y);
+  if (cx != cy) return (cx > cy) - (cx < cy);
   return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
 }
 
-/* The ok results, fastest first (a userdata pushed). */
+/* The ok results that have a value of the objective, best first (a
+** userdata pushed). */
 static const kt_result **push_ranked(lua_State *L, const kt_results *r, size_t *n) {
   const kt_result **ok = lua_newuserdatauv(L, (r->n ? r->n : 1) * sizeof *ok, 0);
   *n = 0;
   for (size_t i = 0; i < r->n; i++)
-    if (r->items[i].status == KT_OK) ok[(*n)++] = &r->items[i];
-  qsort(ok, *n, sizeof *ok, by_time);
+    if (r->items[i].status == KT_OK && kt_result_cost(&r->items[i]) < INFINITY)
+      ok[(*n)++] = &r->items[i];
+  qsort(ok, *n, sizeof *ok, by_cost);
   return ok;
+}
+
+/* x's metrics as the database keeps them (a userdata pushed; the names
+** are x's). */
+static kt_db_metric *push_metrics(lua_State *L, const kt_result *x) {
+  kt_db_metric *m = lua_newuserdatauv(L, (x->nmetrics ? x->nmetrics : 1) * sizeof *m, 0);
+  for (size_t i = 0; i < x->nmetrics; i++)
+    m[i] = (kt_db_metric){x->metrics[i].name, x->metrics[i].value};
+  return m;
 }
 
 static void today(char *buf, size_t size) {
@@ -225,7 +251,9 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
   const char *size = push_size(L, size_idx, "db:store: size");
   size_t n;
   const kt_result **ranked = push_ranked(L, r, &n);
-  if (n == 0) luaL_error(L, "db:store: no configuration of %s came out ok: nothing to store", r->task);
+  if (n == 0)
+    luaL_error(L, "db:store: no configuration of %s came out ok%s: nothing to store", r->task,
+               kt_objective_is_time(r->objective) ? "" : " with a value of the objective");
   if ((lua_Integer)n > top) n = (size_t)top;
   kt_db_row *rows = lua_newuserdatauv(L, n * sizeof *rows, 0);
   char date[32];
@@ -234,7 +262,8 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
     rows[i] = (kt_db_row){(char *)r->task,    (char *)r->device, r->backend, (char *)size,
                           r->objective,       r->source,         r->options, r->driver,
                           KTLUA_VERSION,      date,              (int64_t)i + 1,
-                          (char *)push_config_json(L, r, ranked[i]), ranked[i]->time_ns / 1e6};
+                          (char *)push_config_json(L, r, ranked[i]), ranked[i]->time_ns / 1e6,
+                          push_metrics(L, ranked[i]), ranked[i]->nmetrics};
   }
   kt_error err;
   if (kt_db_store(db, rows, n, &err)) lk_error(L, &err);

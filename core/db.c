@@ -47,6 +47,7 @@ static int replace_rows(kt_db *db, const kt_db_row *rows, size_t n, kt_error *er
     rc = sqlite3_step(del) == SQLITE_DONE ? 0 : -1;
   }
   for (size_t i = 0; i < n && rc == 0; i++) rc = insert(db, ins, &rows[i]);
+  if (rc == 0) rc = kt_db_replace_metrics(db, rows, n);
   if (rc) kt_db_fail(db, "storing", err);
   sqlite3_finalize(del);
   sqlite3_finalize(ins);
@@ -106,6 +107,7 @@ static void row_free(kt_db_row *r) {
   char *texts[] = {r->kernel, r->device,  r->backend, r->size,    r->objective,
                    r->source, r->options, r->driver,  r->version, r->date, r->config};
   for (int i = 0; i < 11; i++) free(texts[i]);
+  kt_db_free_metrics(r);
 }
 
 void kt_db_rows_free(kt_db_row *rows, size_t n) {
@@ -135,7 +137,7 @@ int kt_db_query(kt_db *db, const kt_db_filter *f, kt_db_row **rows, size_t *n, k
   }
   if (rc != SQLITE_DONE && rc != SQLITE_ROW) kt_db_fail(db, "reading", err);
   sqlite3_finalize(st);
-  if (rc == SQLITE_DONE) return 0;
+  if (rc == SQLITE_DONE && kt_db_read_metrics(db, *rows, *n, err) == 0) return 0;
   kt_db_rows_free(*rows, *n);
   *rows = NULL;
   *n = 0;

@@ -14,6 +14,13 @@
 
 typedef struct kt_db kt_db;
 
+/* A metric of a stored configuration (energy, a counter, a user's):
+** its name is data, any text without a NUL byte. */
+typedef struct kt_db_metric {
+  char *name;
+  double value;
+} kt_db_metric;
+
 /* The key of a stored tuning is (kernel, device, backend, size,
 ** objective); size is a JSON object of named positive numbers with its
 ** names sorted ({"m":512,"n":4096}), compared as text. */
@@ -24,6 +31,8 @@ typedef struct kt_db_row {
   int64_t rank;             /* 1: the best */
   char *config;             /* JSON object: parameter name -> value */
   double time_ms;
+  kt_db_metric *metrics;    /* in the order stored (NAN values are not stored) */
+  size_t nmetrics;
 } kt_db_row;
 
 /* Opens the database at path; a writer waits up to busy_ms for another's
@@ -36,12 +45,14 @@ const char *kt_db_path(const kt_db *db);
 /* Why it was opened read-only, or NULL when it can be written. */
 const char *kt_db_readonly(const kt_db *db);
 
-/* Replaces the rows of the key that rows[0] names by rows[0..n), in one
-** transaction: readers see the old rows or the new ones. */
+/* Replaces the rows of the key that rows[0] names by rows[0..n), with
+** their metrics, in one transaction: readers see the old rows or the new
+** ones. */
 int kt_db_store(kt_db *db, const kt_db_row *rows, size_t n, kt_error *err);
 
 /* The rows whose fields equal the given ones (NULL: any), ordered by
-** kernel, device, backend, objective, size and rank. */
+** kernel, device, backend, objective, size and rank, with their metrics
+** (none from a file of version 3 or older opened read-only). */
 typedef struct kt_db_filter {
   const char *kernel, *device, *backend, *objective, *size;
   bool best_only; /* rank 1 only */

@@ -21,11 +21,19 @@ static const char schema[] =
     " objective TEXT NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL,"
     " options TEXT NOT NULL, driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL,"
     " config TEXT NOT NULL, time_ms REAL NOT NULL,"
-    " PRIMARY KEY (kernel, device, backend, size, objective, rank));" KT_DB_PROBE_SCHEMA;
+    " PRIMARY KEY (kernel, device, backend, size, objective, rank));" KT_DB_PROBE_SCHEMA
+    KT_DB_METRICS_SCHEMA;
 
-/* The tables of each version (1: tuned alone). */
+/* The tables of each version (1: tuned alone; 2 and 3: the probes too). */
 static const char *const tables_v1[] = {"tuned", NULL};
 static const char *const tables_v2[] = {"tuned", "probes", "probe_rows", NULL};
+static const char *const tables_v4[] = {"tuned", "probes", "probe_rows", "tuned_metrics", NULL};
+
+/* Those of a file of that version; of this version when it is none ktlua wrote. */
+static const char *const *tables_of(int version, bool known) {
+  if (!known || version >= KT_DB_FIRST_WITH_METRICS) return tables_v4;
+  return version == 1 ? tables_v1 : tables_v2;
+}
 
 enum { FILE_NEW, FILE_OURS, FILE_OLDER };
 
@@ -168,8 +176,7 @@ static int classify(kt_db *db, sqlite3 *ref, kt_error *err) {
     snprintf(why, sizeof why, "its SQLite application_id is 0x%08x, ktlua's 0x%08x", (unsigned)app,
              KT_DB_APPLICATION_ID);
   } else {
-    const char *const *tables = version == 1 && known ? tables_v1 : tables_v2;
-    int rc = other_tables(db, ref, tables, why, sizeof why, err);
+    int rc = other_tables(db, ref, tables_of(version, known), why, sizeof why, err);
     if (rc < 0) return -1;
     if (rc == 0 && known) {
       db->version = version;

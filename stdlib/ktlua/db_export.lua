@@ -1,7 +1,8 @@
 -- ktlua.db_export: the tuned-configuration database (kt.db) for production:
 -- a C header, a JSON file in the shape of Kernel Tuner's and Kernel
--- Launcher's wisdom (device, problem size, configuration, time), or a Lua
--- table. `ktlua db export [--format=header|json|lua] [-o FILE] DB` runs main.
+-- Launcher's wisdom (device, problem size, configuration, time, and the
+-- configuration's metrics where it has some), or a Lua table.
+-- `ktlua db export [--format=header|json|lua] [-o FILE] DB` runs main.
 local export = {}
 
 local E = require("ktlua.db_entries")
@@ -45,10 +46,11 @@ function export.json(entries)
       local size = {}
       for _, s in ipairs(sizes) do size[#size + 1] = json_value(e.size[s] or 0) end
       results[#results + 1] = ('    {"device_name":%s,"backend":%s,"problem_size":[%s],"config":%s,'
-        .. '"time":%s,"rank":%d,"objective":%s,"source":%s,"options":%s,"driver":%s,"date":%s}')
+        .. '"time":%s,"rank":%d,"objective":%s,"source":%s,"options":%s,"driver":%s,"date":%s%s}')
         :format(json_string(e.device), json_string(e.backend), table.concat(size, ","),
                 json_object(e.config), json_value(e.time_ms + 0.0), e.rank, json_string(e.objective),
-                json_string(e.source), json_string(e.options), json_string(e.driver), json_string(e.date))
+                json_string(e.source), json_string(e.options), json_string(e.driver), json_string(e.date),
+                e.metrics and ',"metrics":' .. json_object(e.metrics) or "")
     end
     local quoted = {}
     for i, n in ipairs(names) do quoted[i] = json_string(n) end
@@ -89,10 +91,12 @@ function export.lua(entries)
   local out = { "-- Tuned configurations, exported by ktlua " .. require("ktlua").version .. ".",
                 "return {" }
   local keys = { "kernel", "device", "backend", "objective", "size", "rank", "config", "time_ms",
-                 "source", "options", "driver", "version", "date" }
+                 "source", "options", "driver", "version", "date", "metrics" }
   for _, e in ipairs(entries) do
     local parts = {}
-    for _, k in ipairs(keys) do parts[#parts + 1] = ("[%q] = %s"):format(k, lua_value(e[k])) end
+    for _, k in ipairs(keys) do
+      if e[k] ~= nil then parts[#parts + 1] = ("[%q] = %s"):format(k, lua_value(e[k])) end
+    end
     out[#out + 1] = "  { " .. table.concat(parts, ", ") .. " },"
   end
   out[#out + 1] = "}"

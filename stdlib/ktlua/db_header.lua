@@ -77,7 +77,7 @@ explicit export friend mutable namespace new noexcept not not_eq operator or or_
 protected public reinterpret_cast requires static_cast template this throw try typeid typename
 using virtual wchar_t xor xor_eq
 NULL NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL math_errhandling errno
-device backend size defines time_ms]])
+device backend size defines time_ms metrics]])
 
 local function member_usable(name)
   return #name <= 40 and name:find("^[%a_][%w_]*$") ~= nil and not RESERVED[name]
@@ -155,7 +155,16 @@ local function best_rows(entries, sizes)
   return rows
 end
 
-local function row_text(e, names, kind, sizes)
+-- The names of the metrics the rows have (their union, sorted).
+local function metric_names(rows)
+  local seen = {}
+  for _, e in ipairs(rows) do
+    for name in pairs(e.metrics or {}) do seen[name] = true end
+  end
+  return E.sorted_keys(seen)
+end
+
+local function row_text(e, names, kind, sizes, metrics)
   local fields = { c_string(e.device), c_string(e.backend) }
   local size = {}
   for _, s in ipairs(sizes) do size[#size + 1] = c_number(e.size[s]) end
@@ -169,6 +178,11 @@ local function row_text(e, names, kind, sizes)
   local d = defines(e.config, names)
   fields[#fields + 1] = d and c_string(d) or "0"
   fields[#fields + 1] = c_number(e.time_ms + 0.0)
+  if #metrics > 0 then
+    local values = {}
+    for i, m in ipairs(metrics) do values[i] = c_number((e.metrics or {})[m] or 0 / 0) end
+    fields[#fields + 1] = "{" .. table.concat(values, ", ") .. "}"
+  end
   return "  {" .. table.concat(fields, ", ") .. "},"
 end
 
@@ -205,13 +219,15 @@ static inline const struct ktlua_%s_config *ktlua_%s_select(const char *device,
 }]]
 
 -- The identifiers of a kernel K are ktlua_K_name, ktlua_K_size_names,
--- ktlua_K_config, ktlua_K_configs, ktlua_K_select and KTLUA_K_COUNT: no
--- suffix ends another, so distinct K give distinct identifiers.
+-- ktlua_K_metric_names, ktlua_K_config, ktlua_K_configs, ktlua_K_select and
+-- KTLUA_K_COUNT: no suffix ends another, so distinct K give distinct
+-- identifiers.
 local function kernel_text(out, kernel, id, entries)
   local names, kind = E.parameters(entries)
   local members = identifiers(names, member_usable, same, true)
   local sizes = E.sorted_keys(entries[1].size)
   local rows = best_rows(entries, sizes)
+  local metrics = metric_names(rows)
   local function described(n)
     return members[n] == n and n or ("%s (%s)"):format(members[n], comment_text(n))
   end
@@ -220,6 +236,10 @@ local function kernel_text(out, kernel, id, entries)
   out[#out + 1] = ("static const char ktlua_%s_name[] = %s;"):format(id, c_string(kernel))
   out[#out + 1] = ("static const char *const ktlua_%s_size_names[] = {%s};"):format(id,
     #sizes > 0 and quoted_list(sizes, c_string) or "0")
+  if #metrics > 0 then
+    out[#out + 1] = ("static const char *const ktlua_%s_metric_names[] = {%s};"):format(id,
+      quoted_list(metrics, c_string))
+  end
   out[#out + 1] = ("struct ktlua_%s_config {"):format(id)
   out[#out + 1] = "  const char *device;  /* the device's name, as it gives it */"
   out[#out + 1] = "  const char *backend;"
@@ -231,9 +251,13 @@ local function kernel_text(out, kernel, id, entries)
   end
   out[#out + 1] = "  const char *defines; /* compiler options that set the parameters, or NULL */"
   out[#out + 1] = "  double time_ms;"
+  if #metrics > 0 then
+    out[#out + 1] = ("  double metrics[%d]; /* in the order of ktlua_%s_metric_names; NAN: none */")
+      :format(#metrics, id)
+  end
   out[#out + 1] = "};"
   out[#out + 1] = ("static const struct ktlua_%s_config ktlua_%s_configs[] = {"):format(id, id)
-  for _, e in ipairs(rows) do out[#out + 1] = row_text(e, names, kind, sizes) end
+  for _, e in ipairs(rows) do out[#out + 1] = row_text(e, names, kind, sizes, metrics) end
   if #rows == 0 then out[#out + 1] = "  {0}," end -- C has no empty array
   out[#out + 1] = "};"
   out[#out + 1] = ("#define KTLUA_%s_COUNT %d"):format(id:upper(), #rows)
