@@ -245,14 +245,16 @@ void lk_check_time_limit(lua_State *L, int opts, kt_tune_opts *o);
 /* tune options.pipeline (lk_pipeline.c). */
 void lk_check_pipeline(lua_State *L, int opts, kt_tune_opts *o);
 /* lk_energy.c: tune options.energy (after lk_check_metrics, whose metrics
-** may not take its names); whether it measures the metric name; whether
-** name is one it measures when on. */
+** may not take its names); whether name is one it measures when on. */
 void lk_check_energy(lua_State *L, int opts, kt_tune_opts *o);
-bool lk_energy_measures(lua_State *L, int opts, const char *name);
 bool lk_energy_metric(const char *name);
+/* Appends to the list at list the metrics that energy = measures (none when off). */
+void lk_energy_list(lua_State *L, int opts, int list);
 /* tune options.profile: hardware counters (lk_profile.c); what it pushes
 ** anchors the names until the caller's return. */
 void lk_check_profile(lua_State *L, int opts, kt_tune_opts *o);
+/* Appends to the list at list the counters that the options collect. */
+void lk_profile_list(lua_State *L, int opts, int list);
 /* kt.profile_counters: the counters that search = "profile" reads. */
 void lk_open_profile(lua_State *L);
 struct kt_db *lk_check_db_option(lua_State *L, int opts);
@@ -360,9 +362,11 @@ int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel);
 struct kt_metrics;
 /* The metrics =, objective = and maximize = of the tune options at opts
 ** (pushing what owns them); *host: objective = "kernel+host"; recorded:
-** the records whose numbers an objective may name too (a replay's), or NULL. */
+** the records whose numbers an objective may name too (a replay's), or NULL;
+** measured: whether the options' energy = and profile = (tuner:tune's)
+** give metrics an objective may name. */
 struct kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *host,
-                                    const kt_results *recorded);
+                                    const kt_results *recorded, bool measured);
 void lk_push_metrics(lua_State *L, const kt_result *r); /* {name = value, ...} */
 void lk_check_objective(lua_State *L, int idx, const char *what, const kt_results *rec,
                         const char **name, bool *maximize);

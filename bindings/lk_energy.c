@@ -42,11 +42,15 @@ static double energy_window(lua_State *L, int opts) {
   return s;
 }
 
-bool lk_energy_measures(lua_State *L, int opts, const char *name) {
-  return is_measured(name) && energy_window(L, opts) > 0;
-}
-
 bool lk_energy_metric(const char *name) { return is_measured(name); }
+
+void lk_energy_list(lua_State *L, int opts, int list) {
+  if (energy_window(L, opts) <= 0) return;
+  for (int i = 0; measured[i]; i++) {
+    lua_pushstring(L, measured[i]);
+    lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+  }
+}
 
 void lk_check_energy(lua_State *L, int opts, kt_tune_opts *o) {
   o->energy_window_ns = energy_window(L, opts) * 1e9;

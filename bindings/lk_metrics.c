@@ -229,35 +229,78 @@ static void add_metrics(lua_State *L, int opts, kt_metrics *m, int defs) {
   lua_settop(L, tbl - 1);
 }
 
-static bool has_metric(const kt_metrics *m, const char *name, const kt_results *recorded) {
-  for (size_t i = 0; i < m->n; i++)
-    if (strcmp(m->items[i].name, name) == 0) return true;
-  for (size_t i = 0; recorded && i < recorded->n; i++)
-    if (!isnan(kt_result_metric(&recorded->items[i], name))) return true;
-  return false;
-}
-
-static int objective_error(lua_State *L, const char *name, const kt_results *recorded) {
+/* Appends "where: a, b" to the list at groups when the list at names has
+** any; whether name is among them. */
+static bool add_group(lua_State *L, int groups, const char *where, int names, const char *name) {
+  size_t n = lua_rawlen(L, names);
+  bool found = false;
+  if (n == 0) return false;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
-  size_t n = 0;
-  const char **names = recorded ? kt_results_metric_names(recorded, &n, NULL) : NULL;
-  for (size_t i = 0; i < n; i++) {
-    luaL_addstring(&b, i ? ", " : " (recorded: ");
-    luaL_addstring(&b, names[i]);
+  luaL_addstring(&b, where);
+  for (size_t i = 1; i <= n; i++) {
+    luaL_addstring(&b, i > 1 ? ", " : ": ");
+    lua_rawgeti(L, names, (lua_Integer)i);
+    found = found || strcmp(lua_tostring(L, -1), name) == 0;
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  lua_rawseti(L, groups, (lua_Integer)lua_rawlen(L, groups) + 1);
+  return found;
+}
+
+/* The metrics a tuning with these options has, by where they come from: a
+** list of "where: a, b" pushed; whether name is one. measured: energy =
+** and profile = count (tuner:tune). */
+static bool push_collected(lua_State *L, int opts, const kt_metrics *m, const kt_results *recorded,
+                           bool measured, const char *name) {
+  lua_newtable(L);
+  int groups = lua_gettop(L);
+  bool found = false;
+  for (int source = 0; source < 4; source++) {
+    static const char *const where[] = {"metrics", "energy = true", "profile", "recorded"};
+    lua_newtable(L);
+    int names = lua_gettop(L);
+    size_t n = 0;
+    const char **rec = source == 3 && recorded ? kt_results_metric_names(recorded, &n, NULL) : NULL;
+    for (size_t i = 0; source == 0 && i < m->n; i++) {
+      lua_pushstring(L, m->items[i].name);
+      lua_rawseti(L, names, (lua_Integer)i + 1);
+    }
+    if (source == 1 && measured) lk_energy_list(L, opts, names);
+    if (source == 2 && measured) lk_profile_list(L, opts, names);
+    for (size_t i = 0; i < n; i++) {
+      lua_pushstring(L, rec[i]);
+      lua_rawseti(L, names, (lua_Integer)i + 1);
+    }
+    free(rec);
+    found = add_group(L, groups, where[source], names, name) || found;
+    lua_settop(L, groups);
+  }
+  return found;
+}
+
+/* An objective that no metric of the tuning has, with those it has. */
+static int objective_error(lua_State *L, const char *name, bool measured, int groups) {
+  if (measured && lk_energy_metric(name)) /* a tuning on a device: tuner:tune's option */
+    return luaL_error(L, "tune options.objective: '%s' is measured with energy = true", name);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  size_t n = lua_rawlen(L, groups);
+  for (size_t i = 1; i <= n; i++) {
+    luaL_addstring(&b, i > 1 ? "; " : " (");
+    lua_rawgeti(L, groups, (lua_Integer)i);
+    luaL_addvalue(&b);
   }
   if (n) luaL_addstring(&b, ")");
-  free(names);
   luaL_pushresult(&b);
-  if (!recorded && lk_energy_metric(name)) /* a tuning on a device: tuner:tune's option */
-    return luaL_error(L, "tune options.objective: '%s' is measured with energy = true", name);
   return luaL_error(L, "tune options.objective: expected 'kernel', 'kernel+host', the name of "
                        "a metric%s or a function(result, cfg), got '%s'",
                     lua_tostring(L, -1), name);
 }
 
 kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *host,
-                             const kt_results *recorded) {
+                             const kt_results *recorded, bool measured) {
   kt_metrics **slot = lk_new_guarded(L, sizeof *slot, metrics_gc);
   kt_error err;
   if (!(*slot = kt_metrics_new(&err))) lk_error(L, &err);
@@ -277,10 +320,12 @@ kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *
     *host = strcmp(name, "kernel+host") == 0;
     if (is_time(name) && maximize)
       luaL_error(L, "tune options.maximize: the time (objective '%s') is minimised", name);
-    if (!is_time(name) && !has_metric(m, name, recorded) && !lk_energy_measures(L, opts, name))
-      objective_error(L, name, recorded);
-    if (!is_time(name))
+    if (!is_time(name)) {
+      if (!push_collected(L, opts, m, recorded, measured, name))
+        objective_error(L, name, measured, lua_gettop(L));
+      lua_pop(L, 1); /* the collected metrics */
       rc = kt_metrics_objective(m, name, NULL, (kt_callback){NULL, NULL}, maximize, &err);
+    }
   } else if (t != LUA_TNIL) {
     luaL_error(L, "tune options.objective: expected a name or a function, got %s",
                luaL_typename(L, -1));

@@ -243,7 +243,7 @@ int lk_tuner_online(lua_State *L) {
   kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
                     .lookahead = lo.lookahead};
   bool host;
-  o.metrics = lk_check_metrics(L, 3, &o.stop, &host, NULL);
+  o.metrics = lk_check_metrics(L, 3, &o.stop, &host, NULL, false);
   int metrics = lua_gettop(L);
   /* a step runs once and its time is the kernel's (tuner:run's) */
   if (host) luaL_error(L, "online options.objective: 'kernel+host' is not measured online (a "

@@ -59,6 +59,23 @@ void lk_check_profile(lua_State *L, int opts, kt_tune_opts *o) {
   }
 }
 
+static void append(lua_State *L, int list) {
+  lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+}
+
+void lk_profile_list(lua_State *L, int opts, int list) {
+  int t = lk_get_field(L, opts, "profile");
+  for (lua_Integer i = 1; t == LUA_TTABLE && i <= (lua_Integer)lua_rawlen(L, -1); i++)
+    if (lua_rawgeti(L, -1, i) == LUA_TSTRING) append(L, list);
+    else lua_pop(L, 1);
+  bool implicit = t == LUA_TNIL && searches_by_profile(L, opts);
+  for (int i = 0; implicit && i < KT_PC_COUNT; i++) {
+    lua_pushstring(L, kt_profile_counters[i]);
+    append(L, list);
+  }
+  lua_pop(L, 1);
+}
+
 void lk_open_profile(lua_State *L) {
   lua_createtable(L, KT_PC_COUNT, 0);
   for (int i = 0; i < KT_PC_COUNT; i++) {

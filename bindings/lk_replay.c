@@ -54,7 +54,7 @@ static int replay_tune(lua_State *L) {
   kt_loop_opts o = {0};
   lk_tune_hold *h = lk_check_tune(L, 2, 1, false, &o);
   bool host;
-  o.metrics = lk_check_metrics(L, 2, &o.stop, &host, kt_replay_records(r));
+  o.metrics = lk_check_metrics(L, 2, &o.stop, &host, kt_replay_records(r), false);
   if (host) luaL_error(L, "tune options.objective: a recording holds no host time");
   kt_error err;
   int rc = kt_replay_tune(r, &o, &h->results, &err);

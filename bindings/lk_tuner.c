@@ -509,7 +509,7 @@ static int tuner_tune(lua_State *L) {
   kt_tune_opts o = {.searcher = lo.searcher, .stop = lo.stop, .repeat = KT_REPEAT_DEFAULT,
                     .progress = lo.progress, .progress_ud = lo.progress_ud};
   check_repeat(L, 3, &o.repeat);
-  o.metrics = lk_check_metrics(L, 3, &o.stop, &o.include_host, NULL);
+  o.metrics = lk_check_metrics(L, 3, &o.stop, &o.include_host, NULL, true);
   lk_check_journal(L, 3, ut->task->name, &o);
   lk_check_time_limit(L, 3, &o);
   check_fail_fast(L, 3, &o);

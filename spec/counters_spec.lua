@@ -52,6 +52,23 @@ describe("tune options.profile", function()
     assert.are.equal(want, err{ search = "profile", progress = false })
   end)
 
+  it("makes the counters it collects objectives, with dots in their names; names what else there is",
+     function()
+    local cuda_only = ("tune options.profile: hardware counters are CUDA's only (through CUPTI); "
+      .. "%s (%s) is an OpenCL device"):format(tuner.device.id, tuner.device.name)
+    -- accepted as objectives: the tuning goes on to say that this device has no counters
+    assert.are.equal(cuda_only, err{ profile = { "dram__sectors_read.sum" }, objective = "dram__sectors_read.sum",
+                                     maximize = true, progress = false })
+    assert.are.equal(cuda_only, err{ search = "profile", objective = kt.profile_counters[2], progress = false })
+    assert.are.equal("tune options.objective: expected 'kernel', 'kernel+host', the name of a metric "
+      .. "(metrics: gflops; profile: dram__sectors_read.sum, l1tex__t_bytes.sum) or a function(result, cfg), "
+      .. "got 'dram__bytes_read.sum'",
+      err{ profile = { "dram__sectors_read.sum", "l1tex__t_bytes.sum" }, objective = "dram__bytes_read.sum",
+           metrics = { gflops = function() return 1 end } })
+    assert.are.equal("tune options.objective: expected 'kernel', 'kernel+host', the name of a metric "
+      .. "or a function(result, cfg), got 'dram__bytes_read.sum'", err{ objective = "dram__bytes_read.sum" })
+  end)
+
   it("lists the counters the profile searcher reads", function()
     assert.are.equal(23, #kt.profile_counters)
     assert.are.equal("dram__throughput.avg.pct_of_peak_sustained_elapsed", kt.profile_counters[1])
@@ -156,6 +173,8 @@ local READ, PCT = "dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustai
       :format(dir, dir, env or "", shell.ktlua, path))
   end
 
+  local READ_NAME = "dram__bytes_read.sum"
+
   local function needs_cupti()
     if cupti_missing then pending(cupti_missing) return true end
   end
@@ -197,6 +216,24 @@ for _, f in ipairs({ "%s/j.jsonl", "%s/r.json", "%s/r_t4.json" }) do
 end]]):format(dir, dir, dir, dir, dir, dir))
     assert.are.equal(0, code, out)
     assert.are.equal(("3\t1000.0\t1000.0\n"):rep(3), out)
+  end)
+
+  it("takes a counter as the objective, minimised or maximised, and stores the best by it", function()
+    if needs_cupti() then return end
+    -- WG launches a run: READ sums to 1000 (WG 1), 2001 (WG 2), 4006 (WG 4)
+    local out, code = with_fakes(([[
+k:launcher(function(run, cfg) for _ = 1, cfg.WG do run:launch(k) end end)
+local db = kt.db("%s/c.db")
+for _, most in ipairs({ false, true }) do
+  local r = tuner:tune(k, { repeats = 1, progress = false, profile = { READ, PCT }, objective = READ,
+                            maximize = most, db = db, size = { n = most and 2 or 1 } })
+  local e = db:best{ kernel = "k", device = tuner, size = { n = most and 2 or 1 }, objective = READ }
+  print(r.objective, r.maximize, r:best().config.WG, r:best().metrics[READ], e.config.WG,
+        e.metrics[READ], e.metrics[PCT], #db:list{ size = { n = most and 2 or 1 } })
+end]]):format(dir))
+    assert.are.equal(0, code, out)
+    assert.are.equal(("%s\tfalse\t1\t1000.0\t1\t1000.0\t9000.0\t3\n"
+      .. "%s\ttrue\t4\t4006.0\t4\t4006.0\t9001.5\t3\n"):format(READ_NAME, READ_NAME), out)
   end)
 
   it("names an unknown counter, and stops the tuning there", function()

@@ -150,7 +150,8 @@ local r = tuner:tune(k, { repeats = 1, progress = false, energy = { window = 0.0
   output = { dir .. "e.csv", dir .. "e.json", { dir .. "t4.json", "t4" } }, journal = dir .. "e.jsonl",
   db = db, size = { n = 64 } })
 local entry = db:list{ kernel = "k" }[1]
-print(entry.objective, entry.rank)
+print(entry.objective, entry.rank, ("%.6g %.6g"):format(entry.metrics.energy, entry.metrics.sm_clock),
+      entry.metrics.power == r:best().metrics.power)
 for _, file in ipairs({ "e.csv", "e.json", "t4.json", "e.jsonl" }) do
   local back = kt.load(dir .. file)
   print(file, #back, ("%.6g %.6g"):format(back[1].metrics.energy, back[1].metrics.sm_clock))
@@ -163,7 +164,7 @@ print(t4:match('{"name":"energy","value":0.003,"unit":"J"}') ~= nil,
       t4:match('{"name":"sm_clock","value":1755,"unit":"MHz"}') ~= nil,
       t4:match('{"name":"power","value":[^,]+,"unit":"W"}') ~= nil)]])
     assert.are.equal(0, code, out)
-    assert.are.equal(table.concat({ "energy\t1", "e.csv\t2\t0.003 1755", "e.json\t2\t0.003 1755",
+    assert.are.equal(table.concat({ "energy\t1\t0.003 1755\ttrue", "e.csv\t2\t0.003 1755", "e.json\t2\t0.003 1755",
       "t4.json\t2\t0.003 1755", "e.jsonl\t2\t0.003 1755", "energy\t0.003", "true\ttrue\ttrue", "" }, "\n"),
       out)
   end)
@@ -253,6 +254,9 @@ describe("tune options.energy", function()
     check({ energy = true, metrics = { power = function() return 1 end } },
       "tune options.metrics: the name 'power' is taken (energy = true measures it)")
     check({ objective = "energy" }, "tune options.objective: 'energy' is measured with energy = true")
+    check({ objective = "joules", energy = true, metrics = { gflop_per_j = function() return 1 end } },
+      "tune options.objective: expected 'kernel', 'kernel+host', the name of a metric (metrics: gflop_per_j; "
+        .. "energy = true: energy, power, sm_clock) or a function(result, cfg), got 'joules'")
   end)
 end)
 

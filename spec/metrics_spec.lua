@@ -155,6 +155,10 @@ describe("metrics", function()
     assert.has_error(function() tuner:tune(k, { objective = "speed" }) end,
       "tune options.objective: expected 'kernel', 'kernel+host', the name of a metric or a "
       .. "function(result, cfg), got 'speed'")
+    assert.has_error(function() tuner:tune(k, { objective = "gflop/s", metrics = { { "gflops", function() return 1 end },
+                                                                           { "q'\"", function() return 2 end } } }) end,
+      "tune options.objective: expected 'kernel', 'kernel+host', the name of a metric (metrics: gflops, q'\") "
+      .. "or a function(result, cfg), got 'gflop/s'")
     assert.has_error(function() tuner:tune(k, { maximize = true }) end,
       "tune options.maximize: give the objective to maximise")
     assert.has_error(function() tuner:tune(k, { objective = "kernel", maximize = true }) end,
