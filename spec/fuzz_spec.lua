@@ -352,7 +352,7 @@ describe("the database fuzzer", function()
       assert(os.execute(("sqlite3 %s < %s > /dev/null"):format(path, name)))
       local before = read(path)
       local ok, db = pcall(kt.db, path)
-      if name:find("db_v%d") then -- ktlua's own, of an earlier version
+      if name:find("db_v%d") then -- ktlua's own, of an earlier version (or rows changed: db_v4_bad_metrics)
         assert.is_true(ok, db)
         db:close()
       else
@@ -363,7 +363,7 @@ describe("the database fuzzer", function()
       n = n + 1
     end
     listing:close()
-    assert.are.equal(5, n)
+    assert.are.equal(7, n)
   end)
 
   it(("stores and reads back seeded hostile results (seed %d, cases %d to %d)")

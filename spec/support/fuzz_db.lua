@@ -59,7 +59,8 @@ local function param_values(rng)
 end
 
 -- A results document: parameters P1..Pn, distinct configurations with
--- distinct times (ranks are then the order of times), some failed.
+-- distinct times (ranks are then the order of times), some failed, ok
+-- ones with metrics of hostile names.
 function M.results(rng)
   local params = {}
   for i = 1, rng:int(1, 3) do
@@ -86,10 +87,12 @@ function M.results(rng)
     if not used[index] then
       used[index] = true
       local ok = rng:chance(0.8)
+      local metrics = ok and rng:chance(0.7) and {} or nil
+      for _ = 1, metrics and rng:int(1, 3) or 0 do metrics[M.name(rng)] = rng:int(-1000, 1000) / 8 end
       doc.results[#doc.results + 1] = { index = index, config = config,
         status = ok and "ok" or rng:pick({ "timeout", "compile_failed" }),
         time_ms = ok and rng:int(1, 1000) * scale + i * 1e-3 * scale or nil,
-        error = not ok and M.name(rng) or nil }
+        error = not ok and M.name(rng) or nil, metrics = metrics }
     end
   end
   return doc
@@ -184,6 +187,7 @@ local function check_entry(e, key, doc, size, rank, result)
   expect_same(rank, e.rank, where .. " rank")
   expect_same(result.config, e.config, where .. " config")
   expect_same(result.time_ms, e.time_ms, where .. " time")
+  expect_same(result.metrics, e.metrics, where .. " metrics")
 end
 
 -- The results' ok ones, fastest first.
@@ -316,7 +320,7 @@ local function damage(rng, dir, path)
     local at = rng:int(1, #bytes - 1)
     return bytes:sub(1, at), false, "cut to " .. at .. " bytes"
   elseif kind == 2 then
-    local v = rng:pick({ 0, 1, 2, 4, 7, -1, 0x7fffffff })
+    local v = rng:pick({ 0, 1, 2, 3, 5, 7, -1, 0x7fffffff })
     return set_u32(bytes, 61, v), true, "user_version " .. v
   elseif kind == 3 then
     local v = rng:pick({ 0, 1, 0x47504b47, 0x6b746c74, -1 })
