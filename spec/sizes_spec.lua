@@ -82,6 +82,29 @@ describe("tuner:tune_sizes", function()
     os.remove(path)
   end)
 
+  it("seeds with the best by the objective, of this call and stored under it", function()
+    local path = os.tmpname()
+    os.remove(path)
+    local db = kt.db(path)
+    local make = function(size) return scaler(size.n) end
+    -- the objective favours the smallest WG and V (the slowest, on PoCL), whatever their times
+    local options = { db = db, search = "random", seed = 3, stop = { count = 6 }, objective = "small",
+                      maximize = true, metrics = { small = function(_, cfg) return -(cfg.WG * 10 + cfg.V) end } }
+    local rs = tuner:tune_sizes(make, { { n = 256 }, { n = 512 } }, options)
+    local ok = {}
+    for _, x in ipairs(rs[1]:list()) do if x.status == "ok" then ok[#ok + 1] = x end end
+    table.sort(ok, function(a, b) return a.metrics.small > b.metrics.small end)
+    assert.are.same({ ok[1].config, ok[2].config, ok[3].config },
+                    { rs[2][1].config, rs[2][2].config, rs[2][3].config })
+    local stored = db:list{ kernel = "scale", size = { n = 512 }, objective = "small" }
+    assert.are.same(rs[2]:best().config, stored[1].config)
+    options.search, options.stop = "exhaustive", { count = 1 }
+    rs = tuner:tune_sizes(make, { { n = 1024 } }, options)
+    assert.are.same(stored[1].config, rs[1][1].config) -- not the space's first, { WG = 8, V = 1 }
+    db:close()
+    os.remove(path)
+  end)
+
   it("says what was wrong with its arguments", function()
     assert.has_error(function() tuner:tune_sizes("k", { { n = 1 } }) end,
       "tuner:tune_sizes: expected a function that makes the kernel for a size, got string")

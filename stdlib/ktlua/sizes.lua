@@ -1,8 +1,9 @@
 -- ktlua.sizes: tuner:tune_sizes(make, sizes, options), problem-size-aware
 -- tuning. make(size) returns the kernel (or composition) for one size, with
 -- its arrays and sizes set; each size is tuned in turn, its search seeded
--- with the best configurations of the nearest size tuned before it (in
--- this call, or stored in options.db), and, with a database, stored in it.
+-- with the best configurations (by the objective) of the nearest size
+-- tuned before it (in this call, or stored in options.db under the
+-- objective), and, with a database, stored in it.
 local sizes = {}
 
 local SEEDS = 3 -- the best configurations of the nearest size that start a search
@@ -32,9 +33,25 @@ local function check_size(size, i)
   end
 end
 
--- The configurations of the nearest tuned size: its ok results, fastest
--- first, or the database's entries for it.
-local function nearest_configs(done, size, db, tuner, kernel)
+-- What a result of results is ranked by, less is better: its time, or the
+-- results' objective's value (negated when maximised); nil when it has none.
+local function cost(results, r)
+  local objective = results.objective
+  if objective == "kernel" or objective == "kernel+host" then return r.time_ms end
+  local v = r.metrics and r.metrics[objective]
+  return v and (results.maximize and -v or v)
+end
+
+-- The objective a tuning with these options stores under in a database.
+local function stored_objective(options)
+  if type(options.objective) == "function" then return "objective" end
+  return options.objective
+end
+
+-- The configurations of the nearest tuned size: its ok results, best by
+-- the objective first, or the database's entries for it under the objective.
+local function nearest_configs(done, size, options, tuner, kernel)
+  local db, objective = options.db, stored_objective(options)
   local best, best_d
   for _, d in ipairs(done) do
     local dist = distance(size, d.size)
@@ -43,13 +60,15 @@ local function nearest_configs(done, size, db, tuner, kernel)
   local configs = {}
   if best then
     local ok = {}
-    for _, r in ipairs(best.results:list()) do if r.status == "ok" then ok[#ok + 1] = r end end
-    table.sort(ok, function(x, y) return x.time_ms < y.time_ms end)
+    for _, r in ipairs(best.results:list()) do
+      if r.status == "ok" and cost(best.results, r) then ok[#ok + 1] = r end
+    end
+    table.sort(ok, function(x, y) return cost(best.results, x) < cost(best.results, y) end)
     for i = 1, math.min(SEEDS, #ok) do configs[i] = ok[i].config end
   elseif db then
-    local e = db:best{ kernel = kernel, device = tuner, size = size }
+    local e = db:best{ kernel = kernel, device = tuner, size = size, objective = objective }
     if e then
-      for _, r in ipairs(db:list{ kernel = e.kernel, device = tuner, size = e.size }) do
+      for _, r in ipairs(db:list{ kernel = e.kernel, device = tuner, size = e.size, objective = e.objective }) do
         if r.rank <= SEEDS then configs[#configs + 1] = r.config end
       end
     end
@@ -86,7 +105,7 @@ function sizes.tune(tuner, make, list, options)
     local kernel = make(size)
     local o = {}
     for k, v in pairs(options) do o[k] = v end
-    o.seeds = in_space(kernel, nearest_configs(done, size, options.db, tuner, kernel))
+    o.seeds = in_space(kernel, nearest_configs(done, size, options, tuner, kernel))
     if options.db then o.size = size end
     local results = tuner:tune(kernel, o)
     out[i] = results
