@@ -68,7 +68,8 @@ local function nearest_configs(done, size, options, tuner, kernel)
   elseif db then
     local e = db:best{ kernel = kernel, device = tuner, size = size, objective = objective }
     if e then
-      for _, r in ipairs(db:list{ kernel = e.kernel, device = tuner, size = e.size, objective = e.objective }) do
+      local entries = db:list{ kernel = e.kernel, device = tuner, size = e.size, objective = e.objective }
+      for _, r in ipairs(entries) do
         if r.rank <= SEEDS then configs[#configs + 1] = r.config end
       end
     end
