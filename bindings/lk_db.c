@@ -207,21 +207,23 @@ static const char *push_config_json(lua_State *L, const kt_results *r, const kt_
 }
 
 /* By the objective (the time, or a metric minimised or maximised: the
-** cost results:best() goes by), then by the time. */
+** cost results:best() goes by), ties in the results' order, as
+** results:best() breaks them (all point into one array). */
 static int by_cost(const void *a, const void *b) {
   const kt_result *x = *(const kt_result *const *)a, *y = *(const kt_result *const *)b;
   double cx = kt_result_cost(x), cy = kt_result_cost(y);
   if (cx != cy) return (cx > cy) - (cx < cy);
-  return (x->time_ns > y->time_ns) - (x->time_ns < y->time_ns);
+  return (x > y) - (x < y);
 }
 
-/* The ok results that have a value of the objective, best first (a
-** userdata pushed). */
+/* The ok results that have a value of the objective and were not cut
+** short (never the best), best first (a userdata pushed). */
 static const kt_result **push_ranked(lua_State *L, const kt_results *r, size_t *n) {
   const kt_result **ok = lua_newuserdatauv(L, (r->n ? r->n : 1) * sizeof *ok, 0);
   *n = 0;
   for (size_t i = 0; i < r->n; i++)
-    if (r->items[i].status == KT_OK && kt_result_cost(&r->items[i]) < INFINITY)
+    if (r->items[i].status == KT_OK && !r->items[i].cut_short &&
+        kt_result_cost(&r->items[i]) < INFINITY)
       ok[(*n)++] = &r->items[i];
   qsort(ok, *n, sizeof *ok, by_cost);
   return ok;

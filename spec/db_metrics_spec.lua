@@ -23,7 +23,7 @@ local function remove(path)
   for _, suffix in ipairs({ "", "-wal", "-shm" }) do os.remove(path .. suffix) end
 end
 
--- Results (as kt.load reads them) of configurations {WG, time_ms, metrics[, status]},
+-- Results (as kt.load reads them) of configurations {WG, time_ms, metrics[, status], cut_short =},
 -- by objective (maximised with most).
 local function results(configs, objective, most)
   local doc = { format = "ktlua-results", version = 1, task = "dbl", device = "dev",
@@ -33,7 +33,7 @@ local function results(configs, objective, most)
   for i, c in ipairs(configs) do
     table.insert(doc.parameters[1].values, c[1])
     doc.results[i] = { index = i - 1, config = { WG = c[1] }, status = c[4] or "ok", time_ms = c[2],
-                       metrics = c[3] }
+                       metrics = c[3], cut_short = c.cut_short }
   end
   local path = files.tmpname(".json")
   files.write(path, fuzz.json(doc))
@@ -91,6 +91,13 @@ describe("kt.db keeps each stored configuration's metrics", function()
     assert.are.same({ 8, 64, 16 }, ranked("gflop_per_j"))
     assert.are.equal(0.001, db:best{ kernel = "dbl", device = "dev", size = { n = 1 }, objective = "energy" }
       .metrics.energy)
+    -- ties as results:best() breaks them (the first), whatever the times
+    local tied = results({ { 8, 0.5, { energy = 0.002 } }, { 16, 0.25, { energy = 0.002 } } }, "energy")
+    db:store(tied, { size = { n = 3 } })
+    assert.are.same({ 8, 8 }, { tied:best().config.WG, db:list{ size = { n = 3 } }[1].config.WG })
+    -- a configuration cut short (early_stop) is never the best, nor stored
+    db:store(results({ { 8, 0.5 }, { 16, 0.25 }, { 32, 0.75, cut_short = true } }), { size = { n = 4 } })
+    assert.are.equal(2, #db:list{ size = { n = 4 } })
     local ok, err = pcall(db.store, db, results({ { 32, 0.1 }, { 64, nil, { energy = 1 }, "runtime_failed" } },
       "energy"), { size = { n = 2 } })
     assert.is_false(ok)
