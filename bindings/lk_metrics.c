@@ -4,6 +4,8 @@
 **   metrics = {gflops = function(r, cfg) return ... end, ...}
 **   metrics = {{"gflops", function(r, cfg) ... end}, {"eff", ...}}   (in order)
 **   objective = "kernel" | "kernel+host" | a metric's name | function(r, cfg)
+**     (a metric of metrics =, of energy = true, a counter of profile =, or
+**     one a recording holds: any name, dots and all)
 **   maximize = true
 ** A metric function gets the result table (time_ms, samples_ms, ...) and
 ** the configuration of an ok configuration and returns a number (nil: no
