@@ -55,7 +55,6 @@ return {
     { why = "not cut yet", files = { "backend_cuda", "backend_opencl", "cuda_binary", "cuda_devices", "device" } },
     { why = "not cut yet", files = { "backend_remote", "remote_async", "remote_counters", "remote_energy", "server" } },
     { why = "not cut yet", files = { "build", "codegen", "kernel", "prune", "task" } },
-    { why = "not cut yet", files = { "guard", "measure", "tune", "tuning" } },
     { why = "not cut yet", files = { "lk_arg", "lk_array" } },
     { why = "not cut yet", files = { "lk_db", "lk_metrics", "lk_online", "lk_prune", "lk_replay", "lk_results", "lk_search", "lk_space", "lk_task", "lk_tuner" } },
     { why = "not cut yet", files = { "mpi_relay", "mpi_wire" } },
