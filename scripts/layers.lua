@@ -34,7 +34,7 @@ return {
           "search_genetic", "search_greedy", "search_mcmc", "search_model", "search_portfolio",
           "search_profile", "search_pso", "search_random", "search_staged", "metropolis" } } },
     { { folder = "core/eval", what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
-        files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify", "validate",
+        files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify", "tuner_zone", "validate",
           "validate_async", "validate_close", "validate_device", "run", "run_async", "run_batch", "ahead",
           "build", "codegen", "kernel", "task", "prune", "profile", "online", "online_confirm", "split",
           "replay" } } },
@@ -60,7 +60,6 @@ return {
     { why = "not cut yet", files = { "run", "run_async", "run_batch" } },
     { why = "not cut yet", files = { "search", "search_annealing", "search_bestfirst", "search_differential", "search_exhaustive", "search_genetic", "search_greedy", "search_mcmc", "search_model", "search_portfolio", "search_profile", "search_pso", "search_random", "search_staged" } },
     { why = "not cut yet", files = { "space", "space_lazy", "space_natural", "space_walk" } },
-    { why = "not cut yet", files = { "tuner", "verify" } },
     { why = "not cut yet", files = { "validate", "validate_close" } },
   },
   upward = {
