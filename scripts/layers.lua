@@ -60,7 +60,6 @@ return {
     { why = "not cut yet", files = { "run", "run_async", "run_batch" } },
     { why = "not cut yet", files = { "search", "search_annealing", "search_bestfirst", "search_differential", "search_exhaustive", "search_genetic", "search_greedy", "search_mcmc", "search_model", "search_portfolio", "search_profile", "search_pso", "search_random", "search_staged" } },
     { why = "not cut yet", files = { "space", "space_lazy", "space_natural", "space_walk" } },
-    { why = "not cut yet", files = { "validate", "validate_close" } },
   },
   upward = {
     { from = "remote_link", to = "mpi_relay", why = "a device process on another MPI rank is "
