@@ -48,6 +48,7 @@ typedef struct lk_tuner {
 } lk_tuner;
 typedef struct lk_task { kt_task *task; kt_kernel *kernel; /* NULL for a composition */ } lk_task;
 typedef struct lk_results { kt_results *r; } lk_results;
+typedef struct lk_replay { kt_replay *r; } lk_replay;
 
 /* The payload of the object of class cls (LK_ARRAY, ...) at idx; raises
 ** an argument error when it is not one or when it has been released
