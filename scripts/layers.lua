@@ -30,7 +30,7 @@ return {
           "result_kt_cache", "result_ktt", "result_read", "result_t4", "journal", "journal_id",
           "recording" } } },
     { { folder = "core/search", what = "searchers, their registry and stop conditions",
-        files = { "search", "search_annealing", "search_bestfirst", "search_differential", "search_exhaustive",
+        files = { "search", "search_opts", "search_annealing", "search_bestfirst", "search_differential", "search_exhaustive",
           "search_genetic", "search_greedy", "search_mcmc", "search_model", "search_portfolio",
           "search_profile", "search_pso", "search_random", "search_staged", "metropolis" } } },
     { { folder = "core/eval", what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
@@ -61,7 +61,8 @@ return {
     { why = "not cut yet", files = { "mpi_relay", "mpi_wire" } },
     { why = "not cut yet", files = { "python_str", "result_formats", "result_kt_cache", "result_ktt", "result_read", "result_t4" } },
     { why = "not cut yet", files = { "run", "run_async", "run_batch" } },
-    { why = "not cut yet", files = { "search", "search_annealing", "search_bestfirst", "search_differential", "search_exhaustive", "search_genetic", "search_greedy", "search_mcmc", "search_model", "search_portfolio", "search_profile", "search_pso", "search_random", "search_staged" } },
+    { why = "a portfolio is made of the searchers the registry names (kt_searcher_new), and is "
+      .. "one of them", files = { "search", "search_portfolio" } },
     { why = "not cut yet", files = { "space", "space_lazy", "space_natural", "space_walk" } },
   },
   upward = {
