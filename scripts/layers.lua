@@ -11,7 +11,7 @@ return {
     { { folder = "core/base", what = "errors, values, allocation, host arrays, JSON, wire framing, files, child programs",
         files = { "kt", "types", "array", "arg", "rng", "stats", "indexmap", "trie", "permutation", "json",
           "json_read", "wire", "atomic_file", "regular_file", "dynlib", "spawn", "cpus", "interrupt",
-          "ktlua_exe", "python_str" } } },
+          "ktlua_exe" } } },
     { { folder = "core/space", what = "parameters, constraints, expressions and the spaces they make",
         files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string", "config", "space", "space_lazy",
           "space_natural", "space_plan", "space_walk", "neighbors" } } },
@@ -26,7 +26,7 @@ return {
     { { folder = "core/probes", what = "device microbenchmarks, in process or apart",
         files = { "probe", "probe_apart" } } },
     { { folder = "core/results", what = "results, metrics and the objective, journals, file formats read and written",
-        files = { "result", "metrics", "result_check", "result_csv", "result_formats", "result_io",
+        files = { "result", "metrics", "result_check", "result_csv", "result_detect", "result_formats", "python_str", "result_io",
           "result_kt_cache", "result_ktt", "result_read", "result_t4", "journal", "journal_id",
           "recording" } } },
     { { folder = "core/search", what = "searchers, their registry and stop conditions",
@@ -59,7 +59,6 @@ return {
       .. "lk_check_objective); cut by moving those two into lk_results.c once the objective "
       .. "parsing at work elsewhere has landed", files = { "lk_metrics", "lk_results" } },
     { why = "not cut yet", files = { "mpi_relay", "mpi_wire" } },
-    { why = "not cut yet", files = { "python_str", "result_formats", "result_kt_cache", "result_ktt", "result_read", "result_t4" } },
     { why = "not cut yet", files = { "run", "run_async", "run_batch" } },
     { why = "a portfolio is made of the searchers the registry names (kt_searcher_new), and is "
       .. "one of them", files = { "search", "search_portfolio" } },
@@ -71,7 +70,6 @@ return {
     { from = "remote_link", to = "mpi_wire", why = "the id a device has on its own rank "
       .. "(kt_mpi_local_id), what the device process there is asked to open" },
     { from = "compile_pool", to = "result", why = "not cut yet" },
-    { from = "python_str", to = "result_formats", why = "not cut yet" },
     { from = "result_io", to = "prune", why = "not cut yet" },
     { from = "result_read", to = "prune", why = "not cut yet" },
   },
