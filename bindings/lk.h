@@ -91,6 +91,10 @@ void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
 /* The names a custom __index answers besides the methods (NULL-ended), kept
 ** as the metatable's "fields" list: what Tab offers after `object.`. */
 void lk_class_fields(lua_State *L, const char *name, const char *const *fields);
+/* More methods for a class made already: a file above the class's own
+** adds the methods that need it (a:input() from lk_arg.c, tuner:online()
+** from lk_online.c), rather than the class's file calling up to it. */
+void lk_class_methods(lua_State *L, const char *name, const luaL_Reg *methods);
 
 /* A zeroed userdata of size bytes that gc frees when collected: holds C
 ** memory across calls that may raise a Lua error. */

@@ -295,11 +295,6 @@ void lk_open_online(lua_State *L) {
                                      {"stop", online_stop},   {"close", online_close},
                                      {NULL, NULL}};
   lk_new_class(L, LK_ONLINE, meta, methods);
-  /* tuner:online, put among the tuner's methods from here: lk_tuner.c is
-  ** below this file (it is opened first: ktlua.c). */
-  luaL_getmetatable(L, LK_TUNER);
-  lua_getfield(L, -1, "methods");
-  lua_pushcfunction(L, lk_tuner_online);
-  lua_setfield(L, -2, "online");
-  lua_pop(L, 2);
+  static const luaL_Reg tuner_methods[] = {{"online", lk_tuner_online}, {NULL, NULL}};
+  lk_class_methods(L, LK_TUNER, tuner_methods); /* lk_tuner.c is below this file */
 }

@@ -53,7 +53,6 @@ return {
   -- Loops and upward calls that are allowed, each with why.
   loops = {
     { why = "not cut yet", files = { "backend_cuda", "backend_opencl", "cuda_binary", "cuda_devices", "device" } },
-    { why = "not cut yet", files = { "lk_arg", "lk_array" } },
     { why = "metric functions get a result pushed (lk_push_result), and results are pushed with "
       .. "their metrics and loaded with an objective checked (lk_push_metrics, "
       .. "lk_check_objective); cut by moving those two into lk_results.c once the objective "
