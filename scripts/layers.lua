@@ -41,7 +41,7 @@ return {
     { { folder = "core/db", what = "the tuned-configuration database (SQLite) and the probes kept in it",
         files = { "db", "db_open", "db_probe" } } },
     { { folder = "core/multi", what = "one tuning over several devices: fleets and MPI ranks",
-        files = { "fleet", "mpi_devices", "mpi_rank", "mpi_relay", "mpi_wire" } } },
+        files = { "fleet", "mpi_devices", "mpi_rank", "mpi_job", "mpi_relay", "mpi_wire" } } },
     { { folder = "bindings", what = "the Lua API over the core, and the executable",
         files = { "ktlua", "main", "prompt", "lk_util", "lk_types", "lk_arg", "lk_array", "lk_codegen", "lk_constraint",
           "lk_cuda", "lk_db", "lk_deadline", "lk_device", "lk_energy", "lk_fleet", "lk_json", "lk_metrics",
@@ -57,7 +57,6 @@ return {
       .. "their metrics and loaded with an objective checked (lk_push_metrics, "
       .. "lk_check_objective); cut by moving those two into lk_results.c once the objective "
       .. "parsing at work elsewhere has landed", files = { "lk_metrics", "lk_results" } },
-    { why = "not cut yet", files = { "mpi_relay", "mpi_wire" } },
     { why = "not cut yet", files = { "run", "run_async", "run_batch" } },
     { why = "a portfolio is made of the searchers the registry names (kt_searcher_new), and is "
       .. "one of them", files = { "search", "search_portfolio" } },
