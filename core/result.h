@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "prune.h"
+#include "prune_kind.h"
 #include "space.h"
 #include "task.h"
 

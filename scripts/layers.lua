@@ -13,7 +13,7 @@ return {
           "json_read", "wire", "atomic_file", "regular_file", "dynlib", "spawn", "cpus", "interrupt",
           "ktlua_exe" } } },
     { { folder = "core/space", what = "parameters, constraints, expressions and the spaces they make",
-        files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string", "config", "space", "space_lazy",
+        files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string", "config", "prune_kind", "space", "space_lazy",
           "space_natural", "space_plan", "space_walk", "neighbors" } } },
     { { folder = "core/models", what = "models of a space's times: surrogates, networks, bottleneck rules",
         files = { "additive", "ensemble", "surrogate", "pairwise", "bottlenecks" } } },
@@ -68,7 +68,5 @@ return {
     { from = "remote_link", to = "mpi_wire", why = "the id a device has on its own rank "
       .. "(kt_mpi_local_id), what the device process there is asked to open" },
     { from = "compile_pool", to = "result", why = "not cut yet" },
-    { from = "result_io", to = "prune", why = "not cut yet" },
-    { from = "result_read", to = "prune", why = "not cut yet" },
   },
 }
