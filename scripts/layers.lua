@@ -11,7 +11,7 @@ return {
     { { folder = "core/base", what = "errors, values, allocation, host arrays, JSON, wire framing, files, child programs",
         files = { "kt", "types", "array", "arg", "rng", "stats", "indexmap", "trie", "permutation", "json",
           "json_read", "wire", "atomic_file", "regular_file", "dynlib", "spawn", "cpus", "interrupt",
-          "ktlua_exe" } } },
+          "ktlua_exe", "log_append" } } },
     { { folder = "core/space", what = "parameters, constraints, expressions and the spaces they make",
         files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string", "config", "prune_kind", "space", "space_lazy",
           "space_natural", "space_plan", "space_walk", "neighbors" } } },
@@ -67,6 +67,5 @@ return {
       .. "started and stopped through rank 0's relay (kt_mpi_link_open, kt_mpi_link_stop)" },
     { from = "remote_link", to = "mpi_wire", why = "the id a device has on its own rank "
       .. "(kt_mpi_local_id), what the device process there is asked to open" },
-    { from = "compile_pool", to = "result", why = "not cut yet" },
   },
 }
