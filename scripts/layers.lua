@@ -19,7 +19,7 @@ return {
         files = { "additive", "ensemble", "surrogate", "pairwise", "bottlenecks" } } },
     { { folder = "core/device", what = "backends, device processes and their wire, NVRTC, CUDA, CUPTI, NVML loading",
         files = { "backend", "backend_cuda", "backend_opencl", "backend_remote", "remote_link", "cuda_binary", "cuda_devices",
-          "cuda_lib", "cupti_lib", "nvml_lib", "nvrtc", "nvrtc_apart", "counters", "energy", "device",
+          "cuda_lib", "cupti_lib", "nvml_lib", "nvrtc", "nvrtc_apart", "counters", "energy", "device", "backends",
           "device_wire", "devices", "devout", "apart", "remote_async", "remote_compile", "remote_counters",
           "remote_energy", "remote_process", "server", "builder", "compile_pool", "compile_worker",
           "program_store" } } },
@@ -52,7 +52,6 @@ return {
 
   -- Loops and upward calls that are allowed, each with why.
   loops = {
-    { why = "not cut yet", files = { "backend_cuda", "backend_opencl", "cuda_binary", "cuda_devices", "device" } },
     { why = "metric functions get a result pushed (lk_push_result), and results are pushed with "
       .. "their metrics and loaded with an objective checked (lk_push_metrics, "
       .. "lk_check_objective); cut by moving those two into lk_results.c once the objective "
