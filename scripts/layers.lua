@@ -35,7 +35,7 @@ return {
           "search_profile", "search_pso", "search_random", "search_staged", "metropolis" } } },
     { { folder = "core/eval", what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
         files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify", "tuner_zone", "validate",
-          "validate_async", "validate_close", "validate_device", "run", "run_async", "run_batch", "ahead",
+          "validate_async", "validate_close", "validate_device", "run", "run_buffers", "run_async", "run_batch", "ahead",
           "build", "codegen", "kernel", "task", "prune", "profile", "online", "online_confirm", "split",
           "replay" } } },
     { { folder = "core/db", what = "the tuned-configuration database (SQLite) and the probes kept in it",
@@ -56,7 +56,6 @@ return {
       .. "their metrics and loaded with an objective checked (lk_push_metrics, "
       .. "lk_check_objective); cut by moving those two into lk_results.c once the objective "
       .. "parsing at work elsewhere has landed", files = { "lk_metrics", "lk_results" } },
-    { why = "not cut yet", files = { "run", "run_async", "run_batch" } },
     { why = "a portfolio is made of the searchers the registry names (kt_searcher_new), and is "
       .. "one of them", files = { "search", "search_portfolio" } },
     { why = "not cut yet", files = { "space", "space_lazy", "space_natural", "space_walk" } },
