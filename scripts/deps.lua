@@ -137,10 +137,19 @@ end
 
 -- What the graph breaks of the map: { loops = { {files, allowed} },
 -- upward = { {from, to, symbols, allowed} }, unplaced = { name },
--- unused = { text } }, and whether all of it is allowed.
+-- unused = { text }, over = { text } }, and whether all of it is allowed.
+-- over names the exceptions beyond the map's limits (at most
+-- limits.loops allowed loops, limits.upward allowed upward calls).
 function M.check(graph, map)
   local at = M.placement(map)
-  local r = { loops = {}, upward = {}, unplaced = {}, unused = {} }
+  local r = { loops = {}, upward = {}, unplaced = {}, unused = {}, over = {} }
+  local limits = map.limits or {}
+  for _, kind in ipairs({ "loops", "upward" }) do
+    local n, most = #(map[kind] or {}), limits[kind]
+    if most and n > most then
+      r.over[#r.over + 1] = string.format("%d allowed %s, at most %d", n, kind, most)
+    end
+  end
   for _, name in ipairs(sorted_keys(graph)) do
     if not at[name] then r.unplaced[#r.unplaced + 1] = name end
   end
@@ -151,7 +160,7 @@ function M.check(graph, map)
     table.sort(files)
     allowed_loop[table.concat(files, " ")] = l
   end
-  local ok = #r.unplaced == 0
+  local ok = #r.unplaced == 0 and #r.over == 0
   for _, group in ipairs(M.loops(graph)) do
     local key = table.concat(group, " ")
     local allowed = allowed_loop[key] ~= nil
@@ -202,6 +211,7 @@ function M.report(r, map)
   for _, name in ipairs(r.unplaced) do
     add("  NOT IN scripts/layers.lua: " .. name .. " (give it a folder)")
   end
+  for _, s in ipairs(r.over) do add("  TOO MANY EXCEPTIONS in scripts/layers.lua: " .. s) end
   for _, s in ipairs(r.unused) do
     add("  no longer needed, remove from scripts/layers.lua: " .. s)
   end

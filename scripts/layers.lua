@@ -50,7 +50,9 @@ return {
           "lk_split", "lk_t1", "lk_task", "lk_tuner" } } },
   },
 
-  -- Loops and upward calls that are allowed, each with why.
+  -- Loops and upward calls that are allowed, each with why, and how many
+  -- of each may be (issue 31): a loop listed here must be small.
+  limits = { loops = 3, upward = 6 },
   loops = {
     { why = "metric functions get a result pushed (lk_push_result), and results are pushed with "
       .. "their metrics and loaded with an objective checked (lk_push_metrics, "

@@ -40,6 +40,22 @@ describe("scripts/deps.lua", function()
     assert.matches("NEW UPWARD: b (low) -> c (high): f_c", deps.report(r, small), 1, true)
   end)
 
+  it("refuses more allowed exceptions than the map's limits", function()
+    local small = {
+      layers = { { { folder = "low", what = "", files = { "a", "b" } } } },
+      loops = { { files = { "a", "b" }, why = "test" } },
+      limits = { loops = 0, upward = 6 },
+    }
+    local r, ok = deps.check({ a = { b = { "f_b" } }, b = { a = { "f_a" } } }, small)
+    assert.is_false(ok)
+    assert.are.same({ "1 allowed loops, at most 0" }, r.over)
+    assert.matches("TOO MANY EXCEPTIONS in scripts/layers.lua: 1 allowed loops, at most 0",
+      deps.report(r, small), 1, true)
+    small.limits.loops = 1
+    r, ok = deps.check({ a = { b = { "f_b" } }, b = { a = { "f_a" } } }, small)
+    assert.is_true(ok)
+  end)
+
   it("refuses a file placed in two folders", function()
     local twice = { layers = { { { folder = "one", what = "", files = { "a" } } },
                                { { folder = "two", what = "", files = { "a" } } } } }
