@@ -39,7 +39,7 @@ return {
           "build", "codegen", "kernel", "task", "prune", "profile", "online", "online_confirm", "split",
           "replay" } } },
     { { folder = "core/db", what = "the tuned-configuration database (SQLite) and the probes kept in it",
-        files = { "db", "db_open", "db_probe" } } },
+        files = { "db", "db_open", "db_probe", "db_metrics" } } },
     { { folder = "core/multi", what = "one tuning over several devices: fleets and MPI ranks",
         files = { "fleet", "mpi_devices", "mpi_rank", "mpi_job", "mpi_relay", "mpi_wire" } } },
     { { folder = "bindings", what = "the Lua API over the core, and the executable",
