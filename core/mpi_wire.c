@@ -1,7 +1,7 @@
 /*
 ** mpi_wire.c: MPI itself (joining, leaving: mpi_int.h's mw_join and
-** mw_leave), and the messages between ranks (mpi_int.h). Without MPI (no mpi.h at build time) every process
-** runs alone.
+** mw_leave), and the messages between ranks (mpi_int.h). Without MPI (no
+** mpi.h at build time) every process runs alone.
 */
 #define _GNU_SOURCE
 #include <signal.h>

@@ -23,7 +23,9 @@ function M.sources(dirs)
     local p = assert(io.popen("find " .. dir .. " -name '*.c' -type f | LC_ALL=C sort"))
     for path in p:lines() do
       local name = path:match("([^/]+)%.c$")
-      if found[name] then error("two files named " .. name .. ".c: " .. found[name] .. " and " .. path) end
+      if found[name] then
+        error("two files named " .. name .. ".c: " .. found[name] .. " and " .. path, 0)
+      end
       found[name] = path
     end
     p:close()
@@ -38,7 +40,7 @@ function M.graph_from_objects(sources, objdir)
   for name, path in pairs(sources) do
     local o = objdir .. "/" .. path:gsub("%.c$", ".o")
     local f = io.open(o, "rb")
-    if not f then error(o .. " is missing: build first (make all)") end
+    if not f then error(o .. " is missing: build first (make all)", 0) end
     f:close()
     objs[#objs + 1] = o
     owner[o] = name
@@ -126,7 +128,8 @@ function M.placement(map)
     for _, folder in ipairs(layer) do
       for _, name in ipairs(folder.files) do
         if at[name] then
-          error("scripts/layers.lua: " .. name .. " is in " .. at[name].folder .. " and " .. folder.folder)
+          error("scripts/layers.lua: " .. name .. " is in " .. at[name].folder .. " and "
+            .. folder.folder, 0)
         end
         at[name] = { folder = folder.folder, rank = rank }
       end

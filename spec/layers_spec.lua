@@ -27,8 +27,8 @@ describe("scripts/deps.lua", function()
     }
     local r, ok = deps.check(graph, small)
     assert.is_false(ok)
-    assert.are.same({ { files = { "a", "b" }, allowed = false }, { files = { "c", "d" }, allowed = true } },
-      r.loops)
+    assert.are.same({ { files = { "a", "b" }, allowed = false },
+                      { files = { "c", "d" }, allowed = true } }, r.loops)
     assert.are.same({ { from = "a", to = "c", symbols = { "f_c" }, allowed = true } }, r.upward)
     assert.are.same({ "e" }, r.unplaced)
     assert.are.same({ "loop a x", "upward b -> d" }, r.unused)
