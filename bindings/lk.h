@@ -48,6 +48,7 @@ typedef struct lk_tuner {
 } lk_tuner;
 typedef struct lk_task { kt_task *task; kt_kernel *kernel; /* NULL for a composition */ } lk_task;
 typedef struct lk_results { kt_results *r; } lk_results;
+typedef struct lk_replay { kt_replay *r; } lk_replay;
 
 /* The payload of the object of class cls (LK_ARRAY, ...) at idx; raises
 ** an argument error when it is not one or when it has been released
@@ -90,6 +91,10 @@ void lk_new_class(lua_State *L, const char *name, const luaL_Reg *meta,
 /* The names a custom __index answers besides the methods (NULL-ended), kept
 ** as the metatable's "fields" list: what Tab offers after `object.`. */
 void lk_class_fields(lua_State *L, const char *name, const char *const *fields);
+/* More methods for a class made already: a file above the class's own
+** adds the methods that need it (a:input() from lk_arg.c, tuner:online()
+** from lk_online.c), rather than the class's file calling up to it. */
+void lk_class_methods(lua_State *L, const char *name, const luaL_Reg *methods);
 
 /* A zeroed userdata of size bytes that gc frees when collected: holds C
 ** memory across calls that may raise a Lua error. */

@@ -7,10 +7,6 @@
 
 #include "lk.h"
 
-int lk_array_input(lua_State *L);
-int lk_array_output(lua_State *L);
-int lk_array_inout(lua_State *L);
-
 static void push_arg(lua_State *L, kt_arg *a) {
   lk_arg *ua = lua_newuserdatauv(L, sizeof *ua, 0);
   ua->a = a;
@@ -40,9 +36,9 @@ static int vector(lua_State *L, kt_access access) {
   return 1;
 }
 
-int lk_array_input(lua_State *L) { return vector(L, KT_READ); }
-int lk_array_output(lua_State *L) { return vector(L, KT_WRITE); }
-int lk_array_inout(lua_State *L) { return vector(L, KT_READ_WRITE); }
+static int array_input(lua_State *L) { return vector(L, KT_READ); }
+static int array_output(lua_State *L) { return vector(L, KT_WRITE); }
+static int array_inout(lua_State *L) { return vector(L, KT_READ_WRITE); }
 
 /* Through a one-element array, so that conversions are those of array
 ** elements. */
@@ -217,7 +213,10 @@ void lk_open_arg(lua_State *L) {
                                  {"symbol", l_symbol}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"set", arg_set}, {NULL, NULL}};
   static const char *const fields[] = {"kind", "symbol", "array", "access", "placement", "value", NULL};
+  static const luaL_Reg array_methods[] = {{"input", array_input}, {"output", array_output},
+                                           {"inout", array_inout}, {NULL, NULL}};
   lk_new_class(L, LK_ARG, meta, methods);
+  lk_class_methods(L, LK_ARRAY, array_methods); /* lk_array.c is below this file */
   lk_class_fields(L, LK_ARG, fields);
   luaL_setfuncs(L, fns, 0);
   for (int k = 0; k < KT_STRUCT; k++) {

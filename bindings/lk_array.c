@@ -418,9 +418,6 @@ static int array_index(lua_State *L) {
 }
 
 /* lk_arg.c: a:input(), a:output(), a:inout() */
-int lk_array_input(lua_State *L);
-int lk_array_output(lua_State *L);
-int lk_array_inout(lua_State *L);
 
 void lk_open_array(lua_State *L) {
   static const luaL_Reg type_meta[] = {
@@ -431,8 +428,7 @@ void lk_open_array(lua_State *L) {
   static const luaL_Reg array_methods[] = {
       {"fill", array_fill}, {"random", array_random}, {"copy", array_copy},
       {"copy_from", array_copy_from}, {"totable", array_totable}, {"get", array_get},
-      {"set", array_set}, {"input", lk_array_input}, {"output", lk_array_output},
-      {"inout", lk_array_inout}, {NULL, NULL}};
+      {"set", array_set}, {NULL, NULL}}; /* and input, output, inout: lk_arg.c */
   static const luaL_Reg fns[] = {{"array", l_array}, {"struct", l_struct}, {NULL, NULL}};
   static const luaL_Reg type_methods[] = {{"declaration", type_declaration}, {NULL, NULL}};
   static const char *const type_fields[] = {"name", "size", "fields", NULL};

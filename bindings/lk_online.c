@@ -295,4 +295,6 @@ void lk_open_online(lua_State *L) {
                                      {"stop", online_stop},   {"close", online_close},
                                      {NULL, NULL}};
   lk_new_class(L, LK_ONLINE, meta, methods);
+  static const luaL_Reg tuner_methods[] = {{"online", lk_tuner_online}, {NULL, NULL}};
+  lk_class_methods(L, LK_TUNER, tuner_methods); /* lk_tuner.c is below this file */
 }

@@ -17,15 +17,6 @@
 #include "../core/metrics.h"
 #include "lk.h"
 
-typedef struct lk_replay {
-  kt_replay *r;
-} lk_replay;
-
-kt_replay *lk_test_replay(lua_State *L, int idx) {
-  lk_replay *u = lk_test_object(L, idx, LK_REPLAY);
-  return u ? u->r : NULL;
-}
-
 static kt_replay *check_replay(lua_State *L, int idx) {
   return ((lk_replay *)lk_check_object(L, idx, LK_REPLAY))->r;
 }

@@ -12,23 +12,6 @@
 #include "../core/validate.h"
 #include "lk.h"
 
-lk_task *lk_check_task(lua_State *L, int idx) {
-  return lk_check_object(L, idx, LK_TASK);
-}
-
-lk_task *lk_check_idle_task(lua_State *L, int idx) {
-  lk_task *ut = lk_check_task(L, idx);
-  kt_error err;
-  if (kt_task_busy(ut->task) && kt_task_held_online(ut->task) &&
-      kt_task_busy_error(ut->task, &err))
-    luaL_argerror(L, idx, err.msg);
-  if (kt_task_busy(ut->task))
-    luaL_argerror(L, idx, lua_pushfstring(L, "%s %s is in use: it cannot change while it is "
-                                             "tuned or run, or while its space is generated",
-                                          ut->kernel ? "kernel" : "composition", ut->task->name));
-  return ut;
-}
-
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel) {
   lk_task *ut = lua_newuserdatauv(L, sizeof *ut, 0);
   ut->task = task;
@@ -353,15 +336,6 @@ static int modifier_in_lua(const kt_config *cfg, int64_t in, int64_t *out, void 
 /* k:modifier([kernel,] target, op, operand) with op "add", "sub", "mul",
 ** "div" or "div_ceil" and operand a parameter name or an integer; or
 ** k:modifier([kernel,] target, function(size, cfg) return new_size end). */
-int lk_opt_kernel(lua_State *L, const lk_task *ut, int idx, int *kernel) {
-  lk_task *target_kernel = lk_test_object(L, idx, LK_TASK);
-  *kernel = -1;
-  if (!target_kernel) return idx;
-  *kernel = target_kernel->kernel ? kt_task_kernel_index(ut->task, target_kernel->kernel) : -1;
-  if (*kernel < 0) luaL_argerror(L, idx, "the kernel is not part of this composition");
-  return idx + 1;
-}
-
 static int task_modifier(lua_State *L) {
   lk_task *ut = lk_check_idle_task(L, 1);
   lua_settop(L, 5);

@@ -15,15 +15,6 @@
 #include "../core/metrics.h"
 #include "lk.h"
 
-kt_tuner *lk_check_tuner(lua_State *L, int idx) {
-  return ((lk_tuner *)lk_check_object(L, idx, LK_TUNER))->t;
-}
-
-kt_tuner *lk_test_tuner(lua_State *L, int idx) {
-  lk_tuner *ut = luaL_testudata(L, idx, LK_TUNER);
-  return ut ? ut->t : NULL;
-}
-
 /* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB,
 ** cache = true, compile_workers = N, compile_timeout = S}]) (cache: the
 ** program cache on disk, program_store.h; compile_workers: compiler
@@ -676,7 +667,7 @@ void lk_open_tuner(lua_State *L) {
                                   {"__tostring", tuner_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"kernel", tuner_kernel}, {"composition", tuner_composition},
                                      {"tune", tuner_tune}, {"run", tuner_run},
-                                     {"online", lk_tuner_online}, {"tune_sizes", tuner_tune_sizes},
+                                     {"tune_sizes", tuner_tune_sizes},
                                      {"cache", tuner_cache}, {"close", tuner_gc}, {NULL, NULL}};
   static const luaL_Reg fns[] = {{"tuner", l_tuner}, {NULL, NULL}};
   static const char *const fields[] = {"device", "isolated", "devices", "renewals", NULL};

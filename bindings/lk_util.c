@@ -47,6 +47,16 @@ void lk_class_fields(lua_State *L, const char *name, const char *const *fields) 
   lua_pop(L, 1);
 }
 
+void lk_class_methods(lua_State *L, const char *name, const luaL_Reg *methods) {
+  luaL_getmetatable(L, name);
+  if (lua_getfield(L, -1, "methods") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "__index");
+  }
+  luaL_setfuncs(L, methods, 0);
+  lua_pop(L, 2);
+}
+
 void *lk_new_guarded(lua_State *L, size_t size, lua_CFunction gc) {
   void *p = lua_newuserdatauv(L, size, 0);
   memset(p, 0, size);

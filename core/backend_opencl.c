@@ -180,7 +180,6 @@ static int enumerate_platform(cl_platform_id pf, int pi, kt_device_info **list,
     if ((rc = kt_grow(list, cap, *n + 1, sizeof **list, err))) break;
     kt_device_info *dev = &(*list)[*n];
     memset(dev, 0, sizeof *dev);
-    dev->backend = &kt_backend_opencl;
     dev->platform = pi;
     dev->index = (int)di;
     dev->handle = ids[di];

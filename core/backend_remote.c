@@ -26,162 +26,15 @@
 #include "remote.h"
 #include "remote_int.h"
 
-/* ---- the server's life ---- */
-
-static void close_channels(kt_bctx *c) {
-  pthread_mutex_lock(&c->lock);
-  /* Calls in flight fail fast once the server is gone; wait for them. */
-  for (int i = 0; i < c->nchannels; i++)
-    while (c->cbusy[i]) pthread_cond_wait(&c->freed, &c->lock);
-  for (int i = 0; i < c->nchannels; i++) {
-    if (c->cfds[i] >= 0) close(c->cfds[i]);
-    c->cfds[i] = -1;
-  }
-  pthread_mutex_unlock(&c->lock);
-}
-
-static void describe_exit(int status, char *buf, size_t size) {
-  if (WIFSIGNALED(status))
-    snprintf(buf, size, "the device process died of signal %d (%s)", WTERMSIG(status),
-             strsignal(WTERMSIG(status)));
-  else
-    snprintf(buf, size, "the device process exited with status %d", WEXITSTATUS(status));
-}
-
-/* Stops the server (it may be stuck rather than dead) and says how it
-** ended. A server on another MPI rank is stopped there (mpi_relay.c). */
-static void stop_server(kt_bctx *c, char *how, size_t size) {
-  int status = 0;
-  if (c->rank > 0) kt_mpi_link_stop(c->pid, how, size);
-  else kill(c->pid, SIGKILL);
-  close(c->fd);
-  c->fd = -1;
-  if (c->rank <= 0) waitpid(c->pid, &status, 0), describe_exit(status, how, size);
-  kt_devout_drain(&c->said); /* its last words, an allocator's abort message among them */
-  close_channels(c);
-  c->alive = false;
-}
-
-/* Ends the server and every object it held (the generation counts up);
-** says why in err (when given) with the fault. */
-static int lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char *why) {
-  char buf[256];
-  if (c->alive) {
-    stop_server(c, buf, sizeof buf);
-    if (!why) {
-      kt_devout_last_line(&c->said, buf, sizeof buf);
-      why = buf;
-    }
-    c->generation++;
-  }
-  c->nreads = c->nstaged = c->staged_end = 0; /* their data went with the server */
-  if (out) *out = fault;
-  return kt_fail(err, "%s", why ? why : "the device process is gone");
-}
-
-static int make_pair(int *parent, int *child) {
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
-  *parent = sv[0];
-  *child = sv[1];
-  return 0;
-}
-
-/* Forks a server; with a device, opens it there. */
-static int spawn(kt_bctx *c, kt_error *err);
-
-
-static int open_device(kt_bctx *c, kt_error *err) {
-  kt_msg_reset(&c->out);
-  kt_msg_put_u32(&c->out, OP_OPEN);
-  kt_msg_put_str(&c->out, kt_mpi_local_id(&c->dev));
-  kt_fault fault;
-  return call(c, &fault, err);
-}
-
-static int spawn(kt_bctx *c, kt_error *err) {
-  int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
-  if (!child) return kt_fail(err, "out of memory starting the device process");
-  int said = c->has_device ? kt_devout_pipe(&c->said) : -1;
-  bool ok = make_pair(&mainp, &mainc) == 0;
-  kt_fork_begin(); /* before c->lock, which compile threads take inside the guard */
-  pthread_mutex_lock(&c->lock);
-  for (int i = 0; i < n && ok; i++) {
-    ok = make_pair(&c->cfds[i], &child[i]) == 0;
-    if (!ok) c->cfds[i] = -1;
-  }
-  /* A device of another MPI rank gets its server there: a link (> 0). */
-  pid_t pid = !ok ? -1
-              : c->rank > 0 ? kt_mpi_link_open(c->rank, mainc, child, n, said, c->staging,
-                                                 c->staging_size, err)
-                            : fork();
-  if (pid == 0) {
-    if (said >= 0) dup2(said, STDERR_FILENO);
-    kt_server_keep_only(mainc, child, n);
-    kt_server_main(mainc, child, n, c->staging, c->staging_size);
-  }
-  for (int i = 0; i < n; i++)
-    if (ok || child[i] > 0) close(child[i]);
-  pthread_mutex_unlock(&c->lock);
-  kt_fork_end();
-  free(child);
-  if (said >= 0) close(said);
-  if (ok) close(mainc);
-  if (!ok || pid < 0) {
-    if (!ok || c->rank <= 0) kt_fail(err, "cannot start the device process: %s", strerror(errno));
-    return -1;
-  }
-  c->pid = pid;
-  c->fd = mainp;
-  c->alive = true;
-  return c->has_device ? open_device(c, err) : 0;
-}
-
-static int ensure(kt_bctx *c, kt_error *err) {
-  return c->alive ? 0 : spawn(c, err);
-}
-
-/* Sends the request in c->out; waits for the reply in c->in. */
-int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
-  *fault = KT_FAULT_NONE;
-  if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
-  if (c->wait.fn) c->wait.fn(c->wait.ud, true);
-  kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
-  if (c->wait.fn) c->wait.fn(c->wait.ud, false);
-  kt_devout_drain(&c->said);
-  if (rc == KT_WIRE_TIMEOUT)
-    return lose(c, KT_FAULT_TIMEOUT, fault, err,
-                "the configuration ran past its time limit; its device process was stopped");
-  if (rc != KT_WIRE_OK) return lose(c, KT_FAULT_LOST, fault, err, NULL);
-  *fault = (kt_fault)kt_msg_get_u32(&c->in);
-  if (*fault == KT_FAULT_NONE) return 0;
-  char *msg = kt_msg_get_str(&c->in);
-  kt_fail(err, "%s", msg ? msg : "the device process failed");
-  free(msg);
-  return -1;
-}
-
-int post(kt_bctx *c, kt_error *err) {
-  if (kt_wire_send(c->fd, &c->out) == KT_WIRE_OK) return 0;
-  return lose(c, KT_FAULT_LOST, NULL, err, NULL);
-}
-
-/* A request on the main connection, the server started if needed. */
-int begin(kt_bctx *c, uint32_t op, kt_error *err) {
-  if (ensure(c, err)) return -1;
-  kt_msg_reset(&c->out);
-  return kt_msg_put_u32(&c->out, op);
-}
-
-int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {
-  if (c->alive && gen == c->generation) return 0;
-  if (fault) *fault = KT_FAULT_LOST;
-  return kt_fail(err, "the device process that held this object was restarted");
-}
-
 static void rm_close(kt_bctx *c);
 
 void kt_remote_set_wait(kt_bctx *c, kt_wait_hook hook) { c->wait = hook; }
+
+/* What a new server process runs (remote_link.c forks it). */
+static void serve(int main_fd, const int *compile_fds, int n, void *staging, size_t staging_size) {
+  kt_server_keep_only(main_fd, compile_fds, n);
+  kt_server_main(main_fd, compile_fds, n, staging, staging_size);
+}
 
 static kt_bctx *ctx_new(int channels, kt_error *err) {
   kt_bctx *c = kt_calloc(1, sizeof *c, err);
@@ -206,12 +59,13 @@ static kt_bctx *ctx_new(int channels, kt_error *err) {
     return NULL;
   }
   for (int i = 0; i < c->nchannels; i++) c->cfds[i] = -1;
+  c->serve = serve;
   return c;
 }
 
 static void rm_close(kt_bctx *c) {
   if (!c) return;
-  if (c->alive) stop_server(c, NULL, 0); /* the driver cleans up after its process */
+  if (c->alive) rm_stop_server(c, NULL, 0); /* the driver cleans up after its process */
   for (size_t i = 0; i < c->nevents; i++) c->events[i]->gen = 0;
   free(c->events);
   free(c->reads);
@@ -239,7 +93,7 @@ kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err) 
   }
   c->has_device = true;
   c->rank = dev->rank;
-  if (spawn(c, err)) {
+  if (rm_spawn(c, err)) {
     rm_close(c);
     return NULL;
   }
@@ -264,7 +118,7 @@ int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why, 
   kt_bctx *c = ctx_new(1, err);
   kt_fault fault;
   if (c) c->rank = rank;
-  int rc = c && spawn(c, err) == 0 && begin(c, OP_ENUMERATE, err) == 0 ? call(c, &fault, err) : -1;
+  int rc = c && rm_spawn(c, err) == 0 && begin(c, OP_ENUMERATE, err) == 0 ? call(c, &fault, err) : -1;
   uint32_t count = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
   if (rc == 0 && !(*list = kt_calloc(count ? count : 1, sizeof **list, err))) rc = -1;
   for (uint32_t i = 0; i < count && rc == 0; i++) {
@@ -473,32 +327,6 @@ static void forget_event(kt_bctx *c, kt_bevent *e) {
     }
 }
 
-static void record_times(kt_bctx *c, uint32_t count) {
-  for (uint32_t i = 0; i < count; i++) {
-    uint32_t id = kt_msg_get_u32(&c->in);
-    double ns = kt_msg_get_f64(&c->in);
-    for (size_t j = 0; j < c->nevents; j++)
-      if (c->events[j]->id == id) c->events[j]->ns = ns;
-  }
-}
-
-int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
-  *fault = KT_FAULT_NONE;
-  if (!c->alive) return 0; /* nothing can be in flight */
-  if (begin(c, OP_FINISH, err)) {
-    c->nreads = c->nstaged = c->staged_end = 0; /* no server: their data is gone */
-    return *fault = KT_FAULT_LOST, -1;
-  }
-  kt_msg_put_u32(&c->out, (uint32_t)q);
-  int rc = call(c, fault, err);
-  if (c->alive) record_times(c, kt_msg_get_u32(&c->in)); /* after the status (and message) */
-  if (c->alive && c->nreads && rm_take_reads(c, q, rc ? NULL : err) && rc == 0) {
-    *fault = KT_FAULT_RUNTIME;
-    rc = -1;
-  }
-  return rc;
-}
-
 static double rm_event_ns(kt_bctx *c, kt_bevent *e) {
   kt_fault fault;
   if (!isnan(e->ns) || stale(c, e->gen, NULL, NULL) || begin(c, OP_EVENT_NS, NULL)) return e->ns;
@@ -523,7 +351,7 @@ static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns) { c->deadline = dea
 ** so that the configuration whose compile it was learns of it. */
 static uint64_t rm_generation(kt_bctx *c) {
   uint64_t gone = atomic_exchange(&c->gone, 0);
-  if (gone == c->generation && c->alive) lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
+  if (gone == c->generation && c->alive) rm_lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
   return c->generation;
 }
 
@@ -543,7 +371,7 @@ static size_t rm_resident(kt_bctx *c) {
   return got == 2 && page > 0 ? (size_t)pages * (size_t)page : 0;
 }
 
-static void rm_renew(kt_bctx *c) { lose(c, KT_FAULT_NONE, NULL, NULL, "renewed"); }
+static void rm_renew(kt_bctx *c) { rm_lose(c, KT_FAULT_NONE, NULL, NULL, "renewed"); }
 
 static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char **why,
                         kt_error *err) {

@@ -19,7 +19,7 @@
 #include "device_wire.h"
 #include "devout.h"
 #include "ktlua_exe.h"
-#include "result.h"
+#include "log_append.h"
 #include "spawn.h"
 #include "wire.h"
 

@@ -139,7 +139,6 @@ int kt_cuda_enumerate(kt_device_info **list, size_t *n, size_t *cap, const char 
     if (kt_grow(list, cap, *n + 1, sizeof **list, err)) return -1;
     kt_device_info *dev = &(*list)[*n];
     memset(dev, 0, sizeof *dev);
-    dev->backend = &kt_backend_cuda;
     dev->index = i;
     snprintf(dev->id, sizeof dev->id, "cuda:%d", i);
     (*n)++;

@@ -288,27 +288,6 @@ int kt_expr_test(const kt_expr *e, const kt_value *const *vals, kt_error *err) {
 
 bool kt_expr_integer(const kt_expr *e) { return e->root != NULL; }
 
-/* Whether the ** at pc has a constant exponent >= 0 (the last instruction
-** of an operand is its root): then it gives an integer for any integer. */
-static bool const_exponent(const kt_expr *e, size_t pc) {
-  const expr_ins *prev = &e->code[pc - 1];
-  if (prev->op != OP_CONST) return false;
-  const kt_value *k = &e->consts[prev->arg];
-  return k->type == KT_VINT && k->u.i >= 0;
-}
-
-bool expr_keeps_to_ints(const kt_expr *e) {
-  for (size_t i = 0; i < e->nconsts; i++)
-    if (e->consts[i].type != KT_VINT) return false;
-  for (size_t pc = 0; pc < e->ncode; pc++) {
-    const expr_ins *in = &e->code[pc];
-    if (in->op == OP_DIV || (in->op == OP_CALL && (in->arg == FN_SQRT || in->arg == FN_POW)))
-      return false;
-    if (in->op == OP_POW && !const_exponent(e, pc)) return false;
-  }
-  return true;
-}
-
 static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) {
   bool fits;
   switch ((expr_op)in->op) {
@@ -325,27 +304,4 @@ static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err) 
       fits = floor_div(*a, b, a);
   }
   return fits ? 0 : expr_overflow(err, expr_op_name(in->op), in->pos);
-}
-
-const char *expr_op_name(int op) {
-  static const char *const names[] = {
-      [OP_ADD] = "'+'", [OP_SUB] = "'-'", [OP_MUL] = "'*'", [OP_DIV] = "'/'", [OP_IDIV] = "'//'",
-      [OP_MOD] = "'%'", [OP_POW] = "'**'", [OP_NEG] = "unary '-'", [OP_LT] = "'<'",
-      [OP_LE] = "'<='", [OP_GT] = "'>'", [OP_GE] = "'>='"};
-  const char *name = op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op] : NULL;
-  return name ? name : "an operator";
-}
-
-int expr_overflow(kt_error *err, const char *what, unsigned pos) {
-  return kt_fail(err, "at character %u: integer overflow in %s: the result does not fit in "
-                      "64 bits", pos, what);
-}
-
-/* Python's ZeroDivisionError, in its words. */
-int expr_by_zero(kt_error *err, int op, unsigned pos, bool floats) {
-  const char *what = op == OP_DIV   ? "division"
-                     : op == OP_MOD ? floats ? "float modulo" : "integer modulo"
-                     : floats       ? "float floor division"
-                                    : "integer division";
-  return kt_fail(err, "at character %u: %s by zero", pos, what);
 }

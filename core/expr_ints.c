@@ -177,6 +177,27 @@ static int make_node(const kt_expr *e, const expr_ins *in, inode *n, inode **st,
   return 0;
 }
 
+/* Whether the ** at pc has a constant exponent >= 0 (the last instruction
+** of an operand is its root): then it gives an integer for any integer. */
+static bool const_exponent(const kt_expr *e, size_t pc) {
+  const expr_ins *prev = &e->code[pc - 1];
+  if (prev->op != OP_CONST) return false;
+  const kt_value *k = &e->consts[prev->arg];
+  return k->type == KT_VINT && k->u.i >= 0;
+}
+
+bool expr_keeps_to_ints(const kt_expr *e) {
+  for (size_t i = 0; i < e->nconsts; i++)
+    if (e->consts[i].type != KT_VINT) return false;
+  for (size_t pc = 0; pc < e->ncode; pc++) {
+    const expr_ins *in = &e->code[pc];
+    if (in->op == OP_DIV || (in->op == OP_CALL && (in->arg == FN_SQRT || in->arg == FN_POW)))
+      return false;
+    if (in->op == OP_POW && !const_exponent(e, pc)) return false;
+  }
+  return true;
+}
+
 void expr_free_tree(kt_expr *e) {
   if (!e->tree) return;
   for (size_t i = 0; i < e->ncode; i++) free((void *)e->tree[i].args);

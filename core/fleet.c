@@ -153,7 +153,7 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
-  if (!mine || tune_guarded_evaluate(tu, mine, err)) return -1;
+  if (!mine || tune_guarded_evaluate(tu, tune_evaluate, mine, err)) return -1;
   /* Its device went with its MPI rank, not through the configuration's
   ** fault: the configuration runs again on another device (work). */
   if (mine->status == KT_RUNTIME_FAILED && device_gone(w))

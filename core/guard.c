@@ -154,7 +154,8 @@ static bool ran_kernels(kt_status s) {
   return s == KT_OK || s == KT_INVALID_OUTPUT || s == KT_RUNTIME_FAILED || s == KT_TIMEOUT;
 }
 
-static int run_and_check(tuning *tu, kt_result *res, outcome *o, kt_error *err) {
+static int run_and_check(tuning *tu, tune_eval_fn evaluate, kt_result *res, outcome *o,
+                         kt_error *err) {
   kt_guard *g = &tu->guard;
   uint64_t losses = tuner_losses(tu->t);
   /* A device process grown too large is replaced now, as after a crash:
@@ -163,7 +164,7 @@ static int run_and_check(tuning *tu, kt_result *res, outcome *o, kt_error *err) 
   if (tuner_losses(tu->t) != losses) g->nsuspects = g->since = 0;
   losses = tuner_losses(tu->t);
   *o = (outcome){false, false, 0};
-  if (tune_evaluate(tu, res, err)) return -1;
+  if (evaluate(tu, res, err)) return -1;
   o->lost = tuner_losses(tu->t) != losses;
   o->said = take_device_output(tu, res, NULL);
   g->run_ns += res->over.total;
@@ -209,9 +210,9 @@ static char *first_verdict(const kt_result *res, const char *why) {
   return s;
 }
 
-int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err) {
+int tune_guarded_evaluate(tuning *tu, tune_eval_fn evaluate, kt_result *res, kt_error *err) {
   outcome o;
-  if (run_and_check(tu, res, &o, err)) return -1;
+  if (run_and_check(tu, evaluate, res, &o, err)) return -1;
   const char *why = rerun_reason(res, &o);
   if (!why) return 0;
   char *first = first_verdict(res, why), *log = res->device_log;
@@ -225,7 +226,7 @@ int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err) {
   /* Its second verdict is its own: nothing of the next configuration's is
   ** made meanwhile (ahead.h), which may be what took the process. */
   tu->rerun = true;
-  int rc = run_and_check(tu, res, &o, err);
+  int rc = run_and_check(tu, evaluate, res, &o, err);
   tu->rerun = false;
   return rc;
 }

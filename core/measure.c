@@ -410,3 +410,29 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   if (run->status != KT_OK) lose_samples(res); /* an invalid output was timed meanwhile */
   return rc ? rc : tune_energy(tu, run, res, err);
 }
+
+/* ---- what the evaluation (tune.c) and the guard (guard.c) both use ---- */
+
+/* The time one execution may wait for the device. */
+int64_t tune_time_limit(const tuning *tu) {
+  const kt_tune_opts *o = tu->opts;
+  if (!tuner_can_time_out(tu->t)) return 0;
+  if (o->time_limit_ns > 0) return kt_ns_clamp(o->time_limit_ns);
+  const kt_result *best = kt_results_best(tu->results);
+  double factor = o->time_factor > 0 ? o->time_factor : KT_TIME_FACTOR_DEFAULT;
+  double floor = o->time_floor_ns > 0 ? o->time_floor_ns : KT_TIME_FLOOR_DEFAULT;
+  double limit = best ? factor * best->time_ns : floor;
+  return kt_ns_clamp(limit > floor ? limit : floor);
+}
+
+/* The sizes of the launches the last execution made. */
+int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err) {
+  free(res->launched);
+  res->launched = NULL;
+  res->nlaunched = 0;
+  if (!run->nshapes) return 0;
+  if (!(res->launched = kt_calloc(run->nshapes, sizeof *res->launched, err))) return -1;
+  memcpy(res->launched, run->shapes, run->nshapes * sizeof *run->shapes);
+  res->nlaunched = run->nshapes;
+  return 0;
+}

@@ -73,6 +73,13 @@ void mw_in_free(mw_in *in);
 size_t mw_staging_in(const kt_msg *request);
 size_t mw_staging_out(const kt_msg *request);
 
+/* Joins the job (MPI_Init_thread, serialized calls; the rank and size
+** known), or fails with MPI not initialised (mpi_wire.c). */
+int mw_join(int *argc, char ***argv, kt_error *err);
+/* Marks the job left, before its MPI_Finalize: false when it was not
+** joined or is left already. */
+bool mw_leave(void);
+
 /* Rank 0's relay thread (mpi_relay.c). */
 int mr_start(kt_error *err);
 void mr_stop(void);

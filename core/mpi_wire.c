@@ -1,7 +1,7 @@
 /*
-** mpi_wire.c: joining and leaving the MPI job, and the messages between
-** ranks (mpi_int.h). Without MPI (no mpi.h at build time) every process
-** runs alone.
+** mpi_wire.c: MPI itself (joining, leaving: mpi_int.h's mw_join and
+** mw_leave), and the messages between ranks (mpi_int.h). Without MPI (no
+** mpi.h at build time) every process runs alone.
 */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -27,9 +27,8 @@ const char *kt_mpi_local_id(const kt_device_info *dev) {
 static struct {
   bool on;
   int rank, size;
-  pid_t joined;
   char library[MPI_MAX_LIBRARY_VERSION_STRING + 8];
-} job = {false, 0, 1, 0, ""};
+} job = {false, 0, 1, ""};
 
 bool kt_mpi_built(void) { return true; }
 
@@ -48,18 +47,6 @@ const char *kt_mpi_describe(void) {
 int kt_mpi_size(void) { return job.size; }
 int kt_mpi_rank(void) { return job.rank; }
 
-/* mpirun (Open MPI's) and other PMIx launchers say so in the environment;
-** a process started by hand does not join a job of one. */
-static bool launched_by_mpirun(void) {
-  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
-}
-
-/* Only the process that joined: a forked child that calls exit leaves
-** the job to its parent. */
-static void end_at_exit(void) {
-  if (getpid() == job.joined) kt_mpi_end();
-}
-
 /* Open MPI installs handlers that print a backtrace on a crash; device
 ** processes forked from a rank would inherit them, and a kernel that
 ** crashes its device process must end it as it does elsewhere (by the
@@ -77,9 +64,7 @@ static int init(int *argc, char ***argv, int *provided) {
   return rc;
 }
 
-int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
-  kt_mpi_describe(); /* now: later, the relay thread alone may call MPI */
-  if (!launched_by_mpirun()) return 0;
+int mw_join(int *argc, char ***argv, kt_error *err) {
   int provided = 0;
   if (init(argc, argv, &provided) != MPI_SUCCESS)
     return kt_fail(err, "cannot join the MPI job (MPI_Init_thread failed)");
@@ -92,23 +77,13 @@ int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
   MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &job.size);
   job.on = true;
-  if (job.rank == 0 && job.size > 1) {
-    if (mr_start(err)) {
-      MPI_Finalize();
-      job.on = false;
-      return -1;
-    }
-    job.joined = getpid();
-    atexit(end_at_exit);
-  }
-  return job.rank;
+  return 0;
 }
 
-void kt_mpi_end(void) {
-  if (!job.on) return;
+bool mw_leave(void) {
+  if (!job.on) return false;
   job.on = false;
-  if (job.rank == 0 && job.size > 1) mr_stop();
-  MPI_Finalize();
+  return true;
 }
 
 /* ---- messages ---- */
@@ -229,19 +204,8 @@ size_t mw_staging_out(const kt_msg *request) {
 
 bool kt_mpi_built(void) { return false; }
 const char *kt_mpi_describe(void) { return "MPI: not built in (no mpi.h at build time)"; }
-/* Under mpirun every rank would run the script on its own: refused. */
-int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
-  (void)argc, (void)argv;
-  const char *size = getenv("OMPI_COMM_WORLD_SIZE");
-  if (size && atoi(size) > 1)
-    return kt_fail(err, "this ktlua was built without MPI (no Open MPI headers), so under mpirun "
-                        "each of the %s ranks would tune alone; run it without mpirun, or build "
-                        "it where libopenmpi-dev is installed", size);
-  return 0;
-}
 int kt_mpi_size(void) { return 1; }
 int kt_mpi_rank(void) { return 0; }
-void kt_mpi_end(void) {}
 
 #endif
 

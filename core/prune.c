@@ -8,17 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[KT_PRUNE_END] = {
-    NULL, "group_dims", "group_size", "local_memory", "divisible"};
-
-const char *kt_prune_name(kt_prune_kind k) { return kind_names[k]; }
-
-int kt_prune_from_name(const char *name) {
-  for (int k = 1; k < KT_PRUNE_END; k++)
-    if (strcmp(name, kind_names[k]) == 0) return k;
-  return -1;
-}
-
 typedef struct local_memory {
   int kernel; /* -1: every kernel */
   char *text;
@@ -62,11 +51,17 @@ void kt_prune_free(kt_prune *p) {
   free(p);
 }
 
+/* The task's settings, made on first use; the task frees them through
+** prune_free, as task.c is below this file. */
+static kt_prune *attach(kt_task *t, kt_error *err) {
+  if (!t->prune && (t->prune = kt_calloc(1, sizeof *t->prune, err))) t->prune_free = kt_prune_free;
+  return t->prune;
+}
+
 /* The settings, about to change: the device constraints made from the old
 ** ones leave the space until it is pruned again. */
 static kt_prune *settings(kt_task *t, kt_error *err) {
-  if (!t->prune) t->prune = kt_calloc(1, sizeof *t->prune, err);
-  if (t->prune && t->prune->is_applied) {
+  if (attach(t, err) && t->prune->is_applied) {
     kt_space_remove_tagged(t->space, KT_PRUNE_GROUP_DIMS);
     t->prune->is_applied = false;
   }
@@ -279,7 +274,7 @@ static applied describe(const kt_task *t, const kt_device_info *dev) {
 }
 
 int kt_task_prune(kt_task *t, const kt_device_info *dev, kt_error *err) {
-  if (!t->prune && !(t->prune = kt_calloc(1, sizeof *t->prune, err))) return -1;
+  if (!attach(t, err)) return -1;
   kt_prune *p = t->prune;
   applied a = describe(t, dev);
   if (p->is_applied && memcmp(&a, &p->last, sizeof a) == 0) return 0;

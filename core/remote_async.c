@@ -156,3 +156,31 @@ int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err) {
   kt_msg_put_u32(&c->out, ev->id);
   return call(c, &fault, err);
 }
+
+/* ---- the backend's finish (backend.h) ---- */
+
+static void record_times(kt_bctx *c, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t id = kt_msg_get_u32(&c->in);
+    double ns = kt_msg_get_f64(&c->in);
+    for (size_t j = 0; j < c->nevents; j++)
+      if (c->events[j]->id == id) c->events[j]->ns = ns;
+  }
+}
+
+int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_NONE;
+  if (!c->alive) return 0; /* nothing can be in flight */
+  if (begin(c, OP_FINISH, err)) {
+    c->nreads = c->nstaged = c->staged_end = 0; /* no server: their data is gone */
+    return *fault = KT_FAULT_LOST, -1;
+  }
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  int rc = call(c, fault, err);
+  if (c->alive) record_times(c, kt_msg_get_u32(&c->in)); /* after the status (and message) */
+  if (c->alive && c->nreads && rm_take_reads(c, q, rc ? NULL : err) && rc == 0) {
+    *fault = KT_FAULT_RUNTIME;
+    rc = -1;
+  }
+  return rc;
+}

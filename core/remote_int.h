@@ -1,7 +1,8 @@
 /*
 ** remote_int.h: what backend_remote.c (the tuner's side of the device
-** server), remote_async.c (its asynchronous transfers and events between
-** queues) and remote_compile.c (its compile connections) share.
+** server), remote_link.c (its main connection), remote_async.c (its
+** asynchronous transfers and events between queues) and remote_compile.c
+** (its compile connections) share.
 */
 #ifndef KT_REMOTE_INT_H
 #define KT_REMOTE_INT_H
@@ -43,6 +44,8 @@ struct kt_bctx {
   size_t staging_size;
   int64_t deadline;
   kt_wait_hook wait;      /* around waits for a reply on the main connection */
+  /* what a new server process runs (kt_server_main, given by backend_remote.c) */
+  void (*serve)(int main_fd, const int *compile_fds, int n, void *staging, size_t staging_size);
   uint32_t next_id;
   kt_bevent **events;     /* launched, waiting for their time from a FINISH */
   size_t nevents, capevents;
@@ -60,6 +63,13 @@ struct kt_bprog { uint64_t gen; uint32_t id; };
 struct kt_bkernel { uint64_t gen; uint32_t id; kt_kernel_usage usage; };
 struct kt_bevent { uint64_t gen; uint32_t id; double ns; };
 
+/* remote_link.c: the server's life. rm_spawn forks one (with a device,
+** opened there); rm_stop_server stops it and says how it ended; rm_lose
+** ends it and every object it held (the generation counts up), saying
+** why in err with the fault. */
+int rm_spawn(kt_bctx *c, kt_error *err);
+void rm_stop_server(kt_bctx *c, char *how, size_t size);
+int rm_lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char *why);
 /* A request on the main connection, the server started if needed. */
 int begin(kt_bctx *c, uint32_t op, kt_error *err);
 /* Sends the request and waits for its status (a reply in c->in). */
@@ -85,7 +95,7 @@ kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, const 
 int rm_prog_binary(kt_bctx *c, kt_bprog *p, unsigned char **bytes, size_t *size, kt_error *err);
 kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, const char *options,
                        const char *name, char **log, kt_error *err);
-/* The backend's finish (backend_remote.c). */
+/* The backend's finish (remote_async.c) and its events (backend_remote.c). */
 int rm_finish_queue(kt_bctx *c, int q, kt_fault *fault, kt_error *err);
 int rm_marker(kt_bctx *c, int q, kt_bevent **ev, kt_error *err);
 int rm_queue_wait(kt_bctx *c, int q, kt_bevent *ev, kt_error *err);

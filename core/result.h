@@ -6,7 +6,8 @@
 
 #include <stdio.h>
 
-#include "prune.h"
+#include "log_append.h"
+#include "prune_kind.h"
 #include "space.h"
 #include "task.h"
 
@@ -153,10 +154,6 @@ void kt_result_clear(kt_result *r);
 /* Forgets the outcome of r (status, times, sizes, logs), keeping index and
 ** configuration: for running it again. */
 void kt_result_reset(kt_result *r);
-/* Appends text to *log (a malloc'd string, NULL when empty), within
-** KT_RESULT_LOG_MAX bytes (the rest is left out, and the log says so). */
-#define KT_RESULT_LOG_MAX (64 * 1024)
-void kt_log_append(char **log, const char *text);
 int kt_result_set_error(kt_result *r, kt_status status, const char *msg);
 
 /* A kernel's usage as (name, value) pairs, in a fixed order, for writers;

@@ -396,14 +396,3 @@ int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *e
   *out = journal ? read_journal(text, len, err) : NULL;
   return !journal ? 1 : *out ? 0 : -1;
 }
-
-kt_results *kt_results_read(const char *path, size_t max, kt_error *err) {
-  size_t len;
-  char *text = kt_read_file(path, max, &len, err);
-  if (!text) return NULL;
-  const char *format;
-  kt_results *r = kt_results_parse(text, len, &format, err);
-  free(text);
-  if (!r) kt_fail_prefix(err, "%s: ", path);
-  return r;
-}

@@ -237,46 +237,18 @@ void kt_run_release(kt_run *run) {
   memset(run, 0, sizeof *run);
 }
 
-/* ---- buffers as this execution sees them ---- */
-
-static kt_run_buffer *resized(kt_run *run, const kt_array *a) {
-  for (size_t i = 0; i < run->nbuffers; i++)
-    if (run->buffers[i].array == a) return &run->buffers[i];
-  return NULL;
-}
-
-/* The device buffer of a, bound on first use. */
-static kt_bbuf *buffer_of(kt_run *run, const kt_array *a, kt_access access,
-                          kt_placement place, kt_error *err) {
-  kt_run_buffer *rb = resized(run, a);
-  if (rb) return rb->buf;
-  devarray *d = tuner_devarray(run->tuner, a);
-  if (!d && !(d = tuner_bind_array(run->tuner, (kt_array *)a, access, place, err))) return NULL;
-  return d->buf;
-}
-
-/* The buffer of a for a change by this execution (kept pristine first). */
-static kt_bbuf *changing(kt_run *run, const kt_array *a, int queue, kt_error *err) {
-  kt_run_buffer *rb = resized(run, a);
-  if (rb) return rb->buf;
-  if (!buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err)) return NULL;
-  devarray *d = tuner_devarray(run->tuner, a);
-  return tuner_protect(run->tuner, d, queue, err) ? NULL : d->buf;
-}
-
-/* For run_async.c (run_int.h). */
-kt_bbuf *run_buffer_of(kt_run *run, const kt_array *a, kt_access access, kt_placement place,
-                       kt_error *err) {
-  return buffer_of(run, a, access, place, err);
-}
-
-kt_bbuf *run_changing(kt_run *run, const kt_array *a, int queue, kt_error *err) {
-  return changing(run, a, queue, err);
-}
-
-size_t kt_run_length(kt_run *run, const kt_array *a) {
-  kt_run_buffer *rb = resized(run, a);
-  return rb ? rb->length : a->length;
+/* The run's idle work once the first execution is queued (run.h). A
+** device process lost meanwhile took the batch with it: the configuration
+** in flight fails, as if it had been lost during its own runs. */
+int run_idle_work(kt_run *run, kt_error *err) {
+  kt_error ierr;
+  int rc = run->idle ? run->idle(run, run->idle_ud, &ierr) : 0;
+  if (rc < 0) *err = ierr;
+  if (rc > 0 && run->status == KT_OK) {
+    run->fault = KT_FAULT_LOST;
+    run_config_fails(run, KT_RUNTIME_FAILED, ierr.msg);
+  }
+  return rc < 0 ? -1 : 0;
 }
 
 /* ---- launching ---- */
@@ -284,8 +256,9 @@ size_t kt_run_length(kt_run *run, const kt_array *a) {
 static int launch_arg(kt_run *run, const kt_arg *a, int queue, kt_launch_arg *la,
                       kt_error *err) {
   if (a->kind == KT_ARG_VECTOR) {
-    kt_bbuf *buf = a->access & KT_WRITE ? changing(run, a->array, queue, err)
-                                        : buffer_of(run, a->array, a->access, a->placement, err);
+    kt_bbuf *buf = a->access & KT_WRITE
+                       ? run_changing(run, a->array, queue, err)
+                       : run_buffer_of(run, a->array, a->access, a->placement, err);
     *la = (kt_launch_arg){KT_LARG_BUFFER, buf, NULL, 0, NULL};
     return buf ? 0 : -1;
   }
@@ -402,11 +375,6 @@ int kt_run_sync(kt_run *run, int queue, kt_error *err) {
   return rc;
 }
 
-static int check_count(const char *what, size_t count, size_t have, kt_error *err) {
-  if (count <= have) return 0;
-  return kt_fail(err, "%s: %zu elements asked of a buffer of %zu", what, count, have);
-}
-
 /* A transfer that fails during a launcher fails the configuration. (A wait
 ** before it that fails keeps its own fault: a timeout, a sticky fault.) */
 static int transfer_fails(kt_run *run) {
@@ -414,30 +382,10 @@ static int transfer_fails(kt_run *run) {
   return -1;
 }
 
-int run_read_count(kt_run *run, const kt_array *a, const kt_array *dst, size_t *count,
-                   kt_error *err) {
-  size_t have = kt_run_length(run, a);
-  if (!*count) *count = have < dst->length ? have : dst->length;
-  if (dst->type->size != a->type->size)
-    return kt_fail(err, "read: %s elements into a %s array", a->type->name, dst->type->name);
-  return check_count("read", *count, have, err) || check_count("read", *count, dst->length, err)
-             ? -1
-             : 0;
-}
-
-int run_write_count(kt_run *run, const kt_array *a, const kt_array *src, size_t *count,
-                    kt_error *err) {
-  size_t have = kt_run_length(run, a);
-  *count = src->length < have ? src->length : have;
-  if (src->type->size != a->type->size)
-    return kt_fail(err, "write: %s elements into a %s buffer", src->type->name, a->type->name);
-  return 0;
-}
-
 int kt_run_read(kt_run *run, const kt_array *a, kt_array *dst, size_t count, int queue,
                 kt_error *err) {
   if (run_read_count(run, a, dst, &count, err)) return -1;
-  kt_bbuf *buf = buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
+  kt_bbuf *buf = run_buffer_of(run, a, KT_READ, KT_PLACE_DEVICE, err);
   if (!buf) return transfer_fails(run);
   if (run_finish(run, queue, err)) return -1;
   kt_tuner *t = run->tuner;
@@ -451,7 +399,7 @@ int kt_run_write(kt_run *run, const kt_array *a, const kt_array *src, int queue,
                  kt_error *err) {
   size_t count;
   if (run_write_count(run, a, src, &count, err)) return -1;
-  kt_bbuf *buf = changing(run, a, queue, err);
+  kt_bbuf *buf = run_changing(run, a, queue, err);
   kt_tuner *t = run->tuner;
   if (!buf) return transfer_fails(run);
   /* Waits first, so that a kernel past its time limit is a timeout here too. */
@@ -467,9 +415,10 @@ int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t co
   if (!count) count = have < room ? have : room;
   if (dst->type->size != src->type->size)
     return kt_fail(err, "copy: %s elements into a %s buffer", src->type->name, dst->type->name);
-  if (check_count("copy", count, have, err) || check_count("copy", count, room, err)) return -1;
-  kt_bbuf *from = buffer_of(run, src, KT_READ, KT_PLACE_DEVICE, err);
-  kt_bbuf *to = from ? changing(run, dst, queue, err) : NULL;
+  if (run_check_count("copy", count, have, err) || run_check_count("copy", count, room, err))
+    return -1;
+  kt_bbuf *from = run_buffer_of(run, src, KT_READ, KT_PLACE_DEVICE, err);
+  kt_bbuf *to = from ? run_changing(run, dst, queue, err) : NULL;
   kt_tuner *t = run->tuner;
   if (!to || t->be->buffer_copy(t->ctx, queue, to, 0, from, 0, count * src->type->size, err))
     return transfer_fails(run);
@@ -477,7 +426,7 @@ int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t co
 }
 
 int kt_run_clear(kt_run *run, const kt_array *a, int queue, kt_error *err) {
-  kt_bbuf *buf = changing(run, a, queue, err);
+  kt_bbuf *buf = run_changing(run, a, queue, err);
   kt_tuner *t = run->tuner;
   if (!buf || t->be->buffer_fill_zero(t->ctx, queue, buf, 0,
                                       kt_run_length(run, a) * a->type->size, err))
@@ -490,7 +439,7 @@ int kt_run_resize(kt_run *run, const kt_array *a, size_t length, kt_error *err) 
   kt_tuner *t = run->tuner;
   size_t keep = kt_run_length(run, a);
   if (keep > length) keep = length;
-  kt_bbuf *old = buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err);
+  kt_bbuf *old = run_buffer_of(run, a, KT_READ_WRITE, KT_PLACE_DEVICE, err);
   if (!old) return -1;
   kt_bbuf *buf = t->be->buffer_new(t->ctx, length * a->type->size, KT_PLACE_DEVICE,
                                    KT_READ_WRITE, err);
@@ -499,7 +448,7 @@ int kt_run_resize(kt_run *run, const kt_array *a, size_t length, kt_error *err) 
     t->be->buffer_free(t->ctx, buf);
     return -1;
   }
-  kt_run_buffer *rb = resized(run, a);
+  kt_run_buffer *rb = run_resized(run, a);
   if (rb) {
     /* The old buffer may still be read by queued commands. */
     kt_fault fault;
@@ -568,7 +517,7 @@ int kt_run_swap(kt_run *run, size_t ki, const kt_arg *a, const kt_arg *b, kt_err
   if (!((a->access | b->access) & KT_WRITE)) return 0;
   for (int k = 0; k < 2; k++) {
     const kt_arg *x = k ? b : a;
-    if (x->kind == KT_ARG_VECTOR && !changing(run, x->array, 0, err)) return -1;
+    if (x->kind == KT_ARG_VECTOR && !run_changing(run, x->array, 0, err)) return -1;
   }
   return 0;
 }

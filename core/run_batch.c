@@ -27,20 +27,6 @@ static int enqueue(kt_run *run, size_t *first, kt_error *err) {
   return run_config_fails(run, run_fault_status(run->fault), lerr.msg), 1;
 }
 
-/* The run's idle work once the first execution is queued (run.h). A
-** device process lost meanwhile took the batch with it: the configuration
-** in flight fails, as if it had been lost during its own runs. */
-int run_idle_work(kt_run *run, kt_error *err) {
-  kt_error ierr;
-  int rc = run->idle ? run->idle(run, run->idle_ud, &ierr) : 0;
-  if (rc < 0) *err = ierr;
-  if (rc > 0 && run->status == KT_OK) {
-    run->fault = KT_FAULT_LOST;
-    run_config_fails(run, KT_RUNTIME_FAILED, ierr.msg);
-  }
-  return rc < 0 ? -1 : 0;
-}
-
 /* Waits for everything queued and sums each execution's launches. */
 static int collect(kt_run *run, const size_t *first, size_t n, double *ns, kt_error *err) {
   kt_tuner *t = run->tuner;

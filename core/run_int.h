@@ -8,7 +8,9 @@
 
 #include "run.h"
 
-/* The device buffer of a as this execution sees it, bound on first use. */
+/* run_buffers.c: the buffer the launcher resized for a, or NULL; the
+** device buffer of a as this execution sees it, bound on first use. */
+kt_run_buffer *run_resized(kt_run *run, const kt_array *a);
 kt_bbuf *run_buffer_of(kt_run *run, const kt_array *a, kt_access access, kt_placement place,
                        kt_error *err);
 /* The buffer of a for a change by this execution (kept pristine first). */
@@ -21,6 +23,8 @@ void run_async_synced(kt_run *run, int queue, bool ok);
 void run_async_end(kt_run *run, bool ok);
 void run_async_free(kt_run *run);
 
+/* An error unless count elements fit in a buffer of have (what: "read"). */
+int run_check_count(const char *what, size_t count, size_t have, kt_error *err);
 /* The elements a read of a into dst moves (*count, or as many as both
 ** hold when 0), or -1 with err where the types or the sizes do not fit. */
 int run_read_count(kt_run *run, const kt_array *a, const kt_array *dst, size_t *count,
@@ -46,7 +50,7 @@ kt_status run_fault_status(kt_fault fault);
 int run_reopen(kt_run *run, kt_error *err);
 
 /* Calls run->idle (when set) with the run's work queued, before it is
-** waited for (run_batch.c); a loss it reports fails the configuration.
+** waited for (run.c); a loss it reports fails the configuration.
 ** -1 on a fatal error. */
 int run_idle_work(kt_run *run, kt_error *err);
 

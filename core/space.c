@@ -265,10 +265,6 @@ bool kt_space_generated(const kt_space *s) { return s->generated; }
 uint64_t kt_space_count(const kt_space *s) { return s->count; }
 void kt_space_set_threads(kt_space *s, unsigned n) { s->threads = n; }
 void kt_space_set_max_bytes(kt_space *s, size_t bytes) { s->max_bytes = bytes; }
-size_t kt_space_max_bytes(const kt_space *s) {
-  return s->max_bytes ? s->max_bytes : KT_SPACE_MAX_BYTES;
-}
-
 int kt_space_find(const kt_space *s, const char *name) {
   for (size_t i = 0; i < s->nparams; i++)
     if (strcmp(s->params[i].name, name) == 0) return (int)i;

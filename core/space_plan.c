@@ -272,3 +272,9 @@ int plan_groups(const kt_space *s, unsigned max_tag, group **out, size_t *n, kt_
   }
   return rc;
 }
+
+/* The memory a listing may take (space.h), which every part that lists
+** or walks groups keeps within. */
+size_t kt_space_max_bytes(const kt_space *s) {
+  return s->max_bytes ? s->max_bytes : KT_SPACE_MAX_BYTES;
+}

@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prune.h"
-
-const kt_value *kt_config_value(const kt_config *cfg, size_t param) {
-  return &kt_space_param(cfg->space, param)->values[cfg->vi[param]];
-}
-
 int kt_mod_op_from_name(const char *name) {
   static const char *const names[] = {"add", "sub", "mul", "div", "div_ceil"};
   for (int i = 0; i < 5; i++)
@@ -66,7 +60,7 @@ void kt_task_release(kt_task *t) {
   free(t->mods);
   free(t->refs_list);
   kt_space_free(t->space);
-  kt_prune_free(t->prune);
+  if (t->prune) t->prune_free(t->prune);
   free(t->name);
   free(t);
 }

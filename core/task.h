@@ -6,17 +6,9 @@
 #ifndef KT_TASK_H
 #define KT_TASK_H
 
+#include "config.h"
 #include "kernel.h"
 #include "space.h"
-
-/* A configuration as callbacks see it. */
-struct kt_config {
-  const kt_space *space;
-  uint64_t index;
-  const uint32_t *vi; /* value index of every parameter */
-};
-
-const kt_value *kt_config_value(const kt_config *cfg, size_t param);
 
 typedef enum kt_mod_op {
   KT_MOD_ADD, KT_MOD_SUB, KT_MOD_MUL, KT_MOD_DIV, KT_MOD_DIV_CEIL, KT_MOD_FN
@@ -90,6 +82,8 @@ struct kt_task {
   kt_launcher_fn launcher; /* NULL: launch each kernel once, in order */
   kt_callback launcher_cb;
   struct kt_prune *prune;  /* device pruning settings (prune.h); NULL: defaults */
+  /* frees prune: kt_prune_free, set where prune.c makes it (prune.c is above task.c) */
+  void (*prune_free)(struct kt_prune *p);
   unsigned pins;           /* tunings and runs in progress */
   unsigned online;         /* ... of which online tunings (kt_task_hold_online) */
 };

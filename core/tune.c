@@ -63,18 +63,6 @@ static int copy_sizes(kt_result *res, const kt_run *run, kt_error *err) {
   return 0;
 }
 
-/* The sizes of the launches the last execution made. */
-int tune_copy_launches(kt_result *res, const kt_run *run, kt_error *err) {
-  free(res->launched);
-  res->launched = NULL;
-  res->nlaunched = 0;
-  if (!run->nshapes) return 0;
-  if (!(res->launched = kt_calloc(run->nshapes, sizeof *res->launched, err))) return -1;
-  memcpy(res->launched, run->shapes, run->nshapes * sizeof *run->shapes);
-  res->nlaunched = run->nshapes;
-  return 0;
-}
-
 static int read_back(kt_array *a, kt_access access, kt_placement place, void *ud) {
   (void)place;
   kt_tuner *t = ud;
@@ -172,18 +160,6 @@ int tune_references(tuning *tu, kt_error *err) {
 }
 
 /* ---- evaluating a configuration ---- */
-
-/* The time one execution may wait for the device. */
-int64_t tune_time_limit(const tuning *tu) {
-  const kt_tune_opts *o = tu->opts;
-  if (!tuner_can_time_out(tu->t)) return 0;
-  if (o->time_limit_ns > 0) return kt_ns_clamp(o->time_limit_ns);
-  const kt_result *best = kt_results_best(tu->results);
-  double factor = o->time_factor > 0 ? o->time_factor : KT_TIME_FACTOR_DEFAULT;
-  double floor = o->time_floor_ns > 0 ? o->time_floor_ns : KT_TIME_FLOOR_DEFAULT;
-  double limit = best ? factor * best->time_ns : floor;
-  return kt_ns_clamp(limit > floor ? limit : floor);
-}
 
 /* Where the time went from the last configuration's last wait to this
 ** one's first launch (kt_gaps): t0 the evaluation's start, built the end
@@ -314,7 +290,7 @@ static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
   if (tu->evaluated) tu->pending.loop += (double)(kt_now_ns() - tu->evaluated);
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
-  if (tune_guarded_evaluate(tu, res, err)) return -1;
+  if (tune_guarded_evaluate(tu, tune_evaluate, res, err)) return -1;
   tu->evaluated = kt_now_ns();
   if (tu->measured) tu->pending.after += (double)(tu->evaluated - tu->measured);
   return tune_same_failure(tu, res, err) ? 2 : 0; /* it ran: kept, then the tuning stops */

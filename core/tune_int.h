@@ -104,13 +104,15 @@ int tune_profile_check(const tuning *tu, kt_error *err);
 int tune_profile(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
 /* The error for a tuner in use by a tuning or a run (tune.c). */
 int tune_busy_error(kt_error *err);
-/* The time one execution may wait for the device (tune.c). */
+/* The time one execution may wait for the device (measure.c). */
 int64_t tune_time_limit(const tuning *tu);
 /* Runs one configuration (build, warm-up, validation, timed runs) into res,
 ** whose index and vi are set. -1 only on a fatal error (tune.c). */
 int tune_evaluate(tuning *tu, kt_result *res, kt_error *err);
+typedef int (*tune_eval_fn)(tuning *tu, kt_result *res, kt_error *err);
 
-/* tune_evaluate, then what keeps the verdict trustworthy (guard.c): the
+/* evaluate (tune_evaluate: passed in, so that guard.c, below tune.c, does
+** not call back up into it), then what keeps the verdict trustworthy (guard.c): the
 ** device process's stderr goes into the result; the inputs are checked
 ** (after every configuration that did not come out ok, and after ok ones
 ** as often as keeps the checks near 2% of the time), and restored when a
@@ -118,7 +120,7 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err);
 ** configuration found invalid, or whose device process died, runs once
 ** more on restored inputs (in a fresh device process after a crash or
 ** when the device process reported trouble) before its verdict is kept. */
-int tune_guarded_evaluate(tuning *tu, kt_result *res, kt_error *err);
+int tune_guarded_evaluate(tuning *tu, tune_eval_fn evaluate, kt_result *res, kt_error *err);
 /* At the end of a tuning: checks the inputs after the last configurations. */
 int tune_guard_finish(tuning *tu, kt_error *err);
 void tune_guard_clear(kt_guard *g);

@@ -87,9 +87,11 @@ int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err);
 ** did) to its device buffer and pristine copy. */
 int tuner_upload_array(kt_tuner *t, devarray *d, kt_error *err);
 /* The bytes of the zone that follows an array of `bytes` on the device,
-** and writing its pattern (verify.c). */
+** and writing its pattern (tuner_zone.c). */
 size_t tuner_zone_bytes(size_t bytes);
 int tuner_fill_zone(kt_tuner *t, devarray *d, kt_error *err);
+/* The zones' pattern, its first n bytes (tuner_zone.c). */
+const unsigned char *tuner_zone_pattern(kt_tuner *t, size_t n, kt_error *err);
 /* The host contents the tuning kept of a, or NULL. */
 hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a);
 /* Compares the device copies that no run may change (inputs, the pristine

@@ -99,19 +99,6 @@ static void compare_any(const kt_array *got, const kt_array *expected, size_t n,
   }
 }
 
-int kt_compare_extent(const kt_array *got, const kt_array *expected, size_t first, size_t *n,
-                      kt_error *err) {
-  const kt_type *t = expected->type;
-  if (got->type->size != t->size || got->length != expected->length)
-    return kt_fail(err, "cannot compare %s[%zu] with %s[%zu]", got->type->name, got->length,
-                   t->name, expected->length);
-  if (t->kind == KT_STRUCT)
-    return kt_fail(err, "arrays of struct %s need a custom comparator (option 'compare')",
-                   t->name);
-  *n = first && first < expected->length ? first : expected->length;
-  return 0;
-}
-
 int kt_compare_arrays(const kt_array *got, const kt_array *expected, kt_cmp_method method,
                       double tolerance, size_t first, char **why, kt_error *err) {
   *why = NULL;

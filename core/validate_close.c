@@ -13,6 +13,21 @@
 
 #include "validate.h"
 
+/* What every comparison checks first (validate.c's too: it is here, below
+** validate.c, which calls this file's kt_compare_close). */
+int kt_compare_extent(const kt_array *got, const kt_array *expected, size_t first, size_t *n,
+                      kt_error *err) {
+  const kt_type *t = expected->type;
+  if (got->type->size != t->size || got->length != expected->length)
+    return kt_fail(err, "cannot compare %s[%zu] with %s[%zu]", got->type->name, got->length,
+                   t->name, expected->length);
+  if (t->kind == KT_STRUCT)
+    return kt_fail(err, "arrays of struct %s need a custom comparator (option 'compare')",
+                   t->name);
+  *n = first && first < expected->length ? first : expected->length;
+  return 0;
+}
+
 typedef struct close_rule {
   double atol, rtol;
   bool by_got;    /* the relative term scales |got|, not |expected| */

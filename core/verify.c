@@ -17,30 +17,6 @@
 #include "tuner_int.h"
 #include "types.h"
 
-/* ---- zones ---- */
-
-/* A quarter of the array: a tile's overshoot, say (device memory is
-** plentiful while tuning). */
-#define ZONE_MIN 4096
-#define ZONE_MAX (64u << 20)
-
-size_t tuner_zone_bytes(size_t bytes) {
-  size_t z = bytes / 4;
-  return z < ZONE_MIN ? ZONE_MIN : z > ZONE_MAX ? ZONE_MAX : z;
-}
-
-/* The pattern's first n bytes, made once per tuner (a check reads zones
-** of megabytes, several times a tuning). */
-static const unsigned char *zone_pattern(kt_tuner *t, size_t n, kt_error *err) {
-  if (n <= t->npattern) return t->pattern;
-  unsigned char *p = realloc(t->pattern, n);
-  if (!p) return kt_fail(err, "out of memory making a zone's pattern"), NULL;
-  for (size_t i = t->npattern; i < n; i++) p[i] = (unsigned char)(0xA5 ^ (i * 37));
-  t->pattern = p;
-  t->npattern = n;
-  return p;
-}
-
 /* Memory to read n bytes back into, kept between checks: a fresh block of
 ** tens of megabytes each time costs its page faults again. */
 static unsigned char *readback(kt_tuner *t, size_t n, kt_error *err) {
@@ -50,12 +26,6 @@ static unsigned char *readback(kt_tuner *t, size_t n, kt_error *err) {
   if (!(t->readback = kt_alloc(n, err))) return NULL;
   t->nreadback = n;
   return t->readback;
-}
-
-int tuner_fill_zone(kt_tuner *t, devarray *d, kt_error *err) {
-  const unsigned char *p = zone_pattern(t, d->zone, err);
-  if (!p) return -1;
-  return t->be->buffer_write(t->ctx, 0, d->buf, kt_array_bytes(d->array), d->zone, p, true, err);
 }
 
 /* ---- what changed ---- */
@@ -128,7 +98,7 @@ static const char *role(const devarray *d) {
 static int check_zone(kt_tuner *t, const kt_task *task, devarray *d, char **what,
                       kt_error *err) {
   size_t bytes = kt_array_bytes(d->array), n = 0, first = 0;
-  const unsigned char *want = zone_pattern(t, d->zone, err);
+  const unsigned char *want = tuner_zone_pattern(t, d->zone, err);
   unsigned char *got = want ? readback(t, d->zone, err) : NULL;
   int rc = got ? t->be->buffer_read(t->ctx, 0, d->buf, bytes, d->zone, got, true, err) : -1;
   if (rc == 0 && memcmp(got, want, d->zone) != 0)

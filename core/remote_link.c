@@ -1,0 +1,171 @@
+/*
+** remote_link.c: the main connection to a device server (remote_int.h):
+** starting the server, its requests and replies, and losing it. Below
+** backend_remote.c and its helpers (remote_async.c, remote_counters.c,
+** remote_energy.c), which all send through it; the server's own code is
+** passed in (kt_bctx.serve), as server.c is above the helpers it calls.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "devout.h"
+#include "mpi.h"
+#include "remote.h"
+#include "remote_int.h"
+
+/* ---- the server's life ---- */
+
+static void close_channels(kt_bctx *c) {
+  pthread_mutex_lock(&c->lock);
+  /* Calls in flight fail fast once the server is gone; wait for them. */
+  for (int i = 0; i < c->nchannels; i++)
+    while (c->cbusy[i]) pthread_cond_wait(&c->freed, &c->lock);
+  for (int i = 0; i < c->nchannels; i++) {
+    if (c->cfds[i] >= 0) close(c->cfds[i]);
+    c->cfds[i] = -1;
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+static void describe_exit(int status, char *buf, size_t size) {
+  if (WIFSIGNALED(status))
+    snprintf(buf, size, "the device process died of signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+  else
+    snprintf(buf, size, "the device process exited with status %d", WEXITSTATUS(status));
+}
+
+/* Stops the server (it may be stuck rather than dead) and says how it
+** ended. A server on another MPI rank is stopped there (mpi_relay.c). */
+void rm_stop_server(kt_bctx *c, char *how, size_t size) {
+  int status = 0;
+  if (c->rank > 0) kt_mpi_link_stop(c->pid, how, size);
+  else kill(c->pid, SIGKILL);
+  close(c->fd);
+  c->fd = -1;
+  if (c->rank <= 0) waitpid(c->pid, &status, 0), describe_exit(status, how, size);
+  kt_devout_drain(&c->said); /* its last words, an allocator's abort message among them */
+  close_channels(c);
+  c->alive = false;
+}
+
+/* Ends the server and every object it held (the generation counts up);
+** says why in err (when given) with the fault. */
+int rm_lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char *why) {
+  char buf[256];
+  if (c->alive) {
+    rm_stop_server(c, buf, sizeof buf);
+    if (!why) {
+      kt_devout_last_line(&c->said, buf, sizeof buf);
+      why = buf;
+    }
+    c->generation++;
+  }
+  c->nreads = c->nstaged = c->staged_end = 0; /* their data went with the server */
+  if (out) *out = fault;
+  return kt_fail(err, "%s", why ? why : "the device process is gone");
+}
+
+static int make_pair(int *parent, int *child) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  *parent = sv[0];
+  *child = sv[1];
+  return 0;
+}
+
+static int open_device(kt_bctx *c, kt_error *err) {
+  kt_msg_reset(&c->out);
+  kt_msg_put_u32(&c->out, OP_OPEN);
+  kt_msg_put_str(&c->out, kt_mpi_local_id(&c->dev));
+  kt_fault fault;
+  return call(c, &fault, err);
+}
+
+/* Forks a server; with a device, opens it there. */
+int rm_spawn(kt_bctx *c, kt_error *err) {
+  int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
+  if (!child) return kt_fail(err, "out of memory starting the device process");
+  int said = c->has_device ? kt_devout_pipe(&c->said) : -1;
+  bool ok = make_pair(&mainp, &mainc) == 0;
+  kt_fork_begin(); /* before c->lock, which compile threads take inside the guard */
+  pthread_mutex_lock(&c->lock);
+  for (int i = 0; i < n && ok; i++) {
+    ok = make_pair(&c->cfds[i], &child[i]) == 0;
+    if (!ok) c->cfds[i] = -1;
+  }
+  /* A device of another MPI rank gets its server there: a link (> 0). */
+  pid_t pid = !ok ? -1
+              : c->rank > 0 ? kt_mpi_link_open(c->rank, mainc, child, n, said, c->staging,
+                                                 c->staging_size, err)
+                            : fork();
+  if (pid == 0) {
+    if (said >= 0) dup2(said, STDERR_FILENO);
+    c->serve(mainc, child, n, c->staging, c->staging_size);
+  }
+  for (int i = 0; i < n; i++)
+    if (ok || child[i] > 0) close(child[i]);
+  pthread_mutex_unlock(&c->lock);
+  kt_fork_end();
+  free(child);
+  if (said >= 0) close(said);
+  if (ok) close(mainc);
+  if (!ok || pid < 0) {
+    if (!ok || c->rank <= 0) kt_fail(err, "cannot start the device process: %s", strerror(errno));
+    return -1;
+  }
+  c->pid = pid;
+  c->fd = mainp;
+  c->alive = true;
+  return c->has_device ? open_device(c, err) : 0;
+}
+
+static int ensure(kt_bctx *c, kt_error *err) {
+  return c->alive ? 0 : rm_spawn(c, err);
+}
+
+/* Sends the request in c->out; waits for the reply in c->in. */
+int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_NONE;
+  if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, true);
+  kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, false);
+  kt_devout_drain(&c->said);
+  if (rc == KT_WIRE_TIMEOUT)
+    return rm_lose(c, KT_FAULT_TIMEOUT, fault, err,
+                "the configuration ran past its time limit; its device process was stopped");
+  if (rc != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
+  *fault = (kt_fault)kt_msg_get_u32(&c->in);
+  if (*fault == KT_FAULT_NONE) return 0;
+  char *msg = kt_msg_get_str(&c->in);
+  kt_fail(err, "%s", msg ? msg : "the device process failed");
+  free(msg);
+  return -1;
+}
+
+int post(kt_bctx *c, kt_error *err) {
+  if (kt_wire_send(c->fd, &c->out) == KT_WIRE_OK) return 0;
+  return rm_lose(c, KT_FAULT_LOST, NULL, err, NULL);
+}
+
+/* A request on the main connection, the server started if needed. */
+int begin(kt_bctx *c, uint32_t op, kt_error *err) {
+  if (ensure(c, err)) return -1;
+  kt_msg_reset(&c->out);
+  return kt_msg_put_u32(&c->out, op);
+}
+
+int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {
+  if (c->alive && gen == c->generation) return 0;
+  if (fault) *fault = KT_FAULT_LOST;
+  return kt_fail(err, "the device process that held this object was restarted");
+}

@@ -1,0 +1,89 @@
+-- scripts/layers.lua: the one layer map of ktlua's C files, read by
+-- scripts/deps.lua (spec/layers_spec.lua runs it) and written out in
+-- doc/architecture.md. Each folder is a layer; a file may call files of
+-- its own layer and of the layers before it, never of a later one.
+-- `folder` is where the file will lie once core/ is split by subsystem.
+-- Files are named without .c, wherever they lie.
+return {
+  sources = { "core", "bindings" },
+
+  layers = {
+    { { folder = "core/base",
+        what = "errors, values, allocation, host arrays, JSON, wire framing, files, child programs",
+        files = { "kt", "types", "array", "arg", "rng", "stats", "indexmap", "trie", "permutation",
+          "json", "json_read", "wire", "atomic_file", "regular_file", "dynlib", "spawn", "cpus",
+          "interrupt", "ktlua_exe", "log_append" } } },
+    { { folder = "core/space",
+        what = "parameters, constraints, expressions and the spaces they make",
+        files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string",
+          "config", "prune_kind", "space", "space_lazy", "space_natural", "space_plan",
+          "space_walk", "neighbors" } } },
+    { { folder = "core/models",
+        what = "models of a space's times: surrogates, networks, bottleneck rules",
+        files = { "additive", "ensemble", "surrogate", "pairwise", "bottlenecks" } } },
+    { { folder = "core/device",
+        what = "backends, device processes and their wire, NVRTC, CUDA, CUPTI, NVML loading",
+        files = { "backend", "backend_cuda", "backend_opencl", "backend_remote", "remote_link",
+          "cuda_binary", "cuda_devices", "cuda_lib", "cupti_lib", "nvml_lib", "nvrtc",
+          "nvrtc_apart", "counters", "energy", "device", "backends", "device_wire", "devices",
+          "devout", "apart", "remote_async", "remote_compile", "remote_counters", "remote_energy",
+          "remote_process", "server", "builder", "compile_pool", "compile_worker",
+          "program_store" } } },
+    { { folder = "core/probes",
+        what = "device microbenchmarks, in process or apart",
+        files = { "probe", "probe_apart" } } },
+    { { folder = "core/results",
+        what = "results, metrics and the objective, journals, file formats read and written",
+        files = { "result", "metrics", "result_check", "result_csv", "result_detect",
+          "result_formats", "python_str", "result_io", "result_kt_cache", "result_ktt",
+          "result_read", "result_t4", "journal", "journal_id", "recording" } } },
+    { { folder = "core/search",
+        what = "searchers, their registry and stop conditions",
+        files = { "search", "search_opts", "search_annealing", "search_bestfirst",
+          "search_differential", "search_exhaustive", "search_genetic", "search_greedy",
+          "search_mcmc", "search_model", "search_portfolio", "search_profile", "search_pso",
+          "search_random", "search_staged", "metropolis" } } },
+    { { folder = "core/eval",
+        what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
+        files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify",
+          "tuner_zone", "validate", "validate_async", "validate_close", "validate_device", "run",
+          "run_buffers", "run_async", "run_batch", "ahead", "build", "codegen", "kernel", "task",
+          "prune", "profile", "online", "online_confirm", "split", "replay" } } },
+    { { folder = "core/db",
+        what = "the tuned-configuration database (SQLite) and the probes kept in it",
+        files = { "db", "db_open", "db_probe", "db_metrics" } } },
+    { { folder = "core/multi",
+        what = "one tuning over several devices: fleets and MPI ranks",
+        files = { "fleet", "mpi_devices", "mpi_rank", "mpi_job", "mpi_relay", "mpi_wire" } } },
+    { { folder = "bindings",
+        what = "the Lua API over the core, and the executable",
+        files = { "ktlua", "main", "prompt", "lk_util", "lk_types", "lk_arg", "lk_array",
+          "lk_codegen", "lk_constraint", "lk_cuda", "lk_db", "lk_deadline", "lk_device",
+          "lk_energy", "lk_fleet", "lk_json", "lk_metrics", "lk_mpi", "lk_online", "lk_pipeline",
+          "lk_probe", "lk_profile", "lk_program_cache", "lk_prune", "lk_replay", "lk_results",
+          "lk_run", "lk_search", "lk_space", "lk_space_def", "lk_spawn", "lk_split", "lk_t1",
+          "lk_task", "lk_tuner" } } },
+  },
+
+  -- Loops and upward calls that are allowed, each with why, and how many
+  -- of each may be (issue 31): a loop listed here must be small.
+  limits = { loops = 3, upward = 6 },
+  loops = {
+    { why = "metric functions get a result pushed (lk_push_result), and results are pushed with "
+      .. "their metrics and loaded with an objective checked (lk_push_metrics, "
+      .. "lk_check_objective); cut by moving those two into lk_results.c once this branch and "
+      .. "main's objective work in lk_metrics.c are merged", files = { "lk_metrics", "lk_results" } },
+    { why = "a portfolio is made of the searchers the registry names (kt_searcher_new), and is "
+      .. "one of them", files = { "search", "search_portfolio" } },
+    { why = "one module over space_int.h: space.c's mapping between indices and configurations "
+      .. "answers for spaces too large to list through space_lazy.c and clears the natural "
+      .. "numbering (space_natural.c), both built on space.c's groups; a cut needs hooks in "
+      .. "kt_space", files = { "space", "space_lazy", "space_natural" } },
+  },
+  upward = {
+    { from = "remote_link", to = "mpi_relay", why = "a device process on another MPI rank is "
+      .. "started and stopped through rank 0's relay (kt_mpi_link_open, kt_mpi_link_stop)" },
+    { from = "remote_link", to = "mpi_wire", why = "the id a device has on its own rank "
+      .. "(kt_mpi_local_id), what the device process there is asked to open" },
+  },
+}
