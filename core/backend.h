@@ -101,6 +101,11 @@ typedef struct kt_backend {
                       kt_error *err);
   int (*buffer_read)(kt_bctx *ctx, int queue, kt_bbuf *buf, size_t offset,
                      size_t bytes, void *dst, bool blocking, kt_error *err);
+  /* Optional (blocking): 1 when the buffer's bytes at offset are want's, 0
+  ** when not; compared where a read lands (a device process's staging area)
+  ** instead of copied out first: the guard's checks read whole inputs. */
+  int (*buffer_equal)(kt_bctx *ctx, int queue, kt_bbuf *buf, size_t offset,
+                      size_t bytes, const void *want, kt_error *err);
   int (*buffer_copy)(kt_bctx *ctx, int queue, kt_bbuf *dst, size_t dst_off,
                      kt_bbuf *src, size_t src_off, size_t bytes,
                      kt_error *err);

@@ -35,8 +35,6 @@
 #include "energy.h"
 
 #define MAX_QUEUES 16
-/* Dynamic shared memory a launch may use without opting in. */
-#define SHARED_WITHOUT_OPT_IN (48 * 1024)
 
 #define SPARE_EVENTS 64
 
@@ -76,7 +74,7 @@ struct kt_bprog {
 struct kt_bkernel {
   CUfunction function;
   CUmodule module;
-  int shared_limit; /* dynamic shared memory the function is set up for */
+  int shared_limit; /* dynamic shared memory the function may use as it is set up */
 };
 
 struct kt_bevent {
@@ -411,8 +409,15 @@ static kt_bkernel *cu_kernel(kt_bctx *ctx, kt_bprog *prog, const char *name, kt_
   if (e == CUDA_ERROR_NOT_FOUND)
     return kt_fail(err, "the program has no kernel named '%s'", name), NULL;
   if (e != CUDA_SUCCESS) return kt_cu_fail(err, e, "cuModuleGetFunction"), NULL;
+  /* Without opting in, a function's dynamic shared memory is what its static
+  ** shared memory leaves of the block's 48 KiB, not 48 KiB: ask the driver
+  ** (0, opting in for any, where it does not say). */
+  int limit = 0;
+  if (api(ctx)->FuncGetAttribute(&limit, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f) !=
+      CUDA_SUCCESS || limit < 0)
+    limit = 0;
   kt_bkernel *k = kt_alloc(sizeof *k, err);
-  if (k) *k = (kt_bkernel){f, prog->module, SHARED_WITHOUT_OPT_IN};
+  if (k) *k = (kt_bkernel){f, prog->module, limit};
   return k;
 }
 
@@ -494,7 +499,7 @@ static int set_args(kt_bctx *ctx, kt_bkernel *k, CUstream s, const kt_launch_arg
   return 0;
 }
 
-/* Beyond 48 KiB a kernel must opt in to its dynamic shared memory. */
+/* Beyond its default limit a kernel must opt in to its dynamic shared memory. */
 static int allow_shared(kt_bctx *ctx, kt_bkernel *k, size_t shared, kt_error *err) {
   if (shared <= (size_t)k->shared_limit) return 0;
   CUresult e = shared > INT32_MAX ? CUDA_ERROR_INVALID_VALUE

@@ -172,24 +172,44 @@ static void rm_buffer_free(kt_bctx *c, kt_bbuf *b) {
   free(b);
 }
 
+/* One chunk between the staging area and b, at most its size. */
+static int move_chunk(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t chunk,
+                      kt_error *err) {
+  kt_fault fault;
+  if (begin(c, (uint32_t)op, err)) return -1;
+  kt_msg_put_u32(&c->out, b->id);
+  kt_msg_put_u32(&c->out, (uint32_t)q);
+  kt_msg_put_u64(&c->out, off);
+  kt_msg_put_u64(&c->out, chunk);
+  return call(c, &fault, err);
+}
+
 /* Transfers go through the staging area a chunk at a time. */
 static int transfer(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t bytes,
                     unsigned char *host, kt_error *err) {
-  kt_fault fault;
   if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
   for (size_t done = 0; done < bytes;) {
     size_t chunk = bytes - done < c->staging_size ? bytes - done : c->staging_size;
     if (op == OP_WRITE) memcpy(c->staging, host + done, chunk);
-    if (begin(c, (uint32_t)op, err)) return -1;
-    kt_msg_put_u32(&c->out, b->id);
-    kt_msg_put_u32(&c->out, (uint32_t)q);
-    kt_msg_put_u64(&c->out, off + done);
-    kt_msg_put_u64(&c->out, chunk);
-    if (call(c, &fault, err)) return -1;
+    if (move_chunk(c, op, q, b, off + done, chunk, err)) return -1;
     if (op == OP_READ) memcpy(host + done, c->staging, chunk);
     done += chunk;
   }
   return 0;
+}
+
+/* Each chunk read is compared in the staging area, where it lands. */
+static int rm_buffer_equal(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,
+                           const void *want, kt_error *err) {
+  const unsigned char *w = want;
+  if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
+  for (size_t done = 0; done < bytes;) {
+    size_t chunk = bytes - done < c->staging_size ? bytes - done : c->staging_size;
+    if (move_chunk(c, OP_READ, q, b, off + done, chunk, err)) return -1;
+    if (memcmp(c->staging, w + done, chunk) != 0) return 0;
+    done += chunk;
+  }
+  return 1;
 }
 
 static int rm_buffer_write(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,
@@ -391,6 +411,7 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .buffer_free = rm_buffer_free,            \
   .buffer_write = rm_buffer_write,          \
   .buffer_read = rm_buffer_read,            \
+  .buffer_equal = rm_buffer_equal,          \
   .buffer_copy = rm_buffer_copy,            \
   .buffer_fill_zero = rm_buffer_fill_zero,  \
   .compile = rm_compile,                    \

@@ -10,6 +10,7 @@
 
 #include "run_int.h"
 #include "codegen.h"
+#include "launch_limits.h"
 #include "tuner_int.h"
 
 int run_config_fails(kt_run *run, kt_status status, const char *why) {
@@ -62,24 +63,6 @@ static int prepare_locals(kt_run *run, size_t ki, kt_error *err) {
     if (rc) return kt_fail_prefix(err, "kernel %s, argument %zu: ", k->name, i + 1), rc;
   }
   return 0;
-}
-
-/* More work-items than the device's addresses count cannot be launched
-** (OpenCL: CL_INVALID_GLOBAL_WORK_SIZE; PoCL ran 2^62 x 2^62 as something
-** else): 1, with err saying so, before any launch. */
-static int launchable(const kt_run *run, size_t ki, const kt_sizes *s, kt_error *err) {
-  int64_t bits = kt_device_int(&run->tuner->device, "address_bits", 64);
-  uint64_t most = bits > 0 && bits < 64 ? ((uint64_t)1 << bits) - 1 : UINT64_MAX, total = 1;
-  bool over = false;
-  for (int d = 0; d < 3; d++) over |= __builtin_mul_overflow(total, (uint64_t)s->items[d], &total);
-  if (!over && total <= most) return 0;
-  char text[96];
-  size_t n = 0;
-  for (int d = 0; d < s->dims && n < sizeof text; d++)
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s%zu", d ? " x " : "", s->items[d]);
-  return kt_fail(err, "kernel %s: %s work-items are more than the device launches (2^%d - 1 in "
-                 "all: its address bits)", run->task->kernels[ki]->name, text,
-                 bits > 0 && bits < 64 ? (int)bits : 64), 1;
 }
 
 static int check_group(kt_run *run, size_t ki, const kt_sizes *s) {
@@ -135,8 +118,10 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   const kt_kernel *k = run->task->kernels[ki];
   kt_run_kernel *rk = &run->kernels[ki];
   int rc = kt_task_sizes(run->task, ki, &run->cfg, &rk->sizes, err);
-  if (rc == 0) rc = launchable(run, ki, &rk->sizes, err);
   if (rc) return rc < 0 ? -1 : (run_config_fails(run, KT_LAUNCH_FAILED, err->msg), 1);
+  char refused[256];
+  kt_status st = kt_launch_limits(&t->device, k->name, &rk->sizes, refused, sizeof refused);
+  if (st != KT_OK) return run_config_fails(run, st, refused), 1;
   char *source, *why;
   int64_t t0 = kt_now_ns(); /* a generator's time is build time */
   rc = kt_final_source(run->task, k, &run->cfg, &source, &why, err);
@@ -321,9 +306,14 @@ int kt_run_launch(kt_run *run, size_t ki, const kt_launch_opts *o, kt_error *err
   if (o->sizes) { /* a launcher's own: in work-items, and launchable, or the launch fails */
     given = *o->sizes;
     s = &given;
-    if (kt_sizes_items(run->task->kernels[ki], &given, err) || launchable(run, ki, &given, err)) {
+    char refused[256];
+    if (kt_sizes_items(run->task->kernels[ki], &given, err)) {
       run->fault = KT_FAULT_LAUNCH;
       return -1;
+    }
+    if (kt_launch_limits(&t->device, name, &given, refused, sizeof refused) != KT_OK) {
+      run->fault = KT_FAULT_LAUNCH;
+      return kt_fail(err, "%s", refused);
     }
   }
   if (!rk->bk)

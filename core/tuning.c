@@ -11,6 +11,7 @@
 #include "ahead.h"
 #include "codegen.h"
 #include "journal_id.h"
+#include "launch_limits.h"
 #include "metrics.h"
 #include "prune.h"
 #include "search.h"
@@ -72,6 +73,16 @@ static kt_journal *open_journal(tuning *tu, kt_error *err) {
   return j;
 }
 
+/* A launch the device refuses whatever the program (launch_limits.h): its
+** configuration fails before its kernels are built, so none is compiled. */
+static bool refused_ahead(const tuning *tu, size_t ki, const kt_config *cfg) {
+  kt_sizes s;
+  kt_error err;
+  char why[256];
+  return kt_task_sizes(tu->task, ki, cfg, &s, &err) == 0 &&
+         kt_launch_limits(&tu->t->device, tu->task->kernels[ki]->name, &s, why, sizeof why) != KT_OK;
+}
+
 /* Starts compiling the kernels of a configuration that comes soon, and
 ** keeps their sources for making its kernels ahead (ahead.h). */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
@@ -83,7 +94,7 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   for (size_t ki = 0; ki < n; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
     char *source = NULL, *why = NULL; /* a generator that fails is the configuration's */
-    int rc = kt_final_source(tu->task, k, &cfg, &source, &why, err);
+    int rc = refused_ahead(tu, ki, &cfg) ? 1 : kt_final_source(tu->task, k, &cfg, &source, &why, err);
     if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->options, k->name, err);
     sources[ki] = rc == 0 ? source : NULL;
     if (rc) free(source);

@@ -47,7 +47,7 @@ return {
         what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
         files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify",
           "tuner_zone", "validate", "validate_async", "validate_close", "validate_device", "run",
-          "run_buffers", "run_async", "run_batch", "ahead", "build", "codegen", "kernel", "task",
+          "run_buffers", "run_async", "run_batch", "launch_limits", "ahead", "build", "codegen", "kernel", "task",
           "prune", "profile", "online", "online_confirm", "split", "replay" } } },
     { { folder = "core/db",
         what = "the tuned-configuration database (SQLite) and the probes kept in it",

@@ -10,7 +10,12 @@
 ** creates N contexts and refuses more, as a driver that will not recover
 ** in this process would. A module whose image names `fake_abort_on_get`
 ** (a variable of that name) aborts the process when a kernel is taken
-** from it, as a driver that crashes there would. Under AddressSanitizer, what the backend forgets
+** from it, as a driver that crashes there would. A module whose image names
+** `fake_static_shared` gives its kernels 16 KiB of static shared memory; as
+** the driver does, a kernel takes at most 48 KiB of shared memory in all
+** (static and dynamic) unless it opts in to more dynamic shared memory, up
+** to the device's 99 KiB per block (the launch or the opt-in fails with
+** CUDA_ERROR_INVALID_VALUE), and a grid at most 65535 blocks in y and z. Under AddressSanitizer, what the backend forgets
 ** to free shows up as leaks here.
 **
 ** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
@@ -35,8 +40,15 @@ static result wait_device(void) {
   return fault;
 }
 
-typedef struct function { char name[256]; } function;
-typedef struct module { function functions[64]; int nfunctions; char global[256]; int abort_on_get; } module;
+enum { SHARED_PER_BLOCK = 49152, SHARED_OPT_IN = 101376, STATIC_SHARED = 16384 };
+
+typedef struct function { char name[256]; int static_shared, max_dynamic; } function;
+typedef struct module {
+  function functions[64];
+  int nfunctions;
+  char global[256];
+  int abort_on_get, static_shared;
+} module;
 
 static result cuInit(unsigned flags) { return flags ? INVALID_VALUE : OK; }
 static result cuDriverGetVersion(int *v) { *v = 13000; return OK; }
@@ -152,6 +164,7 @@ static result cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *o
   module *mod = calloc(1, sizeof(module));
   if (!mod) return OUT_OF_MEMORY;
   mod->abort_on_get = names(image, "fake_abort_on_get");
+  mod->static_shared = names(image, "fake_static_shared") ? STATIC_SHARED : 0;
   *m = mod;
   return OK;
 }
@@ -164,6 +177,8 @@ static result cuModuleGetFunction(void **f, void *m, const char *name) {
   if (mod->nfunctions == 64) return OUT_OF_MEMORY;
   function *fn = &mod->functions[mod->nfunctions++];
   snprintf(fn->name, sizeof fn->name, "%s", name);
+  fn->static_shared = mod->static_shared;
+  fn->max_dynamic = SHARED_PER_BLOCK - mod->static_shared;
   *f = fn;
   return OK;
 }
@@ -175,20 +190,28 @@ static result cuModuleGetGlobal(devptr *d, size_t *n, void *m, const char *name)
   return OK;
 }
 
+/* 0: threads per block, 1: static shared bytes, 4: registers, 8: dynamic shared bytes allowed. */
 static result cuFuncGetAttribute(int *v, int attr, void *f) {
-  (void)f;
-  *v = attr == 0 ? 1024 : attr == 4 ? 16 : 0;
+  const function *fn = f;
+  *v = attr == 0 ? 1024 : attr == 1 ? fn->static_shared : attr == 4 ? 16 : attr == 8 ? fn->max_dynamic : 0;
   return OK;
 }
 
-static result cuFuncSetAttribute(void *f, int attr, int v) { (void)f; return attr == 8 && v <= 101376 ? OK : INVALID_VALUE; }
+static result cuFuncSetAttribute(void *f, int attr, int v) {
+  function *fn = f;
+  if (attr != 8 || v < 0 || v + fn->static_shared > SHARED_OPT_IN) return INVALID_VALUE;
+  fn->max_dynamic = v;
+  return OK;
+}
 
 /* Launches that ran, for the stand-in NVML's energy counter (fake_nvml.c). */
 unsigned long long fake_cuda_launches; /* and by the stand-in CUPTI (fake_cupti.c) */
 
 static result cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, void *st, void **params, void **extra) {
-  (void)f, (void)gx, (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)st, (void)params, (void)extra;
+  (void)gx, (void)by, (void)bz, (void)st, (void)params, (void)extra;
+  if (!fault && (shared > (unsigned)((const function *)f)->max_dynamic || gy > 65535 || gz > 65535))
+    return INVALID_VALUE;
   if (!fault && bx == 7) pending = ILLEGAL_ADDRESS;
   if (!fault) fake_cuda_launches++;
   return fault;

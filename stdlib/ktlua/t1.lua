@@ -306,8 +306,9 @@ local function read_shared(spec, problem)
   local shared, key = lookup(spec, "SharedMemory")
   if shared == nil or shared == 0 then return end
   local where = problem.path .. ": " .. c.key("SharedMemory", key)
-  local f, _, v = compile(shared, problem, where)
+  local f, _, v, text = compile(shared, problem, where)
   problem.shared = f or c.positive(v, where, "the size")
+  problem.shared_expr = f and text or nil
 end
 
 -- A list of the KernelSpecification (nil, and a defect, when it is none).
@@ -501,6 +502,11 @@ function t1.t1(path, opts)
   for i, cond in ipairs(problem.constraints) do
     local done, err = pcall(k.constraint, k, cond)
     if not done then fail(problem.path, "Conditions[%d]: %s", i, err) end
+  end
+  if problem.shared_expr and problem.language == "CUDA" then
+    -- pruned before compiling where it alone is more than the device has
+    local done, err = pcall(k.local_memory, k, problem.shared_expr)
+    if not done then fail(problem.path, "KernelSpecification: SharedMemory: %s", err) end
   end
   add_modifiers(k, problem.group, "group")
   add_modifiers(k, problem.global, "global")

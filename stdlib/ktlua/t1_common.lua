@@ -85,7 +85,8 @@ local function substitute(text, problem_size, params)
 end
 
 -- An expression (a string or a number) over the tuning parameters: the
--- function of a configuration, its names, and its value when it reads none.
+-- function of a configuration, its names, its value when it reads none, and
+-- the expression's text as expr.h reads it.
 function c.compile(v, problem, where)
   if math.type(v) == "integer" then return nil, {}, v end
   if type(v) ~= "string" then
@@ -103,9 +104,9 @@ function c.compile(v, problem, where)
     local value
     ok, value = pcall(f, {})
     if not ok then c.fail(where, "%s", value) end
-    return nil, names, value
+    return nil, names, value, text
   end
-  return f, names, nil
+  return f, names, nil, text
 end
 
 return c
