@@ -7,6 +7,13 @@
 ** into a counter data image that the host object evaluates range by range.
 ** What depends only on the names is made once and kept while the next
 ** begin asks for the same names.
+**
+** The order is CUPTI's: the counters available are asked for before the
+** Range Profiler is enabled on the context (that query may fail while a
+** profiling session is active there), and the availability image lives as
+** long as the host object made with it, which reads it by reference when
+** counters are added (freed after cuptiProfilerHostInitialize, it crashed
+** the first collection of every process: CUPTI 13.0, H200).
 */
 #include "counters.h"
 
@@ -25,6 +32,7 @@ struct kt_counters {
   const char **names; /* prepared for these (owned copies) */
   size_t n;
   CUpti_Profiler_Host_Object *host;
+  uint8_t *availability; /* the host object's, until it is deinitialized */
   CUpti_RangeProfiler_Object *rp;
   uint8_t *config, *data;
   size_t config_size, data_size;
@@ -86,10 +94,11 @@ static void unprepare(kt_counters *c) {
   }
   for (size_t i = 0; i < c->n; i++) free((char *)c->names[i]);
   free(c->names);
+  free(c->availability);
   free(c->config);
   free(c->data);
   c->rp = NULL, c->host = NULL, c->names = NULL, c->n = 0;
-  c->config = c->data = NULL;
+  c->availability = c->config = c->data = NULL;
 }
 
 void kt_counters_free(kt_counters *c) {
@@ -117,7 +126,8 @@ static int copy_names(kt_counters *c, const char *const *names, size_t n, kt_err
   return 0;
 }
 
-/* The host object: the chip, and the counters this context may read. */
+/* The host object: the chip, and the counters this context may read (an
+** image that the host object keeps, so c owns it from here on). */
 static int host_init(kt_counters *c, kt_error *err) {
   DECLARE(CUpti_Device_GetChipName_Params, chip);
   chip.deviceIndex = (size_t)c->ordinal;
@@ -129,7 +139,7 @@ static int host_init(kt_counters *c, kt_error *err) {
   const char *what = "cuptiProfilerGetCounterAvailability";
   if ((rc = check(c, c->lib->f.ProfilerGetCounterAvailability(&av), what, err))) return rc;
   size_t size = av.counterAvailabilityImageSize;
-  uint8_t *image = kt_alloc(size ? size : 1, err);
+  uint8_t *image = c->availability = kt_alloc(size ? size : 1, err);
   if (!image) return -1;
   av.pCounterAvailabilityImage = image;
   rc = check(c, c->lib->f.ProfilerGetCounterAvailability(&av), what, err);
@@ -139,7 +149,6 @@ static int host_init(kt_counters *c, kt_error *err) {
   hi.pCounterAvailabilityImage = image;
   if (rc == 0) rc = CALL(c, ProfilerHostInitialize, hi, err);
   c->host = rc == 0 ? hi.pHostObject : NULL;
-  free(image);
   return rc;
 }
 
@@ -180,9 +189,7 @@ static int make_config(kt_counters *c, kt_error *err) {
   return rc;
 }
 
-/* The Range Profiler on the context: before the counters available are
-** asked for, which otherwise may come back incomplete in a process that
-** has not profiled yet (the configuration then fails, CUPTI_ERROR_UNKNOWN). */
+/* The Range Profiler on the context, once the configuration is made. */
 static int enable(kt_counters *c, kt_error *err) {
   DECLARE(CUpti_RangeProfiler_Enable_Params, en);
   en.ctx = c->ctx;
@@ -208,9 +215,9 @@ static int counter_data(kt_counters *c, kt_error *err) {
 static int prepare(kt_counters *c, const char *const *names, size_t n, kt_error *err) {
   unprepare(c);
   int rc = copy_names(c, names, n, err);
-  if (rc == 0) rc = enable(c, err);
   if (rc == 0) rc = host_init(c, err);
   if (rc == 0) rc = make_config(c, err);
+  if (rc == 0) rc = enable(c, err);
   if (rc == 0) rc = counter_data(c, err);
   if (rc) unprepare(c);
   return rc;

@@ -38,8 +38,8 @@ kt_counters *kt_counters_new(CUcontext ctx, int ordinal, kt_error *err);
 void kt_counters_free(kt_counters *c);
 /* Starts collecting names (checked and prepared on the first begin with
 ** them: an unknown one fails naming it); *passes: the replays of each
-** launch. With passes NULL, only prepares: no collection starts (a
-** collection without launches crashed CUPTI 13.0 on an H200). */
+** launch. With passes NULL, only prepares (a tuning's start: unknown
+** names fail there): no collection starts. */
 int kt_counters_begin(kt_counters *c, const char *const *names, size_t n, unsigned *passes,
                       kt_error *err);
 /* Stops after the device is idle and gives the n values (NAN for a counter

@@ -11,13 +11,6 @@
 ** Only CUDA has counters (through CUPTI): asking for them on another
 ** backend is an error before the first configuration. Where they cannot
 ** be read (no permission), the tuning says so once and goes on timing.
-**
-** Known problem (H100 and H200, CUDA 13.0, doc/counters.md): in the first
-** tuning with counters of a device process, the profiled runs came back
-** without values (a vector copy) or crashed the process (bench/pipeline's
-** GEMM); from the second on, every counter was read. Enabling the
-** profiler at a tuning's start, on a fresh context before anything was
-** loaded, crashed there too.
 */
 #include <math.h>
 #include <stdlib.h>

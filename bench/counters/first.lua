@@ -1,7 +1,8 @@
--- bench/counters/first.lua: the first tuning with counters of a fresh process (doc/counters.md's
--- known problem), on bench/pipeline's GEMM, printed whole: statuses, the counters read, what the
--- device log says. Variants: --isolate=0 (counters in this process), --pipeline=0, --workers=0
--- (no compiler processes), --before=1 (a tuning without counters first, as compare.lua's).
+-- bench/counters/first.lua: the first tuning with counters of a fresh process (it crashed the
+-- process while the counter availability image was freed under CUPTI's host object;
+-- bench/RESULTS.md), on bench/pipeline's GEMM, printed whole: statuses, the counters read, what
+-- the device log says. Variants: --isolate=0 (counters in this process), --pipeline=0,
+-- --workers=0 (no compiler processes), --before=1 (a tuning without counters first).
 --   ktlua bench/counters/first.lua [--device=cuda:0] [--count=6] [--size=2048] [--isolate=1]
 --     [--pipeline=1] [--workers=-1] [--before=0]
 local kt = require "ktlua"
