@@ -33,16 +33,16 @@ LUA_LMOD ?= $(PREFIX)/share/lua/5.4
 # builds a ktlua whose CUDA backend says it was built without them.
 CUDA_HOME ?= /usr/local/cuda
 CUDA_INC ?= $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(CUDA_HOME)/include)
-CUDA_SRC = core/backend_cuda.c core/cuda_binary.c core/cuda_devices.c core/cuda_lib.c core/nvrtc.c \
-           core/cupti_lib.c core/counters.c
-# core/cupti_shim stands in for the C++ header that CUPTI 13's profiler host header includes.
-CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC) -Icore/cupti_shim)
+CUDA_SRC = $(addprefix core/device/,backend_cuda.c cuda_binary.c cuda_devices.c cuda_lib.c nvrtc.c \
+           cupti_lib.c counters.c)
+# core/device/cupti_shim stands in for the C++ header that CUPTI 13's profiler host header includes.
+CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC) -Icore/device/cupti_shim)
 
 # The model searcher's neural networks are FANN's (libfann-dev); without
 # its headers (or with `make FANN_INC=`) that searcher says it is unavailable.
 FANN_INC ?= $(if $(wildcard /usr/include/floatfann.h),/usr/include)
-FANN_SRC = core/ensemble.c
-# -O3 vectorises the predictions over a whole space (core/ensemble.c).
+FANN_SRC = core/models/ensemble.c
+# -O3 vectorises the predictions over a whole space (core/models/ensemble.c).
 FANN_CFLAGS = -O3 $(if $(FANN_INC),-DKT_HAVE_FANN -I$(FANN_INC))
 FANN_LIBS = $(if $(FANN_INC),-lfloatfann)
 
@@ -50,22 +50,26 @@ FANN_LIBS = $(if $(FANN_INC),-lfloatfann)
 # MPI's headers are (libopenmpi-dev); `make MPI_PC=` builds without it.
 # build/ktlua-nompi, the same without MPI, goes into `make bundle`.
 MPI_PC ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
-MPI_SRC = $(sort $(wildcard core/mpi*.c))
+MPI_SRC = $(sort $(wildcard core/multi/mpi*.c))
 MPI_CFLAGS = $(if $(MPI_PC),-DKT_HAVE_MPI $(shell pkg-config --cflags $(MPI_PC)))
 MPI_LIBS = $(if $(MPI_PC),$(shell pkg-config --libs $(MPI_PC)))
 
 WARN = -Wall -Wextra -Werror
-BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC)
+BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -fPIC -I$(LUA_INC) $(CORE_INC)
 OPT ?= -O2 -g
 BASE_LIBS = -lOpenCL -lsqlite3 -lz $(FANN_LIBS) -ldl -lm -lpthread
 LIBS = $(BASE_LIBS) $(MPI_LIBS)
 
-CORE_SRC = $(sort $(wildcard core/*.c))
+CORE_SRC = $(sort $(wildcard core/*/*.c))
+# core/ is one folder per subsystem (doc/architecture.md); a file names
+# another's header by its name alone, wherever it lies (quoted includes
+# only: core/base/spawn.h must not hide <spawn.h>).
+CORE_INC = $(addprefix -iquote ,$(sort $(dir $(CORE_SRC))))
 # The executable's own files (its prompt links GNU readline; the module does not).
 EXE_SRC = bindings/main.c bindings/prompt.c
 BIND_SRC = $(sort $(filter-out $(EXE_SRC),$(wildcard bindings/*.c)))
 STDLIB = $(sort $(wildcard stdlib/ktlua/*.lua))
-HEADERS = $(wildcard core/*.h bindings/*.h)
+HEADERS = $(wildcard core/*/*.h bindings/*.h)
 
 B = build
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC) $(BIND_SRC)) $(B)/obj/stdlib_embed.o
@@ -89,8 +93,8 @@ CUDA_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(CUDA_SRC)) $(patsubst %.c,$(ASAN)/obj/%
 $(CUDA_OBJ): XCFLAGS = $(CUDA_CFLAGS)
 $(CUDA_OBJ): $(B)/cuda.flags
 
-# Where the installed ktlua is, for programs that embed the core (core/ktlua_exe.h).
-EXE_DIR_OBJ = $(B)/obj/core/ktlua_exe.o $(ASAN)/obj/core/ktlua_exe.o
+# Where the installed ktlua is, for programs that embed the core (core/base/ktlua_exe.h).
+EXE_DIR_OBJ = $(B)/obj/core/base/ktlua_exe.o $(ASAN)/obj/core/base/ktlua_exe.o
 $(EXE_DIR_OBJ): XCFLAGS = -DKT_BINDIR='"$(PREFIX)/bin"'
 
 FANN_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(FANN_SRC)) $(patsubst %.c,$(ASAN)/obj/%.o,$(FANN_SRC))
@@ -221,7 +225,7 @@ bench-space: deps $(B)/bench_space
 # Everything install puts under $(DESTDIR)$(PREFIX), so that uninstall
 # removes exactly that; the directories of ktlua's own go with it.
 D = $(DESTDIR)$(PREFIX)
-CORE_H = $(sort $(wildcard core/*.h))
+CORE_H = $(sort $(wildcard core/*/*.h))
 # README.md links to doc/NAME.md: the pages keep that place beside it.
 DOC_PAGES = $(sort $(wildcard doc/*.md))
 EXAMPLES = $(sort $(wildcard examples/*.lua))
@@ -237,11 +241,11 @@ INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples/emb
   $(D)/share/ktlua/examples $(D)/share/ktlua \
   $(D)/share/doc/ktlua/doc $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
 
-# The installed core knows where the installed ktlua is (core/ktlua_exe.h): a copy of the
+# The installed core knows where the installed ktlua is (core/base/ktlua_exe.h): a copy of the
 # library whose ktlua_exe.o is built for $(PREFIX), leaving build/ as it is.
 $(B)/install/libktlua.a: $(B)/libktlua.a FORCE
 	@mkdir -p $(B)/install
-	@$(CC) $(BASE_CFLAGS) $(OPT) -DKT_BINDIR='"$(PREFIX)/bin"' -c core/ktlua_exe.c -o $(B)/install/ktlua_exe.o
+	@$(CC) $(BASE_CFLAGS) $(OPT) -DKT_BINDIR='"$(PREFIX)/bin"' -c core/base/ktlua_exe.c -o $(B)/install/ktlua_exe.o
 	@cp $(B)/libktlua.a $@
 	@ar rs $@ $(B)/install/ktlua_exe.o
 

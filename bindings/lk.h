@@ -13,13 +13,13 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "../core/array.h"
-#include "../core/device.h"
-#include "../core/replay.h"
-#include "../core/result.h"
-#include "../core/search.h"
-#include "../core/task.h"
-#include "../core/tuner.h"
+#include "../core/base/array.h"
+#include "../core/device/device.h"
+#include "../core/eval/replay.h"
+#include "../core/results/result.h"
+#include "../core/search/search.h"
+#include "../core/eval/task.h"
+#include "../core/eval/tuner.h"
 #include "version.h"
 
 #define LK_ARRAY "ktlua.array"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lk.h"
-#include "../core/codegen.h"
+#include "../core/eval/codegen.h"
 
 #define GENERATOR_LIMIT_S 10.0
 

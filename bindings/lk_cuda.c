@@ -13,8 +13,8 @@
 ** error that says so.
 */
 
-#include "../core/nvrtc.h"
-#include "../core/remote.h"
+#include "../core/device/nvrtc.h"
+#include "../core/device/remote.h"
 #include "lk.h"
 
 /* The compiler's output, freed by the collector even if building the

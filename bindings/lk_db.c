@@ -1,5 +1,5 @@
 /*
-** lk_db.c: the tuned-configuration database as a Lua object (core/db.h).
+** lk_db.c: the tuned-configuration database as a Lua object (core/db/db.h).
 **
 **   local db = kt.db(path[, {timeout = 10, readonly = false}])
 **   db:store(results, {size = {n = 4096, m = 512}, top = 3})
@@ -18,12 +18,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/db.h"
-#include "../core/journal_id.h"
-#include "../core/json.h"
-#include "../core/json_read.h"
-#include "../core/metrics.h"
-#include "../core/neighbors.h"
+#include "../core/db/db.h"
+#include "../core/results/journal_id.h"
+#include "../core/base/json.h"
+#include "../core/base/json_read.h"
+#include "../core/results/metrics.h"
+#include "../core/space/neighbors.h"
 #include "lk.h"
 
 typedef struct lk_db { kt_db *db; } lk_db;

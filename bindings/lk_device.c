@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mpi.h"
-#include "../core/remote.h"
+#include "../core/multi/mpi.h"
+#include "../core/device/remote.h"
 #include "lk.h"
 
 void lk_push_device(lua_State *L, const kt_device_info *d) {

@@ -1,5 +1,5 @@
 /*
-** lk_energy.c: the tune option that measures energy (core/energy.h):
+** lk_energy.c: the tune option that measures energy (core/device/energy.h):
 **   energy = true                 a window of 0.1 s per configuration
 **   energy = {window = seconds}
 ** Each configuration then has the metrics energy (J per run), power (W)
@@ -7,7 +7,7 @@
 */
 #include <string.h>
 
-#include "../core/metrics.h"
+#include "../core/results/metrics.h"
 #include "lk.h"
 
 #define WINDOW_DEFAULT_S 0.1

@@ -1,13 +1,13 @@
 /*
 ** lk_fleet.c: kt.tuner{"opencl:0:0", "opencl:0:1"}, kt.tuner("gpu:all"),
 ** kt.tuner("all"): one tuner over several devices of one model
-** (core/fleet.h). Its tune runs over them all; its other methods (run,
+** (core/multi/fleet.h). Its tune runs over them all; its other methods (run,
 ** online, cache) use the first device.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/fleet.h"
+#include "../core/multi/fleet.h"
 #include "lk.h"
 
 typedef struct devset {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/json.h"
-#include "../core/json_read.h"
+#include "../core/base/json.h"
+#include "../core/base/json_read.h"
 #include "lk.h"
 
 /* ---- decoding ---- */

@@ -11,7 +11,7 @@
 ** the configuration of an ok configuration and returns a number (nil: no
 ** value); an error in it stops the tuning, naming the metric. Results keep
 ** the values in result.metrics, and results:best() and every searcher go
-** by the objective (core/metrics.h).
+** by the objective (core/results/metrics.h).
 ** A metric may read others (r.metrics.gflops), as Kernel Tuner's ordered
 ** metrics do: a list of pairs computes them in its order, a table in the
 ** order of the names, and either computes a metric that is read before
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lk.h"
-#include "../core/metrics.h"
+#include "../core/results/metrics.h"
 
 /* __index of result.metrics: a metric read before its turn is computed
 ** now. Upvalues: the metrics {name = function}, the result, its

@@ -1,9 +1,9 @@
 /*
-** lk_mpi.c: kt.mpi(): the MPI job this process belongs to (core/mpi.h).
+** lk_mpi.c: kt.mpi(): the MPI job this process belongs to (core/multi/mpi.h).
 */
 #include <string.h>
 
-#include "../core/mpi.h"
+#include "../core/multi/mpi.h"
 #include "lk.h"
 
 static void push_ranks(lua_State *L) {

@@ -1,5 +1,5 @@
 /*
-** lk_online.c: online tuning (core/online.h) as a Lua object.
+** lk_online.c: online tuning (core/eval/online.h) as a Lua object.
 **
 **   local on = tuner:online(k, {search =, stop =, seed =, journal =, resume =, time_limit =,
 **                               lookahead =, fallback = config, db =, size =, validate =,
@@ -13,8 +13,8 @@
 */
 #include <string.h>
 
-#include "../core/db.h"
-#include "../core/online.h"
+#include "../core/db/db.h"
+#include "../core/eval/online.h"
 #include "lk.h"
 
 #define LK_ONLINE "ktlua.online"

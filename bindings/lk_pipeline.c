@@ -1,6 +1,6 @@
 /*
 ** lk_pipeline.c: the tune options that say how configurations are
-** measured (core/measure.c).
+** measured (core/eval/measure.c).
 */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
-** lk_probe.c: kt.probe (device probes, core/probe.h), keeping them in a
+** lk_probe.c: kt.probe (device probes, core/probes/probe.h), keeping them in a
 ** database (db:store_probe, db:probe), and the kernel's side of the cost
 ** model (k:sizes; k:cost, k:predict and k:predicted are written in Lua, in
 ** stdlib/ktlua/cost.lua). A probe record is a plain table; ktlua.probe adds
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/db.h"
-#include "../core/probe.h"
+#include "../core/db/db.h"
+#include "../core/probes/probe.h"
 #include "lk.h"
 
 /* ---- options ---- */

@@ -2,13 +2,13 @@
 ** lk_profile.c: hardware counters in tune options (tuner:tune):
 **   profile = {"dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed"}
 ** CUPTI's metric names, collected for each configuration that came out ok
-** (core/profile.c) into result.metrics. search = "profile" without a
+** (core/eval/profile.c) into result.metrics. search = "profile" without a
 ** profile list collects the counters its analysis reads
-** (core/bottlenecks.h), which kt.profile_counters lists.
+** (core/models/bottlenecks.h), which kt.profile_counters lists.
 */
 #include <string.h>
 
-#include "../core/bottlenecks.h"
+#include "../core/models/bottlenecks.h"
 #include "lk.h"
 
 /* The searcher's name in the options' search (a name, or a table with it first). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/program_store.h"
+#include "../core/device/program_store.h"
 #include "lk.h"
 
 /* Errors without a position: they are about the environment, not a line. */

@@ -3,7 +3,7 @@
 ** methods: k:local_memory(...), k:prune(...), and the counts that
 ** space:pruned() returns.
 */
-#include "../core/prune.h"
+#include "../core/eval/prune.h"
 #include "lk.h"
 
 const kt_named_value *lk_check_constants(lua_State *L, int idx, size_t *n) {

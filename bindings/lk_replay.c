@@ -9,12 +9,12 @@
 **   rec:space()             -> the space view (see lk_space.c)
 **   rec:records()           -> the whole recording as results
 **   rec:score(results[, budget[, {objective =, maximize =}]]) -> reached,
-**       score (see core/replay.h), by the results' objective unless given
+**       score (see core/eval/replay.h), by the results' objective unless given
 **   rec:count(), #rec, rec.task, rec.device, rec.format
 */
 #include <string.h>
 
-#include "../core/metrics.h"
+#include "../core/results/metrics.h"
 #include "lk.h"
 
 static kt_replay *check_replay(lua_State *L, int idx) {

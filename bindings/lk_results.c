@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "lk.h"
-#include "../core/metrics.h"
-#include "../core/result_formats.h"
+#include "../core/results/metrics.h"
+#include "../core/results/result_formats.h"
 
 #define MS(ns) ((ns) / 1e6)
 

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lk.h"
-#include "../core/run.h"
+#include "../core/eval/run.h"
 
 #define LK_RUN "ktlua.run"
 #define LK_RUN_EVENT "ktlua.run_event"

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/neighbors.h"
-#include "../core/replay.h"
+#include "../core/space/neighbors.h"
+#include "../core/eval/replay.h"
 #include "lk.h"
 
 struct lk_space {

@@ -11,7 +11,7 @@
 ** and why when it could not be started or ran past its time.
 */
 #include "lk.h"
-#include "../core/spawn.h"
+#include "../core/base/spawn.h"
 
 static int l_run(lua_State *L) {
   static const char *const keys[] = {"stdin", "stdout", "stderr", "timeout", NULL};

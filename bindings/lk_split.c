@@ -1,10 +1,10 @@
 /*
 ** lk_split.c: the preloaded module ktlua.split_run, what ktlua.split runs
-** its parts with (core/split.h), and kt.split, which lives in Lua.
+** its parts with (core/eval/split.h), and kt.split, which lives in Lua.
 **
 **   local results = require("ktlua.split_run").run({{tuner, kernel, config}, ...}, seconds)
 **
-** Every part runs once, at the same time (core/split.h); each result is
+** Every part runs once, at the same time (core/eval/split.h); each result is
 ** {status =, error =, time_ms =, end_ms =}: its kernel time (device events)
 ** and when its execution ended on the host clock, from when the parts were
 ** let go together. seconds (optional) is how long each may wait for its
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/split.h"
+#include "../core/eval/split.h"
 #include "lk.h"
 
 typedef struct split_hold {

@@ -1,7 +1,7 @@
 /*
 ** lk_t1.c: what the T1 reader (stdlib ktlua.t1) needs from C: Python list
-** expressions for parameter values (kt.python_list, core/expr_list.c), its
-** expressions, and the files a T1 file names (core/regular_file.c); it
+** expressions for parameter values (kt.python_list, core/space/expr_list.c), its
+** expressions, and the files a T1 file names (core/base/regular_file.c); it
 ** reads its JSON with kt.json.
 */
 #include <string.h>
@@ -10,8 +10,8 @@
 
 #include <stdlib.h>
 
-#include "../core/expr.h"
-#include "../core/regular_file.h"
+#include "../core/space/expr.h"
+#include "../core/base/regular_file.h"
 
 /* The text quoted in an error: its first 80 bytes (a hostile one may be
 ** megabytes long; the error names the character). */

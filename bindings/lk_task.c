@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/prune.h"
-#include "../core/regular_file.h"
-#include "../core/validate.h"
+#include "../core/eval/prune.h"
+#include "../core/base/regular_file.h"
+#include "../core/eval/validate.h"
 #include "lk.h"
 
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel) {
@@ -250,7 +250,7 @@ static int constraint_in_lua(const kt_value *const *vals, size_t n, void *ud, kt
   return ok;
 }
 
-/* k:constraint("A % B == 0"[, constants]): an expression (core/expr.h)
+/* k:constraint("A % B == 0"[, constants]): an expression (core/space/expr.h)
 ** whose names are parameters or keys of constants ({N = n}); evaluated in
 ** C, thousands of times faster than a Lua call per check. */
 static int constraint_expr(lua_State *L, lk_task *ut) {

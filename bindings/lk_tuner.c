@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/atomic_file.h"
-#include "../core/compile_pool.h"
-#include "../core/db.h"
-#include "../core/fleet.h"
-#include "../core/metrics.h"
+#include "../core/base/atomic_file.h"
+#include "../core/device/compile_pool.h"
+#include "../core/db/db.h"
+#include "../core/multi/fleet.h"
+#include "../core/results/metrics.h"
 #include "lk.h"
 
 /* kt.tuner([device][, {build_threads = N, isolate = true, device_growth = MiB,

@@ -379,7 +379,7 @@ lua_State *lk_callback_thread(lua_State *L) {
 }
 
 /* A tuning over several devices runs callbacks on a thread per device,
-** one at a time (core/fleet.h), each on a Lua thread of its own, so that
+** one at a time (core/multi/fleet.h), each on a Lua thread of its own, so that
 ** no device's Lua frames ever lie under another's. Which one is the OS
 ** thread's: thread-local, as it can only be. */
 static _Thread_local lua_State *own_thread;

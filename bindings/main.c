@@ -12,9 +12,9 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "../core/compile_pool.h"
-#include "../core/ktlua_exe.h"
-#include "../core/mpi.h"
+#include "../core/device/compile_pool.h"
+#include "../core/base/ktlua_exe.h"
+#include "../core/multi/mpi.h"
 #include "prompt.h"
 #include "version.h"
 

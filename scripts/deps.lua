@@ -8,15 +8,15 @@
 --     (exit 1) where one is not among the map's allowed exceptions, or a
 --     file is in no layer.
 --   lua5.4 scripts/deps.lua --folders
---     prints the planned folders and their files (doc/architecture.md
---     holds the same text).
+--     prints the folders and their files (doc/architecture.md holds
+--     the same text).
 --
--- A file is named by its base name without .c ("tune", "lk_db"), so the
--- map holds wherever the file lies. Required as a module (from a spec)
+-- A file is named by its base name without .c ("tune", "lk_db"); the
+-- map's folder is where it lies (M.misplaced). Required as a module (from a spec)
 -- it returns the functions below and runs nothing.
 local M = {}
 
--- Every .c under the source folders, as { name = path } ("tune" = "core/tune.c").
+-- Every .c under the source folders, as { name = path } ("tune" = "core/eval/tune.c").
 function M.sources(dirs)
   local found = {}
   for _, dir in ipairs(dirs) do
@@ -49,7 +49,7 @@ function M.graph_from_objects(sources, objdir)
   local p = assert(io.popen("nm -P -A " .. table.concat(objs, " ")))
   local defs, uses = {}, {}
   for line in p:lines() do
-    -- "build/obj/core/tune.o: kt_tune T 0 10"
+    -- "build/obj/core/eval/tune.o: kt_tune T 0 10"
     local o, sym, kind = line:match("^(.-%.o):%s+(%S+)%s+(%a)")
     local name = o and owner[o]
     if name then
@@ -196,6 +196,19 @@ function M.check(graph, map)
   return r, ok
 end
 
+-- The files of sources ({ name = path }) that do not lie in the folder
+-- the map gives them, as "path (map: folder)", sorted.
+function M.misplaced(sources, map)
+  local at, out = M.placement(map), {}
+  for _, name in ipairs(sorted_keys(sources)) do
+    local path = sources[name]
+    if at[name] and path:match("^(.*)/[^/]+$") ~= at[name].folder then
+      out[#out + 1] = path .. " (map: " .. at[name].folder .. ")"
+    end
+  end
+  return out
+end
+
 -- The report check() makes, as text.
 function M.report(r, map)
   local at = M.placement(map)
@@ -221,7 +234,7 @@ function M.report(r, map)
   return table.concat(lines, "\n")
 end
 
--- The planned folders, lowest layer first, as markdown lines.
+-- The folders, lowest layer first, as markdown lines.
 function M.folders(map)
   local lines = {}
   for rank, layer in ipairs(map.layers) do
@@ -242,10 +255,13 @@ function M.main(args)
     print(M.folders(map))
     return 0
   end
-  local graph = M.graph_from_objects(M.sources(map.sources), args[1] or "build/obj")
+  local sources = M.sources(map.sources)
+  local graph = M.graph_from_objects(sources, args[1] or "build/obj")
   local r, ok = M.check(graph, map)
   print(M.report(r, map))
-  return ok and 0 or 1
+  local misplaced = M.misplaced(sources, map)
+  for _, m in ipairs(misplaced) do print("  NOT WHERE scripts/layers.lua PUTS IT: " .. m) end
+  return ok and #misplaced == 0 and 0 or 1
 end
 
 if not pcall(debug.getlocal, 4, 1) then

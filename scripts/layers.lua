@@ -2,7 +2,7 @@
 -- scripts/deps.lua (spec/layers_spec.lua runs it) and written out in
 -- doc/architecture.md. Each folder is a layer; a file may call files of
 -- its own layer and of the layers before it, never of a later one.
--- `folder` is where the file will lie once core/ is split by subsystem.
+-- `folder` is where the file lies (scripts/deps.lua checks it).
 -- Files are named without .c, wherever they lie.
 return {
   sources = { "core", "bindings" },

@@ -1,4 +1,4 @@
--- Compiler processes (core/compile_pool.c, core/compile_worker.c): compiles run in a pool of
+-- Compiler processes (core/device/compile_pool.c, core/device/compile_worker.c): compiles run in a pool of
 -- processes that give program binaries, which the device process loads. On PoCL here; CUDA
 -- through NVRTC with a stand-in driver (spec/support/fake_cuda.c).
 local kt = require "ktlua"

@@ -1,5 +1,5 @@
--- Hardware counters (tune options.profile, core/profile.c and core/counters.c) and KTT's
--- profile-based searcher (search = "profile", core/search_profile.c). Everywhere: the options'
+-- Hardware counters (tune options.profile, core/eval/profile.c and core/device/counters.c) and KTT's
+-- profile-based searcher (search = "profile", core/search/search_profile.c). Everywhere: the options'
 -- checks, the OpenCL error, and the searcher on recorded spaces with synthetic counters. Where
 -- the CUDA headers, NVRTC and a C compiler are: the whole path through a stand-in CUDA driver
 -- (spec/support/fake_cuda.c) and a stand-in CUPTI (spec/support/fake_cupti.c).

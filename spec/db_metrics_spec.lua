@@ -1,4 +1,4 @@
--- The metrics of stored configurations in kt.db (core/db_metrics.c):
+-- The metrics of stored configurations in kt.db (core/db/db_metrics.c):
 -- energy, counters and users' metrics round trip through the database, its
 -- best and its exports; the stored best goes by the objective; databases of
 -- version 3 (spec/fixtures/fuzz/db_v3.sql) open as they are and are brought

@@ -1,4 +1,4 @@
--- Early stop (tune options.early_stop, core/measure.c): a configuration clearly slower than the
+-- Early stop (tune options.early_stop, core/eval/measure.c): a configuration clearly slower than the
 -- best so far after its first timed runs is repeated no further, and is never the best.
 local kt = require "ktlua"
 local files = require "spec.support.files"

@@ -1,4 +1,4 @@
--- Energy and power through NVML (core/energy.h, tune option energy): with
+-- Energy and power through NVML (core/device/energy.h, tune option energy): with
 -- the stand-in CUDA driver and the stand-in NVML (spec/support/fake_nvml.c),
 -- whose energy counter counts 3 mJ per kernel launch, so that a run's
 -- energy is exact; on PoCL, the error; on a CUDA device (the GPU machine),

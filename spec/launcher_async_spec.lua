@@ -1,6 +1,6 @@
 -- Launchers: transfers that do not block (run:read / run:write with
 -- {async = true}) and events between queues (run:event, run:wait), through
--- the device process (core/run_async.c, core/remote_async.c).
+-- the device process (core/eval/run_async.c, core/device/remote_async.c).
 local kt = require "ktlua"
 
 local tuner = kt.tuner()

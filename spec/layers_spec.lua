@@ -13,6 +13,13 @@ describe("scripts/deps.lua", function()
     assert.are.same({}, r.unplaced)
   end)
 
+  it("finds every file in the folder the map gives it", function()
+    assert.are.same({}, deps.misplaced(deps.sources(map.sources), map))
+    local small = { layers = { { { folder = "core/low", what = "", files = { "a" } } } } }
+    assert.are.same({ "core/a.c (map: core/low)" },
+      deps.misplaced({ a = "core/a.c", b = "core/b.c" }, small))
+  end)
+
   it("reports loops, upward calls, files in no layer and exceptions no longer needed", function()
     local small = {
       layers = { { { folder = "low", what = "", files = { "a", "b" } } },

@@ -1,4 +1,4 @@
--- One tuning over several devices (core/fleet.c): PoCL gives two devices
+-- One tuning over several devices (core/multi/fleet.c): PoCL gives two devices
 -- of one model with POCL_DEVICES="pthread pthread". Devices are listed
 -- once per process, so every tuning here runs in a child ktlua with that
 -- environment.

@@ -1,11 +1,11 @@
--- The pipelined measuring of configurations (core/measure.c): timed runs queued back to back,
+-- The pipelined measuring of configurations (core/eval/measure.c): timed runs queued back to back,
 -- outputs compared on a host worker or on the device, and the same outcomes as one by one.
 local kt = require "ktlua"
 local wait = require "spec.support.wait"
 
 local tuner = kt.tuner()
 
--- The relative standard error of the mean, as core/stats.c computes it.
+-- The relative standard error of the mean, as core/base/stats.c computes it.
 local function rse(x, n)
   if n < 2 then return math.huge end
   local m, ss = 0, 0

@@ -1,4 +1,4 @@
--- The program cache on disk (core/program_store.c): tunings in new processes load the
+-- The program cache on disk (core/device/program_store.c): tunings in new processes load the
 -- programs earlier ones compiled. Every run here names its own folder (KTLUA_CACHE).
 local kt = require "ktlua"
 local shell = require "spec.support.shell"

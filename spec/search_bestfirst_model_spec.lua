@@ -1,4 +1,4 @@
--- bestfirst's options that lean on its pairwise model (core/search_bestfirst.c):
+-- bestfirst's options that lean on its pairwise model (core/search/search_bestfirst.c):
 -- guess (every Nth proposal after an episode's sample, the configuration the
 -- model scores highest among `pool` random unexplored ones), adapt (guesses at
 -- a share that follows their wins) and across (neighbours ranked across the

@@ -1,4 +1,4 @@
--- The model-based searcher (core/search_model.c, Falch and Elster's neural
+-- The model-based searcher (core/search/search_model.c, Falch and Elster's neural
 -- network ensemble on FANN): reproducible under a seed, its options checked
 -- with what they take, and what it does on a small constructed space.
 -- Pending where ktlua was built without FANN.

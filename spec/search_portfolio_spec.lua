@@ -1,4 +1,4 @@
--- The portfolio searcher (core/search_portfolio.c): several built-in searchers
+-- The portfolio searcher (core/search/search_portfolio.c): several built-in searchers
 -- sharing one budget, on recorded spaces.
 local kt = require "ktlua"
 

@@ -1,5 +1,5 @@
 -- Spaces too large to list: a budgeted random search samples the groups
--- that cannot be walked (core/space_lazy.c), draws without repeats under
+-- that cannot be walked (core/space/space_lazy.c), draws without repeats under
 -- a seed, and leaves every other space as it was. Memory and time are
 -- measured in bench/space/sampled.lua, not here.
 local kt = require "ktlua"

@@ -1,5 +1,5 @@
 -- bench/counters/probe.lua: do hardware counters work on this CUDA device? Tries each counter
--- of the profile searcher (core/bottlenecks.h) and the documentation's examples on a vector
+-- of the profile searcher (core/models/bottlenecks.h) and the documentation's examples on a vector
 -- copy, one tuning of one configuration each, then all of them together on the GEMM of
 -- bench/pipeline: the passes they need and what profiling costs against timing.
 --   ktlua bench/counters/probe.lua [--device=cuda:0] [--size=2048] [--n=5]

@@ -1,6 +1,6 @@
 /*
 ** bench_model.c: what the model searcher's neural networks cost
-** (core/ensemble.c on FANN): one training on a sample and one prediction
+** (core/models/ensemble.c on FANN): one training on a sample and one prediction
 ** of every configuration of a 100,000-configuration space, on one core.
 **
 **   build/bench_model [inputs] [sample]          (make bench-model)
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../core/ensemble.h"
-#include "../../core/rng.h"
+#include "../../core/models/ensemble.h"
+#include "../../core/base/rng.h"
 
 #define POINTS 100000
 #define RUNS 5

@@ -11,7 +11,7 @@
 --     [--fraction=F (0 < F < 1: a budget of that fraction, searched by bestfirst)
 --      [--ahead=A (bestfirst's proposals in flight; 0: its default)]]
 --     [--serial (timed runs one by one, outputs compared on the tuning thread: without the
---      pipeline of core/measure.c)] [--validate_on=auto|host|device] [--early_stop (tune option
+--      pipeline of core/eval/measure.c)] [--validate_on=auto|host|device] [--early_stop (tune option
 --      early_stop = true: the best found and the configurations cut short are printed)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,

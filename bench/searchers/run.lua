@@ -18,7 +18,7 @@
 -- the datasets whose file name contains PATTERN.
 local kt = require "ktlua"
 
-local DEFAULT = "bestfirst" -- the recommended searcher (see core/search.c)
+local DEFAULT = "bestfirst" -- the recommended searcher (see core/search/search.c)
 local BUDGETS = {1, 2, 5, 10}
 local SEARCHERS = {
   {"random"}, {"bestfirst"}, {"greedy"}, {"annealing"}, {"mcmc"}, {"genetic"}, {"differential"},

@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../core/space.h"
+#include "../../core/space/space.h"
 
 int luaopen_ktlua(lua_State *L);
 

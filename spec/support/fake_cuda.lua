@@ -32,7 +32,7 @@ end
 -- toolkit's CUPTI headers; nil where it builds, else why not.
 function fake_cuda.build_cupti(dir)
   local inc = (os.getenv("CUDA_HOME") or "/usr/local/cuda") .. "/include"
-  local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -I%s -Icore/cupti_shim "
+  local out, code = shell.run(("mkdir -p %s && cc -std=c11 -shared -fPIC -I%s -Icore/device/cupti_shim "
     .. "-o %s/libcupti.so spec/support/fake_cupti.c"):format(dir, inc, dir))
   if code ~= 0 then return "the stand-in CUPTI does not build (no CUPTI headers?): " .. out end
   return nil

@@ -1,6 +1,6 @@
 /*
 ** fake_cupti.c: a stand-in for libcupti.so, for specs on machines without
-** a GPU: the Range Profiler and Profiler Host calls that core/counters.c
+** a GPU: the Range Profiler and Profiler Host calls that core/device/counters.c
 ** makes, on the stand-in driver (fake_cuda.c, found through KTLUA_LIBCUDA).
 ** Its chip ("FK100") knows every counter whose name has "__" in it; its
 ** value in the r-th launch profiled is 1000 (k + 1) + r, where k is the
@@ -20,7 +20,7 @@
 ** on an H200 at the first collection of a process). Where a rule is
 ** broken it fails with CUPTI_ERROR_INVALID_PARAMETER or _OPERATION.
 **
-** Built by the specs: cc -shared -fPIC -I<cuda>/include -Icore/cupti_shim
+** Built by the specs: cc -shared -fPIC -I<cuda>/include -Icore/device/cupti_shim
 ** -o libcupti.so fake_cupti.c
 */
 #define _GNU_SOURCE

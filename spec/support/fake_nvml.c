@@ -1,6 +1,6 @@
 /*
 ** fake_nvml.c: a stand-in for libnvidia-ml.so.1 beside the stand-in CUDA
-** driver (fake_cuda.c), for specs of energy (core/energy.h) without a GPU.
+** driver (fake_cuda.c), for specs of energy (core/device/energy.h) without a GPU.
 ** Its GPUs sit at the stand-in driver's PCI bus ids, 0000:0d:00.0. Their
 ** energy counter counts FAKE_NVML_MJ (default 3) millijoules per kernel
 ** launch of the stand-in driver (found through KTLUA_LIBCUDA), so that a

@@ -22,7 +22,7 @@
 --
 -- A step's time is on the host clock, as devices share no other: the
 -- parts upload what changed and build their kernels, then are let go
--- together (core/split.c), and the time runs from then until the last
+-- together (core/eval/split.c), and the time runs from then until the last
 -- part's execution has ended (launch messages, restoring outputs, kernels,
 -- waits). Each part's kernel time (device events) is kept beside it, and
 -- the wall time of the whole run (uploads and reading back each part's

@@ -8,7 +8,7 @@ local lookup, fail, show = c.lookup, c.fail, c.show
 
 local args = {}
 
--- The most a KernelFile may hold (KT_SOURCE_MAX, core/regular_file.h), and
+-- The most a KernelFile may hold (KT_SOURCE_MAX, core/base/regular_file.h), and
 -- the default of the most an argument's array or a DataSource may (the
 -- max_bytes option of kt.t1_read and kt.t1, `ktlua run --max-bytes`).
 args.SOURCE_MAX = 64 << 20

@@ -1,6 +1,6 @@
 /*
 ** search_bestfirst.c: best-first local search in episodes, ktlua's
-** recommended searcher (see the table at the top of core/search.c).
+** recommended searcher (see the table at the top of core/search/search.c).
 **
 ** An episode starts with `sample` random configurations. Each step then
 ** takes the fastest configuration of the episode, among its first `width`,
