@@ -128,8 +128,10 @@ static int store_best(kt_db *db, const kt_results *r, int n, kt_error *err) {
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   char *config = config_json(r, best);
   if (!config) return kt_fail(err, "out of memory");
-  kt_db_row row = {r->task, r->device, r->backend, size, r->objective, r->source, r->options,
-                   r->driver, "tune_vadd.c", date, 1, config, best->time_ns / 1e6};
+  kt_db_row row = {.kernel = r->task, .device = r->device, .backend = r->backend, .size = size,
+                   .objective = r->objective, .source = r->source, .options = r->options,
+                   .driver = r->driver, .version = "tune_vadd.c", .date = date, .rank = 1,
+                   .config = config, .time_ms = best->time_ns / 1e6};
   int rc = kt_db_store(db, &row, 1, err);
   if (rc == 0) printf("n = %d: best %s, %.4f ms, kept in %s\n", n, config, row.time_ms, kt_db_path(db));
   free(config);
