@@ -372,6 +372,7 @@ struct kt_metrics;
 ** give metrics an objective may name. */
 struct kt_metrics *lk_check_metrics(lua_State *L, int opts, const kt_stop *stop, bool *host,
                                     const kt_results *recorded, bool measured);
+/* ...and for recorded results (lk_results.c): */
 void lk_push_metrics(lua_State *L, const kt_result *r); /* {name = value, ...} */
 void lk_check_objective(lua_State *L, int idx, const char *what, const kt_results *rec,
                         const char **name, bool *maximize);

@@ -504,3 +504,44 @@ void lk_open_results(lua_State *L) {
   lk_class_fields(L, LK_RESULTS, fields);
   luaL_setfuncs(L, fns, 0);
 }
+
+/* The fields objective and maximize of the options at idx, for results
+** recorded before (rec:optimum, rec:score, kt.load): the objective must be
+** the time ("kernel") or a metric of rec; without one, *name and *maximize
+** stay. */
+void lk_check_objective(lua_State *L, int idx, const char *what, const kt_results *rec,
+                        const char **name, bool *maximize) {
+  const char *given = lk_opt_string(L, idx, what, "objective", NULL);
+  bool most = lk_opt_boolean(L, idx, what, "maximize", 0);
+  if (!given && most) luaL_error(L, "%s.maximize: give the objective to maximise", what);
+  if (!given) return;
+  if (kt_objective_is_time(given) && most)
+    luaL_error(L, "%s.maximize: the time (objective '%s') is minimised", what, given);
+  size_t n = 0;
+  const char **names = kt_results_metric_names(rec, &n, NULL);
+  bool known = kt_objective_is_time(given);
+  for (size_t i = 0; i < n && !known; i++) known = strcmp(names[i], given) == 0;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < n; i++) {
+    luaL_addstring(&b, i ? ", " : "");
+    luaL_addstring(&b, names[i]);
+  }
+  free(names);
+  luaL_pushresult(&b);
+  if (!known)
+    luaL_error(L, "%s.objective: expected 'kernel' or a recorded metric (%s), got '%s'", what,
+               n ? lua_tostring(L, -1) : "none recorded", given);
+  lua_pop(L, 1);
+  *name = given;
+  *maximize = most;
+}
+
+/* {gflops = 12.5, ...} */
+void lk_push_metrics(lua_State *L, const kt_result *r) {
+  lua_createtable(L, 0, (int)r->nmetrics);
+  for (size_t i = 0; i < r->nmetrics; i++) {
+    lua_pushnumber(L, r->metrics[i].value);
+    lua_setfield(L, -2, r->metrics[i].name);
+  }
+}

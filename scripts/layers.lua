@@ -69,10 +69,6 @@ return {
   -- of each may be (issue 31): a loop listed here must be small.
   limits = { loops = 3, upward = 6 },
   loops = {
-    { why = "metric functions get a result pushed (lk_push_result), and results are pushed with "
-      .. "their metrics and loaded with an objective checked (lk_push_metrics, "
-      .. "lk_check_objective); cut by moving those two into lk_results.c once this branch and "
-      .. "main's objective work in lk_metrics.c are merged", files = { "lk_metrics", "lk_results" } },
     { why = "a portfolio is made of the searchers the registry names (kt_searcher_new), and is "
       .. "one of them", files = { "search", "search_portfolio" } },
     { why = "one module over space_int.h: space.c's mapping between indices and configurations "
