@@ -8,13 +8,15 @@
 # Each space is recorded in turn while SECONDS (default 330) last; one that
 # would not finish in time is cut off and left out. OUTDIR gets NAME_GPU.json.gz
 # and record.log (what each took, and the end of its output). ONLY="conv2d conv2d.filter7"
-# records only the spaces it names.
+# records only the spaces it names. mm, dedisp, nbody, triad and pnpoly (record/spaces.lua)
+# come first; mm.opencl is mm through OpenCL (NVIDIA's, where OCL_ICD_VENDORS says).
 set -u
 out=$1
 limit=${2:-330}
 here=$(cd "$(dirname "$0")" && pwd)
 kt="$here/ktlua"
 start=$(date +%s)
+bat="$here/bat/benchmarks"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/NVIDIA //; s/[^A-Za-z0-9]/_/g')
 [ -n "$gpu" ] || gpu=unknown
 
@@ -34,8 +36,14 @@ record() {
   [ -f "$out/$name.json" ] && gzip -9 "$out/$name.json"
 }
 
-bat="$here/bat/benchmarks"
 t1() { echo "$kt" run "$1" --search=exhaustive --fraction=1 --repeats=3 --format=kernel-tuner-cache --output=; }
+sp() { echo "$kt" "$here/record/spaces.lua" --kernel="$1" --bat="$bat" ${2:+--device=$2} ${3:+--workers=$3}; }
+record mm "$here" $(sp mm)
+record dedisp "$here" $(sp dedisp)
+record mm.opencl "$here" $(sp mm opencl 15)
+record nbody "$here" $(sp nbody)
+record triad "$here" $(sp triad)
+record pnpoly "$here" $(sp pnpoly)
 record conv2d "$here" "$kt" "$here/record/conv2d.lua"
 record conv2d.filter7 "$here" "$kt" "$here/record/conv2d.lua" --fw=7
 record conv2d.n1024 "$here" "$kt" "$here/record/conv2d.lua" --n=1024

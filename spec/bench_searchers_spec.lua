@@ -1,0 +1,64 @@
+-- bench/searchers/shape.lua: the figures bench/RESULTS.md quotes for a
+-- space's shape, on a space small enough to work out by hand
+-- (spec/fixtures/shape_tiny_cache.json: x 1..3, y 1..2; (3,2) failed).
+local shell = require "spec.support.shell"
+
+describe("bench/searchers/shape.lua", function()
+  it("gives the failed share, the near-optimal counts, the traps, the basin and the costliest parameters", function()
+    local out = shell.must(shell.ktlua .. " bench/searchers/shape.lua spec/fixtures/shape_tiny_cache.json")
+    -- optimum (1,1) 1.0 ms; (3,1) 1.08 is within 10%; (2,2) 1.25 is a one-change local
+    -- minimum over 5% slower (a trap); every other descent ends at the optimum (4 of 5);
+    -- without y = 1 the best is 1.25 (0.80), without x = 1 it is 1.08 (0.93)
+    assert.truthy(out:find("| shape_tiny_cache | 3x2 | 6 | 0.17 | 1 / 1 / 2 | 2 (1) | 0.80 | y 0.80, x 0.93 |", 1, true), out)
+  end)
+
+  it("says how to call it when given no file", function()
+    local out, code = shell.run(shell.ktlua .. " bench/searchers/shape.lua")
+    assert.are_not.equal(0, code)
+    assert.truthy(out:find("usage: shape.lua FILE.json.gz ...", 1, true), out)
+  end)
+end)
+
+-- bench/searchers/record/spaces.lua and record/mm.cu: what the recorded mm
+-- spaces measure is a correct product, through either of its code paths.
+describe("bench/searchers/record", function()
+  it("spaces.lua names what was wrong in its arguments", function()
+    local out, code = shell.run(shell.ktlua .. " bench/searchers/record/spaces.lua --kernel=gemm out.json")
+    assert.are_not.equal(0, code)
+    assert.truthy(out:find("--kernel: unknown kernel 'gemm' (usage: spaces.lua --kernel=mm|dedisp|nbody|triad|pnpoly", 1, true), out)
+    out, code = shell.run(shell.ktlua .. " bench/searchers/record/spaces.lua --size=3 out.json")
+    assert.are_not.equal(0, code)
+    assert.truthy(out:find("unknown argument --size=3 (usage:", 1, true), out)
+  end)
+
+  it("mm.cu computes C = A B with and without local memory (OpenCL)", function()
+    local kt = require "ktlua"
+    local n = 64
+    local tuner = kt.tuner("opencl", { compile_workers = 0, cache = false })
+    local a, b, c = kt.array("float", n * n):random(1), kt.array("float", n * n):random(2), kt.array("float", n * n)
+    local ref = kt.array("float", n * n)
+    for i = 0, n - 1 do
+      for j = 0, n - 1 do
+        local s = 0
+        for k = 0, n - 1 do s = s + a[i * n + k] * b[k * n + j] end
+        ref[i * n + j] = s
+      end
+    end
+    -- block x, y; tile x, y; use_local, tile_k, padding
+    for _, cfg in ipairs({ { 8, 4, 1, 1, 0, 8, 0 }, { 16, 2, 2, 4, 1, 16, 1 }, { 8, 8, 4, 2, 1, 32, 0 } }) do
+      local k = tuner:kernel{ file = "bench/searchers/record/mm.cu", name = "mm", global = { n, n }, group = { 1, 1 },
+        args = { c:output(), a:input(), b:input(), kt.int(n) } }
+      k:param("block_size_x", { cfg[1] }, { group_x = "mul" })
+      k:param("block_size_y", { cfg[2] }, { group_y = "mul" })
+      k:param("tile_size_x", { cfg[3] }, { global_x = "div" })
+      k:param("tile_size_y", { cfg[4] }, { global_y = "div" })
+      k:param("use_local", { cfg[5] })
+      k:param("tile_k", { cfg[6] })
+      k:param("padding", { cfg[7] })
+      k:reference(c, ref, { method = "relative", tolerance = 1e-4 })
+      local r = tuner:tune(k, { repeats = 1, progress = false })
+      assert.are.equal("ok", r[1].status, table.concat(cfg, ",") .. ": " .. tostring(r[1].error))
+    end
+    tuner:close()
+  end)
+end)
