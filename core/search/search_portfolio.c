@@ -11,6 +11,9 @@
 ** by `fade` with every result, and each member keeps at least the share
 ** `floor`, so that none is starved on the word of a few lucky results.
 **
+** It and search.c call each other, the one loop of this layer: members are
+** made through the registry (kt_searcher_new), and the portfolio is in it.
+**
 ** Every result goes to the member that proposed it, and with `share` on to
 ** every other member too (best-first search takes a configuration it did not
 ** propose as one met, a descent moves to it if it is faster, a walk may

@@ -1,6 +1,10 @@
 /*
 ** space.c: parameters, constraints, generation of the groups and the
 ** mapping between indices and configurations.
+**
+** With space_lazy.c and space_natural.c one module over space_int.h, split
+** for size: they call each other (sampled groups, the natural numbering),
+** a loop scripts/layers.lua allows.
 */
 #include "space.h"
 
