@@ -23,7 +23,7 @@
 #include "../core/base/json.h"
 #include "../core/base/json_read.h"
 #include "../core/results/metrics.h"
-#include "../core/space/neighbors.h"
+#include "../core/search/neighbors.h"
 #include "lk.h"
 
 typedef struct lk_db { kt_db *db; } lk_db;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lk.h"
-#include "../core/space/neighbors.h"
+#include "../core/search/neighbors.h"
 
 typedef struct lua_searcher {
   lk_ref *self;  /* the searcher table */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/space/neighbors.h"
+#include "../core/search/neighbors.h"
 #include "../core/eval/replay.h"
 #include "lk.h"
 

@@ -209,6 +209,43 @@ function M.misplaced(sources, map)
   return out
 end
 
+-- The quoted includes from a lower layer's file to a higher layer's header,
+-- as { from = "result.h", to = "task.h", allowed = }, against map.includes;
+-- a file's layer is its folder's. Also the allowed ones no longer there.
+function M.upward_includes(dirs, map)
+  local rank, paths = {}, {}
+  for r, layer in ipairs(map.layers) do
+    for _, folder in ipairs(layer) do rank[folder.folder] = r end
+  end
+  for _, dir in ipairs(dirs) do
+    local p = assert(io.popen("find " .. dir .. " -name '*.[ch]' -type f | LC_ALL=C sort"))
+    for path in p:lines() do paths[#paths + 1] = path end
+    p:close()
+  end
+  local where = {}
+  for _, path in ipairs(paths) do where[path:match("[^/]+$")] = path:match("^(.*)/") end
+  local allowed, seen, out, unused = {}, {}, {}, {}
+  for _, i in ipairs(map.includes or {}) do allowed[i.from .. " -> " .. i.to] = true end
+  for _, path in ipairs(paths) do
+    local f = assert(io.open(path))
+    local from, name = path:match("^(.*)/([^/]+)$")
+    for header in f:read("a"):gmatch('#include "([^"]+)"') do
+      local to = where[header:match("[^/]+$")]
+      if to and rank[from] and rank[to] and rank[from] < rank[to] then
+        local key = name .. " -> " .. header:match("[^/]+$")
+        seen[key] = true
+        out[#out + 1] = { from = name, to = header:match("[^/]+$"), allowed = allowed[key] == true }
+      end
+    end
+    f:close()
+  end
+  for key in pairs(allowed) do
+    if not seen[key] then unused[#unused + 1] = "include " .. key end
+  end
+  table.sort(unused)
+  return out, unused
+end
+
 -- The report check() makes, as text.
 function M.report(r, map)
   local at = M.placement(map)
@@ -261,7 +298,20 @@ function M.main(args)
   print(M.report(r, map))
   local misplaced = M.misplaced(sources, map)
   for _, m in ipairs(misplaced) do print("  NOT WHERE scripts/layers.lua PUTS IT: " .. m) end
-  return ok and #misplaced == 0 and 0 or 1
+  local incs, unused = M.upward_includes(map.sources, map)
+  for _, i in ipairs(incs) do
+    print(("  %s %s -> %s"):format(i.allowed and "allowed include up:" or "NEW INCLUDE UP:",
+      i.from, i.to))
+    ok = ok and i.allowed
+  end
+  for _, u in ipairs(unused) do print("  no longer needed, remove from scripts/layers.lua: " .. u) end
+  local arrows = #(map.upward or {}) + #(map.includes or {})
+  if map.limits and map.limits.upward and arrows > map.limits.upward then
+    print(("  TOO MANY EXCEPTIONS in scripts/layers.lua: %d upward calls and includes, at most %d")
+      :format(arrows, map.limits.upward))
+    ok = false
+  end
+  return ok and #misplaced == 0 and #unused == 0 and 0 or 1
 end
 
 if not pcall(debug.getlocal, 4, 1) then

@@ -13,6 +13,15 @@ describe("scripts/deps.lua", function()
     assert.are.same({}, r.unplaced)
   end)
 
+  it("finds no include from a lower layer up beyond the map's allowed ones", function()
+    local incs, unused = deps.upward_includes(map.sources, map)
+    for _, i in ipairs(incs) do
+      assert(i.allowed, "new upward include: " .. i.from .. " -> " .. i.to)
+    end
+    assert.are.same({}, unused)
+    assert(#map.upward + #map.includes <= map.limits.upward, "more upward arrows than allowed")
+  end)
+
   it("finds every file in the folder the map gives it", function()
     assert.are.same({}, deps.misplaced(deps.sources(map.sources), map))
     local small = { layers = { { { folder = "core/low", what = "", files = { "a" } } } } }

@@ -8,7 +8,7 @@
 #define KT_ARG_H
 
 #include "array.h"
-#include "backend.h"
+#include "access.h"
 
 typedef struct kt_config kt_config;
 

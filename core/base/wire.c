@@ -101,17 +101,6 @@ char *kt_msg_get_str(kt_msg *m) {
   return s;
 }
 
-int kt_usage_put(kt_msg *m, kt_kernel_usage u) {
-  int64_t v[5] = {u.registers, u.shared_bytes, u.local_bytes, u.constant_bytes, u.max_threads};
-  return kt_msg_put(m, v, sizeof v);
-}
-
-void kt_usage_get(kt_msg *m, kt_kernel_usage *u) {
-  int64_t v[5];
-  kt_msg_get(m, v, sizeof v);
-  *u = (kt_kernel_usage){v[0], v[1], v[2], v[3], v[4]};
-}
-
 static kt_wire_rc send_all(int fd, const void *p, size_t n) {
   const char *c = p;
   while (n > 0) {

@@ -9,7 +9,7 @@
 #ifndef KT_WIRE_H
 #define KT_WIRE_H
 
-#include "backend.h"
+#include "kt.h"
 
 typedef struct kt_msg {
   unsigned char *data;
@@ -39,9 +39,6 @@ char *kt_msg_get_str(kt_msg *m);
 ** when the message is short or memory is out). */
 unsigned char *kt_msg_get_bytes(kt_msg *m, size_t *n);
 
-/* A compiled kernel's usage. */
-int kt_usage_put(kt_msg *m, kt_kernel_usage u);
-void kt_usage_get(kt_msg *m, kt_kernel_usage *u);
 
 /* Outcome of a receive. */
 typedef enum kt_wire_rc { KT_WIRE_OK = 0, KT_WIRE_CLOSED, KT_WIRE_TIMEOUT, KT_WIRE_ERROR } kt_wire_rc;

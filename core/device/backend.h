@@ -16,6 +16,7 @@
 #ifndef KT_BACKEND_H
 #define KT_BACKEND_H
 
+#include "access.h"
 #include "kt.h"
 
 typedef struct kt_device_info kt_device_info;
@@ -26,18 +27,6 @@ typedef struct kt_bkernel kt_bkernel;
 typedef struct kt_bevent kt_bevent; /* marks one launch, for timing */
 struct kt_energy_reading;           /* energy.h */
 
-typedef enum kt_access { KT_READ = 1, KT_WRITE = 2, KT_READ_WRITE = 3 } kt_access;
-
-typedef enum kt_placement {
-  KT_PLACE_DEVICE,    /* device memory */
-  KT_PLACE_HOST,      /* pinned host memory that the device reads over the bus */
-  KT_PLACE_ZERO_COPY, /* host memory mapped into the device's address space */
-  KT_PLACE_MANAGED,   /* unified memory migrated on demand (CUDA) */
-  KT_PLACE_COUNT
-} kt_placement;
-
-const char *kt_placement_name(kt_placement p);
-const char *kt_access_name(kt_access a);
 
 typedef enum kt_launch_arg_kind {
   KT_LARG_BUFFER,

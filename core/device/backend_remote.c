@@ -22,7 +22,6 @@
 
 #include "device_wire.h"
 #include "devout.h"
-#include "mpi.h"
 #include "remote.h"
 #include "remote_int.h"
 

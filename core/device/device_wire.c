@@ -52,3 +52,14 @@ int kt_msg_get_device(kt_msg *in, kt_device_info *d, kt_error *err) {
   if (rc == 0 && in->bad) rc = kt_fail(err, "a device description is cut short");
   return rc;
 }
+
+int kt_usage_put(kt_msg *m, kt_kernel_usage u) {
+  int64_t v[5] = {u.registers, u.shared_bytes, u.local_bytes, u.constant_bytes, u.max_threads};
+  return kt_msg_put(m, v, sizeof v);
+}
+
+void kt_usage_get(kt_msg *m, kt_kernel_usage *u) {
+  int64_t v[5];
+  kt_msg_get(m, v, sizeof v);
+  *u = (kt_kernel_usage){v[0], v[1], v[2], v[3], v[4]};
+}

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "devout.h"
-#include "mpi.h"
+#include "mpi.h" /* up a layer: a device process on another MPI rank (scripts/layers.lua) */
 #include "remote.h"
 #include "remote_int.h"
 

@@ -8,7 +8,8 @@
 #ifndef KT_ADDITIVE_H
 #define KT_ADDITIVE_H
 
-#include "neighbors.h"
+#include "indices.h"
+#include "space.h"
 
 typedef struct kt_additive {
   size_t nparams;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "device.h"
-#include "task.h"
+#include "task.h" /* up a layer, types only: the task names itself (scripts/layers.lua) */
 
 enum { KT_ID_TASK, KT_ID_SOURCE, KT_ID_OPTIONS, KT_ID_SIZES, KT_ID_DEVICE, KT_ID_BACKEND,
        KT_ID_FIELDS };

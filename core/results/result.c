@@ -10,7 +10,6 @@
 
 #include "journal_id.h"
 #include "metrics.h"
-#include "neighbors.h"
 
 kt_results *kt_results_new(const char *name, const kt_space *space,
                            const char *const *kernels, size_t nkernels, const char *device,
@@ -172,4 +171,9 @@ int kt_results_identify(kt_results *r, const kt_task *task, const char *backend,
       !(r->options = kt_journal_id_text(task, KT_ID_OPTIONS)))
     return kt_fail(err, "out of memory describing task %s", task->name);
   return 0;
+}
+
+double kt_result_cost(const kt_result *r) {
+  double c = r->costed ? r->cost : r->time_ns;
+  return r->status == KT_OK && !isnan(c) ? c : INFINITY;
 }

@@ -9,7 +9,8 @@
 #include "log_append.h"
 #include "prune_kind.h"
 #include "space.h"
-#include "task.h"
+#include "backend.h"
+#include "task.h" /* up a layer, types only: results are of a task (scripts/layers.lua) */
 
 /* Where the time of one configuration went, in nanoseconds of host clock
 ** (kernel time is device time and lives in the samples). */
@@ -205,5 +206,8 @@ int kt_results_write_json(const kt_results *r, const char *path, kt_error *err);
 ** open for more) and one result as a JSON object. */
 void kt_results_write_json_header(FILE *f, const kt_results *r, const char *format);
 void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x);
+
+/* The cost of a result: its time (or its objective), infinity when it failed. */
+double kt_result_cost(const kt_result *r);
 
 #endif

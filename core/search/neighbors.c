@@ -12,17 +12,6 @@
 /* Random draws before random_unexplored falls back to a scan. */
 #define UNEXPLORED_TRIES 64
 
-int kt_indices_push(kt_indices *l, uint64_t x, kt_error *err) {
-  if (kt_grow(&l->items, &l->cap, l->n + 1, sizeof *l->items, err)) return -1;
-  l->items[l->n++] = x;
-  return 0;
-}
-
-void kt_indices_clear(kt_indices *l) {
-  free(l->items);
-  *l = (kt_indices){NULL, 0, 0};
-}
-
 int kt_walker_init(kt_walker *w, const kt_space *s, uint64_t seed, kt_error *err) {
   memset(w, 0, sizeof *w);
   w->space = s;
@@ -44,11 +33,6 @@ void kt_walker_clear(kt_walker *w) {
   free(w->vi);
   free(w->vj);
   w->vi = w->vj = NULL;
-}
-
-double kt_result_cost(const kt_result *r) {
-  double c = r->costed ? r->cost : r->time_ns;
-  return r->status == KT_OK && !isnan(c) ? c : INFINITY;
 }
 
 int kt_walker_record(kt_walker *w, uint64_t index, const kt_result *r, kt_error *err) {
@@ -122,17 +106,6 @@ int kt_neighbors(kt_walker *w, uint64_t index, unsigned k, kt_neighborhood nb,
   return 0;
 }
 
-static void shuffle(kt_rng *rng, uint64_t *x, size_t n) {
-  for (size_t i = n; i > 1; i--) {
-    size_t j = (size_t)kt_rng_below(rng, i);
-    uint64_t t = x[i - 1];
-    x[i - 1] = x[j];
-    x[j] = t;
-  }
-}
-
-void kt_indices_shuffle(kt_indices *l, kt_rng *rng) { shuffle(rng, l->items, l->n); }
-
 /* The one-change neighbours of w->vi grouped by parameter: out gets them,
 ** ends[q] where the q-th non-empty group ends. */
 static int grouped(kt_walker *w, kt_neighborhood nb, kt_indices *out, kt_indices *ends,
@@ -148,7 +121,7 @@ static int grouped(kt_walker *w, kt_neighborhood nb, kt_indices *out, kt_indices
       if (enumerate(&e, w->nparams, 0)) return -1;
     }
     w->vj[p] = v;
-    shuffle(&w->rng, out->items + before, out->n - before);
+    kt_shuffle_u64(&w->rng, out->items + before, out->n - before);
     if (out->n > before && kt_indices_push(ends, out->n, err)) return -1;
   }
   return 0;
@@ -161,7 +134,7 @@ static int interleave(kt_walker *w, const kt_indices *all, const kt_indices *end
   kt_indices order = {NULL, 0, 0};
   int rc = 0;
   for (size_t q = 0; q < ends->n && rc == 0; q++) rc = kt_indices_push(&order, q, err);
-  shuffle(&w->rng, order.items, order.n);
+  kt_shuffle_u64(&w->rng, order.items, order.n);
   for (size_t round = 0, taken = 1; rc == 0 && taken; round++) {
     taken = 0;
     for (size_t k = 0; k < order.n && rc == 0; k++) {

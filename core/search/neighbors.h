@@ -16,21 +16,13 @@
 #define KT_NEIGHBORS_H
 
 #include "indexmap.h"
+#include "indices.h"
 #include "rng.h"
 #include "space.h"
 
 typedef struct kt_result kt_result;
 
 typedef enum kt_neighborhood { KT_HAMMING, KT_ADJACENT } kt_neighborhood;
-
-typedef struct kt_indices {
-  uint64_t *items;
-  size_t n, cap;
-} kt_indices;
-
-int kt_indices_push(kt_indices *l, uint64_t x, kt_error *err);
-void kt_indices_clear(kt_indices *l);
-void kt_indices_shuffle(kt_indices *l, kt_rng *rng);
 
 typedef struct kt_walker {
   const kt_space *space;
@@ -45,8 +37,6 @@ int kt_walker_init(kt_walker *w, const kt_space *s, uint64_t seed, kt_error *err
 void kt_walker_clear(kt_walker *w);
 /* Records how a configuration went. */
 int kt_walker_record(kt_walker *w, uint64_t index, const kt_result *r, kt_error *err);
-/* The cost of a result: its time, infinity when it failed. */
-double kt_result_cost(const kt_result *r);
 /* true (and *cost, when cost is not NULL) when index has been explored. */
 bool kt_walker_explored(const kt_walker *w, uint64_t index, double *cost);
 uint64_t kt_walker_nexplored(const kt_walker *w);
