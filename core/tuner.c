@@ -62,6 +62,7 @@ void kt_tuner_set_wait(kt_tuner *t, kt_wait_hook hook) {
 static void devarray_clear(kt_tuner *t, devarray *d) {
   if (d->buf) t->be->buffer_free(t->ctx, d->buf);
   if (d->pristine) t->be->buffer_free(t->ctx, d->pristine);
+  if (d->ref) t->be->buffer_free(t->ctx, d->ref);
   kt_array_release(d->array);
   memset(d, 0, sizeof *d);
 }
@@ -90,6 +91,7 @@ char *tuner_take_output(kt_tuner *t) {
 static void close_context(kt_tuner *t) {
   keep_output(t);
   forget_arrays(t);
+  tuner_unchanged_free(t);
   if (t->cache) { /* its counts outlive it */
     kt_build_stats s = kt_build_cache_stats(t->cache);
     t->compiled += s.compiled;
@@ -370,6 +372,7 @@ void tuner_restore_hosts(kt_tuner *t) {
 
 void tuner_drop_hosts(kt_tuner *t) {
   tuner_restore_hosts(t);
+  tuner_unchanged_drop_refs(t);
   free(t->readback); /* the inputs' checks' memory lives as long as a tuning */
   t->readback = NULL;
   t->nreadback = 0;
@@ -508,6 +511,7 @@ bool tuner_recover(kt_tuner *t) {
   t->reopened = false;
   if (g == t->generation) return reopened;
   forget_arrays(t);
+  tuner_unchanged_free(t);
   kt_build_cache_clear(t->cache);
   t->generation = g;
   return true;
