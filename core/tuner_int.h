@@ -22,6 +22,16 @@ typedef struct devarray {
   bool dirty;
 } devarray;
 
+/* The kernel of the inputs' checks on the device, per context (made by
+** verify_device.c, freed with the context by tuner.c). */
+typedef struct kt_unchanged {
+  kt_bprog *prog;
+  kt_bkernel *kernel;
+  kt_bbuf *flag;    /* one uint on the device: set when something differs */
+  bool broken;      /* the kernel does not build here: every check on the host */
+  size_t launched;  /* comparisons queued by this check */
+} kt_unchanged;
+
 /* The host contents of an array as a tuning found them: a launcher may
 ** change them (run:read into the array, or Lua writes), and the next
 ** execution, or an upload after a lost context, must not see that. */
@@ -63,7 +73,7 @@ struct kt_tuner {
   size_t npattern;
   unsigned char *readback; /* where the inputs' checks read, kept between checks */
   size_t nreadback;
-  struct kt_unchanged *unchanged; /* the checks' kernel on the device (verify_device.c) */
+  kt_unchanged *unchanged; /* the checks' kernel on the device (verify_device.c) */
   bool checked_on_device;         /* the last check compared on the device */
   kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
   bool keep_outputs; /* runs leave arrays that kernels only write as the last run left them
@@ -106,14 +116,12 @@ int tuner_verify(kt_tuner *t, const kt_task *task, char **what, kt_error *err);
 /* The same comparisons on the device, for the arrays it covers: 1 when
 ** they all matched, 0 when one differed or none ran there (the host then
 ** compares every array), -1 on error (verify_device.c). */
-typedef struct kt_unchanged kt_unchanged;
 int tuner_unchanged_check(kt_tuner *t, kt_error *err);
 /* Whether tuner_unchanged_check compares every copy of d that verify does. */
 bool tuner_unchanged_covers(kt_tuner *t, const devarray *d);
-/* Frees the references (at a tuning's end: they hold its host contents). */
-void tuner_unchanged_drop_refs(kt_tuner *t);
-/* Frees the kernel (with its context, or once the context was lost). */
-void tuner_unchanged_free(kt_tuner *t);
+/* Frees the arrays' references (at a tuning's end: they hold its host
+** contents; or when one was found changed itself). */
+void tuner_drop_refs(kt_tuner *t);
 /* Restores every dirty array from its pristine copy, on queue 0 (no wait);
 ** returns how many it restored, or -1. */
 int tuner_restore(kt_tuner *t, kt_error *err);

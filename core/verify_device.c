@@ -57,34 +57,6 @@ static const char cuda_source[] =
     "extern \"C\" __global__ void " NAME "(const unsigned char *a, INDEX aoff,\n"
     "    const unsigned char *b, INDEX boff, INDEX n, int mode, unsigned int *flag) {\n" BODY;
 
-struct kt_unchanged {
-  kt_bprog *prog;
-  kt_bkernel *kernel;
-  kt_bbuf *flag;  /* one uint on the device: set when something differs */
-  bool broken;    /* the kernel does not build here: every check on the host */
-  size_t launched; /* comparisons queued by this check */
-};
-
-void tuner_unchanged_free(kt_tuner *t) {
-  kt_unchanged *u = t->unchanged;
-  if (!u) return;
-  if (t->ctx) { /* a lost device process's objects went with it: freeing them does nothing */
-    if (u->kernel) t->be->kernel_free(t->ctx, u->kernel);
-    if (u->prog) t->be->prog_free(t->ctx, u->prog);
-    if (u->flag) t->be->buffer_free(t->ctx, u->flag);
-  }
-  free(u);
-  t->unchanged = NULL;
-}
-
-void tuner_unchanged_drop_refs(kt_tuner *t) {
-  for (size_t i = 0; i < t->narrays; i++) {
-    devarray *d = &t->arrays[i];
-    if (d->ref && t->ctx) t->be->buffer_free(t->ctx, d->ref);
-    d->ref = NULL;
-  }
-}
-
 static bool is_cuda(const kt_tuner *t) {
   const char *b = kt_device_string(&t->device, "backend");
   return b && strcmp(b, "cuda") == 0;
@@ -177,6 +149,6 @@ int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
   if (flag == 0) return 1;
   /* The host says what changed; a reference found changed itself (a
   ** kernel wrote over it) is made again at the next check. */
-  tuner_unchanged_drop_refs(t);
+  tuner_drop_refs(t);
   return 0;
 }
