@@ -361,6 +361,8 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "compile_workers");
   lua_pushinteger(L, (lua_Integer)r->input_checks);
   lua_setfield(L, -2, "input_checks");
+  lua_pushinteger(L, (lua_Integer)r->input_checks_device);
+  lua_setfield(L, -2, "input_checks_device");
   lua_pushinteger(L, (lua_Integer)r->inputs_changed);
   lua_setfield(L, -2, "inputs_changed");
   const char *keys[] = {"inputs_log", "device_log"};

@@ -191,14 +191,45 @@ local k = tuner:kernel{ name = "k", global = 4, args = { c:output() },
   source = "__kernel void k(__global float *c) { c[get_global_id(0)] = 1; }" }
 tuner:tune(k, { repeats = 1, progress = false })
 local pid = io.open("/proc/self/stat"):read("n")
-for child in io.open(("/proc/%d/task/%d/children"):format(pid, pid)):read("a"):gmatch("%d+") do
-  local cmd = io.open("/proc/" .. child .. "/cmdline"):read("a")
-  if cmd:find("\0--compile-worker\0", 1, true) then print((cmd:gsub("%z", " "))) end
+for task in io.popen("ls /proc/" .. pid .. "/task"):lines() do -- any thread may start them
+  for child in io.open(("/proc/%d/task/%s/children"):format(pid, task)):read("a"):gmatch("%d+") do
+    local cmd = io.open("/proc/" .. child .. "/cmdline"):read("a")
+    if cmd:find("\0--compile-worker\0", 1, true) then print((cmd:gsub("%z", " "))) end
+  end
 end]])
     local exe = shell.run("readlink -f " .. shell.ktlua):gsub("\n$", "")
     local out, code = shell.run(("%s %s"):format(shell.ktlua, path))
     assert.are.equal(0, code, out)
     assert.are.equal(("%s --compile-worker \n"):format(exe):rep(2), out)
+  end)
+
+  it("are not started at all by a tuning whose programs the disk cache holds", function()
+    -- every configuration compiles, so that the second tuning has all of them on the disk
+    local path = dir .. "/warm.lua"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("opencl", { compile_workers = 2, build_threads = 2 })
+local c = kt.array("float", 4)
+local k = tuner:kernel{ name = "k", global = 4, args = { c:output() },
+  source = "__kernel void k(__global float *c) { c[get_global_id(0)] = F; }" }
+k:param("F", { 1, 2, 3 })
+local s = tuner:tune(k, { repeats = 1, progress = false }):summary()
+local pid, n = io.open("/proc/self/stat"):read("n"), 0
+for task in io.popen("ls /proc/" .. pid .. "/task"):lines() do
+  for child in io.open(("/proc/%d/task/%s/children"):format(pid, task)):read("a"):gmatch("%d+") do
+    local cmd = io.open("/proc/" .. child .. "/cmdline"):read("a")
+    if cmd:find("\0--compile-worker\0", 1, true) then n = n + 1 end
+  end
+end
+print(s.compiles, s.cached, s.compile_workers, n)]])
+    local run_it = ("KTLUA_CACHE=%s/warm-cache %s %s"):format(dir, shell.ktlua, path)
+    local cold, code = shell.run(run_it)
+    assert.are.equal(0, code, cold)
+    assert.are.equal("3\t0\t2\t2\n", cold)
+    local warm
+    warm, code = shell.run(run_it)
+    assert.are.equal(0, code, warm)
+    assert.are.equal("0\t3\t0\t0\n", warm) -- loaded, and no compiler process began
   end)
 
   it("are not started for programs the disk cache holds", function()

@@ -276,6 +276,41 @@ print(tuner:run(k, { WG = 8 }).status, c[n - 1])]])
         .. "exceeds the kernel's limit of 1024 on this device",
       "ok\t1.0", "" }, "\n"), out)
   end)
+  it("catches a kernel that writes over an input, comparing on the device", function()
+    -- BAD = 1's module makes the stand-in's kernel write over its first argument, an input
+    local out, code = with_fake([[
+local tuner = kt.tuner("cuda:0")
+local b = kt.array("float", 64):fill(3)
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "add", global = 64, group = 8, args = { b:input(), c:output() },
+  source = [=[
+#if BAD == 1
+__device__ int fake_scribble;
+#endif
+extern "C" __global__ void add(const float *b, float *c) {
+#if BAD == 1
+  fake_scribble = 1;
+#endif
+  c[threadIdx.x] = b[threadIdx.x];
+}]=] }
+k:param("BAD", { 0, 1, 2, 3 })
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, check_inputs = "always" })
+local s = r:summary()
+print(s.input_checks, s.input_checks_device, s.inputs_changed, b[0])
+for i = 1, #r do print(r[i].config.BAD, r[i].status, r[i].error) end]])
+    assert.are.equal(0, code, out)
+    local lines = {}
+    for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    assert.are.equal(5, #lines, out)
+    assert.are.equal("4\t4\t1\t3.0", lines[1])
+    assert.are.equal("0\tok\tnil", lines[2])
+    assert.matches("^1\tout_of_bounds\tit wrote where no kernel may: kernel add, argument 1 "
+      .. "%(input float%[64%]%): 1 of 64 elements changed, the first at element 0 %(%-?nan "
+      .. "instead of 3%) %(restored%)$", lines[3])
+    assert.are.equal("2\tok\tnil", lines[4])
+    assert.are.equal("3\tok\tnil", lines[5])
+  end)
+
   it("fails only the configuration in flight when making the next one's kernel ahead kills the device process", function()
     -- MODE 2's module aborts the stand-in when its kernel is taken: during MODE 1's warm-up,
     -- where MODE 2's kernel is made ahead (the reference waits for every compile to be over),

@@ -50,6 +50,26 @@ describe("a configuration that writes where no kernel may", function()
     assert.are.equal(3, b[0]) -- the host contents are the tuning's own
   end)
 
+  it("is caught by checks compared on the device, with the message of the host's", function()
+    -- every configuration checked: the device compares each input with a copy kept there and
+    -- each zone with its pattern; only what it finds changed is read back, to say what changed
+    local k, b = adder(256, CONST_B)
+    local r = tuner:tune(k, { search = "exhaustive", check_inputs = "always" })
+    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok", "ok" }, statuses(r))
+    assert.are.equal("it wrote where no kernel may: kernel add, argument 3 (input float[256]): "
+      .. "256 of 256 elements changed, the first at element 0 (-1 instead of 3) (restored)",
+      r[2].error)
+    local s = r:summary()
+    assert.are.equal(1, s.inputs_changed)
+    assert.are.equal(6, s.input_checks)
+    assert.are.equal(6, s.input_checks_device)
+    local past = tuner:tune(adder(64, PAST_C), { search = "exhaustive", check_inputs = "always" })
+    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok", "ok" }, statuses(past))
+    assert.matches("written past its end", past[2].error, 1, true)
+    assert.are.equal(past:summary().input_checks, past:summary().input_checks_device)
+    assert.are.equal(3, b[0])
+  end)
+
   it("is caught writing past its own output, whatever lies beyond", function()
     local k = adder(64, PAST_C)
     local r = tuner:tune(k, { search = "exhaustive" })

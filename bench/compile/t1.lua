@@ -43,6 +43,11 @@ print(("          wall = setup %.2f + build waits %.2f + device waits %.2f + dat
   sm.setup_ms / 1e3, sm.build_ms / 1e3, sm.wait_ms / 1e3, sm.data_ms / 1e3, sm.validation_ms / 1e3,
   sm.searcher_ms / 1e3, sm.framework_ms / 1e3))
 print(dofile("bench/pipeline/gaps.lua")(sm, "          "))
+if r[1] then -- the first configuration: its wait for its program, and when it was over
+  print(("          first configuration (index %d): build wait %.1f ms (its program's compile or load %.1f ms), over %.1f ms after the tuning began (set-up %.1f ms); input checks %d, %s on the device"):format(
+    r[1].index, r[1].build_ms or 0, r[1].compile_ms or 0, r[1].elapsed_ms or 0, sm.setup_ms, sm.input_checks,
+    tostring(sm.input_checks_device)))
+end
 if sm.device_log and sm.device_log ~= "" then print("          device log: " .. sm.device_log:sub(1, 300)) end
 local best = r:best()
 if best then print(("          best %.4f ms (index %d)"):format(best.time_ms, best.index)) end

@@ -31,6 +31,7 @@ typedef struct worker {
   bool busy;
   bool ran;
   bool greeted; /* it has answered the greeting (it is ktlua's compiler) */
+  bool waking;  /* held by wake while its process starts */
   kt_devout said; /* its stderr, drained by the thread that holds it */
 } worker;
 
@@ -42,6 +43,7 @@ struct kt_compile_pool {
   pthread_cond_t idle;
   worker *workers;
   int n, started;
+  bool woken; /* a compile has come: the processes were started */
   char *fallback; /* set once, under lock; read after */
   char *said;     /* what the processes wrote on stderr, not yet taken */
 };
@@ -77,16 +79,40 @@ kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->idle, NULL);
   char why[4400];
-  if (kt_ktlua_exe(p->exe, sizeof p->exe, why, sizeof why)) {
-    fall_back(p, why);
-    return p;
+  if (kt_ktlua_exe(p->exe, sizeof p->exe, why, sizeof why)) fall_back(p, why);
+  return p; /* the processes start at the first compile (wake) */
+}
+
+/* At the first compile, every process starts at once, so that they load
+** while the first ones compile and the tuner sets up; not before, so a
+** tuning whose programs the disk cache holds starts none: each would load
+** its compiler (NVRTC: a compile of its own), processor time taken from a
+** warm tuning's first loads. Each answers its greeting at its first compile. */
+static void wake(kt_compile_pool *p) {
+  pthread_mutex_lock(&p->lock);
+  bool first = !p->woken;
+  p->woken = true;
+  int held = 0;
+  for (int i = 0; first && i < p->n; i++) {
+    worker *w = &p->workers[i];
+    if (w->busy || w->pid) continue;
+    w->busy = w->waking = true;
+    held++;
   }
-  /* Started now, so that they load while the tuner sets up; each answers
-  ** its greeting at its first compile. */
+  pthread_mutex_unlock(&p->lock);
+  if (!held) return;
   kt_error failed;
-  for (int i = 0; i < p->n && !p->fallback; i++)
-    if (start(p, &p->workers[i], &failed)) fall_back(p, failed.msg);
-  return p;
+  char *why = NULL;
+  for (int i = 0; i < p->n; i++)
+    if (p->workers[i].waking && !why && start(p, &p->workers[i], &failed))
+      why = strdup(failed.msg);
+  pthread_mutex_lock(&p->lock);
+  for (int i = 0; i < p->n; i++)
+    if (p->workers[i].waking) p->workers[i].busy = p->workers[i].waking = false;
+  if (why) fall_back(p, why);
+  pthread_cond_broadcast(&p->idle);
+  pthread_mutex_unlock(&p->lock);
+  free(why);
 }
 
 void kt_compile_pool_set_timeout(kt_compile_pool *p, double seconds) {
@@ -273,6 +299,7 @@ kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
   *size = 0;
   *log = NULL;
   double limit;
+  wake(p);
   worker *w = take(p, &limit);
   if (!w) return kt_fail(err, "%s", p->fallback), KT_POOL_NO_BINARIES;
   if (ready(p, w, log)) {

@@ -69,9 +69,10 @@ typedef enum kt_pool_outcome {
 int kt_compile_pool_default_size(int build_threads, int devices);
 
 /* A pool of `workers` compiler processes for dev (a copy is kept; its
-** backend field names the real backend), started now. NULL only when
-** memory runs out: a pool whose processes cannot start (no ktlua
-** executable, or it cannot run) falls back at once (kt_compile_pool_fallback). */
+** backend field names the real backend), started at the first compile
+** (none where the disk cache holds every program). NULL only when memory
+** runs out: a pool without a ktlua executable falls back at once, one
+** whose processes cannot start at its first compile (kt_compile_pool_fallback). */
 kt_compile_pool *kt_compile_pool_new(const kt_device_info *dev, int workers, kt_error *err);
 /* The compile time limit, seconds (<= 0: none); before the first compile. */
 void kt_compile_pool_set_timeout(kt_compile_pool *p, double seconds);

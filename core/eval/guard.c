@@ -128,6 +128,7 @@ static int check(tuning *tu, const kt_result *current, kt_error *err) {
     changed = 0;
   }
   tu->results->input_checks++;
+  if (tu->t->checked_on_device) tu->results->input_checks_device++;
   g->since = 0;
   if (changed > 0) {
     tu->results->inputs_changed++;

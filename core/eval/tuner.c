@@ -62,8 +62,28 @@ void kt_tuner_set_wait(kt_tuner *t, kt_wait_hook hook) {
 static void devarray_clear(kt_tuner *t, devarray *d) {
   if (d->buf) t->be->buffer_free(t->ctx, d->buf);
   if (d->pristine) t->be->buffer_free(t->ctx, d->pristine);
+  if (d->ref) t->be->buffer_free(t->ctx, d->ref);
   kt_array_release(d->array);
   memset(d, 0, sizeof *d);
+}
+
+void tuner_drop_refs(kt_tuner *t) {
+  for (size_t i = 0; i < t->narrays; i++) {
+    devarray *d = &t->arrays[i];
+    if (d->ref && t->ctx) t->be->buffer_free(t->ctx, d->ref);
+    d->ref = NULL;
+  }
+}
+
+/* A lost device process's objects went with it: freeing them does nothing. */
+static void free_unchanged(kt_tuner *t) {
+  kt_unchanged *u = t->unchanged;
+  if (!u) return;
+  if (u->kernel) t->be->kernel_free(t->ctx, u->kernel);
+  if (u->prog) t->be->prog_free(t->ctx, u->prog);
+  if (u->flag) t->be->buffer_free(t->ctx, u->flag);
+  free(u);
+  t->unchanged = NULL;
 }
 
 static void forget_arrays(kt_tuner *t) {
@@ -90,6 +110,7 @@ char *tuner_take_output(kt_tuner *t) {
 static void close_context(kt_tuner *t) {
   keep_output(t);
   forget_arrays(t);
+  free_unchanged(t);
   if (t->cache) { /* its counts outlive it */
     kt_build_stats s = kt_build_cache_stats(t->cache);
     t->compiled += s.compiled;
@@ -370,6 +391,7 @@ void tuner_restore_hosts(kt_tuner *t) {
 
 void tuner_drop_hosts(kt_tuner *t) {
   tuner_restore_hosts(t);
+  tuner_drop_refs(t);
   free(t->readback); /* the inputs' checks' memory lives as long as a tuning */
   t->readback = NULL;
   t->nreadback = 0;
@@ -508,6 +530,7 @@ bool tuner_recover(kt_tuner *t) {
   t->reopened = false;
   if (g == t->generation) return reopened;
   forget_arrays(t);
+  free_unchanged(t);
   kt_build_cache_clear(t->cache);
   t->generation = g;
   return true;

@@ -16,10 +16,21 @@ typedef struct devarray {
   kt_placement place;
   kt_access access;
   kt_bbuf *buf, *pristine;
+  kt_bbuf *ref; /* the tuning's host contents on the device, to check against (verify_device.c) */
   size_t zone; /* bytes of buf past the array: a known pattern that a kernel
                ** writing past its buffer changes (verify.c) */
   bool dirty;
 } devarray;
+
+/* The kernel of the inputs' checks on the device, per context (made by
+** verify_device.c, freed with the context by tuner.c). */
+typedef struct kt_unchanged {
+  kt_bprog *prog;
+  kt_bkernel *kernel;
+  kt_bbuf *flag;    /* one uint on the device: set when something differs */
+  bool broken;      /* the kernel does not build here: every check on the host */
+  size_t launched;  /* comparisons queued by this check */
+} kt_unchanged;
 
 /* The host contents of an array as a tuning found them: a launcher may
 ** change them (run:read into the array, or Lua writes), and the next
@@ -62,6 +73,8 @@ struct kt_tuner {
   size_t npattern;
   unsigned char *readback; /* where the inputs' checks read, kept between checks */
   size_t nreadback;
+  kt_unchanged *unchanged; /* the checks' kernel on the device (verify_device.c) */
+  bool checked_on_device;         /* the last check compared on the device */
   kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
   bool keep_outputs; /* runs leave arrays that kernels only write as the last run left them
                      ** (an energy pass: measure_energy.c); the next restores them */
@@ -100,6 +113,15 @@ hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a);
 ** something differed, with *what (malloc'd) saying what and where, 0 when
 ** all matched, -1 on error (verify.c). */
 int tuner_verify(kt_tuner *t, const kt_task *task, char **what, kt_error *err);
+/* The same comparisons on the device, for the arrays it covers: 1 when
+** they all matched, 0 when one differed or none ran there (the host then
+** compares every array), -1 on error (verify_device.c). */
+int tuner_unchanged_check(kt_tuner *t, kt_error *err);
+/* Whether tuner_unchanged_check compares every copy of d that verify does. */
+bool tuner_unchanged_covers(kt_tuner *t, const devarray *d);
+/* Frees the arrays' references (at a tuning's end: they hold its host
+** contents; or when one was found changed itself). */
+void tuner_drop_refs(kt_tuner *t);
 /* Restores every dirty array from its pristine copy, on queue 0 (no wait);
 ** returns how many it restored, or -1. */
 int tuner_restore(kt_tuner *t, kt_error *err);

@@ -381,6 +381,7 @@ static void merge(kt_results *r, worker *w) {
   if (d->setup_ns > r->setup_ns) r->setup_ns = d->setup_ns; /* the devices set up at once */
   kt_gaps_add(&r->gap, &d->gap);
   r->input_checks += d->input_checks;
+  r->input_checks_device += d->input_checks_device;
   r->inputs_changed += d->inputs_changed;
   kt_log_append(&r->inputs_log, d->inputs_log);
   if (d->device_log) {

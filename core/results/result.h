@@ -115,6 +115,7 @@ typedef struct kt_results {
   size_t cached;         /* ... and loaded from the program cache on disk instead */
   size_t compile_workers; /* compiler processes that ran (compile_pool.h), over its devices */
   size_t input_checks;   /* device inputs compared with the tuning's host contents */
+  size_t input_checks_device; /* ... of them compared on the device (verify_device.c) */
   size_t inputs_changed; /* ... found changed by a configuration, and restored */
   char *inputs_log;      /* who changed them, and what */
   char *device_log;      /* everything the device process wrote on stderr */

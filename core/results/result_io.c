@@ -311,8 +311,8 @@ static void json_file(FILE *f, const kt_results *r) {
   kt_json_number(f, MS(r->device_ns));
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
-  fprintf(f, ",\"input_checks\":%zu,\"inputs_changed\":%zu,\"device_log\":", r->input_checks,
-          r->inputs_changed);
+  fprintf(f, ",\"input_checks\":%zu,\"input_checks_device\":%zu,\"inputs_changed\":%zu,"
+          "\"device_log\":", r->input_checks, r->input_checks_device, r->inputs_changed);
   kt_json_string(f, r->device_log);
   fputs(",\"inputs_log\":", f);
   kt_json_string(f, r->inputs_log);

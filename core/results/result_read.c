@@ -330,6 +330,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
     r->wall_ns = NS(number(root, "wall_ms", 0));
     r->device_ns = NS(number(root, "device_ms", 0));
     r->input_checks = (size_t)count(root, "input_checks", 0);
+    r->input_checks_device = (size_t)count(root, "input_checks_device", 0);
     r->inputs_changed = (size_t)count(root, "inputs_changed", 0);
     if (log) kt_log_append(&r->device_log, log->u.str);
   }

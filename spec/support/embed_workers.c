@@ -11,6 +11,7 @@
 **   embed_workers DEVICE WORKERS
 */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +49,20 @@ static void print_worker(const char *pid) {
     printf("worker: %s %s drivers=%s\n", exe, arg, drivers_mapped(pid) ? "yes" : "no");
 }
 
-/* This process's children, from the main thread's list (the tuner starts
-** its compiler processes from the thread that makes it). */
+/* This process's children, from every thread's list (the tuner starts its
+** compiler processes from the compile thread that first needs one). */
 static void print_workers(void) {
-  char path[64], pid[32];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
-  FILE *f = fopen(path, "r");
-  while (f && fscanf(f, "%31s", pid) == 1) print_worker(pid);
-  if (f) fclose(f);
+  char path[300], pid[32];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)getpid());
+  DIR *tasks = opendir(path);
+  for (struct dirent *e; tasks && (e = readdir(tasks));) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)getpid(), e->d_name);
+    FILE *f = fopen(path, "r");
+    while (f && fscanf(f, "%31s", pid) == 1) print_worker(pid);
+    if (f) fclose(f);
+  }
+  if (tasks) closedir(tasks);
 }
 
 static kt_task *make_task(kt_array *c, kt_error *err) {

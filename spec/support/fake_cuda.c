@@ -15,8 +15,11 @@
 ** the driver does, a kernel takes at most 48 KiB of shared memory in all
 ** (static and dynamic) unless it opts in to more dynamic shared memory, up
 ** to the device's 99 KiB per block (the launch or the opt-in fails with
-** CUDA_ERROR_INVALID_VALUE), and a grid at most 65535 blocks in y and z. Under AddressSanitizer, what the backend forgets
-** to free shows up as leaks here.
+** CUDA_ERROR_INVALID_VALUE), and a grid at most 65535 blocks in y and z. The kernels of
+** a module whose image names `fake_scribble` write 0xff over the first 4 bytes of their
+** first argument (a pointer), as a kernel writing through a const pointer would; ktlua's
+** own inputs' check, `ktlua_unchanged` (core/verify_device.c), does what its source says.
+** Under AddressSanitizer, what the backend forgets to free shows up as leaks here.
 **
 ** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
 */
@@ -42,12 +45,12 @@ static result wait_device(void) {
 
 enum { SHARED_PER_BLOCK = 49152, SHARED_OPT_IN = 101376, STATIC_SHARED = 16384 };
 
-typedef struct function { char name[256]; int static_shared, max_dynamic; } function;
+typedef struct function { char name[256]; int static_shared, max_dynamic, scribble; } function;
 typedef struct module {
   function functions[64];
   int nfunctions;
   char global[256];
-  int abort_on_get, static_shared;
+  int abort_on_get, static_shared, scribble;
 } module;
 
 static result cuInit(unsigned flags) { return flags ? INVALID_VALUE : OK; }
@@ -165,6 +168,7 @@ static result cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *o
   if (!mod) return OUT_OF_MEMORY;
   mod->abort_on_get = names(image, "fake_abort_on_get");
   mod->static_shared = names(image, "fake_static_shared") ? STATIC_SHARED : 0;
+  mod->scribble = names(image, "fake_scribble");
   *m = mod;
   return OK;
 }
@@ -178,6 +182,7 @@ static result cuModuleGetFunction(void **f, void *m, const char *name) {
   function *fn = &mod->functions[mod->nfunctions++];
   snprintf(fn->name, sizeof fn->name, "%s", name);
   fn->static_shared = mod->static_shared;
+  fn->scribble = mod->scribble;
   fn->max_dynamic = SHARED_PER_BLOCK - mod->static_shared;
   *f = fn;
   return OK;
@@ -204,15 +209,33 @@ static result cuFuncSetAttribute(void *f, int attr, int v) {
   return OK;
 }
 
+#define DEVICE_POINTER(param) ((unsigned char *)(uintptr_t)*(devptr *)(param))
+
+/* ktlua_unchanged(a, aoff, b, boff, n, mode, flag): sets *flag when n bytes of a + aoff
+** differ from b + boff's (mode 0, 1), or from the zones' pattern (mode 2). */
+static void unchanged(void **p) {
+  const unsigned char *a = DEVICE_POINTER(p[0]) + *(unsigned long long *)p[1];
+  const unsigned char *b = DEVICE_POINTER(p[2]) + *(unsigned long long *)p[3];
+  unsigned long long n = *(unsigned long long *)p[4];
+  int mode = *(int *)p[5];
+  for (unsigned long long i = 0; i < n; i++)
+    if (mode == 2 ? a[i] != (unsigned char)(0xA5 ^ (i * 37)) : a[i] != b[i]) {
+      *(unsigned *)(void *)DEVICE_POINTER(p[6]) = 1;
+      return;
+    }
+}
+
 /* Launches that ran, for the stand-in NVML's energy counter (fake_nvml.c). */
 unsigned long long fake_cuda_launches; /* and by the stand-in CUPTI (fake_cupti.c) */
 
 static result cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, void *st, void **params, void **extra) {
-  (void)gx, (void)by, (void)bz, (void)st, (void)params, (void)extra;
+  (void)gx, (void)by, (void)bz, (void)st, (void)extra;
   if (!fault && (shared > (unsigned)((const function *)f)->max_dynamic || gy > 65535 || gz > 65535))
     return INVALID_VALUE;
   if (!fault && bx == 7) pending = ILLEGAL_ADDRESS;
+  if (!fault && strcmp(((const function *)f)->name, "ktlua_unchanged") == 0) unchanged(params);
+  if (!fault && ((const function *)f)->scribble) memset(DEVICE_POINTER(params[0]), 0xff, 4);
   if (!fault) fake_cuda_launches++;
   return fault;
 }
