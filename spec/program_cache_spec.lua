@@ -62,7 +62,7 @@ local function split(out)
   return first, rest
 end
 
--- The entries of the tuning's programs, and of the inputs' check kernel (core/verify_device.c:
+-- The entries of the tuning's programs, and of the inputs' check kernel (core/eval/verify_device.c:
 -- the tuning's checks build it once, and keep it there too), in the folder's order.
 local function entry_files()
   local list, check = {}, nil

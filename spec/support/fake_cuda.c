@@ -18,7 +18,7 @@
 ** CUDA_ERROR_INVALID_VALUE), and a grid at most 65535 blocks in y and z. The kernels of
 ** a module whose image names `fake_scribble` write 0xff over the first 4 bytes of their
 ** first argument (a pointer), as a kernel writing through a const pointer would; ktlua's
-** own inputs' check, `ktlua_unchanged` (core/verify_device.c), does what its source says.
+** own inputs' check, `ktlua_unchanged` (core/eval/verify_device.c), does what its source says.
 ** Under AddressSanitizer, what the backend forgets to free shows up as leaks here.
 **
 ** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
