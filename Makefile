@@ -33,8 +33,8 @@ LUA_LMOD ?= $(PREFIX)/share/lua/5.4
 # builds a ktlua whose CUDA backend says it was built without them.
 CUDA_HOME ?= /usr/local/cuda
 CUDA_INC ?= $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(CUDA_HOME)/include)
-CUDA_SRC = $(addprefix core/device/,backend_cuda.c cuda_binary.c cuda_devices.c cuda_lib.c nvrtc.c \
-           cupti_lib.c counters.c)
+CUDA_SRC = $(addprefix core/device/,backend_cuda.c cuda_buffers.c cuda_binary.c cuda_devices.c \
+           cuda_lib.c nvrtc.c cupti_lib.c counters.c)
 # core/device/cupti_shim stands in for the C++ header that CUPTI 13's profiler host header includes.
 CUDA_CFLAGS = $(if $(CUDA_INC),-DKT_HAVE_CUDA -I$(CUDA_INC) -Icore/device/cupti_shim)
 

@@ -25,66 +25,11 @@
 
 #ifdef KT_HAVE_CUDA
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "cuda_lib.h"
-#include "energy.h"
-
-#define MAX_QUEUES 16
-
-#define SPARE_EVENTS 64
-
-struct kt_bctx {
-  const kt_cuda_lib *lib;
-  CUdevice device;
-  CUcontext context;
-  char arch[32]; /* what NVRTC compiles for: sm_90, or compute_XX when it lacks the device */
-  CUstream streams[MAX_QUEUES];
-  /* Events are made and destroyed for every launch: keep some for reuse. */
-  kt_bevent *spare[SPARE_EVENTS];
-  int nspare;
-  kt_energy_meter *meter; /* made by the first `energy` */
-  kt_counters *counters; /* made when counters are first asked for */
-  /* Modules load and unload on compile threads; CUPTI's kernel replay
-  ** saves and restores the context's memory pass after pass, which a
-  ** module appearing between passes would not survive: loads share it,
-  ** a collection holds it alone. */
-  pthread_rwlock_t modules;
-  bool collecting; /* holds modules */
-};
-
-struct kt_bbuf {
-  CUdeviceptr ptr;
-  kt_placement place;
-  void *host; /* host and zero_copy: the host memory the device maps */
-};
-
-struct kt_bprog {
-  char *image;     /* machine code, or PTX that the driver finishes */
-  size_t image_size; /* with PTX's NUL */
-  char *name;      /* the name expression compiled for ... */
-  char *lowered;   /* ... and the symbol it became */
-  CUmodule module; /* loaded by the first `kernel`, on the owning thread */
-};
-
-struct kt_bkernel {
-  CUfunction function;
-  CUmodule module;
-  int shared_limit; /* dynamic shared memory the function may use as it is set up */
-};
-
-struct kt_bevent {
-  CUevent start, end;
-};
-
-static const kt_cu_api *api(const kt_bctx *ctx) { return &ctx->lib->cu; }
-
-/* Every call runs in the context's thread-local binding. */
-static void use(const kt_bctx *ctx) { api(ctx)->CtxSetCurrent(ctx->context); }
+#include "backend_cuda_int.h"
 
 /* Errors after which the context is unusable (CUDA's "sticky" errors). */
 static bool is_sticky(CUresult e) {
@@ -140,147 +85,6 @@ static void cu_close(kt_bctx *ctx) {
   kt_energy_meter_free(ctx->meter);
   pthread_rwlock_destroy(&ctx->modules);
   free(ctx);
-}
-
-/* Binds the context to this thread and gives queue q's stream. */
-static int enter(kt_bctx *ctx, int q, CUstream *out, kt_error *err) {
-  if (q < 0 || q >= MAX_QUEUES)
-    return kt_fail(err, "queue %d is out of range (0 to %d)", q, MAX_QUEUES - 1);
-  use(ctx);
-  if (!ctx->streams[q]) {
-    CUresult e = api(ctx)->StreamCreate(&ctx->streams[q], CU_STREAM_NON_BLOCKING);
-    if (e != CUDA_SUCCESS) {
-      ctx->streams[q] = NULL;
-      return kt_cu_fail(err, e, "cuStreamCreate");
-    }
-  }
-  *out = ctx->streams[q];
-  return 0;
-}
-
-/* ---- buffers ---- */
-
-/* Host memory that kernels reach through a device pointer: the driver's
-** pinned memory (host) or ktlua's own, registered (zero_copy). */
-static CUresult map_host(const kt_cu_api *cu, kt_bbuf *b, size_t bytes) {
-  CUresult e;
-  if (b->place == KT_PLACE_HOST) {
-    e = cu->MemHostAlloc(&b->host, bytes, CU_MEMHOSTALLOC_DEVICEMAP);
-  } else {
-    size_t rounded = (bytes + 4095) / 4096 * 4096;
-    if (!(b->host = aligned_alloc(4096, rounded))) return CUDA_ERROR_OUT_OF_MEMORY;
-    e = cu->MemHostRegister(b->host, rounded, CU_MEMHOSTREGISTER_DEVICEMAP);
-    if (e != CUDA_SUCCESS) {
-      free(b->host);
-      b->host = NULL;
-    }
-  }
-  return e == CUDA_SUCCESS ? cu->MemHostGetDevicePointer(&b->ptr, b->host, 0) : e;
-}
-
-static void release(const kt_cu_api *cu, kt_bbuf *b) {
-  if (b->place == KT_PLACE_HOST && b->host) {
-    cu->MemFreeHost(b->host);
-  } else if (b->place == KT_PLACE_ZERO_COPY && b->host) {
-    cu->MemHostUnregister(b->host);
-    free(b->host);
-  } else if (b->ptr && (b->place == KT_PLACE_DEVICE || b->place == KT_PLACE_MANAGED)) {
-    cu->MemFree(b->ptr);
-  }
-}
-
-/* Managed memory beyond the device's free memory can hang the GPU rather
-** than fail, so it is refused here. */
-static int managed_fits(const kt_cu_api *cu, size_t bytes, kt_error *err) {
-  size_t free_bytes = 0, total = 0;
-  CUresult e = cu->MemGetInfo(&free_bytes, &total);
-  if (e != CUDA_SUCCESS) return kt_cu_fail(err, e, "cuMemGetInfo");
-  if (bytes > free_bytes)
-    return kt_fail(err, "managed memory of %zu bytes exceeds the device's free memory (%zu "
-                   "bytes); ktlua refuses it, as oversubscribed managed memory can hang the GPU",
-                   bytes, free_bytes);
-  return 0;
-}
-
-static kt_bbuf *cu_buffer_new(kt_bctx *ctx, size_t bytes, kt_placement place, kt_access access,
-                              kt_error *err) {
-  (void)access; /* CUDA memory has no access mode */
-  const kt_cu_api *cu = api(ctx);
-  use(ctx);
-  if (bytes == 0) bytes = 1;
-  if (place == KT_PLACE_MANAGED && managed_fits(cu, bytes, err)) return NULL;
-  kt_bbuf *b = kt_calloc(1, sizeof *b, err);
-  if (!b) return NULL;
-  b->place = place;
-  CUresult e = place == KT_PLACE_DEVICE    ? cu->MemAlloc(&b->ptr, bytes)
-               : place == KT_PLACE_MANAGED ? cu->MemAllocManaged(&b->ptr, bytes, CU_MEM_ATTACH_GLOBAL)
-                                           : map_host(cu, b, bytes);
-  if (e != CUDA_SUCCESS) {
-    release(cu, b);
-    free(b);
-    char what[96];
-    snprintf(what, sizeof what, "allocating %zu bytes of %s memory", bytes, kt_placement_name(place));
-    kt_cu_fail(err, e, what);
-    return NULL;
-  }
-  return b;
-}
-
-static int cu_host_pin(kt_bctx *ctx, void *p, size_t bytes, kt_error *err) {
-  use(ctx);
-  CUresult e = api(ctx)->MemHostRegister(p, bytes, 0);
-  return e == CUDA_SUCCESS ? 0 : kt_cu_fail(err, e, "cuMemHostRegister");
-}
-
-static void cu_buffer_free(kt_bctx *ctx, kt_bbuf *b) {
-  if (!b) return;
-  use(ctx);
-  release(api(ctx), b);
-  free(b);
-}
-
-static void *cu_host_memory(kt_bctx *ctx, kt_bbuf *b, kt_error *err) {
-  (void)ctx;
-  if (b->place != KT_PLACE_HOST) return kt_fail(err, "the buffer is not in pinned host memory"), NULL;
-  return b->host; /* cuMemHostAlloc'd: pinned */
-}
-
-static int transfer_done(kt_bctx *ctx, CUstream s, CUresult e, bool blocking, const char *what,
-                         kt_error *err) {
-  if (e == CUDA_SUCCESS && blocking) e = api(ctx)->StreamSynchronize(s);
-  return e == CUDA_SUCCESS ? 0 : kt_cu_fail(err, e, what);
-}
-
-static int cu_buffer_write(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes,
-                           const void *src, bool blocking, kt_error *err) {
-  CUstream s;
-  if (enter(ctx, q, &s, err)) return -1;
-  CUresult e = api(ctx)->MemcpyHtoDAsync(b->ptr + off, src, bytes, s);
-  return transfer_done(ctx, s, e, blocking, "cuMemcpyHtoDAsync", err);
-}
-
-static int cu_buffer_read(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes, void *dst,
-                          bool blocking, kt_error *err) {
-  CUstream s;
-  if (enter(ctx, q, &s, err)) return -1;
-  CUresult e = api(ctx)->MemcpyDtoHAsync(dst, b->ptr + off, bytes, s);
-  return transfer_done(ctx, s, e, blocking, "cuMemcpyDtoHAsync", err);
-}
-
-static int cu_buffer_copy(kt_bctx *ctx, int q, kt_bbuf *dst, size_t doff, kt_bbuf *src,
-                          size_t soff, size_t bytes, kt_error *err) {
-  CUstream s;
-  if (enter(ctx, q, &s, err)) return -1;
-  CUresult e = api(ctx)->MemcpyDtoDAsync(dst->ptr + doff, src->ptr + soff, bytes, s);
-  return transfer_done(ctx, s, e, false, "cuMemcpyDtoDAsync", err);
-}
-
-static int cu_buffer_fill_zero(kt_bctx *ctx, int q, kt_bbuf *b, size_t off, size_t bytes,
-                               kt_error *err) {
-  CUstream s;
-  if (enter(ctx, q, &s, err)) return -1;
-  CUresult e = api(ctx)->MemsetD8Async(b->ptr + off, 0, bytes, s);
-  return transfer_done(ctx, s, e, false, "cuMemsetD8Async", err);
 }
 
 /* ---- programs and kernels ---- */
@@ -569,7 +373,7 @@ static int cu_launch(kt_bctx *ctx, int q, kt_bkernel *k, const kt_launch_arg *ar
   CUstream s;
   unsigned grid[3], block[3];
   size_t shared = 0;
-  if (enter(ctx, q, &s, err) || launch_shape(global, local, grid, block, err)) return -1;
+  if (kt_cu_enter(ctx, q, &s, err) || launch_shape(global, local, grid, block, err)) return -1;
   void **params = kt_calloc(nargs + 1, sizeof *params, err);
   kt_bevent *event = NULL;
   int rc = params ? 0 : -1;
@@ -601,7 +405,7 @@ static int finish_stream(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
 ** recorded: it comes from (and goes back to) the same spares. */
 static int cu_marker(kt_bctx *ctx, int q, kt_bevent **ev, kt_error *err) {
   CUstream s;
-  if (enter(ctx, q, &s, err) || !(*ev = new_event(ctx, err))) return -1;
+  if (kt_cu_enter(ctx, q, &s, err) || !(*ev = new_event(ctx, err))) return -1;
   CUresult e = api(ctx)->EventRecord((*ev)->end, s);
   if (e == CUDA_SUCCESS) return 0;
   cu_event_free(ctx, *ev);
@@ -611,7 +415,7 @@ static int cu_marker(kt_bctx *ctx, int q, kt_bevent **ev, kt_error *err) {
 
 static int cu_queue_wait(kt_bctx *ctx, int q, kt_bevent *ev, kt_error *err) {
   CUstream s;
-  if (enter(ctx, q, &s, err)) return -1;
+  if (kt_cu_enter(ctx, q, &s, err)) return -1;
   CUresult e = api(ctx)->StreamWaitEvent(s, ev->end, 0);
   return e == CUDA_SUCCESS ? 0 : kt_cu_fail(err, e, "cuStreamWaitEvent");
 }
@@ -675,12 +479,12 @@ const kt_backend kt_backend_cuda = {
     .enumerate = kt_cuda_enumerate,
     .open = cu_open,
     .close = cu_close,
-    .buffer_new = cu_buffer_new,
-    .buffer_free = cu_buffer_free,
-    .buffer_write = cu_buffer_write,
-    .buffer_read = cu_buffer_read,
-    .buffer_copy = cu_buffer_copy,
-    .buffer_fill_zero = cu_buffer_fill_zero,
+    .buffer_new = kt_cu_buffer_new,
+    .buffer_free = kt_cu_buffer_free,
+    .buffer_write = kt_cu_buffer_write,
+    .buffer_read = kt_cu_buffer_read,
+    .buffer_copy = kt_cu_buffer_copy,
+    .buffer_fill_zero = kt_cu_buffer_fill_zero,
     .compile = cu_compile,
     .prog_free = cu_prog_free,
     .prog_binary = cu_prog_binary,
@@ -695,8 +499,8 @@ const kt_backend kt_backend_cuda = {
     .event_free = cu_event_free,
     .marker = cu_marker,
     .queue_wait = cu_queue_wait,
-    .host_memory = cu_host_memory,
-    .host_pin = cu_host_pin,
+    .host_memory = kt_cu_host_memory,
+    .host_pin = kt_cu_host_pin,
     .energy = cu_energy,
     .counters_begin = cu_counters_begin,
     .counters_end = cu_counters_end,
