@@ -124,8 +124,10 @@ typedef struct bestfirst {
   bool use_model;
   unsigned guess, pool;  /* every guess-th expansion a guess, the best of pool */
   bool adapt;            /* the share of guesses follows their wins */
+  unsigned pairs;        /* a two-change adjacent move after every pairs one-change ones */
   double across;         /* moves ranked across the parameters at this temperature; 0: off */
-  bool renew;            /* after each result, what is not yet evaluated is chosen again */
+  unsigned renew;        /* after each result, what is not yet evaluated is chosen again:
+                            1 as ahead 1 would, 2 keeping the entries' orders of moves */
   double tries[3], wins[3]; /* by flight kind: proposals, and those that beat the episode */
   uint64_t steps;        /* expansions, for guess */
   uint64_t made;         /* proposals, in the order made */
@@ -192,7 +194,7 @@ static void new_episode(bestfirst *b) {
 /* ---- expansion ---- */
 
 /* The neighbours of index in the order to try them. */
-static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
+static int single_moves(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
   kt_walker *w = &b->w;
   if (!b->model.nparams) return kt_neighbors_mixed(w, index, KT_HAMMING, moves, err);
   if (kt_space_config(w->space, index, w->vj, err)) return -1;
@@ -201,6 +203,38 @@ static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *e
     return kt_neighbors_across(w, index, KT_HAMMING, b->model.score, b->model.offset, b->across,
                                moves, err);
   return kt_neighbors_ranked(w, index, KT_HAMMING, b->model.score, b->model.offset, moves, err);
+}
+
+/* With pairs N, after every N one-change moves one that changes two
+** parameters each to an adjacent value, in a random order. */
+static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
+  if (single_moves(b, index, moves, err)) return -1;
+  if (!b->pairs) return 0;
+  kt_indices one = {0}, two = {0}, all = {0};
+  int rc = kt_neighbors(&b->w, index, 1, KT_ADJACENT, &one, err) ||
+           kt_neighbors(&b->w, index, 2, KT_ADJACENT, &two, err);
+  size_t first = one.n;
+  kt_indices_clear(&one);
+  if (!rc) {
+    size_t n2 = two.n - first;
+    for (size_t i = n2; i > 1; i--) { /* shuffle the two-change ones */
+      size_t j = first + (size_t)kt_rng_below(&b->w.rng, i);
+      uint64_t t = two.items[first + i - 1];
+      two.items[first + i - 1] = two.items[j];
+      two.items[j] = t;
+    }
+    size_t a = 0, c = first, since = 0;
+    while (!rc && (a < moves->n || c < two.n)) {
+      bool pair = c < two.n && (a == moves->n || since == b->pairs);
+      since = pair ? 0 : since + 1;
+      rc = kt_indices_push(&all, pair ? two.items[c++] : moves->items[a++], err);
+    }
+  }
+  kt_indices_clear(&two);
+  if (rc) return kt_indices_clear(&all), -1;
+  kt_indices_clear(moves);
+  *moves = all;
+  return 0;
 }
 
 static node *node_of(bestfirst *b, entry *e, kt_error *err) {
@@ -218,7 +252,7 @@ static node *node_of(bestfirst *b, entry *e, kt_error *err) {
 
 /* With renew on, what the proposal being made changes, for undoing. */
 static int note(bestfirst *b, change c, kt_error *err) {
-  if (!b->renew) return 0;
+  if (b->renew != 1) return 0;
   if (kt_grow(&b->changes, &b->capchanges, b->nchanges + 1, sizeof *b->changes, err)) return -1;
   c.made = b->made;
   b->changes[b->nchanges++] = c;
@@ -519,7 +553,8 @@ static int bf_withdraw(kt_searcher *s, const uint64_t *pending, size_t n, size_t
     if (*keep == n) *keep = k, first = b->flights[i].was;
     unmake(b, i);
   }
-  if (*keep < n) rewind_to(b, &first);
+  if (*keep < n && b->renew == 1) rewind_to(b, &first);
+  if (b->renew == 2) b->nchanges = 0;
   return 0;
 }
 
@@ -543,9 +578,9 @@ static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
                                         "model",  "restart", "guess",    "pool",
-                                        "adapt",  "across",  "renew",    NULL};
+                                        "adapt",  "across",  "renew",    "pairs", NULL};
   double sample, width, patience, ahead, model, restart, guessing, pool, adapt,
-      across, renew;
+      across, renew, pairs;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
@@ -557,7 +592,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err) ||
       kt_search_opt_whole(o, "bestfirst", "adapt", 0, 0, 1, false, &adapt, err) ||
       kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err) ||
-      kt_search_opt_whole(o, "bestfirst", "renew", 0, 0, 1, false, &renew, err))
+      kt_search_opt_whole(o, "bestfirst", "renew", 0, 0, 2, false, &renew, err) ||
+      kt_search_opt_whole(o, "bestfirst", "pairs", 0, 0, 1e6, false, &pairs, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -576,7 +612,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->pool = (unsigned)pool;
   b->adapt = adapt != 0;
   b->across = across;
-  b->renew = renew != 0;
+  b->renew = (unsigned)renew;
+  b->pairs = (unsigned)pairs;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;
