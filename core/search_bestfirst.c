@@ -43,6 +43,20 @@
 ** parameter in play, but a move the model favours comes a round or two
 ** earlier.
 **
+** With `renew` 1, after each result the proposals not yet evaluated, past
+** the episode's sample, are taken back (the loop's withdraw) and the
+** searcher rewinds to where it made them: its random state, the entries
+** expanded since and the moves taken or skipped since, so that it proposes
+** again with every result in. It evaluates what ahead 1 does while a
+** device still compiles `ahead` at once; what it takes back for good was
+** compiled for nothing. With 2 only the moves taken go back.
+**
+** With `pairs` N (0: off), after every N one-change moves of an entry comes
+** one that moves two parameters each to an adjacent value (in a random
+** order): a step along a diagonal, where a product of two parameters is
+** bounded (threads in a block, shared memory) and one change alone leaves
+** the space or falls off the ridge.
+**
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
 ** (surrogate.h: 5 networks of 40 units, each learning from at most 256 of
@@ -53,7 +67,8 @@
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
-** predictions), guess (0), pool (64), adapt (0), across (0).
+** predictions), guess (0), pool (64), adapt (0), across (0), renew (0),
+** pairs (0).
 */
 #include <math.h>
 #include <stdlib.h>

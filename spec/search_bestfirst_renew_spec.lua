@@ -2,7 +2,9 @@
 -- withdrawals (core/loop.c, kt_searcher_ops.withdraw): after each result the
 -- pending proposals past the episode's sample are taken back and chosen
 -- again, so that a search keeping `ahead` in flight (compiled together on a
--- device) evaluates what it would with ahead = 1.
+-- device) evaluates what it would with ahead = 1. And its pairs option: a
+-- move of two parameters, each to an adjacent value, after every N one-change
+-- moves of a configuration.
 local kt = require "ktlua"
 
 local small = kt.replay("spec/fixtures/small_cache.json") -- 22 configurations, 2 failed (4, 21)
@@ -97,5 +99,65 @@ describe("bestfirst renew", function()
       end
       assert.same({table.unpack(one, 1, 97)}, indices(run(real, {"bestfirst", seed = seed, renew = 1}, 97)))
     end
+  end)
+end)
+
+describe("bestfirst pairs", function()
+  it("makes exactly these proposals under a seed on a small space", function()
+    -- plain: 10, 4, 21, 18, 11, 6, 16, 8, 20, 19, 12, 0 (above)
+    assert.same({10, 4, 21, 18, 5, 11, 14, 6, 19, 20, 13, 12},
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 1}, 12)))
+    assert.same({10, 4, 21, 18, 11, 5, 6, 16, 19, 20, 12, 14},
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 2}, 12)))
+    assert.same({10, 4, 21, 18, 6, 14, 16, 5, 20, 19, 13, 0},
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 1, model = 0}, 12)))
+  end)
+
+  it("moves two parameters to adjacent values in a pair move", function()
+    local records = small:records()
+    local function position(name, value)
+      for _, p in ipairs(records.params) do
+        if p.name == name then
+          for i, v in ipairs(p.values) do if v == value then return i end end
+        end
+      end
+    end
+    local function config(index)
+      for i = 1, #records do if records[i].index == index then return records[i].config end end
+    end
+    -- with pairs = 1 the 5th proposal is the first pair move, from the sample's fastest:
+    -- 10 (block_x 32, block_y 4, unroll 0) to 5 (16, 4, 1)
+    local from, to = config(10), config(5)
+    local changed = 0
+    for _, p in ipairs(records.params) do
+      if from[p.name] ~= to[p.name] then
+        changed = changed + 1
+        assert.equal(1, math.abs(position(p.name, from[p.name]) - position(p.name, to[p.name])))
+      end
+    end
+    assert.equal(2, changed)
+  end)
+
+  it("is off with pairs = 0 (the default)", function()
+    assert.same(indices(run(small, {"bestfirst", seed = 3, sample = 4}, 22)),
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 0}, 22)))
+  end)
+
+  it("tries every configuration once, failed ones included, given the whole space", function()
+    for _, o in ipairs{{pairs = 1}, {pairs = 4}, {pairs = 1, model = 0}, {pairs = 2, renew = 1}} do
+      local results = run(small, with({"bestfirst", seed = 7, sample = 4}, o), small:count())
+      assert.equal(22, #results)
+      local seen = {}
+      for i = 1, #results do
+        assert.is_nil(seen[results[i].index])
+        seen[results[i].index] = true
+      end
+      assert.equal(17, results:best().index)
+    end
+  end)
+
+  it("rejects a pairs out of range, naming the option", function()
+    assert.has_error(function() run(small, {"bestfirst", pairs = -1}, 1) end,
+      "searcher 'bestfirst': option pairs must be in [0, 1000000], got -1")
   end)
 end)
