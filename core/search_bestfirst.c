@@ -488,6 +488,7 @@ static void forget_settled(bestfirst *b) {
     if (b->flights[i].was.made < oldest) oldest = b->flights[i].was.made;
   size_t k = 0;
   while (k < b->nchanges && b->changes[k].made < oldest) k++;
+  if (k == 0) return;
   memmove(b->changes, b->changes + k, (b->nchanges - k) * sizeof *b->changes);
   b->nchanges -= k;
 }
