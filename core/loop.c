@@ -185,6 +185,7 @@ static int withdraw(loop *l, kt_error *err) {
     return kt_fail(err, "searcher %s kept %zu of %zu proposals", s->ops->name, keep, n);
   for (size_t k = first + keep; k < l->npending; k++) {
     uint64_t index = pending_at(l, k)->index, held;
+    if (l->ev->withdrawn) l->ev->withdrawn(l->ev->ud, pending_at(l, k)->natural);
     bool again = kt_indexmap_get(&l->taken_back, index, &held) && held;
     if (kt_indexmap_put(&l->seen, index, DROPPED, err) ||
         (!again && kt_indexmap_put(&l->taken_back, index, 1, err)))

@@ -161,3 +161,27 @@ describe("bestfirst pairs", function()
       "searcher 'bestfirst': option pairs must be in [0, 1000000], got -1")
   end)
 end)
+
+describe("bestfirst renew on a device", function()
+  it("evaluates each configuration once and compiles what it took back at most once", function()
+    local tuner = kt.tuner(nil, {cache = false})
+    local o = kt.array("int", 4)
+    local k = tuner:kernel{source = "__kernel void rn(__global int *o) { o[0] = X + Y + Z; }", name = "rn",
+                           global = 1, args = {o:output()}}
+    k:param("X", {1, 2, 3, 4, 5, 6})
+    k:param("Y", {10, 20})
+    k:param("Z", {100, 200, 300, 400})
+    local r = tuner:tune(k, {search = {"bestfirst", seed = 2, sample = 4, renew = 1}, stop = {count = 20},
+                             repeats = 1, progress = false})
+    assert.equal(20, #r)
+    local seen = {}
+    for i = 1, #r do
+      assert.is_nil(seen[r[i].index])
+      seen[r[i].index] = true
+    end
+    local s = r:summary()
+    assert.is_true(s.withdrawn > 0)
+    assert.is_true(s.compiles >= 20 and s.compiles <= 20 + s.withdrawn,
+                   ("%d compiles, %d withdrawn"):format(s.compiles, s.withdrawn))
+  end)
+end)
