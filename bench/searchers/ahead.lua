@@ -1,7 +1,8 @@
 -- bench/searchers/ahead.lua: what bestfirst's `ahead` (proposals in flight)
 -- costs a device tuning in time: mm (record/mm.cu) tuned with bestfirst at
 -- ahead 8, 4, 2 and 1, and with renew (8 in flight, taken back after each
--- result: the proposals of ahead 1) without and with pairs 4, the program
+-- result: the proposals of ahead 1) without and with pairs 4 (and with 4 and
+-- 2 in flight), the program
 -- cache off, to a count and to a time limit; `withdrawn`: the proposals
 -- taken back for good, whose compiles went unused.
 --   ktlua bench/searchers/ahead.lua [--device=ID] [--count=N] [--seconds=S] [--seeds=N]
@@ -32,7 +33,9 @@ local function kernel()
   return k
 end
 local SETTINGS = {{"8", {ahead = 8}}, {"4", {ahead = 4}}, {"2", {ahead = 2}}, {"1", {ahead = 1}},
-                  {"8, renew 1", {renew = 1}}, {"8, renew 1, pairs 4", {renew = 1, pairs = 4}}}
+                  {"8, renew 1", {renew = 1}}, {"8, renew 1, pairs 4", {renew = 1, pairs = 4}},
+                  {"4, renew 1, pairs 4", {ahead = 4, renew = 1, pairs = 4}},
+                  {"2, renew 1, pairs 4", {ahead = 2, renew = 1, pairs = 4}}}
 print("| ahead | stop | seed | evaluated | withdrawn | seconds | best ms |")
 print("|---|---|---|---|---|---|---|")
 for _, stop in ipairs{{count = opt.count}, {seconds = opt.seconds}} do
