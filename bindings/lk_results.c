@@ -357,6 +357,8 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "compiles");
   lua_pushinteger(L, (lua_Integer)r->cached);
   lua_setfield(L, -2, "cached");
+  lua_pushinteger(L, (lua_Integer)r->withdrawn);
+  lua_setfield(L, -2, "withdrawn");
   lua_pushinteger(L, (lua_Integer)r->compile_workers);
   lua_setfield(L, -2, "compile_workers");
   lua_pushinteger(L, (lua_Integer)r->input_checks);

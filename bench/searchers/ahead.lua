@@ -1,6 +1,10 @@
 -- bench/searchers/ahead.lua: what bestfirst's `ahead` (proposals in flight)
 -- costs a device tuning in time: mm (record/mm.cu) tuned with bestfirst at
--- ahead 8, 4, 2 and 1, the program cache off, to a count and to a time limit.
+-- ahead 8, 4, 2 and 1, and with renew (8 in flight, taken back after each
+-- result: the proposals of ahead 1) without and with pairs 4 (and with 4 and
+-- 2 in flight), the program
+-- cache off, to a count and to a time limit; `withdrawn`: the proposals
+-- taken back for good, whose compiles went unused.
 --   ktlua bench/searchers/ahead.lua [--device=ID] [--count=N] [--seconds=S] [--seeds=N]
 local kt = require "ktlua"
 local opt = {device = "cuda:0", count = 45, seconds = 5, seeds = 3}
@@ -28,18 +32,25 @@ local function kernel()
   k:prune{divisible = false}
   return k
 end
-print("| ahead | stop | seed | evaluated | seconds | best ms |")
-print("|---|---|---|---|---|---|")
+local SETTINGS = {{"8", {ahead = 8}}, {"4", {ahead = 4}}, {"2", {ahead = 2}}, {"1", {ahead = 1}},
+                  {"8, renew 1", {renew = 1}}, {"8, renew 1, pairs 4", {renew = 1, pairs = 4}},
+                  {"4, renew 1, pairs 4", {ahead = 4, renew = 1, pairs = 4}},
+                  {"2, renew 1, pairs 4", {ahead = 2, renew = 1, pairs = 4}}}
+print("| ahead | stop | seed | evaluated | withdrawn | seconds | best ms |")
+print("|---|---|---|---|---|---|---|")
 for _, stop in ipairs{{count = opt.count}, {seconds = opt.seconds}} do
-  for _, ahead in ipairs{8, 4, 2, 1} do
+  for _, setting in ipairs(SETTINGS) do
     for seed = 1, opt.seeds do
+      local search = {"bestfirst", seed = seed}
+      for k, v in pairs(setting[2]) do search[k] = v end
       local t0 = kt.clock()
-      local r = tuner:tune(kernel(), {search = {"bestfirst", ahead = ahead, seed = seed}, stop = stop,
-        repeats = 3, progress = false, fail_fast = false})
+      local r = tuner:tune(kernel(), {search = search, stop = stop, repeats = 3, progress = false,
+        fail_fast = false})
       local t1 = kt.clock()
       local best = r:best()
-      print(("| %d | %s | %d | %d | %.1f | %s |"):format(ahead, stop.count and ("count " .. stop.count) or
-        ("%d s"):format(stop.seconds), seed, #r, t1 - t0, best and ("%.4f"):format(best.time_ms) or "-"))
+      print(("| %s | %s | %d | %d | %d | %.1f | %s |"):format(setting[1], stop.count and
+        ("count " .. stop.count) or ("%d s"):format(stop.seconds), seed, #r, r:summary().withdrawn,
+        t1 - t0, best and ("%.4f"):format(best.time_ms) or "-"))
     end
   end
 end

@@ -76,6 +76,17 @@ void kt_ahead_begin(kt_ahead *a, uint64_t index) {
   for (size_t i = 0; i <= k; i++) pop(a);
 }
 
+void kt_ahead_withdraw(kt_ahead *a, uint64_t index) {
+  size_t k = 0;
+  while (k < a->count && at(a, k)->index != index) k++;
+  if (k == a->count) return;
+  forget(at(a, k));
+  for (; k + 1 < a->count; k++) *at(a, k) = *at(a, k + 1);
+  *at(a, a->count - 1) = (announced){0, NULL, 0}; /* moved up: not freed */
+  a->count--;
+  if (a->tried == index + 1) a->tried = 0;
+}
+
 /* The next configuration the loop will evaluate: the first announced one
 ** that is not taken from a resumed journal. */
 static announced *next(kt_ahead *a, const tuning *tu) {

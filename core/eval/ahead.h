@@ -31,6 +31,9 @@ int kt_ahead_announce(kt_ahead *a, uint64_t index, char **sources, size_t n, kt_
 /* index is being evaluated: it and what was announced before it are done
 ** with (an index never announced changes nothing). */
 void kt_ahead_begin(kt_ahead *a, uint64_t index);
+/* index will not be evaluated after all (the searcher took it back): its
+** first announcement is forgotten, so no kernel is made ahead for it. */
+void kt_ahead_withdraw(kt_ahead *a, uint64_t index);
 
 /* The run's idle work (kt_run.idle, ud: the tuning): makes the kernels
 ** of the next configuration to be evaluated, where compiled. Returns 1

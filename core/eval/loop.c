@@ -12,6 +12,11 @@
 ** picks), takes results in the order they finish, and once the search is
 ** over (or on an error) still takes in what is in flight. Its budget
 ** counts what is in flight as spent.
+**
+** A searcher with a withdraw operation may take back, after each result,
+** the newest of the proposals not yet evaluated (search.h): they count
+** as never proposed. Their compiles may have started; results->withdrawn
+** counts those withdrawn and not proposed again, whose programs went unused.
 */
 #include "loop.h"
 
@@ -50,6 +55,7 @@ struct kt_loop {
   const kt_evaluator *ev;
   kt_results *results;
   kt_indexmap seen;    /* index -> position in results, or pending */
+  kt_indexmap taken_back; /* withdrawn index -> 1 while not proposed again, else 0 */
   uint32_t *vi;
   double clock_ns;     /* KT_CLOCK_RESULTS: the results' summed time */
   proposal *pending;   /* FIFO of proposals not yet evaluated */
@@ -88,6 +94,11 @@ static int natural(const loop *l, const uint32_t *vi, uint64_t *index, kt_error 
 
 static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
   uint64_t nat;
+  uint64_t unused;
+  if (kt_indexmap_get(&l->taken_back, index, &unused) && unused) {
+    if (kt_indexmap_put(&l->taken_back, index, 0, err)) return -1;
+    l->results->withdrawn--;
+  }
   if (kt_indexmap_put(&l->seen, index, PENDING, err) ||
       kt_space_config(l->space, index, l->vi, err) || natural(l, l->vi, &nat, err))
     return -1;
@@ -153,6 +164,39 @@ static int take_next(loop *l, kt_result **res, kt_error *err) {
   return kt_indexmap_put(&l->seen, l->current.index, l->results->n - 1, err);
 }
 
+static proposal *pending_at(loop *l, size_t k) {
+  return &l->pending[(l->head + k) % l->lookahead];
+}
+
+/* The searcher's say over the newest pending proposals (search.h): those
+** after the last seed or repeat, which are its own and proposed once. */
+static int withdraw(loop *l, kt_error *err) {
+  kt_searcher *s = l->o->searcher;
+  if (!s->ops->withdraw) return 0;
+  size_t first = 0;
+  for (size_t k = 0; k < l->npending; k++)
+    if (pending_at(l, k)->seed || pending_at(l, k)->again) first = k + 1;
+  size_t n = l->npending - first, keep = n;
+  if (n == 0) return 0;
+  for (size_t k = 0; k < n; k++) l->batch[k] = pending_at(l, first + k)->index;
+  if (s->ops->withdraw(s, l->batch, n, &keep, err))
+    return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
+  if (keep > n)
+    return kt_fail(err, "searcher %s kept %zu of %zu proposals", s->ops->name, keep, n);
+  for (size_t k = first + keep; k < l->npending; k++) {
+    uint64_t index = pending_at(l, k)->index, held;
+    if (l->ev->withdrawn) l->ev->withdrawn(l->ev->ud, pending_at(l, k)->natural);
+    bool again = kt_indexmap_get(&l->taken_back, index, &held) && held;
+    if (kt_indexmap_put(&l->seen, index, DROPPED, err) ||
+        (!again && kt_indexmap_put(&l->taken_back, index, 1, err)))
+      return -1;
+    if (!again) l->results->withdrawn++;
+  }
+  if (keep < n) l->waiting = false;
+  l->npending = first + keep;
+  return 0;
+}
+
 /* The result at `at` of proposal p is in: journal, progress, searcher. */
 static int record(loop *l, proposal p, uint64_t at, bool recorded, kt_error *err) {
   if (p.seed) l->seeds--;
@@ -170,7 +214,7 @@ static int record(loop *l, proposal p, uint64_t at, bool recorded, kt_error *err
   l->waiting = false;
   for (unsigned k = 0; k <= p.again; k++)
     if (report(l, p.index, at, err)) return -1;
-  return 0;
+  return withdraw(l, err);
 }
 
 int kt_loop_record(kt_loop *l, bool recorded, kt_error *err) {
@@ -358,6 +402,7 @@ kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_eval
   *l = (loop){.space = space, .o = o, .ev = ev, .results = results,
               .lookahead = o->lookahead ? o->lookahead : KT_LOOKAHEAD_MIN};
   kt_indexmap_init(&l->seen);
+  kt_indexmap_init(&l->taken_back);
   if (kt_stop_state_init(&l->st, &o->stop, kt_space_count(space), err)) {
     free(l);
     return NULL;
@@ -384,6 +429,7 @@ void kt_loop_free(kt_loop *l) {
   for (size_t s = 0; s < l->nslots; s++) kt_result_clear(&l->slots[s].res);
   free(l->slots);
   kt_indexmap_clear(&l->seen);
+  kt_indexmap_clear(&l->taken_back);
   free(l);
 }
 

@@ -16,7 +16,8 @@
 ** err (it is recorded first), or -1 on a fatal error: the loop stops, and
 ** res, which ran to no verdict, is dropped (nothing unrun is recorded).
 ** prefetch (may be NULL) hears of a configuration that will be evaluated
-** soon, to start its builds.
+** soon, to start its builds; withdrawn (may be NULL) that one announced so
+** will not be after all (the searcher took it back), unless announced again.
 ** An asynchronous evaluator (slots > 1: several devices) has up to slots
 ** configurations in flight and no evaluate: submit starts res in a free
 ** slot (0), answers it at once from the journal being resumed (1), or
@@ -40,6 +41,7 @@ typedef struct kt_evaluator {
   int (*submit)(void *ud, size_t slot, kt_result *res, kt_error *err);
   int (*wait)(void *ud, size_t *slot, kt_error *err);
   size_t (*pick)(void *ud, size_t slot, const uint64_t *pending, size_t n);
+  void (*withdrawn)(void *ud, uint64_t index);
 } kt_evaluator;
 
 /* Called after each new configuration; an error stops the loop. */

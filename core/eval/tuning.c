@@ -83,6 +83,14 @@ static bool refused_ahead(const tuning *tu, size_t ki, const kt_config *cfg) {
          kt_launch_limits(&tu->t->device, tu->task->kernels[ki]->name, &s, why, sizeof why) != KT_OK;
 }
 
+/* A configuration announced (tune_prefetch) that the searcher took back:
+** its compiles go on (the program stays in the cache), its kernel is not
+** made ahead. */
+static void tune_withdrawn(void *ud, uint64_t index) {
+  tuning *tu = ud;
+  kt_ahead_withdraw(tu->ahead, index);
+}
+
 /* Starts compiling the kernels of a configuration that comes soon, and
 ** keeps their sources for making its kernels ahead (ahead.h). */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
@@ -232,7 +240,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                           .lookahead = lookahead, .journal = tu->journal,
                           .progress = opts->progress, .progress_ud = opts->progress_ud,
                           .seeds = tu->seeds, .nseeds = nseeds, .metrics = opts->metrics};
-  tu->ev = (kt_evaluator){.prefetch = tune_prefetch, .ud = tu};
+  tu->ev = (kt_evaluator){.prefetch = tune_prefetch, .withdrawn = tune_withdrawn, .ud = tu};
   return 0;
 }
 

@@ -293,6 +293,12 @@ static int unplan(kt_fleet *f, uint64_t index, kt_error *err) {
   return kt_indexmap_put(&f->planned, index, PLANNED_NONE, err);
 }
 
+/* A proposal taken back: no worker is to start its compiles, nor counts it. */
+static void fleet_withdrawn(void *ud, uint64_t index) {
+  kt_error ignored; /* the index is in the map already: nothing to allocate */
+  unplan(ud, index, &ignored);
+}
+
 static int fleet_submit(void *ud, size_t slot, kt_result *res, kt_error *err) {
   kt_fleet *f = ud;
   tuning *m = &f->main;
@@ -423,7 +429,8 @@ static int tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results
   f->set_up = 0;
   if (!(f->w = kt_calloc(f->n, sizeof *f->w, err))) return tune_end(m, -1, err);
   kt_evaluator ev = {.prefetch = fleet_prefetch, .ud = f, .slots = f->n,
-                     .submit = fleet_submit, .wait = fleet_wait, .pick = fleet_pick};
+                     .submit = fleet_submit, .wait = fleet_wait, .pick = fleet_pick,
+                     .withdrawn = fleet_withdrawn};
   pthread_mutex_lock(&f->lock);
   int rc = start_workers(f, task, opts, err);
   kt_interrupt_guard guard;

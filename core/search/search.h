@@ -23,6 +23,12 @@ typedef struct kt_searcher_ops {
   /* The outcome of a proposal (also for one evaluated before). */
   int (*report)(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err);
   void (*destroy)(void *state);
+  /* Optional (NULL: keeps all). After each result, the proposals not yet
+  ** evaluated (pending, oldest first): *keep gets how many of the oldest it
+  ** still wants; the rest are withdrawn, as if never proposed (a device
+  ** may have compiled them: a proposal made again finds its program). */
+  int (*withdraw)(kt_searcher *s, const uint64_t *pending, size_t n, size_t *keep,
+                  kt_error *err);
 } kt_searcher_ops;
 
 struct kt_searcher {

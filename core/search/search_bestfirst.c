@@ -43,6 +43,20 @@
 ** parameter in play, but a move the model favours comes a round or two
 ** earlier.
 **
+** With `renew` 1, after each result the proposals not yet evaluated, past
+** the episode's sample, are taken back (the loop's withdraw) and the
+** searcher rewinds to where it made them: its random state, the entries
+** expanded since and the moves taken or skipped since, so that it proposes
+** again with every result in. It evaluates what ahead 1 does while a
+** device still compiles `ahead` at once; what it takes back for good was
+** compiled for nothing. With 2 only the moves taken go back.
+**
+** With `pairs` N (0: off), after every N one-change moves of an entry comes
+** one that moves two parameters each to an adjacent value (in a random
+** order): a step along a diagonal, where a product of two parameters is
+** bounded (threads in a block, shared memory) and one change alone leaves
+** the space or falls off the ridge.
+**
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
 ** (surrogate.h: 5 networks of 40 units, each learning from at most 256 of
@@ -53,7 +67,8 @@
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
-** predictions), guess (0), pool (64), adapt (0), across (0).
+** predictions), guess (0), pool (64), adapt (0), across (0), renew (0),
+** pairs (0).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -87,11 +102,31 @@ typedef struct node {
   unsigned outstanding; /* tried neighbours whose results are awaited */
 } node;
 
+/* What a proposal changed of the searcher besides its entry's moves: the
+** state before it, restored when renew takes it back. */
+typedef struct before {
+  kt_rng rng;
+  size_t nnodes;
+  uint64_t steps, drawn, made;
+} before;
+
+/* A change a proposal made to the episode, for renew to undo: an entry's
+** place among its moves before the proposal skipped or took some (node:
+** its expansion state + 1), or a configuration met again that joined the
+** episode (node 0). */
+typedef struct change {
+  uint64_t made; /* the proposal's number */
+  uint64_t index;
+  size_t node, next;
+} change;
+
 typedef struct flight {
   uint64_t index;
   size_t node; /* the expansion state + 1 of the entry whose neighbour it is, or 0: a random draw */
+  size_t pos;  /* its place among that entry's moves */
   double cost; /* that entry's */
   int kind;    /* FROM_SAMPLE, FROM_NEIGHBOUR or FROM_GUESS */
+  before was;
 } flight;
 
 enum { FROM_SAMPLE, FROM_NEIGHBOUR, FROM_GUESS };
@@ -104,15 +139,21 @@ typedef struct bestfirst {
   bool use_model;
   unsigned guess, pool;  /* every guess-th expansion a guess, the best of pool */
   bool adapt;            /* the share of guesses follows their wins */
+  unsigned pairs;        /* a two-change adjacent move after every pairs one-change ones */
   double across;         /* moves ranked across the parameters at this temperature; 0: off */
+  unsigned renew;        /* after each result, what is not yet evaluated is chosen again:
+                            1 as ahead 1 would, 2 keeping the entries' orders of moves */
   double tries[3], wins[3]; /* by flight kind: proposals, and those that beat the episode */
   uint64_t steps;        /* expansions, for guess */
+  uint64_t made;         /* proposals, in the order made */
   kt_pairwise model;     /* every result, for the order of new values; no
                             parameters when off (or the space is too large) */
   uint64_t drawn;        /* random configurations proposed in this episode */
   entry *found;          /* successes of this episode, fastest first */
   size_t nfound, capfound;
-  kt_indexmap in_found;
+  kt_indexmap in_found;  /* index -> 1 while in found (0: taken back) */
+  change *changes;       /* renew: what the proposals in flight changed, oldest first */
+  size_t nchanges, capchanges;
   node *nodes;
   size_t nnodes, capnodes;
   flight *flights;       /* proposals whose results are awaited */
@@ -138,8 +179,8 @@ static bool taken(const bestfirst *b, uint64_t index, double *cost) {
 /* ---- the episode's successes, fastest first ---- */
 
 static int insert(bestfirst *b, uint64_t index, double cost, kt_error *err) {
-  uint64_t unused;
-  if (kt_indexmap_get(&b->in_found, index, &unused)) return 0;
+  uint64_t present;
+  if (kt_indexmap_get(&b->in_found, index, &present) && present) return 0;
   if (kt_indexmap_put(&b->in_found, index, 1, err) ||
       kt_grow(&b->found, &b->capfound, b->nfound + 1, sizeof *b->found, err))
     return -1;
@@ -162,12 +203,13 @@ static void new_episode(bestfirst *b) {
   b->nfound = 0;
   kt_indexmap_clear(&b->in_found);
   b->drawn = 0;
+  b->nchanges = 0;
 }
 
 /* ---- expansion ---- */
 
 /* The neighbours of index in the order to try them. */
-static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
+static int single_moves(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
   kt_walker *w = &b->w;
   if (!b->model.nparams) return kt_neighbors_mixed(w, index, KT_HAMMING, moves, err);
   if (kt_space_config(w->space, index, w->vj, err)) return -1;
@@ -176,6 +218,38 @@ static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *e
     return kt_neighbors_across(w, index, KT_HAMMING, b->model.score, b->model.offset, b->across,
                                moves, err);
   return kt_neighbors_ranked(w, index, KT_HAMMING, b->model.score, b->model.offset, moves, err);
+}
+
+/* With pairs N, after every N one-change moves one that changes two
+** parameters each to an adjacent value, in a random order. */
+static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *err) {
+  if (single_moves(b, index, moves, err)) return -1;
+  if (!b->pairs) return 0;
+  kt_indices one = {0}, two = {0}, all = {0};
+  int rc = kt_neighbors(&b->w, index, 1, KT_ADJACENT, &one, err) ||
+           kt_neighbors(&b->w, index, 2, KT_ADJACENT, &two, err);
+  size_t first = one.n;
+  kt_indices_clear(&one);
+  if (!rc) {
+    size_t n2 = two.n - first;
+    for (size_t i = n2; i > 1; i--) { /* shuffle the two-change ones */
+      size_t j = first + (size_t)kt_rng_below(&b->w.rng, i);
+      uint64_t t = two.items[first + i - 1];
+      two.items[first + i - 1] = two.items[j];
+      two.items[j] = t;
+    }
+    size_t a = 0, c = first, since = 0;
+    while (!rc && (a < moves->n || c < two.n)) {
+      bool pair = c < two.n && (a == moves->n || since == b->pairs);
+      since = pair ? 0 : since + 1;
+      rc = kt_indices_push(&all, pair ? two.items[c++] : moves->items[a++], err);
+    }
+  }
+  kt_indices_clear(&two);
+  if (rc) return kt_indices_clear(&all), -1;
+  kt_indices_clear(moves);
+  *moves = all;
+  return 0;
 }
 
 static node *node_of(bestfirst *b, entry *e, kt_error *err) {
@@ -191,6 +265,32 @@ static node *node_of(bestfirst *b, entry *e, kt_error *err) {
   return n;
 }
 
+/* With renew on, what the proposal being made changes, for undoing. */
+static int note(bestfirst *b, change c, kt_error *err) {
+  if (b->renew != 1) return 0;
+  if (kt_grow(&b->changes, &b->capchanges, b->nchanges + 1, sizeof *b->changes, err)) return -1;
+  c.made = b->made;
+  b->changes[b->nchanges++] = c;
+  return 0;
+}
+
+static int note_next(bestfirst *b, const node *n, size_t before, kt_error *err) {
+  if (n->next == before) return 0;
+  return note(b, (change){0, 0, (size_t)(n - b->nodes) + 1, before}, err);
+}
+
+/* Takes an entry out of the episode's successes. */
+static void remove_found(bestfirst *b, uint64_t index) {
+  kt_error ignored; /* the index is in the map already: nothing to allocate */
+  for (size_t i = 0; i < b->nfound; i++)
+    if (b->found[i].index == index) {
+      memmove(b->found + i, b->found + i + 1, (b->nfound - i - 1) * sizeof *b->found);
+      b->nfound--;
+      kt_indexmap_put(&b->in_found, index, 0, &ignored);
+      return;
+    }
+}
+
 /* Skips the entry's neighbours explored or awaited already; a faster one
 ** joins the episode (*joined: the ranking has changed). */
 static int skip_known(bestfirst *b, size_t i, node *n, bool *joined, kt_error *err) {
@@ -200,7 +300,7 @@ static int skip_known(bestfirst *b, size_t i, node *n, bool *joined, kt_error *e
     uint64_t m = n->moves.items[n->next++];
     size_t before = b->nfound;
     if (cost < b->found[i].cost && insert(b, m, cost, err)) return -1;
-    if ((*joined = b->nfound > before)) return 0;
+    if ((*joined = b->nfound > before)) return note(b, (change){0, m, 0, 0}, err);
   }
   return 0;
 }
@@ -208,22 +308,28 @@ static int skip_known(bestfirst *b, size_t i, node *n, bool *joined, kt_error *e
 /* The next neighbour to try: of the fastest of the first `width` entries
 ** that has one and patience left. *from gets that entry, or NULL when none
 ** has (the episode is over, once its results are in). */
-static int expand(bestfirst *b, uint64_t *out, const entry **from, kt_error *err) {
+static int expand(bestfirst *b, uint64_t *out, size_t *pos, const entry **from, kt_error *err) {
   *from = NULL;
   for (size_t i = 0; i < b->nfound && i < b->width; i++) {
     node *n = node_of(b, &b->found[i], err);
+    if (!n) return -1;
+    size_t before = n->next;
     bool joined;
-    if (!n || skip_known(b, i, n, &joined, err)) return -1;
+    if (skip_known(b, i, n, &joined, err)) return -1;
     if (joined) {
+      if (note_next(b, n, before, err)) return -1;
       i = (size_t)-1; /* rank again from the top */
       continue;
     }
-    if (n->next == n->moves.n || (b->patience && n->misses + n->outstanding >= b->patience))
+    if (n->next == n->moves.n || (b->patience && n->misses + n->outstanding >= b->patience)) {
+      if (note_next(b, n, before, err)) return -1;
       continue;
+    }
+    *pos = n->next;
     *out = n->moves.items[n->next++];
     n->outstanding++;
     *from = &b->found[i];
-    return 0;
+    return note_next(b, n, before, err);
   }
   return 0;
 }
@@ -295,6 +401,7 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   kt_pairwise_clear(&b->model);
   new_episode(b);
   b->nflights = 0;
+  b->made = 0;
   b->steps = 0;
   memset(b->tries, 0, sizeof b->tries);
   memset(b->wins, 0, sizeof b->wins);
@@ -329,6 +436,8 @@ static bool wants_guess(bestfirst *b) {
 ** or, with nothing in flight, because everything is explored. */
 static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
   const entry *from = NULL;
+  size_t pos = 0;
+  before was = {b->w.rng, b->nnodes, b->steps, b->drawn, b->made};
   *any = false;
   for (;;) {
     if (b->drawn < b->sample) {
@@ -340,20 +449,22 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
       int rc = guess(b, out, err);
       if (rc < 0) return -1;
       if (!rc) {
-        b->flights[b->nflights++] = (flight){*out, 0, 0, FROM_GUESS};
+        b->flights[b->nflights++] = (flight){*out, 0, 0, 0, FROM_GUESS, was};
+        b->made++;
         *any = true;
         return 0;
       }
     }
-    if (expand(b, out, &from, err)) return -1;
+    if (expand(b, out, &pos, &from, err)) return -1;
     if (from) break;
     if (b->nflights) return 0; /* the episode ends once its results are in */
     new_episode(b);
     if (b->use_restart && plan_restart(b, err)) return -1;
   }
   /* Nodes stay where they are until the episode ends, after its flights. */
-  b->flights[b->nflights++] = from ? (flight){*out, from->node, from->cost, FROM_NEIGHBOUR}
-                                   : (flight){*out, 0, 0, FROM_SAMPLE};
+  b->flights[b->nflights++] = from ? (flight){*out, from->node, pos, from->cost, FROM_NEIGHBOUR, was}
+                                   : (flight){*out, 0, 0, 0, FROM_SAMPLE, was};
+  b->made++;
   *any = true;
   return 0;
 }
@@ -368,6 +479,18 @@ static int bf_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
     (*got)++;
   }
   return 0;
+}
+
+/* Changes older than every proposal in flight are for good. */
+static void forget_settled(bestfirst *b) {
+  uint64_t oldest = b->made;
+  for (size_t i = 0; i < b->nflights; i++)
+    if (b->flights[i].was.made < oldest) oldest = b->flights[i].was.made;
+  size_t k = 0;
+  while (k < b->nchanges && b->changes[k].made < oldest) k++;
+  if (k == 0) return;
+  memmove(b->changes, b->changes + k, (b->nchanges - k) * sizeof *b->changes);
+  b->nchanges -= k;
 }
 
 static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_error *err) {
@@ -390,7 +513,65 @@ static int bf_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
     }
     break;
   }
+  forget_settled(b);
   return isfinite(cost) ? insert(b, index, cost, err) : 0;
+}
+
+/* A flight taken back: its entry may propose it again. */
+static void unmake(bestfirst *b, size_t i) {
+  flight f = b->flights[i];
+  b->flights[i] = b->flights[--b->nflights];
+  if (!f.node || f.node > b->nnodes) return;
+  node *n = &b->nodes[f.node - 1];
+  n->outstanding--;
+  if (f.pos < n->next) n->next = f.pos;
+}
+
+/* The searcher as before proposal `was`, where every proposal made since
+** is taken back: the random state, and the entries expanded since
+** unexpanded, so that it proposes what it would have with every result in
+** (the draws of ahead 1). */
+static void rewind_to(bestfirst *b, const before *was) {
+  for (size_t i = 0; i < b->nflights; i++)
+    if (b->flights[i].was.made >= was->made) {
+      b->nchanges = 0; /* one made since stays: only the moves taken back go back */
+      return;
+    }
+  for (; b->nchanges && b->changes[b->nchanges - 1].made >= was->made; b->nchanges--) {
+    change *c = &b->changes[b->nchanges - 1];
+    if (!c->node) remove_found(b, c->index);
+    else if (c->node <= was->nnodes) b->nodes[c->node - 1].next = c->next;
+  }
+  b->w.rng = was->rng;
+  b->steps = was->steps;
+  b->drawn = was->drawn;
+  for (size_t i = was->nnodes; i < b->nnodes; i++) kt_indices_clear(&b->nodes[i].moves);
+  for (size_t i = 0; i < b->nfound; i++)
+    if (b->found[i].node > was->nnodes) b->found[i].node = 0;
+  b->nnodes = was->nnodes;
+}
+
+/* With renew on, every pending proposal from the first that is not part
+** of the episode's sample is taken back, as if never made. So the
+** proposals evaluated are those that ahead 1 makes, while a device still
+** compiles up to `ahead` at once; a sample is random and is kept. */
+static int bf_withdraw(kt_searcher *s, const uint64_t *pending, size_t n, size_t *keep,
+                       kt_error *err) {
+  bestfirst *b = s->state;
+  (void)err;
+  *keep = n;
+  before first = {0};
+  for (size_t k = 0; b->renew && k < n; k++) {
+    size_t i = 0;
+    while (i < b->nflights && b->flights[i].index != pending[k]) i++;
+    if (i == b->nflights) continue; /* not ours to keep or take back */
+    if (*keep == n && b->flights[i].kind == FROM_SAMPLE) continue;
+    if (*keep == n) *keep = k, first = b->flights[i].was;
+    unmake(b, i);
+  }
+  if (*keep < n && b->renew == 1) rewind_to(b, &first);
+  if (b->renew == 2) b->nchanges = 0;
+  return 0;
 }
 
 static void bf_destroy(void *state) {
@@ -402,19 +583,20 @@ static void bf_destroy(void *state) {
   free(b->starts);
   free(b->nodes);
   free(b->found);
+  free(b->changes);
   free(b->flights);
   free(b);
 }
 
 static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf_report,
-                                              bf_destroy};
+                                              bf_destroy, bf_withdraw};
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
                                         "model",  "restart", "guess",    "pool",
-                                        "adapt",  "across",  NULL};
+                                        "adapt",  "across",  "renew",    "pairs", NULL};
   double sample, width, patience, ahead, model, restart, guessing, pool, adapt,
-      across;
+      across, renew, pairs;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
@@ -425,7 +607,9 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_whole(o, "bestfirst", "guess", 0, 0, 1e9, false, &guessing, err) ||
       kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err) ||
       kt_search_opt_whole(o, "bestfirst", "adapt", 0, 0, 1, false, &adapt, err) ||
-      kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err))
+      kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err) ||
+      kt_search_opt_whole(o, "bestfirst", "renew", 0, 0, 2, false, &renew, err) ||
+      kt_search_opt_whole(o, "bestfirst", "pairs", 0, 0, 1e6, false, &pairs, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -444,6 +628,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->pool = (unsigned)pool;
   b->adapt = adapt != 0;
   b->across = across;
+  b->renew = (unsigned)renew;
+  b->pairs = (unsigned)pairs;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;
