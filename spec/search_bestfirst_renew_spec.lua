@@ -1,5 +1,5 @@
--- bestfirst's renew option (core/search_bestfirst.c) and the search loop's
--- withdrawals (core/loop.c, kt_searcher_ops.withdraw): after each result the
+-- bestfirst's renew option (core/search/search_bestfirst.c) and the search loop's
+-- withdrawals (core/eval/loop.c, kt_searcher_ops.withdraw): after each result the
 -- pending proposals past the episode's sample are taken back and chosen
 -- again, so that a search keeping `ahead` in flight (compiled together on a
 -- device) evaluates what it would with ahead = 1. And its pairs option: a
