@@ -19,6 +19,10 @@ end
 local indices = require("spec.support.replays").indices
 
 local function run(rec, search, count, lookahead)
+  -- the model's options against the proposals without renew and pairs (on by default)
+  if type(search) == "table" then
+    search.renew, search.pairs = search.renew or 0, search.pairs or 0
+  end
   return rec:tune{search = search, stop = {count = count}, lookahead = lookahead}
 end
 

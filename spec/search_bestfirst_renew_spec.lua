@@ -26,12 +26,13 @@ end
 
 describe("bestfirst renew", function()
   it("makes exactly these proposals under a seed on a small space, those of ahead = 1", function()
-    local renewed = run(small, {"bestfirst", seed = 3, sample = 4, renew = 1}, 12)
+    local renewed = run(small, {"bestfirst", seed = 3, sample = 4, renew = 1, pairs = 0}, 12)
     assert.same({10, 4, 21, 18, 16, 12, 17, 11, 13, 5, 15, 14}, indices(renewed))
     assert.equal(5, renewed:summary().withdrawn)
-    assert.same(indices(renewed), indices(run(small, {"bestfirst", seed = 3, sample = 4, ahead = 1}, 12)))
-    -- plain bestfirst (ahead 8): the same sample, then neighbours chosen before their results
-    local plain = run(small, {"bestfirst", seed = 3, sample = 4}, 12)
+    assert.same(indices(renewed),
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, ahead = 1, pairs = 0}, 12)))
+    -- without renew (ahead 8): the same sample, then neighbours chosen before their results
+    local plain = run(small, {"bestfirst", seed = 3, sample = 4, renew = 0, pairs = 0}, 12)
     assert.same({10, 4, 21, 18, 11, 6, 16, 8, 20, 19, 12, 0}, indices(plain))
     assert.equal(0, plain:summary().withdrawn)
   end)
@@ -47,10 +48,11 @@ describe("bestfirst renew", function()
     end
   end)
 
-  it("withdraws nothing with renew = 0 (the default) or with one proposal ahead", function()
-    local plain = run(small, {"bestfirst", seed = 3, sample = 4}, 22)
+  it("renews by default, and withdraws nothing with renew = 0 or with one proposal ahead", function()
+    local default = run(small, {"bestfirst", seed = 3, sample = 4}, 22)
+    assert.same(indices(run(small, {"bestfirst", seed = 3, sample = 4, renew = 1, pairs = 4}, 22)),
+                indices(default))
     local off = run(small, {"bestfirst", seed = 3, sample = 4, renew = 0}, 22)
-    assert.same(indices(plain), indices(off))
     assert.equal(0, off:summary().withdrawn)
     assert.equal(0, run(small, {"bestfirst", seed = 3, sample = 4, renew = 1}, 22, 1):summary().withdrawn)
     assert.equal(0, run(small, {"bestfirst", seed = 3, sample = 4, renew = 1, ahead = 1}, 22):summary().withdrawn)
@@ -58,7 +60,7 @@ describe("bestfirst renew", function()
 
   it("with renew = 2 takes back the same but keeps the orders of moves made meanwhile", function()
     -- the entries' orders of moves drawn while the sample's results came in stay
-    local kept = run(small, {"bestfirst", seed = 3, sample = 4, renew = 2}, 12)
+    local kept = run(small, {"bestfirst", seed = 3, sample = 4, renew = 2, pairs = 0}, 12)
     assert.same({10, 4, 21, 18, 11, 17, 13, 16, 15, 5, 14, 12}, indices(kept))
     assert.equal(7, kept:summary().withdrawn)
   end)
@@ -104,13 +106,14 @@ end)
 
 describe("bestfirst pairs", function()
   it("makes exactly these proposals under a seed on a small space", function()
-    -- plain: 10, 4, 21, 18, 11, 6, 16, 8, 20, 19, 12, 0 (above)
+    -- without renew or pairs: 10, 4, 21, 18, 11, 6, 16, 8, 20, 19, 12, 0 (above)
     assert.same({10, 4, 21, 18, 5, 11, 14, 6, 19, 20, 13, 12},
-                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 1}, 12)))
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, renew = 0, pairs = 1}, 12)))
     assert.same({10, 4, 21, 18, 11, 5, 6, 16, 19, 20, 12, 14},
-                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 2}, 12)))
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, renew = 0, pairs = 2}, 12)))
     assert.same({10, 4, 21, 18, 6, 14, 16, 5, 20, 19, 13, 0},
-                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 1, model = 0}, 12)))
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, renew = 0, pairs = 1, model = 0},
+                            12)))
   end)
 
   it("moves two parameters to adjacent values in a pair move", function()
@@ -138,9 +141,11 @@ describe("bestfirst pairs", function()
     assert.equal(2, changed)
   end)
 
-  it("is off with pairs = 0 (the default)", function()
+  it("is 4 by default, and off with pairs = 0", function()
     assert.same(indices(run(small, {"bestfirst", seed = 3, sample = 4}, 22)),
-                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 0}, 22)))
+                indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 4}, 22)))
+    assert.are_not.same(indices(run(small, {"bestfirst", seed = 3, sample = 4}, 22)),
+                        indices(run(small, {"bestfirst", seed = 3, sample = 4, pairs = 0}, 22)))
   end)
 
   it("tries every configuration once, failed ones included, given the whole space", function()

@@ -608,8 +608,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_whole(o, "bestfirst", "pool", 64, 1, 1e6, false, &pool, err) ||
       kt_search_opt_whole(o, "bestfirst", "adapt", 0, 0, 1, false, &adapt, err) ||
       kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err) ||
-      kt_search_opt_whole(o, "bestfirst", "renew", 0, 0, 2, false, &renew, err) ||
-      kt_search_opt_whole(o, "bestfirst", "pairs", 0, 0, 1e6, false, &pairs, err))
+      kt_search_opt_whole(o, "bestfirst", "renew", 1, 0, 2, false, &renew, err) ||
+      kt_search_opt_whole(o, "bestfirst", "pairs", 4, 0, 1e6, false, &pairs, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
