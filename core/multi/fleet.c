@@ -148,6 +148,10 @@ static bool device_gone(const worker *w);
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
   tuning *tu = &w->tu;
   kt_fleet *f = w->f;
+  /* Its uploads need no references: made while the first device computes them. */
+  if (w->i > 0 && !tu->set_up && !tu->uploaded &&
+      (tuner_ensure_open(tu->t, err) || tune_upload_early(tu, err)))
+    return -1;
   while (f->set_up == 0) pthread_cond_wait(&f->set_up_done, &f->lock); /* the references */
   if (f->set_up < 0) return *err = f->set_up_err, -1;
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
@@ -204,17 +208,18 @@ static void fail_orphans(kt_fleet *f, const kt_error *err) {
   }
 }
 
-/* The first device's set-up (references, uploads, its comparison kernel)
-** runs on the loop's thread at its first wait: the first configurations'
-** compiles have started by then, as with one device, where the set-up
-** comes at the first configuration; and that thread alone uses the first
-** device's tuner meanwhile (its worker waits for this, below, and the
-** loop's prefetches go to that tuner only while its worker is idle). The
-** other devices wait for the references before their first configuration. */
+/* The references run on the first device, on the loop's thread at its
+** first wait: the first configurations' compiles have started by then, as
+** with one device, where the set-up comes at the first configuration; and
+** that thread alone uses the first device's tuner meanwhile (its worker
+** waits for this, below, and the loop's prefetches go to that tuner only
+** while its worker is idle). The other devices wait for the references
+** alone (having uploaded meanwhile), not for the rest of the first one's
+** set-up (its uploads, its comparison kernel), which its worker makes. */
 static void set_up_first(worker *w) {
   kt_fleet *f = w->f;
   bool ok = tuner_ensure_open(w->tu.t, &f->set_up_err) == 0 &&
-            tune_set_up(&w->tu, &f->set_up_err) == 0;
+            tune_set_up_references(&w->tu, &f->set_up_err) == 0;
   f->set_up = ok ? 1 : -1;
   pthread_cond_broadcast(&f->set_up_done);
 }
