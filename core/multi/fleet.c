@@ -148,10 +148,9 @@ static bool device_gone(const worker *w);
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
   tuning *tu = &w->tu;
   kt_fleet *f = w->f;
-  /* Its compiles and uploads need no references: started while the first
-  ** device computes them. */
+  /* Its uploads need no references: made while the first device computes them. */
   if (w->i > 0 && !tu->set_up && !tu->uploaded &&
-      (tuner_ensure_open(tu->t, err) || start_ahead(w, err) || tune_upload_early(tu, err)))
+      (tuner_ensure_open(tu->t, err) || tune_upload_early(tu, err)))
     return -1;
   while (f->set_up == 0) pthread_cond_wait(&f->set_up_done, &f->lock); /* the references */
   if (f->set_up < 0) return *err = f->set_up_err, -1;
@@ -265,11 +264,8 @@ static int fleet_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error
   w->planned++;
   if (kt_indexmap_put(&f->planned, index, w->i, err)) return -1;
   /* An idle worker's tuner is the calling thread's to use; a busy one
-  ** starts the compiles itself before its next configuration. Before the
-  ** references are in, the other devices start theirs themselves, while
-  ** this thread computes them (set_up_first). */
-  bool own = w->i == 0 || f->set_up != 0;
-  if (!w->job && own && w->tu.t->cache) return tune_prefetch(&w->tu, index, vi, err);
+  ** starts the compiles itself before its next configuration. */
+  if (!w->job && w->tu.t->cache) return tune_prefetch(&w->tu, index, vi, err);
   if (kt_grow(&w->ahead, &w->capahead, w->nahead + 1, sizeof *w->ahead, err)) return -1;
   w->ahead[w->nahead++] = index;
   return 0;
