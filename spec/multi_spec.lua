@@ -233,6 +233,35 @@ print("at most", most, table.concat(statuses, " "), used["opencl:0:0"], used["op
     assert.matches("at most\t1\tok ok ok ok ok timeout ok ok\ttrue\ttrue\n", out, 1, true)
   end)
 
+  it("leaves the arrays' host contents as it found them, from the one copy its devices share", function()
+    local out, status = run([[
+local kt = require "ktlua"
+local three = kt.tuner("all")
+local n = 256
+local a, c = kt.array("float", n):fill(2), kt.array("float", n):fill(7)
+local k = three:kernel{ name = "add", global = n, args = { a:input(), c:output() }, source = [=[
+__kernel void add(__global const float *a, __global float *c) {
+  int i = get_global_id(0);
+  c[i] = a[i] + X;
+}]=] }
+k:param("X", { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 })
+local seen = {}
+k:launcher(function(run, cfg)
+  run:launch(k)
+  run:read(c) -- into the host array: each device's next run starts from the kept contents again
+  seen[#seen + 1] = c[0] - cfg.X
+end)
+local r = three:tune(k, { repeats = 1, progress = false })
+local used = {}
+for i = 1, #r do used[r[i].device] = (used[r[i].device] or 0) + 1 end
+local devices = 0
+for _ in pairs(used) do devices = devices + 1 end
+print(#r, devices, table.concat(seen, " ", 1, 3), c[0], c[n - 1], a[0], a[n - 1])
+]], "pthread pthread pthread")
+    assert.are.equal(0, status, out)
+    assert.are.equal("12\t3\t2.0 2.0 2.0\t7.0\t7.0\t2.0\t2.0\n", out)
+  end)
+
   it("reports to the searcher every proposal, also one proposed again while it is in flight", function()
     local out, status = run([[
 local kt = require "ktlua"

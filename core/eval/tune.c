@@ -246,18 +246,43 @@ static bool any_on_device(const tuning *tu) {
   return false;
 }
 
+int tune_set_up_references(tuning *tu, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
+  int rc = tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ? -1 : 0;
+  tu->results->setup_ns += (double)(kt_now_ns() - t0);
+  if (rc == 0) tu->refs_given = true;
+  return rc;
+}
+
+int tune_upload_early(tuning *tu, kt_error *err) {
+  int64_t t0 = kt_now_ns();
+  tuner_recover(tu->t);
+  int rc = tuner_keep_hosts(tu->t, tu->task, err) || tuner_upload(tu->t, tu->task, NULL, err)
+               ? -1 : 0;
+  tu->results->setup_ns += (double)(kt_now_ns() - t0);
+  tu->uploaded = rc == 0;
+  tu->uploaded_losses = tuner_losses(tu->t);
+  return rc;
+}
+
+/* Copies uploaded early went with a device process lost since. */
+static bool uploaded(const tuning *tu) {
+  return tu->uploaded && tu->uploaded_losses == tuner_losses(tu->t);
+}
+
 int tune_set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
   if (tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ||
-      tuner_upload(tu->t, tu->task, NULL, err))
+      (!uploaded(tu) && tuner_upload(tu->t, tu->task, NULL, err)))
     return -1;
   if (tu->task->nrefs && !tu->checker && !(tu->checker = kt_checker_new(err))) return -1;
   if (!tu->devcheck && any_on_device(tu) &&
       !(tu->devcheck = kt_devcheck_new(tu->t, tu->task->nrefs, err)))
     return -1;
   if (tune_devcheck_prepare(tu, err)) return -1;
-  tu->results->setup_ns = (double)(kt_now_ns() - t0);
+  tu->results->setup_ns += (double)(kt_now_ns() - t0);
   tu->set_up = true;
   return 0;
 }

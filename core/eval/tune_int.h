@@ -31,8 +31,11 @@ typedef struct tuning {
   bool later;         /* outputs are compared beside the timed runs */
   double landing_ns;  /* queueing those reads */
   bool set_up;        /* references computed and arrays uploaded */
-  bool refs_given;    /* the references are another tuning's, computed already:
-                      ** the task's, shared by the devices of a fleet (fleet.c) */
+  bool refs_given;    /* the references are computed already: by the set-up's first
+                      ** part, or another tuning's (the task's, shared by the devices
+                      ** of a fleet: fleet.c) */
+  bool uploaded;      /* the arrays were uploaded before the set-up ... */
+  uint64_t uploaded_losses; /* ... by this device process (tuner_losses) */
   kt_results *prior;  /* a resumed journal's results ... */
   kt_indexmap known;  /* ... by the index of their configuration in this space */
   kt_guard guard;
@@ -71,6 +74,11 @@ int tune_end(tuning *tu, int rc, kt_error *err);
 void tune_clear(tuning *tu);
 /* The references and uploads before the first configuration (tune.c). */
 int tune_set_up(tuning *tu, kt_error *err);
+/* Parts of it made earlier, for a fleet (fleet.c): the references alone,
+** which the other devices wait for; the uploads, which need no references.
+** tune_set_up then does only the rest. */
+int tune_set_up_references(tuning *tu, kt_error *err);
+int tune_upload_early(tuning *tu, kt_error *err);
 /* Stops the tuning when its first configurations all failed alike (tune.c). */
 int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err);
 /* The evaluator's prefetch: starts compiling a configuration's kernels. */

@@ -371,13 +371,24 @@ static int keep_host(kt_array *a, kt_access access, kt_placement place, void *ud
   if (!data) return -1;
   memcpy(data, a->data, bytes);
   kt_array_retain(a);
-  t->hosts[t->nhosts++] = (hostcopy){a, data, a->changes};
+  t->hosts[t->nhosts++] = (hostcopy){a, data, a->changes, false};
   return 0;
 }
 
 int tuner_keep_hosts(kt_tuner *t, const kt_task *task, kt_error *err) {
   bind_ctx b = {t, err};
   return tuner_each_array(task, keep_host, &b, err);
+}
+
+int tuner_share_hosts(kt_tuner *t, const kt_tuner *from, kt_error *err) {
+  for (size_t i = 0; i < from->nhosts; i++) {
+    const hostcopy *h = &from->hosts[i];
+    if (tuner_hostcopy(t, h->array)) continue;
+    if (kt_grow(&t->hosts, &t->caphosts, t->nhosts + 1, sizeof *t->hosts, err)) return -1;
+    kt_array_retain(h->array);
+    t->hosts[t->nhosts++] = (hostcopy){h->array, h->data, h->changes, true};
+  }
+  return 0;
 }
 
 void tuner_restore_hosts(kt_tuner *t) {
@@ -397,7 +408,7 @@ void tuner_drop_hosts(kt_tuner *t) {
   t->nreadback = 0;
   for (size_t i = 0; i < t->nhosts; i++) {
     kt_array_release(t->hosts[i].array);
-    free(t->hosts[i].data);
+    if (!t->hosts[i].borrowed) free(t->hosts[i].data);
   }
   t->nhosts = 0;
 }

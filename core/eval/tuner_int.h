@@ -39,6 +39,7 @@ typedef struct hostcopy {
   kt_array *array;
   void *data;
   uint64_t changes; /* array->changes when the contents last matched data */
+  bool borrowed;    /* data is another tuner's (tuner_share_hosts), never written */
 } hostcopy;
 
 struct kt_tuner {
@@ -127,6 +128,10 @@ void tuner_drop_refs(kt_tuner *t);
 int tuner_restore(kt_tuner *t, kt_error *err);
 /* Keeps the host contents of the task's arrays for the tuning that starts. */
 int tuner_keep_hosts(kt_tuner *t, const kt_task *task, kt_error *err);
+/* Keeps those that `from` kept, without copying them again: `from` keeps
+** them (tuner_drop_hosts) after t has dropped them (the devices of a fleet:
+** one copy, not one a device). */
+int tuner_share_hosts(kt_tuner *t, const kt_tuner *from, kt_error *err);
 /* Puts back the host contents of the kept arrays that changed since. */
 void tuner_restore_hosts(kt_tuner *t);
 /* At the end of a tuning: restores, then forgets, the kept contents. */

@@ -148,6 +148,10 @@ static bool device_gone(const worker *w);
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
   tuning *tu = &w->tu;
   kt_fleet *f = w->f;
+  /* Its uploads need no references: made while the first device computes them. */
+  if (w->i > 0 && !tu->set_up && !tu->uploaded &&
+      (tuner_ensure_open(tu->t, err) || tune_upload_early(tu, err)))
+    return -1;
   while (f->set_up == 0) pthread_cond_wait(&f->set_up_done, &f->lock); /* the references */
   if (f->set_up < 0) return *err = f->set_up_err, -1;
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
@@ -204,17 +208,18 @@ static void fail_orphans(kt_fleet *f, const kt_error *err) {
   }
 }
 
-/* The first device's set-up (references, uploads, its comparison kernel)
-** runs on the loop's thread at its first wait: the first configurations'
-** compiles have started by then, as with one device, where the set-up
-** comes at the first configuration; and that thread alone uses the first
-** device's tuner meanwhile (its worker waits for this, below, and the
-** loop's prefetches go to that tuner only while its worker is idle). The
-** other devices wait for the references before their first configuration. */
+/* The references run on the first device, on the loop's thread at its
+** first wait: the first configurations' compiles have started by then, as
+** with one device, where the set-up comes at the first configuration; and
+** that thread alone uses the first device's tuner meanwhile (its worker
+** waits for this, below, and the loop's prefetches go to that tuner only
+** while its worker is idle). The other devices wait for the references
+** alone (having uploaded meanwhile), not for the rest of the first one's
+** set-up (its uploads, its comparison kernel), which its worker makes. */
 static void set_up_first(worker *w) {
   kt_fleet *f = w->f;
   bool ok = tuner_ensure_open(w->tu.t, &f->set_up_err) == 0 &&
-            tune_set_up(&w->tu, &f->set_up_err) == 0;
+            tune_set_up_references(&w->tu, &f->set_up_err) == 0;
   f->set_up = ok ? 1 : -1;
   pthread_cond_broadcast(&f->set_up_done);
 }
@@ -335,15 +340,17 @@ static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
 /* ---- the tuning ---- */
 
 /* The task's references are computed once, from the arrays' host contents
-** as the tuning found them, by the first device (set_up_first); each other
-** device keeps those same contents now, before anything runs (its uploads,
-** and runs after a lost context, start from them), only uses the
+** as the tuning found them, by the first device (set_up_first). Those
+** contents are kept now, before anything runs, once: the first device's
+** copy, which every other device shares (its uploads, and runs after a
+** lost context, start from them; a copy a device would cost the tuning's
+** start as much again for each). Each other device only uses the
 ** references, and starts compiling its comparison kernel. */
 static int set_up(worker *w, kt_error *err) {
-  if (w->i == 0) return 0;
+  if (w->i == 0) return tuner_keep_hosts(w->tu.t, w->tu.task, err);
   w->tu.refs_given = true;
   kt_devcheck_prefetch(w->tu.t, w->tu.task, w->tu.opts->validate_on);
-  return tuner_keep_hosts(w->tu.t, w->tu.task, err);
+  return tuner_share_hosts(w->tu.t, w->f->t[0], err);
 }
 
 static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_error *err) {
@@ -398,15 +405,20 @@ static void merge(kt_results *r, worker *w) {
 }
 
 /* The inputs checked after each device's last configurations, and the
-** devices' state freed. */
+** devices' state freed: the first device's last, its kept host contents
+** shared by the others until then (set_up). */
 static int finish_workers(kt_fleet *f, int rc, kt_error *err) {
   for (size_t i = 0; i < f->n; i++) {
     worker *w = &f->w[i];
+    if (!w->tu.results) continue;
+    if (rc == 0 && w->tu.set_up && tune_guard_finish(&w->tu, err)) rc = -1;
+    merge(f->main.results, w);
+    if (i > 0) f->main.results->device_ns += w->tu.t->device_ns - w->tu.device0;
+    if (i > 0) tune_count_builds(&w->tu, f->main.results);
+  }
+  for (size_t i = f->n; i-- > 0;) {
+    worker *w = &f->w[i];
     if (w->tu.results) {
-      if (rc == 0 && w->tu.set_up && tune_guard_finish(&w->tu, err)) rc = -1;
-      merge(f->main.results, w);
-      if (i > 0) f->main.results->device_ns += w->tu.t->device_ns - w->tu.device0;
-      if (i > 0) tune_count_builds(&w->tu, f->main.results);
       tune_clear(&w->tu);
       kt_results_release(w->tu.results);
     } else {
