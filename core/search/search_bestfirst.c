@@ -67,8 +67,8 @@
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
-** predictions), guess (0), pool (64), adapt (0), across (0), renew (0),
-** pairs (0).
+** predictions), guess (0), pool (64), adapt (0), across (0), renew (1),
+** pairs (4).
 */
 #include <math.h>
 #include <stdlib.h>
