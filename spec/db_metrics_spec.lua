@@ -9,19 +9,9 @@ local files = require "spec.support.files"
 local fuzz = require "spec.support.fuzz"
 
 local sh = shell.must
-local fixtures = "spec/fixtures/fuzz/"
 
-local function from_sql(name)
-  local path = files.tmpname(".db")
-  sh(("sqlite3 %s < %s%s"):format(path, fixtures, name))
-  return path
-end
-
-local function sqlite(path, sql) return sh(("sqlite3 %s %q"):format(path, sql)) end
-
-local function remove(path)
-  for _, suffix in ipairs({ "", "-wal", "-shm" }) do os.remove(path .. suffix) end
-end
+local sqlite_files = require "spec.support.sqlite_files"
+local from_sql, sqlite, remove = sqlite_files.from_sql, sqlite_files.sqlite, sqlite_files.remove
 
 -- Results (as kt.load reads them) of configurations {WG, time_ms, metrics[, status], cut_short =},
 -- by objective (maximised with most).

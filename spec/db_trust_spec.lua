@@ -7,22 +7,11 @@ local shell = require "spec.support.shell"
 local files = require "spec.support.files"
 local fuzz = require "spec.support.fuzz"
 
-local fixtures = "spec/fixtures/fuzz/"
 
 local sh = shell.must
 
--- A database made by the sqlite3 shell from a fixture's SQL.
-local function from_sql(name)
-  local path = files.tmpname(".db")
-  sh(("sqlite3 %s < %s%s"):format(path, fixtures, name))
-  return path
-end
-
-local function sqlite(path, sql) return sh(("sqlite3 %s %q"):format(path, sql)) end
-
-local function remove(path)
-  for _, suffix in ipairs({ "", "-wal", "-shm" }) do os.remove(path .. suffix) end
-end
+local sqlite_files = require "spec.support.sqlite_files"
+local from_sql, sqlite, remove = sqlite_files.from_sql, sqlite_files.sqlite, sqlite_files.remove
 
 -- A results file of a tuning (without a device): its configurations ok,
 -- the first the fastest.
