@@ -17,6 +17,7 @@ local function it_real(name, fn)
 end
 
 local indices = require("spec.support.replays").indices
+local each_once = require("spec.support.replays").each_once
 
 local function run(rec, search, count, lookahead)
   -- the model's options against the proposals without renew and pairs (on by default)
@@ -73,13 +74,7 @@ describe("bestfirst's model options", function()
       for k, v in pairs(o) do search[k] = v end
       local results = run(small, search, small:count())
       assert.equal(22, #results)
-      local seen, failed = {}, 0
-      for i = 1, #results do
-        assert.is_nil(seen[results[i].index])
-        seen[results[i].index] = true
-        if results[i].status ~= "ok" then failed = failed + 1 end
-      end
-      assert.equal(2, failed)
+      assert.equal(2, each_once(results))
       assert.equal(17, results:best().index)
     end
   end)

@@ -12,6 +12,7 @@ local DATASET, WHY = require("spec.support.datasets").path("gemm_RTX_3090.json.g
 local real = DATASET and kt.replay(DATASET)
 
 local indices = require("spec.support.replays").indices
+local each_once = require("spec.support.replays").each_once
 
 local function run(rec, search, count, lookahead)
   return rec:tune{search = search, stop = {count = count}, lookahead = lookahead}
@@ -69,13 +70,7 @@ describe("bestfirst renew", function()
     for _, o in ipairs{{renew = 1}, {renew = 2}, {renew = 1, guess = 2}, {renew = 1, across = 1, adapt = 1}} do
       local results = run(small, with({"bestfirst", seed = 7, sample = 4}, o), small:count())
       assert.equal(22, #results)
-      local seen, failed = {}, 0
-      for i = 1, #results do
-        assert.is_nil(seen[results[i].index])
-        seen[results[i].index] = true
-        if results[i].status ~= "ok" then failed = failed + 1 end
-      end
-      assert.equal(2, failed)
+      assert.equal(2, each_once(results))
       assert.equal(17, results:best().index)
     end
   end)
@@ -152,11 +147,7 @@ describe("bestfirst pairs", function()
     for _, o in ipairs{{pairs = 1}, {pairs = 4}, {pairs = 1, model = 0}, {pairs = 2, renew = 1}} do
       local results = run(small, with({"bestfirst", seed = 7, sample = 4}, o), small:count())
       assert.equal(22, #results)
-      local seen = {}
-      for i = 1, #results do
-        assert.is_nil(seen[results[i].index])
-        seen[results[i].index] = true
-      end
+      each_once(results)
       assert.equal(17, results:best().index)
     end
   end)

@@ -16,6 +16,7 @@ local function it_real(name, fn)
 end
 
 local indices = require("spec.support.replays").indices
+local each_once = require("spec.support.replays").each_once
 
 local function run(rec, search, count, lookahead)
   return rec:tune{search = search, stop = {count = count}, lookahead = lookahead}
@@ -34,13 +35,7 @@ describe("portfolio searcher", function()
   it("tries every configuration once, failed ones included, given the whole space", function()
     local results = run(small, {"portfolio", seed = 3}, small:count())
     assert.equal(22, #results)
-    local seen, failed = {}, 0
-    for i = 1, #results do
-      assert.is_nil(seen[results[i].index])
-      seen[results[i].index] = true
-      if results[i].status ~= "ok" then failed = failed + 1 end
-    end
-    assert.equal(2, failed)
+    assert.equal(2, each_once(results))
     assert.equal(17, results:best().index)
     assert.equal(1.5, results:best().time_ms)
   end)

@@ -106,6 +106,11 @@ size_t tuner_zone_bytes(size_t bytes);
 int tuner_fill_zone(kt_tuner *t, devarray *d, kt_error *err);
 /* The zones' pattern, its first n bytes (tuner_zone.c). */
 const unsigned char *tuner_zone_pattern(kt_tuner *t, size_t n, kt_error *err);
+/* The pattern's byte at offset i, as C and as the text of the device's
+** check (verify_device.c), so that both stay the one pattern. */
+#define TUNER_ZONE_BYTE(i) (0xA5 ^ ((i) * 37))
+#define TUNER_TEXT(x) #x
+#define TUNER_TEXT_OF(x) TUNER_TEXT(x)
 /* The host contents the tuning kept of a, or NULL. */
 hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a);
 /* Compares the device copies that no run may change (inputs, the pristine

@@ -23,7 +23,7 @@ const unsigned char *tuner_zone_pattern(kt_tuner *t, size_t n, kt_error *err) {
   if (n <= t->npattern) return t->pattern;
   unsigned char *p = realloc(t->pattern, n);
   if (!p) return kt_fail(err, "out of memory making a zone's pattern"), NULL;
-  for (size_t i = t->npattern; i < n; i++) p[i] = (unsigned char)(0xA5 ^ (i * 37));
+  for (size_t i = t->npattern; i < n; i++) p[i] = (unsigned char)TUNER_ZONE_BYTE(i);
   t->pattern = p;
   t->npattern = n;
   return p;

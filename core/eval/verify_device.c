@@ -32,7 +32,7 @@
   "  b += boff;\n"                                                             \
   "  if (mode == 2) {\n"                                                       \
   "    for (INDEX i = FIRST; i < n; i += STRIDE)\n"                            \
-  "      differ |= a[i] != (unsigned char)(0xA5 ^ (i * 37));\n"                \
+  "      differ |= a[i] != (unsigned char)" TUNER_TEXT_OF(TUNER_ZONE_BYTE(i)) ";\n" \
   "    if (differ) *flag = 1;\n"                                               \
   "    return;\n"                                                              \
   "  }\n"                                                                      \

@@ -231,13 +231,7 @@ static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *e
   size_t first = one.n;
   kt_indices_clear(&one);
   if (!rc) {
-    size_t n2 = two.n - first;
-    for (size_t i = n2; i > 1; i--) { /* shuffle the two-change ones */
-      size_t j = first + (size_t)kt_rng_below(&b->w.rng, i);
-      uint64_t t = two.items[first + i - 1];
-      two.items[first + i - 1] = two.items[j];
-      two.items[j] = t;
-    }
+    kt_shuffle_u64(&b->w.rng, two.items + first, two.n - first); /* the two-change ones */
     size_t a = 0, c = first, since = 0;
     while (!rc && (a < moves->n || c < two.n)) {
       bool pair = c < two.n && (a == moves->n || since == b->pairs);
