@@ -324,6 +324,26 @@ __kernel void la(__global int *o) { o[0] = X * 10 + Y; }]] }
     assert.are.same({ 100, 100, 100, 100, 100, 100, 100, 100 }, acc:totable())
   end)
 
+  it("restores an array kernels only write before each warm-up, not between timed runs", function()
+    local own = kt.tuner() -- no array of another tuning to restore
+    local a, o = kt.array("int", 8):fill(5), kt.array("int", 8)
+    local k = own:kernel{ source = "__kernel void k(__global int *a, __global int *o) {"
+                              .. " int i = get_global_id(0); a[i] = a[i] * 1; o[i] = a[i] + X - X; }",
+                            name = "k", global = 8, args = { a:inout(), o:output() } }
+    k:param("X", { 1, 2, 3 })
+    k:reference(o, function(ref) ref:fill(5) end)
+    local r = own:tune(k, { repeats = 3 })
+    assert.are.same({ "ok", "ok", "ok" }, { r[1].status, r[2].status, r[3].status })
+    -- 3 configurations of 4 runs (a warm-up, 3 timed); nothing to restore before the first:
+    -- a (read and written) before each of the 11 others, o before the 2 other warm-ups
+    assert.are.equal(11 + 2, r:summary().restores)
+    k:launcher(function(run) run:launch(k) end) -- a launcher's runs restore both, every time
+    r = own:tune(k, { repeats = 3 })
+    own:close()
+    assert.are.same({ "ok", "ok", "ok" }, { r[1].status, r[2].status, r[3].status })
+    assert.are.equal(11 + 11, r:summary().restores)
+  end)
+
   it("uploads read-only inputs once per tuning", function()
     local input = kt.array("int", 4):fill(1)
     local out = kt.array("int", 4)

@@ -254,11 +254,24 @@ static size_t most_samples(const kt_repeat *rp) {
   return (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
 }
 
+/* Once the warm-up's outputs are compared or on their way (queued behind
+** it), the timed runs need no fresh copy of an array that kernels only
+** write: restoring it before each run would be device time the tuning
+** spends on itself (a 64 MiB output, 40 us a run on an H200). A launcher
+** may write part of such an array from the host and count on the rest
+** (kernels.md: everything it changes is undone), so its runs restore as
+** before. Anything that runs a configuration to look at its outputs again
+** (a second run, describe_again) comes after keep_timed(.., false). */
+static void keep_timed(tuning *tu, const kt_run *run, bool on) {
+  tu->t->keep_outputs = on && kt_run_batchable(run);
+}
+
 static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_error *err) {
   const kt_repeat *rp = &tu->opts->repeat;
   if (!res->samples_ns &&
       !(res->samples_ns = kt_calloc(most_samples(rp), sizeof *res->samples_ns, err)))
     return -1;
+  keep_timed(tu, run, true);
   while (run->status == KT_OK && !enough_samples(rp, res->samples_ns, res->nsamples)) {
     if (clearly_slower(tu, res)) {
       res->cut_short = true;
@@ -266,8 +279,12 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
     }
     int rc = batched ? time_batch(run, res, next_batch(tu, res->nsamples), err)
                      : time_one(tu, run, res, err);
-    if (rc) return -1;
+    if (rc) {
+      keep_timed(tu, run, false);
+      return -1;
+    }
   }
+  keep_timed(tu, run, false);
   if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
   return 0;
 }
@@ -340,11 +357,11 @@ typedef struct fused {
 
 static int queue_checks(kt_run *run, void *ud, kt_error *err) {
   fused *f = ud;
-  (void)run;
   int64_t t0 = kt_now_ns();
   for (size_t i = 0; i < f->tu->task->nrefs; i++) /* ready (fusable): never 1 here */
     if (kt_devcheck_enqueue(f->tu->devcheck, i, &f->tu->task->refs_list[i], NULL, err)) return -1;
   f->res->over.validation += (double)(kt_now_ns() - t0);
+  keep_timed(f->tu, run, true); /* the comparisons are queued behind the warm-up */
   return 0;
 }
 
@@ -358,6 +375,7 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
   }
   fused f = {tu, res};
   int rc = kt_run_execute_hooked(run, first + 1, ns, queue_checks, &f, err);
+  keep_timed(tu, run, false);
   ahead_in_warmup(tu, run, false, false);
   if (rc == 0) {
     account(res, run);

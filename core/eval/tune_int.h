@@ -47,6 +47,7 @@ typedef struct tuning {
   kt_evaluator ev;      /* ... the prefetch of compiles (the driver sets evaluate) */
   int64_t t0;
   double device0; /* the tuner's device time when the tuning began */
+  size_t restores0; /* ... and its restores */
   kt_build_stats builds0; /* ... and its program counts */
   struct kt_ahead *ahead; /* the configurations announced, for their kernels made ahead */
   double ahead_ns;    /* making them, during the current configuration's warm-up */

@@ -529,6 +529,7 @@ int tuner_restore(kt_tuner *t, kt_error *err) {
       return -1;
     d->dirty = false;
     restored++;
+    t->restores++;
   }
   return restored;
 }

@@ -77,8 +77,10 @@ struct kt_tuner {
   kt_unchanged *unchanged; /* the checks' kernel on the device (verify_device.c) */
   bool checked_on_device;         /* the last check compared on the device */
   kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
+  size_t restores;   /* copies that restored written arrays before a run (tuner_restore) */
   bool keep_outputs; /* runs leave arrays that kernels only write as the last run left them
-                     ** (an energy pass: measure_energy.c); the next restores them */
+                     ** (timed runs: measure.c; an energy pass: measure_energy.c); the next
+                     ** run without it restores them */
 };
 
 /* Between configurations: replaces a device process that has grown past

@@ -192,6 +192,7 @@ static int generate_space(kt_space *s, const kt_tune_opts *o, kt_error *err) {
 int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err) {
   *tu = (tuning){.t = t, .task = task, .opts = opts, .t0 = kt_now_ns(), .device0 = t->device_ns,
+                 .restores0 = t->restores,
                  .builds0 = kt_tuner_build_stats(t)};
   kt_indexmap_init(&tu->known);
   kt_codegen_forget(task);
@@ -263,6 +264,7 @@ int tune_end(tuning *tu, int rc, kt_error *err) {
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
   tu->results->device_ns = tu->t->device_ns - tu->device0;
+  tu->results->restores = tu->t->restores - tu->restores0;
   tune_count_builds(tu, tu->results);
   tune_clear(tu);
   return rc;

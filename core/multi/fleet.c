@@ -361,7 +361,7 @@ static int start_workers(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, k
     *w = (worker){.f = f, .i = i};
     pthread_cond_init(&w->go, NULL);
     w->tu = (tuning){.t = t, .task = task, .opts = opts, .journal = f->main.journal,
-                     .t0 = kt_now_ns(), .device0 = t->device_ns,
+                     .t0 = kt_now_ns(), .device0 = t->device_ns, .restores0 = t->restores,
                      .builds0 = kt_tuner_build_stats(t)};
     kt_indexmap_init(&w->tu.known);
     if (!(w->vi = kt_calloc(np + 1, sizeof *w->vi, err)) || !(w->tu.ahead = kt_ahead_new(err)) ||
@@ -414,6 +414,7 @@ static int finish_workers(kt_fleet *f, int rc, kt_error *err) {
     if (rc == 0 && w->tu.set_up && tune_guard_finish(&w->tu, err)) rc = -1;
     merge(f->main.results, w);
     if (i > 0) f->main.results->device_ns += w->tu.t->device_ns - w->tu.device0;
+    if (i > 0) f->main.results->restores += w->tu.t->restores - w->tu.restores0;
     if (i > 0) tune_count_builds(&w->tu, f->main.results);
   }
   for (size_t i = f->n; i-- > 0;) {

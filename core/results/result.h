@@ -118,6 +118,7 @@ typedef struct kt_results {
   size_t input_checks;   /* device inputs compared with the tuning's host contents */
   size_t input_checks_device; /* ... of them compared on the device (verify_device.c) */
   size_t inputs_changed; /* ... found changed by a configuration, and restored */
+  size_t restores;       /* written arrays restored on the device before a run */
   char *inputs_log;      /* who changed them, and what */
   char *device_log;      /* everything the device process wrote on stderr */
   /* What ran, and on what: for the database (db.h), which keeps a

@@ -312,7 +312,8 @@ static void json_file(FILE *f, const kt_results *r) {
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
   fprintf(f, ",\"input_checks\":%zu,\"input_checks_device\":%zu,\"inputs_changed\":%zu,"
-          "\"device_log\":", r->input_checks, r->input_checks_device, r->inputs_changed);
+          "\"restores\":%zu,\"device_log\":", r->input_checks, r->input_checks_device,
+          r->inputs_changed, r->restores);
   kt_json_string(f, r->device_log);
   fputs(",\"inputs_log\":", f);
   kt_json_string(f, r->inputs_log);
