@@ -48,12 +48,13 @@ if r[1] then -- the first configuration: its wait for its program, and when it w
     r[1].index, r[1].build_ms or 0, r[1].compile_ms or 0, r[1].elapsed_ms or 0, sm.setup_ms, sm.input_checks,
     tostring(sm.input_checks_device)))
 end
-if r[1] then -- the rest, at the ends: the first configuration beyond its timed runs, and after the last
+if r[1] then -- the rest at the start: before the search loop (results' elapsed_ms count from it),
+  -- and the first configuration beyond its set-up and timed runs
   local function timed(x) local ms = 0 for _, v in ipairs(x.samples_ms or {}) do ms = ms + v end return ms end
   local last = 0
   for i = 1, #r do last = math.max(last, r[i].elapsed_ms or 0) end
-  print(("          the ends: first configuration over %.1f ms after the set-up, %.1f ms of it timed runs (%d launches); the tuning's end %.1f ms after the last configuration's"):format(
-    (r[1].elapsed_ms or 0) - sm.setup_ms, timed(r[1]), r[1].launches or 0, sm.wall_ms - last))
+  print(("          the start: %.1f ms before the search began (the space, the task's checks); the first configuration over %.1f ms after it and the set-up, %.1f ms of that its timed runs"):format(
+    sm.wall_ms - last, (r[1].elapsed_ms or 0) - sm.setup_ms, timed(r[1])))
 end
 if sm.device_log and sm.device_log ~= "" then print("          device log: " .. sm.device_log:sub(1, 300)) end
 local best = r:best()
