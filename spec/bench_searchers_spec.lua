@@ -19,6 +19,31 @@ describe("bench/searchers/shape.lua", function()
   end)
 end)
 
+-- bench/searchers/basins.lua on spec/fixtures/twins_cache.json (tile_x, tile_y in
+-- {1, 2, 4, 8}, unroll in {0, 1}; oblong tiles slow): every square is a one-change
+-- local minimum, and with the pair moves the optimum's basin is the whole space.
+describe("bench/searchers/basins.lua", function()
+  it("gives the basins without and with pair moves, and where bestfirst's runs end", function()
+    local out = shell.must(shell.ktlua ..
+      " bench/searchers/basins.lua spec/fixtures/twins_cache.json 25 5 pairs=1:sample=4:twins=1")
+    for _, line in ipairs{"one-change moves: 4 local minima among 32 valid configurations",
+                          "  1.000  basin    14  8 8 0", "  0.667  basin    10  4 4 0",
+                          "  0.500  basin     6  2 2 0", "  0.400  basin     2  1 1 0",
+                          "one-change and pair moves: 1 local minima among 32 valid configurations",
+                          "  1.000  basin    32  8 8 0",
+                          "bestfirst (pairs=1:sample=4:twins=1) at 25% (8 evaluations), 5 runs: mean 1.000",
+                          "    5 runs end at 1.000, found at evaluation 6.6 on average: 8 8 0"} do
+      assert.truthy(out:find(line, 1, true), line .. "\n" .. out)
+    end
+  end)
+
+  it("says how to call it when given no file", function()
+    local out, code = shell.run(shell.ktlua .. " bench/searchers/basins.lua")
+    assert.are_not.equal(0, code)
+    assert.truthy(out:find("usage: basins.lua FILE.json.gz [PERCENT [RUNS [OPTION=VALUE:...]]]", 1, true), out)
+  end)
+end)
+
 -- bench/searchers/record/spaces.lua and record/mm.cu: what the recorded mm
 -- spaces measure is a correct product, through either of its code paths.
 describe("bench/searchers/record", function()

@@ -239,6 +239,40 @@ int kt_neighbors_across(kt_walker *w, uint64_t index, kt_neighborhood nb, const 
   return across(w, index, score, offset, temperature, &mine, err);
 }
 
+/* Whether parameters p and q take the same list of three or more values. */
+static bool twins(const kt_space *s, size_t p, size_t q) {
+  const kt_param *a = kt_space_param(s, p), *b = kt_space_param(s, q);
+  if (a->nvalues != b->nvalues || a->nvalues < 3) return false;
+  for (size_t i = 0; i < a->nvalues; i++)
+    if (!kt_value_equal(&a->values[i], &b->values[i])) return false;
+  return true;
+}
+
+/* Whether w->vj steps two twins of w->vi each to its next value up. */
+static bool twin_step_up(const kt_walker *w) {
+  size_t changed[2], n = 0;
+  for (size_t p = 0; p < w->nparams; p++) {
+    if (w->vj[p] == w->vi[p]) continue;
+    if (n == 2 || w->vj[p] != w->vi[p] + 1) return false;
+    changed[n++] = p;
+  }
+  return n == 2 && twins(w->space, changed[0], changed[1]);
+}
+
+int kt_neighbors_twins_first(kt_walker *w, uint64_t index, uint64_t *items, size_t n,
+                             kt_error *err) {
+  if (kt_space_config(w->space, index, w->vi, err)) return -1;
+  size_t front = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (kt_space_config(w->space, items[i], w->vj, err)) return -1;
+    if (!twin_step_up(w)) continue;
+    uint64_t m = items[i];
+    memmove(items + front + 1, items + front, (i - front) * sizeof *items);
+    items[front++] = m;
+  }
+  return 0;
+}
+
 /* One random change of w->vi into w->vj; false when the drawn parameter
 ** cannot change. */
 static bool random_change(kt_walker *w, kt_neighborhood nb) {

@@ -64,6 +64,13 @@ int kt_neighbors_ranked(kt_walker *w, uint64_t index, kt_neighborhood nb, const 
 int kt_neighbors_across(kt_walker *w, uint64_t index, kt_neighborhood nb, const double *score,
                         const size_t *offset, double temperature, kt_indices *out,
                         kt_error *err);
+/* Moves to the front of items[0..n) (neighbours of index, in an order
+** kept otherwise) those that step two parameters of the same list of three
+** or more values (a tile's x and y, as a rule) each to its next value up:
+** a square tile's step to the next square, which neither change alone
+** reaches where oblong tiles are slow. */
+int kt_neighbors_twins_first(kt_walker *w, uint64_t index, uint64_t *items, size_t n,
+                             kt_error *err);
 /* A random neighbour with one change (an unexplored one if asked);
 ** returns 1 when there is none. */
 int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,
