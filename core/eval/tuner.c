@@ -201,6 +201,11 @@ int tuner_ensure_open(kt_tuner *t, kt_error *err) {
 
 uint64_t tuner_losses(const kt_tuner *t) { return t->reopens + tuner_generation(t); }
 
+void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_trips) {
+  *requests = *round_trips = 0;
+  if (t->isolate && t->ctx) kt_remote_counts(t->ctx, requests, round_trips);
+}
+
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }

@@ -30,6 +30,7 @@ typedef struct kt_unchanged {
   kt_bbuf *flag;    /* one uint on the device: set when something differs */
   bool broken;      /* the kernel does not build here: every check on the host */
   size_t launched;  /* comparisons queued by this check */
+  size_t most_items; /* work-items of one comparison at most */
 } kt_unchanged;
 
 /* The host contents of an array as a tuning found them: a launcher may
@@ -161,6 +162,9 @@ char *tuner_take_output(kt_tuner *t);
 ** the device processes that died or were stopped): a change between two
 ** calls says the device state of the arrays is new. */
 uint64_t tuner_losses(const kt_tuner *t);
+/* Requests to the device process so far, and round trips among them
+** (kt_remote_counts); 0 in-process. */
+void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_trips);
 /* Closes the context after a sticky fault and opens a new one (every
 ** buffer and program goes with the old one). */
 int tuner_reopen(kt_tuner *t, kt_error *err);

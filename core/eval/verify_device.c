@@ -20,7 +20,10 @@
 
 #define NAME "ktlua_unchanged"
 #define GROUP 256
-#define MOST_ITEMS ((size_t)1 << 16)
+/* Work-items per compute unit, enough loads in flight for the memory's
+** full speed on a GPU, and at least this many in all. */
+#define ITEMS_PER_UNIT 2048
+#define LEAST_ITEMS ((size_t)1 << 16)
 /* The references take at most this share of the device's memory. */
 #define REF_SHARE 8
 
@@ -78,6 +81,9 @@ static int ready(kt_tuner *t, kt_unchanged *u, kt_error *err) {
   free(log);
   if (u->prog) u->kernel = t->be->kernel(t->ctx, u->prog, NAME, &why);
   if (!u->kernel) return u->broken = true, 0;
+  int64_t units = kt_device_int(&t->device, "compute_units", 1);
+  u->most_items = units > 0 && (uint64_t)units * ITEMS_PER_UNIT > LEAST_ITEMS
+                      ? (size_t)units * ITEMS_PER_UNIT / GROUP * GROUP : LEAST_ITEMS;
   u->flag = t->be->buffer_new(t->ctx, sizeof(uint32_t), KT_PLACE_DEVICE, KT_READ_WRITE, err);
   return u->flag ? 1 : -1;
 }
@@ -93,7 +99,8 @@ static int compare(kt_tuner *t, kt_unchanged *u, kt_bbuf *a, uint64_t aoff, kt_b
       {KT_LARG_BUFFER, u->flag, NULL, 0, NULL}};
   uint64_t units = mode == 1 ? n / 8 : n;
   size_t items = ((size_t)units + GROUP - 1) / GROUP * GROUP;
-  size_t global[3] = {items < MOST_ITEMS ? items : MOST_ITEMS, 1, 1}, local[3] = {GROUP, 1, 1};
+  size_t global[3] = {items < u->most_items ? items : u->most_items, 1, 1};
+  size_t local[3] = {GROUP, 1, 1};
   if (global[0] == 0) global[0] = GROUP;
   kt_fault fault;
   u->launched++;
@@ -139,6 +146,7 @@ int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
   int rc = ready(t, u, err);
   if (rc <= 0) return rc;
   u->launched = 0;
+  if (t->isolate) kt_remote_gather(t->ctx); /* one round trip for the check (remote.h) */
   if (t->be->buffer_fill_zero(t->ctx, 0, u->flag, 0, sizeof(uint32_t), err)) return -1;
   for (size_t i = 0; i < t->narrays; i++)
     if (queue_array(t, u, &t->arrays[i], err)) return -1;
