@@ -28,14 +28,22 @@
 #define REF_SHARE 8
 
 /* mode 0 compares bytes, 1 eight bytes at a time (both offsets aligned),
-** 2 a with the zones' pattern (tuner_zone.c). */
+** 2 a with the zones' pattern (tuner_zone.c), 3 the same eight bytes at a
+** time (a's offset aligned; on a little-endian device, else as 2). */
+#define PATTERN(i) "(unsigned char)" TUNER_TEXT_OF(TUNER_ZONE_BYTE(i))
 #define BODY                                                                    \
   "  unsigned int differ = 0;\n"                                               \
   "  a += aoff;\n"                                                             \
   "  b += boff;\n"                                                             \
-  "  if (mode == 2) {\n"                                                       \
-  "    for (INDEX i = FIRST; i < n; i += STRIDE)\n"                            \
-  "      differ |= a[i] != (unsigned char)" TUNER_TEXT_OF(TUNER_ZONE_BYTE(i)) ";\n" \
+  "  if (mode >= 2) {\n"                                                       \
+  "    INDEX words = mode == 3 && LITTLE ? n / 8 : 0;\n"                       \
+  "    for (INDEX w = FIRST; w < words; w += STRIDE) {\n"                      \
+  "      WORD want = 0;\n"                                                     \
+  "      for (int j = 7; j >= 0; j--) want = want << 8 | " PATTERN(w * 8 + j) ";\n" \
+  "      differ |= ((GLOBAL const WORD *)a)[w] != want;\n"                     \
+  "    }\n"                                                                    \
+  "    for (INDEX i = words * 8 + FIRST; i < n; i += STRIDE)\n"                \
+  "      differ |= a[i] != " PATTERN(i) ";\n"                                  \
   "    if (differ) *flag = 1;\n"                                               \
   "    return;\n"                                                              \
   "  }\n"                                                                      \
@@ -49,6 +57,7 @@
 static const char opencl_source[] =
     "#define INDEX ulong\n#define FIRST get_global_id(0)\n#define STRIDE get_global_size(0)\n"
     "#define GLOBAL __global\n#define WORD ulong\n"
+    "#ifdef __ENDIAN_LITTLE__\n#define LITTLE 1\n#else\n#define LITTLE 0\n#endif\n"
     "__kernel void " NAME "(__global const uchar *a, ulong aoff, __global const uchar *b,\n"
     "                      ulong boff, ulong n, int mode, __global uint *flag) {\n" BODY;
 
@@ -56,7 +65,7 @@ static const char cuda_source[] =
     "#define INDEX unsigned long long\n"
     "#define FIRST ((INDEX)blockIdx.x * blockDim.x + threadIdx.x)\n"
     "#define STRIDE ((INDEX)gridDim.x * blockDim.x)\n"
-    "#define GLOBAL\n#define WORD unsigned long long\n"
+    "#define GLOBAL\n#define WORD unsigned long long\n#define LITTLE 1\n"
     "extern \"C\" __global__ void " NAME "(const unsigned char *a, INDEX aoff,\n"
     "    const unsigned char *b, INDEX boff, INDEX n, int mode, unsigned int *flag) {\n" BODY;
 
@@ -92,12 +101,13 @@ static int compare(kt_tuner *t, kt_unchanged *u, kt_bbuf *a, uint64_t aoff, kt_b
                    uint64_t boff, uint64_t n, int32_t mode, kt_error *err) {
   if (n == 0) return 0;
   if (mode == 0 && aoff % 8 == 0 && boff % 8 == 0) mode = 1;
+  if (mode == 2 && aoff % 8 == 0) mode = 3;
   kt_launch_arg args[] = {
       {KT_LARG_BUFFER, a, NULL, 0, NULL},          {KT_LARG_SCALAR, NULL, &aoff, 8, NULL},
       {KT_LARG_BUFFER, b, NULL, 0, NULL},          {KT_LARG_SCALAR, NULL, &boff, 8, NULL},
       {KT_LARG_SCALAR, NULL, &n, 8, NULL},         {KT_LARG_SCALAR, NULL, &mode, 4, NULL},
       {KT_LARG_BUFFER, u->flag, NULL, 0, NULL}};
-  uint64_t units = mode == 1 ? n / 8 : n;
+  uint64_t units = mode == 1 || mode == 3 ? n / 8 : n;
   size_t items = ((size_t)units + GROUP - 1) / GROUP * GROUP;
   size_t global[3] = {items < u->most_items ? items : u->most_items, 1, 1};
   size_t local[3] = {GROUP, 1, 1};
