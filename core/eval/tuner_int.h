@@ -162,6 +162,10 @@ char *tuner_take_output(kt_tuner *t);
 ** the device processes that died or were stopped): a change between two
 ** calls says the device state of the arrays is new. */
 uint64_t tuner_losses(const kt_tuner *t);
+/* The inputs' checks' references take at most this share of the device's
+** memory; whether d's would fit (device memory alone has one). */
+#define TUNER_REF_SHARE 8
+bool tuner_ref_fits(const kt_tuner *t, const devarray *d);
 /* Requests to the device process so far, and round trips among them
 ** (kt_remote_counts); 0 in-process. */
 void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_trips);

@@ -24,8 +24,6 @@
 ** full speed on a GPU, and at least this many in all. */
 #define ITEMS_PER_UNIT 2048
 #define LEAST_ITEMS ((size_t)1 << 16)
-/* The references take at most this share of the device's memory. */
-#define REF_SHARE 8
 
 /* mode 0 compares bytes, 1 eight bytes at a time (both offsets aligned),
 ** 2 a with the zones' pattern (tuner_zone.c), 3 the same eight bytes at a
@@ -120,11 +118,8 @@ static int compare(kt_tuner *t, kt_unchanged *u, kt_bbuf *a, uint64_t aoff, kt_b
 /* d's reference, written from the host contents h when the device's share
 ** allows: 0 without one (d is checked on the host). */
 static int make_ref(kt_tuner *t, devarray *d, const hostcopy *h, kt_error *err) {
-  size_t bytes = kt_array_bytes(d->array), taken = bytes;
-  for (size_t i = 0; i < t->narrays; i++)
-    if (t->arrays[i].ref) taken += kt_array_bytes(t->arrays[i].array);
-  int64_t memory = kt_device_int(&t->device, "global_memory", 0);
-  if (bytes == 0 || memory <= 0 || taken > (uint64_t)memory / REF_SHARE) return 0;
+  size_t bytes = kt_array_bytes(d->array);
+  if (!tuner_ref_fits(t, d)) return 0;
   kt_error why;
   if (!(d->ref = t->be->buffer_new(t->ctx, bytes, KT_PLACE_DEVICE, KT_READ_WRITE, &why)))
     return 0; /* no room: the host compares it */
