@@ -27,7 +27,8 @@ typedef struct devarray {
 typedef struct kt_unchanged {
   kt_bprog *prog;
   kt_bkernel *kernel;
-  kt_bbuf *flag;    /* one uint on the device: set when something differs */
+  kt_bbuf *flag;    /* one uint on the device: set to mark when something differs */
+  uint32_t mark;    /* this check's (0: the flag is to be cleared first) */
   bool broken;      /* the kernel does not build here: every check on the host */
   size_t launched;  /* comparisons queued by this check */
   size_t most_items; /* work-items of one comparison at most */

@@ -3,9 +3,11 @@
 ** Reading every input back and comparing it on the host costs tens of
 ** milliseconds a check on a GEMM of a few hundred MB, between
 ** configurations. Here each copy that no run may change is compared with a
-** reference copy on the device, written from the tuning's host contents at
-** its first check, and each zone with its pattern, by one small kernel
-** that raises a flag; the flag is read once per check. Only a raised flag
+** reference copy on the device, copied from the upload of the tuning's
+** host contents (tuner.c; else written from them at the first check), and
+** each zone with its pattern, by one small kernel that raises a flag; the
+** flag is read once per check, in the one round trip (to an isolated
+** tuner's device process) that sends the comparisons. Only a raised flag
 ** sends the check to the host (verify.c), which says what changed. Where
 ** the kernel does not build, or an array has no reference (its placement is
 ** not device memory, or the references would take more than their share of
@@ -42,14 +44,14 @@
   "    }\n"                                                                    \
   "    for (INDEX i = words * 8 + FIRST; i < n; i += STRIDE)\n"                \
   "      differ |= a[i] != " PATTERN(i) ";\n"                                  \
-  "    if (differ) *flag = 1;\n"                                               \
+  "    if (differ) *flag = mark;\n"                                               \
   "    return;\n"                                                              \
   "  }\n"                                                                      \
   "  INDEX words = mode == 1 ? n / 8 : 0;\n"                                   \
   "  for (INDEX i = FIRST; i < words; i += STRIDE)\n"                          \
   "    differ |= ((GLOBAL const WORD *)a)[i] != ((GLOBAL const WORD *)b)[i];\n" \
   "  for (INDEX i = words * 8 + FIRST; i < n; i += STRIDE) differ |= a[i] != b[i];\n" \
-  "  if (differ) *flag = 1;\n"                                                 \
+  "  if (differ) *flag = mark;\n"                                                 \
   "}\n"
 
 static const char opencl_source[] =
@@ -57,7 +59,7 @@ static const char opencl_source[] =
     "#define GLOBAL __global\n#define WORD ulong\n"
     "#ifdef __ENDIAN_LITTLE__\n#define LITTLE 1\n#else\n#define LITTLE 0\n#endif\n"
     "__kernel void " NAME "(__global const uchar *a, ulong aoff, __global const uchar *b,\n"
-    "                      ulong boff, ulong n, int mode, __global uint *flag) {\n" BODY;
+    "                      ulong boff, ulong n, int mode, __global uint *flag, uint mark) {\n" BODY;
 
 static const char cuda_source[] =
     "#define INDEX unsigned long long\n"
@@ -65,7 +67,8 @@ static const char cuda_source[] =
     "#define STRIDE ((INDEX)gridDim.x * blockDim.x)\n"
     "#define GLOBAL\n#define WORD unsigned long long\n#define LITTLE 1\n"
     "extern \"C\" __global__ void " NAME "(const unsigned char *a, INDEX aoff,\n"
-    "    const unsigned char *b, INDEX boff, INDEX n, int mode, unsigned int *flag) {\n" BODY;
+    "    const unsigned char *b, INDEX boff, INDEX n, int mode, unsigned int *flag,\n"
+    "    unsigned int mark) {\n" BODY;
 
 static bool is_cuda(const kt_tuner *t) {
   const char *b = kt_device_string(&t->device, "backend");
@@ -104,7 +107,7 @@ static int compare(kt_tuner *t, kt_unchanged *u, kt_bbuf *a, uint64_t aoff, kt_b
       {KT_LARG_BUFFER, a, NULL, 0, NULL},          {KT_LARG_SCALAR, NULL, &aoff, 8, NULL},
       {KT_LARG_BUFFER, b, NULL, 0, NULL},          {KT_LARG_SCALAR, NULL, &boff, 8, NULL},
       {KT_LARG_SCALAR, NULL, &n, 8, NULL},         {KT_LARG_SCALAR, NULL, &mode, 4, NULL},
-      {KT_LARG_BUFFER, u->flag, NULL, 0, NULL}};
+      {KT_LARG_BUFFER, u->flag, NULL, 0, NULL},   {KT_LARG_SCALAR, NULL, &u->mark, 4, NULL}};
   uint64_t units = mode == 1 || mode == 3 ? n / 8 : n;
   size_t items = ((size_t)units + GROUP - 1) / GROUP * GROUP;
   size_t global[3] = {items < u->most_items ? items : u->most_items, 1, 1};
@@ -112,7 +115,7 @@ static int compare(kt_tuner *t, kt_unchanged *u, kt_bbuf *a, uint64_t aoff, kt_b
   if (global[0] == 0) global[0] = GROUP;
   kt_fault fault;
   u->launched++;
-  return t->be->launch(t->ctx, 0, u->kernel, args, 7, 1, global, local, NULL, &fault, err);
+  return t->be->launch(t->ctx, 0, u->kernel, args, 8, 1, global, local, NULL, &fault, err);
 }
 
 /* d's reference, written from the host contents h when the device's share
@@ -152,14 +155,18 @@ int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
   if (rc <= 0) return rc;
   u->launched = 0;
   if (t->isolate) kt_remote_gather(t->ctx); /* one round trip for the check (remote.h) */
-  if (t->be->buffer_fill_zero(t->ctx, 0, u->flag, 0, sizeof(uint32_t), err)) return -1;
+  /* A check's comparisons that differ write its own mark into the flag,
+  ** so that it need not be cleared first: a request less. */
+  if (u->mark == UINT32_MAX) u->mark = 0;
+  if (++u->mark == 1 && t->be->buffer_fill_zero(t->ctx, 0, u->flag, 0, sizeof(uint32_t), err))
+    return -1;
   for (size_t i = 0; i < t->narrays; i++)
     if (queue_array(t, u, &t->arrays[i], err)) return -1;
   if (u->launched == 0) return 0;
   uint32_t flag = 0;
   if (t->be->buffer_read(t->ctx, 0, u->flag, 0, sizeof flag, &flag, true, err)) return -1;
   t->checked_on_device = true;
-  if (flag == 0) return 1;
+  if (flag != u->mark) return 1;
   /* The host says what changed; a reference found changed itself (a
   ** kernel wrote over it) is made again at the next check. */
   tuner_drop_refs(t);
