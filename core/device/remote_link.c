@@ -194,7 +194,13 @@ int begin(kt_bctx *c, uint32_t op, kt_error *err) {
   return kt_msg_put_u32(&c->out, op);
 }
 
-void kt_remote_gather(kt_bctx *c) { c->gathering = c->alive; }
+void kt_remote_gather(kt_bctx *c, bool on) {
+  c->gathering = on && c->alive;
+  if (on || !c->gathered.len) return;
+  kt_wire_rc rc = kt_wire_send_frames(c->fd, &c->gathered);
+  kt_msg_reset(&c->gathered);
+  if (rc != KT_WIRE_OK) rm_lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
+}
 
 void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips) {
   *requests = c->requests;

@@ -147,14 +147,10 @@ bool tuner_unchanged_covers(kt_tuner *t, const devarray *d) {
   return d->place == KT_PLACE_DEVICE && (d->ref || !tuner_hostcopy(t, d->array));
 }
 
-int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
-  t->checked_on_device = false;
-  if (!t->unchanged && !(t->unchanged = kt_calloc(1, sizeof *t->unchanged, err))) return -1;
-  kt_unchanged *u = t->unchanged;
-  int rc = ready(t, u, err);
-  if (rc <= 0) return rc;
+/* Queues every comparison, then reads the flag: 1 when read, 0 when
+** nothing was compared. */
+static int compare_all(kt_tuner *t, kt_unchanged *u, uint32_t *flag, kt_error *err) {
   u->launched = 0;
-  if (t->isolate) kt_remote_gather(t->ctx); /* one round trip for the check (remote.h) */
   /* A check's comparisons that differ write its own mark into the flag,
   ** so that it need not be cleared first: a request less. */
   if (u->mark == UINT32_MAX) u->mark = 0;
@@ -163,8 +159,20 @@ int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
   for (size_t i = 0; i < t->narrays; i++)
     if (queue_array(t, u, &t->arrays[i], err)) return -1;
   if (u->launched == 0) return 0;
+  return t->be->buffer_read(t->ctx, 0, u->flag, 0, sizeof *flag, flag, true, err) ? -1 : 1;
+}
+
+int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
+  t->checked_on_device = false;
+  if (!t->unchanged && !(t->unchanged = kt_calloc(1, sizeof *t->unchanged, err))) return -1;
+  kt_unchanged *u = t->unchanged;
+  int rc = ready(t, u, err);
+  if (rc <= 0) return rc;
   uint32_t flag = 0;
-  if (t->be->buffer_read(t->ctx, 0, u->flag, 0, sizeof flag, &flag, true, err)) return -1;
+  if (t->isolate) kt_remote_gather(t->ctx, true); /* one round trip for the check (remote.h) */
+  rc = compare_all(t, u, &flag, err);
+  if (t->isolate) kt_remote_gather(t->ctx, false); /* what a failure left gathered goes now */
+  if (rc <= 0) return rc;
   t->checked_on_device = true;
   if (flag != u->mark) return 1;
   /* The host says what changed; a reference found changed itself (a
