@@ -369,6 +369,10 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "inputs_changed");
   lua_pushinteger(L, (lua_Integer)r->restores);
   lua_setfield(L, -2, "restores");
+  lua_pushinteger(L, (lua_Integer)r->input_check_requests);
+  lua_setfield(L, -2, "input_check_requests");
+  lua_pushinteger(L, (lua_Integer)r->input_check_round_trips);
+  lua_setfield(L, -2, "input_check_round_trips");
   const char *keys[] = {"inputs_log", "device_log"};
   const char *texts[] = {r->inputs_log, r->device_log};
   for (int i = 0; i < 2; i++)

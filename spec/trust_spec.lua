@@ -9,7 +9,7 @@ local tuner = kt.tuner()
 -- c = a + b; configuration BAD = 1 also writes -1 where it must not, as
 -- WHERE says: into b through its distance from c, past c's end, or
 -- through b's const pointer.
-local function adder(n, where, bad)
+local function adder(n, where, bad, on)
   local src = ([[
 __kernel void add(__global const float *a, __global float *c, __global const float *b) {
   int i = get_global_id(0);
@@ -21,8 +21,8 @@ __kernel void add(__global const float *a, __global float *c, __global const flo
   local a = kt.array("float", n):fill(function(i) return i end)
   local b = kt.array("float", n):fill(3)
   local c = kt.array("float", n)
-  local k = tuner:kernel{ source = src, name = "add", global = n, group = 16,
-                          args = { a:input(), c:output(), b:input() } }
+  local k = (on or tuner):kernel{ source = src, name = "add", global = n, group = 16,
+                                 args = { a:input(), c:output(), b:input() } }
   k:param("BAD", bad or { 0, 1, 2, 3, 4, 5 })
   k:reference(c, function(ref) ref:fill(function(i) return i + 3 end) end)
   return k, b
@@ -68,6 +68,55 @@ describe("a configuration that writes where no kernel may", function()
     assert.matches("written past its end", past[2].error, 1, true)
     assert.are.equal(past:summary().input_checks, past:summary().input_checks_device)
     assert.are.equal(3, b[0])
+  end)
+
+  it("is found by checks that each take one round trip to the device process", function()
+    -- a check sends its comparisons and the flag's read at once and waits once; the wait for
+    -- every queue before it costs nothing when the configuration's own wait left nothing
+    -- queued, the flag needs no clearing (each check writes its own mark), and the copies it
+    -- compares against were made on the device at the upload. Each check: one round trip,
+    -- and seven requests: the six comparisons (each array's zone, the inputs and the
+    -- output's kept copy against their copies) and the read.
+    local own = kt.tuner() -- a check compares every array its tuner holds: this task's alone
+    local k = adder(256, INTO_B, { 0, 2, 3, 4, 5 }, own)
+    local function summary(count)
+      local r = own:tune(k, { search = "exhaustive", check_inputs = "always", stop = { count = count } })
+      assert.are.equal(count, r:summary().statuses.ok)
+      return r:summary()
+    end
+    summary(1) -- the checks' kernel made
+    local two, five = summary(2), summary(5)
+    assert.are.same({ 2, 5 }, { two.input_checks_device, five.input_checks_device })
+    assert.are.same({ 2, 2 * 7 }, { two.input_check_round_trips, two.input_check_requests })
+    assert.are.same({ 5, 5 * 7 }, { five.input_check_round_trips, five.input_check_requests })
+    -- and the writer among them is blamed, alone
+    local r = tuner:tune(adder(256, INTO_B, { 0, 1, 3, 4, 5 }), { search = "exhaustive",
+                                                                  check_inputs = "always" })
+    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok" }, statuses(r))
+    assert.matches("argument 3 %(input float%[256%]%): 256 of 256 elements changed", r[2].error)
+    assert.are.equal(1, r:summary().inputs_changed)
+    assert.are.equal(5, r:summary().input_checks_device)
+    own:close()
+  end)
+
+  it("is caught in any byte of the zone past an output, the zone compared in words", function()
+    -- 4102 ints: a zone of 4102 bytes, 512 eight-byte words and 6 bytes more
+    local src = [[__kernel void f(__global int *o) {
+      int i = get_global_id(0);
+      o[i] = 1;
+      if (AT >= 0 && i == 0) ((__global uchar *)o)[4 * 4102 + AT] += 1; }]]
+    local o = kt.array("int", 4102)
+    local k = tuner:kernel{ source = src, name = "f", global = 4102, args = { o:output() } }
+    k:param("AT", { -1, 0, 5, 4095, 4096, 4101 })
+    k:reference(o, function(ref) ref:fill(1) end)
+    local r = tuner:tune(k, { search = "exhaustive", check_inputs = "always" })
+    assert.are.same({ "ok", "out_of_bounds", "out_of_bounds", "out_of_bounds", "out_of_bounds",
+                      "out_of_bounds" }, statuses(r))
+    for i, at in ipairs({ 0, 5, 4095, 4096, 4101 }) do
+      assert.matches(("written past its end: 1 of the 4102 bytes after it changed, the first at "
+        .. "byte %d past the end"):format(at), r[i + 1].error, 1, true)
+    end
+    assert.are.equal(r:summary().input_checks, r:summary().input_checks_device)
   end)
 
   it("is caught writing past its own output, whatever lies beyond", function()

@@ -6,11 +6,12 @@
 --     [--seed=1] [--workers=-1 (compile_workers; -1: the default)] [--threads=0 (build_threads)]
 --     [--nocache (tuner option cache = false)] [--label=TEXT]
 --     [--each (then the 10 longest compiles: index, status, ms; and each status's first error)]
+--     [--check_inputs=auto|always|failures (tune option check_inputs)]
 -- The disk cache is the one KTLUA_CACHE names (bench/compile/targets.sh gives each run its own).
 local t0 = require("ktlua").clock()
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "cuda:0", count = 200, repeats = 7, seed = 1,
-  workers = -1, threads = 0, nocache = false, label = "", file = "", each = false }, "bench/compile/t1.lua --file=T1.json")
+  workers = -1, threads = 0, nocache = false, label = "", file = "", each = false, check_inputs = "auto" }, "bench/compile/t1.lua --file=T1.json")
 local path = opt.file ~= "" and opt.file or error("bench/compile/t1.lua: no --file=T1.json given", 0)
 
 local problem = kt.t1_read(path)
@@ -20,6 +21,7 @@ local made = kt.clock()
 local k, options = kt.t1(problem, { tuner = tuner })
 options.stop = { count = opt.count }
 options.search, options.seed, options.repeats, options.progress = "random", opt.seed, opt.repeats, false
+options.check_inputs = opt.check_inputs
 local r = tuner:tune(k, options)
 local done = kt.clock()
 local sm = r:summary()

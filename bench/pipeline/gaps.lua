@@ -8,11 +8,15 @@ return function(sm, indent)
   local per = function(ms) return g.n > 0 and ms * 1e3 / g.n or 0 end
   local parts = g.verdict_ms + g.after_ms + g.loop_ms + g.prepare_ms + g.kernel_ms + g.build_wait_ms + g.launch_ms
   local wall, device, setup = sm.wall_ms / 1e3, sm.device_ms / 1e3, sm.setup_ms / 1e3
+  local checks = sm.input_checks > 0 and sm.input_checks or 1
   return table.concat({
     ("%sbetween configurations (%d gaps): device idle %.1f us/gap = verdict %.1f + after %.1f (%d input checks) + loop %.1f + prepare %.1f + kernels %.1f + compile waits %.1f + launch %.1f + other %.1f us; kernels made ahead %d"):format(
       indent, g.n, per(g.idle_ms), per(g.verdict_ms), per(g.after_ms), sm.input_checks, per(g.loop_ms),
       per(g.prepare_ms), per(g.kernel_ms), per(g.build_wait_ms), per(g.launch_ms), per(g.idle_ms - parts), g.ahead),
     ("%swall - device busy %.3f s = setup %.3f + gaps %.3f (%d x %.1f us) + the rest %.3f s"):format(
-      indent, wall - device, setup, g.idle_ms / 1e3, g.n, per(g.idle_ms), wall - device - setup - g.idle_ms / 1e3)
+      indent, wall - device, setup, g.idle_ms / 1e3, g.n, per(g.idle_ms), wall - device - setup - g.idle_ms / 1e3),
+    ("%sinput checks %d (%d on the device): per check %.2f requests to the device process, %.2f round trips"):format(
+      indent, sm.input_checks, sm.input_checks_device, (sm.input_check_requests or 0) / checks,
+      (sm.input_check_round_trips or 0) / checks)
   }, "\n")
 end

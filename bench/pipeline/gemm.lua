@@ -12,10 +12,11 @@
 --     [--early_stop (tune option early_stop = true)]
 --     [--threads=T (compile threads; 0: one per core)] [--json=FILE (results of the last tuning)]
 --     [--workers=W (compiler processes, tuner option compile_workers; -1: the default)]
+--     [--check_inputs=auto|always|failures (tune option check_inputs)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", size = 2048, n = 200, repeats = 7,
   seed = 1, serial = false, both = false, inprocess = false, threads = 0, json = "", validate_on = "auto",
-  early_stop = false, workers = -1 },
+  early_stop = false, workers = -1, check_inputs = "auto" },
   "bench/pipeline/gemm.lua")
 
 local tuner = kt.tuner(opt.device, { isolate = not opt.inprocess, build_threads = opt.threads,
@@ -32,7 +33,8 @@ local gaps = dofile("bench/pipeline/gaps.lua")
 local function tune(pipeline)
   local r = tuner:tune(k, { search = "random", seed = opt.seed, stop = { count = opt.n },
                             repeats = opt.repeats, pipeline = pipeline, progress = false,
-                            validate_on = opt.validate_on, early_stop = opt.early_stop })
+                            validate_on = opt.validate_on, early_stop = opt.early_stop,
+                            check_inputs = opt.check_inputs })
   local sm = r:summary()
   local threads = tuner:cache().threads
   local wall, device = sm.wall_ms / 1e3, sm.device_ms / 1e3

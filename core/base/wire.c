@@ -115,8 +115,23 @@ static kt_wire_rc send_all(int fd, const void *p, size_t n) {
 
 kt_wire_rc kt_wire_send(int fd, const kt_msg *m) {
   uint32_t n = (uint32_t)m->len;
+  /* A small frame in one send: the reader wakes once, not twice. */
+  unsigned char one[512];
+  if (m->len <= sizeof one - sizeof n) {
+    memcpy(one, &n, sizeof n);
+    if (m->len) memcpy(one + sizeof n, m->data, m->len);
+    return send_all(fd, one, sizeof n + m->len);
+  }
   kt_wire_rc rc = send_all(fd, &n, sizeof n);
   return rc == KT_WIRE_OK ? send_all(fd, m->data, m->len) : rc;
+}
+
+int kt_wire_frame(kt_msg *frames, const kt_msg *m) {
+  return kt_msg_put_u32(frames, (uint32_t)m->len) || kt_msg_put(frames, m->data, m->len) ? -1 : 0;
+}
+
+kt_wire_rc kt_wire_send_frames(int fd, const kt_msg *frames) {
+  return send_all(fd, frames->data, frames->len);
 }
 
 /* Waits for fd to be readable before the deadline. */

@@ -44,6 +44,10 @@ unsigned char *kt_msg_get_bytes(kt_msg *m, size_t *n);
 typedef enum kt_wire_rc { KT_WIRE_OK = 0, KT_WIRE_CLOSED, KT_WIRE_TIMEOUT, KT_WIRE_ERROR } kt_wire_rc;
 
 kt_wire_rc kt_wire_send(int fd, const kt_msg *m);
+/* Frames gathered to go in one send: kt_wire_frame appends m's frame to
+** frames, kt_wire_send_frames sends them. */
+int kt_wire_frame(kt_msg *frames, const kt_msg *m);
+kt_wire_rc kt_wire_send_frames(int fd, const kt_msg *frames);
 /* Waits until deadline (kt_now_ns clock; 0: forever) for a frame. */
 kt_wire_rc kt_wire_recv(int fd, kt_msg *m, int64_t deadline_ns);
 

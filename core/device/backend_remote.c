@@ -50,6 +50,7 @@ static kt_bctx *ctx_new(int channels, kt_error *err) {
   pthread_cond_init(&c->freed, NULL);
   kt_msg_init(&c->out);
   kt_msg_init(&c->in);
+  kt_msg_init(&c->gathered);
   kt_devout_init(&c->said);
   if (!c->cfds || !c->cbusy || c->staging == MAP_FAILED) {
     if (c->staging == MAP_FAILED) c->staging = NULL;
@@ -73,6 +74,7 @@ static void rm_close(kt_bctx *c) {
   pthread_mutex_destroy(&c->lock);
   kt_msg_free(&c->out);
   kt_msg_free(&c->in);
+  kt_msg_free(&c->gathered);
   kt_devout_free(&c->said);
   kt_device_clear(&c->dev);
   free(c->cfds);

@@ -51,6 +51,14 @@ void kt_fork_guard_leave(void);
 kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err);
 /* What is called around each wait for the server's reply (fleet.h). */
 void kt_remote_set_wait(kt_bctx *c, kt_wait_hook hook);
+/* With on, the requests that get no reply (launches, fills, copies) until
+** the next one that does go with it in one send, so that the server reads
+** them all at once and answers once: a round trip for the lot. Without,
+** what is still gathered is sent now. */
+void kt_remote_gather(kt_bctx *c, bool on);
+/* Requests sent on the main connection so far, and of them the ones
+** whose reply was waited for (round trips). */
+void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips);
 
 /* kt_nvrtc_compile in a short-lived child process, so that the CUDA
 ** libraries (NVRTC may bring the driver with it) never load into a process

@@ -56,6 +56,14 @@ struct kt_bctx {
   size_t nreads, capreads;
   size_t nstaged;         /* ... of which staged (every one or none) */
   size_t staged_end;      /* ... the end of the part of the staging area they use */
+  /* Nothing was queued on the device since a FINISH of every queue: a
+  ** FINISH of every queue now has nothing to wait for nor report. */
+  bool quiet;
+  /* Requests that get no reply, gathered (kt_remote_gather) to go in one
+  ** send with the next request that does. */
+  bool gathering;
+  kt_msg gathered;
+  uint64_t requests, round_trips; /* on the main connection (kt_remote_counts) */
 };
 
 struct kt_bbuf { uint64_t gen; uint32_t id; };

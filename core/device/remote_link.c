@@ -70,6 +70,8 @@ int rm_lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char
     c->generation++;
   }
   c->nreads = c->nstaged = c->staged_end = 0; /* their data went with the server */
+  c->quiet = c->gathering = false;
+  kt_msg_reset(&c->gathered);
   if (out) *out = fault;
   return kt_fail(err, "%s", why ? why : "the device process is gone");
 }
@@ -132,10 +134,22 @@ static int ensure(kt_bctx *c, kt_error *err) {
   return c->alive ? 0 : rm_spawn(c, err);
 }
 
+/* Sends c->out, after the requests gathered if any, in one send. */
+static kt_wire_rc send_out(kt_bctx *c) {
+  c->requests++;
+  if (!c->gathered.len) return kt_wire_send(c->fd, &c->out);
+  c->gathering = false;
+  kt_wire_rc rc = kt_wire_frame(&c->gathered, &c->out) ? KT_WIRE_ERROR
+                                                      : kt_wire_send_frames(c->fd, &c->gathered);
+  kt_msg_reset(&c->gathered);
+  return rc;
+}
+
 /* Sends the request in c->out; waits for the reply in c->in. */
 int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
-  if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
+  c->round_trips++;
+  if (send_out(c) != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
   if (c->wait.fn) c->wait.fn(c->wait.ud, true);
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
@@ -153,15 +167,44 @@ int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
 }
 
 int post(kt_bctx *c, kt_error *err) {
-  if (kt_wire_send(c->fd, &c->out) == KT_WIRE_OK) return 0;
+  if (c->gathering) {
+    c->requests++;
+    return kt_wire_frame(&c->gathered, &c->out) ? kt_fail(err, "out of memory") : 0;
+  }
+  if (send_out(c) == KT_WIRE_OK) return 0;
   return rm_lose(c, KT_FAULT_LOST, NULL, err, NULL);
+}
+
+/* Whether op leaves the device's queues as they were: it queues nothing,
+** or waits for what it queued. */
+static bool queues_nothing(uint32_t op) {
+  switch (op) {
+    case OP_BUF_NEW: case OP_WRITE: case OP_READ: case OP_KERNEL: case OP_FINISH:
+    case OP_EVENT_NS: case OP_READ_TAKE: case OP_BUF_FREE: case OP_PROG_FREE:
+    case OP_KERNEL_FREE: case OP_EVENT_FREE: return true;
+    default: return false;
+  }
 }
 
 /* A request on the main connection, the server started if needed. */
 int begin(kt_bctx *c, uint32_t op, kt_error *err) {
   if (ensure(c, err)) return -1;
+  if (!queues_nothing(op)) c->quiet = false;
   kt_msg_reset(&c->out);
   return kt_msg_put_u32(&c->out, op);
+}
+
+void kt_remote_gather(kt_bctx *c, bool on) {
+  c->gathering = on && c->alive;
+  if (on || !c->gathered.len) return;
+  kt_wire_rc rc = kt_wire_send_frames(c->fd, &c->gathered);
+  kt_msg_reset(&c->gathered);
+  if (rc != KT_WIRE_OK) rm_lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
+}
+
+void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips) {
+  *requests = c->requests;
+  *round_trips = c->round_trips;
 }
 
 int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err) {

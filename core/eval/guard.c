@@ -115,9 +115,15 @@ static int check(tuning *tu, const kt_result *current, kt_error *err) {
   kt_guard *g = &tu->guard;
   char *what = NULL;
   int64_t t0 = kt_now_ns();
-  uint64_t losses = tuner_losses(tu->t);
+  uint64_t losses = tuner_losses(tu->t), q0, r0, q1, r1;
+  tuner_link_counts(tu->t, &q0, &r0);
   int changed = tuner_verify(tu->t, tu->task, &what, err);
   g->check_ns = (double)(kt_now_ns() - t0);
+  tuner_link_counts(tu->t, &q1, &r1);
+  if (q1 >= q0 && r1 >= r0) {
+    tu->results->input_check_requests += q1 - q0;
+    tu->results->input_check_round_trips += r1 - r0;
+  }
   if (changed < 0 && tuner_losses(tu->t) != losses) {
     /* Damage that killed it (a heap an earlier kernel wrote over): the
     ** next device process starts from the tuning's own host contents. */

@@ -201,6 +201,11 @@ int tuner_ensure_open(kt_tuner *t, kt_error *err) {
 
 uint64_t tuner_losses(const kt_tuner *t) { return t->reopens + tuner_generation(t); }
 
+void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_trips) {
+  *requests = *round_trips = 0;
+  if (t->isolate && t->ctx) kt_remote_counts(t->ctx, requests, round_trips);
+}
+
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }
@@ -415,6 +420,27 @@ void tuner_drop_hosts(kt_tuner *t) {
 
 /* ---- device copies ---- */
 
+bool tuner_ref_fits(const kt_tuner *t, const devarray *d) {
+  size_t bytes = kt_array_bytes(d->array), taken = bytes;
+  for (size_t i = 0; i < t->narrays; i++)
+    if (t->arrays[i].ref) taken += kt_array_bytes(t->arrays[i].array);
+  int64_t memory = kt_device_int(&t->device, "global_memory", 0);
+  return d->place == KT_PLACE_DEVICE && bytes > 0 && memory > 0 &&
+         taken <= (uint64_t)memory / TUNER_REF_SHARE;
+}
+
+/* The inputs' checks' reference of d (verify_device.c), copied on the
+** device from the host contents just uploaded into from: no second upload
+** at the first check. 0 also when it does not fit (made later, or never). */
+static int copy_ref(kt_tuner *t, devarray *d, kt_bbuf *from, kt_error *err) {
+  kt_error why;
+  if (d->ref || !tuner_ref_fits(t, d)) return 0;
+  size_t bytes = kt_array_bytes(d->array);
+  if (!(d->ref = t->be->buffer_new(t->ctx, bytes, KT_PLACE_DEVICE, KT_READ_WRITE, &why)))
+    return 0; /* no room: the host compares it */
+  return t->be->buffer_copy(t->ctx, 0, d->ref, 0, from, 0, bytes, err);
+}
+
 /* From the contents a tuning found, when it keeps them. */
 int tuner_upload_array(kt_tuner *t, devarray *d, kt_error *err) {
   size_t bytes = kt_array_bytes(d->array);
@@ -422,7 +448,7 @@ int tuner_upload_array(kt_tuner *t, devarray *d, kt_error *err) {
   const hostcopy *h = tuner_hostcopy(t, d->array);
   d->dirty = false;
   if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, h ? h->data : d->array->data, true, err) ||
-      tuner_fill_zone(t, d, err))
+      tuner_fill_zone(t, d, err) || (h && copy_ref(t, d, first, err)))
     return -1;
   if (d->pristine && t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, bytes, err))
     return -1;

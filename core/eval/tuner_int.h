@@ -27,9 +27,11 @@ typedef struct devarray {
 typedef struct kt_unchanged {
   kt_bprog *prog;
   kt_bkernel *kernel;
-  kt_bbuf *flag;    /* one uint on the device: set when something differs */
+  kt_bbuf *flag;    /* one uint on the device: set to mark when something differs */
+  uint32_t mark;    /* this check's (0: the flag is to be cleared first) */
   bool broken;      /* the kernel does not build here: every check on the host */
   size_t launched;  /* comparisons queued by this check */
+  size_t most_items; /* work-items of one comparison at most */
 } kt_unchanged;
 
 /* The host contents of an array as a tuning found them: a launcher may
@@ -163,6 +165,13 @@ char *tuner_take_output(kt_tuner *t);
 ** the device processes that died or were stopped): a change between two
 ** calls says the device state of the arrays is new. */
 uint64_t tuner_losses(const kt_tuner *t);
+/* The inputs' checks' references take at most this share of the device's
+** memory; whether d's would fit (device memory alone has one). */
+#define TUNER_REF_SHARE 8
+bool tuner_ref_fits(const kt_tuner *t, const devarray *d);
+/* Requests to the device process so far, and round trips among them
+** (kt_remote_counts); 0 in-process. */
+void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_trips);
 /* Closes the context after a sticky fault and opens a new one (every
 ** buffer and program goes with the old one). */
 int tuner_reopen(kt_tuner *t, kt_error *err);

@@ -396,6 +396,8 @@ static void merge(kt_results *r, worker *w) {
   r->input_checks += d->input_checks;
   r->input_checks_device += d->input_checks_device;
   r->inputs_changed += d->inputs_changed;
+  r->input_check_requests += d->input_check_requests;
+  r->input_check_round_trips += d->input_check_round_trips;
   kt_log_append(&r->inputs_log, d->inputs_log);
   if (d->device_log) {
     kt_log_append(&r->device_log, w->tu.t->device.id);

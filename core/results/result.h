@@ -117,6 +117,10 @@ typedef struct kt_results {
   size_t compile_workers; /* compiler processes that ran (compile_pool.h), over its devices */
   size_t input_checks;   /* device inputs compared with the tuning's host contents */
   size_t input_checks_device; /* ... of them compared on the device (verify_device.c) */
+  /* Requests to the device process that those checks sent, and of them the
+  ** ones whose reply they waited for (isolated tuners; reruns of a hunt
+  ** not counted). */
+  size_t input_check_requests, input_check_round_trips;
   size_t inputs_changed; /* ... found changed by a configuration, and restored */
   size_t restores;       /* written arrays restored on the device before a run */
   char *inputs_log;      /* who changed them, and what */
