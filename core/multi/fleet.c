@@ -258,9 +258,10 @@ static void fail_orphans(kt_fleet *f, const kt_error *err) {
 ** with one device, where the set-up comes at the first configuration; and
 ** that thread alone uses the first device's tuner meanwhile (its worker
 ** waits for this, below, and the loop's prefetches go to that tuner only
-** while its worker is idle). The other devices wait for the references
-** alone (having uploaded meanwhile), not for the rest of the first one's
-** set-up (its uploads, its comparison kernel), which its worker makes. */
+** while its worker is idle). The other devices upload and run their
+** first configuration meanwhile (evaluate_early), and wait for the
+** references alone, not for the rest of the first one's set-up (its
+** uploads, its comparison kernel), which its worker makes. */
 static void set_up_first(worker *w) {
   kt_fleet *f = w->f;
   bool ok = tuner_ensure_open(w->tu.t, &f->set_up_err) == 0 &&
