@@ -25,7 +25,7 @@
 
 /* ---- checking outputs ---- */
 
-static int read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err) {
+int tune_read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err) {
   kt_reference *r = &tu->task->refs_list[i];
   int64_t t0 = kt_now_ns();
   if (!tuner_devarray(tu->t, r->target))
@@ -94,7 +94,7 @@ static int check_begin(tuning *tu, kt_run *run, kt_result *res, bool later, kt_e
       if (rc < 0) return -1;
       if (rc == 0) continue; /* else the host compares it */
     }
-    if (!(tu->landed && tu->landed[i]) && read_output(tu, run, i, res, err)) return -1;
+    if (!(tu->landed && tu->landed[i]) && tune_read_output(tu, run, i, res, err)) return -1;
     int64_t t0 = kt_now_ns();
     char *why = NULL;
     int same;
@@ -132,7 +132,7 @@ static char *describe_again(tuning *tu, kt_run *run, size_t i, size_t ndiff, siz
   kt_reference *r = &tu->task->refs_list[i];
   char *why = NULL;
   if (kt_run_execute(run, err)) return NULL;
-  if (run->status == KT_OK && read_output(tu, run, i, res, err)) return NULL;
+  if (run->status == KT_OK && tune_read_output(tu, run, i, res, err)) return NULL;
   int same = run->status != KT_OK ? 1
              : kt_compare_reference(tu->scratch[i], r, &why, err);
   if (same < 0) return NULL;
@@ -398,7 +398,7 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
 
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
-  tu->later = batched && tu->checker && !device_on_host(tu->t);
+  tu->later = batched && tu->checker && !tu->refs_pending && !device_on_host(tu->t);
   tu->landing_ns = 0;
   if (tu->landed) memset(tu->landed, 0, tu->task->nrefs * sizeof *tu->landed);
   if (batched && fusable(tu)) {
@@ -418,7 +418,9 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->status = KT_RUNTIME_FAILED;
     run->error = strdup("the launcher launched no kernel");
   }
-  rc = run->status == KT_OK ? check_begin(tu, run, res, tu->later, err) : 0;
+  rc = run->status != KT_OK ? 0
+       : tu->refs_pending   ? tune_keep_outputs(tu, run, res, err)
+                            : check_begin(tu, run, res, tu->later, err);
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
   if (tu->later) {
     kt_error cerr;

@@ -34,6 +34,8 @@ typedef struct tuning {
   bool refs_given;    /* the references are computed already: by the set-up's first
                       ** part, or another tuning's (the task's, shared by the devices
                       ** of a fleet: fleet.c) */
+  bool refs_pending;  /* they are not in yet: the outputs are kept in scratch, judged
+                      ** once they are (verdict_later.c) */
   bool uploaded;      /* the arrays were uploaded before the set-up ... */
   uint64_t uploaded_losses; /* ... by this device process (tuner_losses) */
   kt_results *prior;  /* a resumed journal's results ... */
@@ -93,6 +95,15 @@ int tune_references(tuning *tu, kt_error *err);
 ** are invalid_output, and the arrays keep their contents. */
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                   tuning *checked, kt_result *out, kt_error *err);
+/* Reads output i of the run into tu->scratch[i] (measure.c). */
+int tune_read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err);
+/* A configuration run before the references are in (refs_pending: a
+** fleet's other devices, fleet.c): its outputs kept in scratch after the
+** warm-up, where the comparison would read them ... */
+int tune_keep_outputs(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
+/* ... and, once the references are in, compared with them: an output
+** that differs makes res invalid_output, its samples lost (verdict_later.c). */
+int tune_judge_kept(tuning *tu, kt_result *res, kt_error *err);
 /* Compares the run's outputs with the references (measure.c): wrong ones
 ** make it invalid_output. */
 int tune_validate(tuning *tu, kt_run *run, kt_result *res, kt_error *err);

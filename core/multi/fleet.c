@@ -13,6 +13,7 @@
 #include "fleet.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,21 +144,65 @@ static int start_ahead(worker *w, kt_error *err) {
 
 static bool device_gone(const worker *w);
 
+static int await_references(kt_fleet *f, kt_error *err) {
+  while (f->set_up == 0) pthread_cond_wait(&f->set_up_done, &f->lock);
+  return f->set_up < 0 ? (*err = f->set_up_err, -1) : 0;
+}
+
+static bool any_comparator(const kt_task *task) {
+  for (size_t i = 0; i < task->nrefs; i++)
+    if (task->refs_list[i].compare) return true;
+  return false;
+}
+
+/* Comparing touches only this device's outputs and the references, which
+** nothing changes now: the others go on meanwhile, unless the script's
+** comparator (Lua, on one thread at a time) compares. */
+static int judge(kt_fleet *f, tuning *tu, kt_result *res, kt_error *err) {
+  bool alone = f->release && !any_comparator(tu->task);
+  if (alone) pthread_mutex_unlock(&f->lock);
+  int rc = tune_judge_kept(tu, res, err);
+  if (alone) pthread_mutex_lock(&f->lock);
+  return rc;
+}
+
+/* The first configuration of a device other than the first runs before
+** the references are in, while the first device computes them: its
+** outputs are kept and judged once they are in (verdict_later.c), and
+** then the rest of its set-up is made. Its result waits for them; a run
+** again (the guard's) comes after them, as any. */
+static int evaluate_early(tuning *tu, kt_result *res, kt_error *err) {
+  if (!tu->refs_pending) return tune_evaluate(tu, res, err);
+  worker *w = (worker *)(void *)((char *)tu - offsetof(worker, tu));
+  int rc = tune_evaluate(tu, res, err);
+  tu->refs_pending = false;
+  if (rc || await_references(w->f, err) || tune_set_up(tu, err)) return -1;
+  return res->status == KT_OK ? judge(w->f, tu, res, err) : 0;
+}
+
+/* Whether this device's first configuration runs before the references
+** are in: its own scratch for the outputs made, and its arrays uploaded
+** (neither needs them). */
+static int start_early(worker *w, kt_error *err) {
+  tuning *tu = &w->tu;
+  if (w->i == 0 || tu->set_up || w->f->set_up != 0) return 0;
+  if ((!tu->uploaded && (tuner_ensure_open(tu->t, err) || tune_upload_early(tu, err))) ||
+      tune_references(tu, err))
+    return -1;
+  tu->refs_pending = true;
+  return 1;
+}
+
 /* The device's own tuning evaluates into its own results (the guard
 ** keeps positions in them); the loop's record gets a copy. */
 static int evaluate(worker *w, kt_result *res, kt_error *err) {
   tuning *tu = &w->tu;
-  kt_fleet *f = w->f;
-  /* Its uploads need no references: made while the first device computes them. */
-  if (w->i > 0 && !tu->set_up && !tu->uploaded &&
-      (tuner_ensure_open(tu->t, err) || tune_upload_early(tu, err)))
-    return -1;
-  while (f->set_up == 0) pthread_cond_wait(&f->set_up_done, &f->lock); /* the references */
-  if (f->set_up < 0) return *err = f->set_up_err, -1;
+  int early = start_early(w, err);
+  if (early < 0 || (!early && await_references(w->f, err))) return -1;
   if (tuner_ensure_open(tu->t, err) || start_ahead(w, err)) return -1;
-  if (!tu->set_up && tune_set_up(tu, err)) return -1;
+  if (!early && !tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
-  if (!mine || tune_guarded_evaluate(tu, tune_evaluate, mine, err)) return -1;
+  if (!mine || tune_guarded_evaluate(tu, evaluate_early, mine, err)) return -1;
   /* Its device went with its MPI rank, not through the configuration's
   ** fault: the configuration runs again on another device (work). */
   if (mine->status == KT_RUNTIME_FAILED && device_gone(w))
@@ -213,9 +258,10 @@ static void fail_orphans(kt_fleet *f, const kt_error *err) {
 ** with one device, where the set-up comes at the first configuration; and
 ** that thread alone uses the first device's tuner meanwhile (its worker
 ** waits for this, below, and the loop's prefetches go to that tuner only
-** while its worker is idle). The other devices wait for the references
-** alone (having uploaded meanwhile), not for the rest of the first one's
-** set-up (its uploads, its comparison kernel), which its worker makes. */
+** while its worker is idle). The other devices upload and run their
+** first configuration meanwhile (evaluate_early), and wait for the
+** references alone, not for the rest of the first one's set-up (its
+** uploads, its comparison kernel), which its worker makes. */
 static void set_up_first(worker *w) {
   kt_fleet *f = w->f;
   bool ok = tuner_ensure_open(w->tu.t, &f->set_up_err) == 0 &&

@@ -53,7 +53,8 @@ void kt_fleet_set_thread_hook(kt_fleet *f, kt_fleet_thread_fn fn, void *ud);
 
 /* kt_tune over every device of the fleet: the same options, the same
 ** journal and resume, progress and Ctrl-C on the calling thread. The
-** references are computed once (on the first device); the device limits
+** references are computed once (on the first device, while the others
+** run their first configuration, judged once they are in); the device limits
 ** (the first device's: one model) and the input checks are each device's;
 ** fail_fast counts each device's first configurations. */
 int kt_fleet_tune(kt_fleet *f, kt_task *task, const kt_tune_opts *opts, kt_results **out,
