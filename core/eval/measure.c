@@ -396,6 +396,14 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
   return rc;
 }
 
+/* Before the references are in, the outputs wait in scratch for their
+** verdict (verdict_later.c), read behind the warm-up or now. */
+static int hold_outputs(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  for (size_t i = 0; i < tu->task->nrefs; i++)
+    if (!(tu->landed && tu->landed[i]) && tune_read_output(tu, run, i, res, err)) return -1;
+  return 0;
+}
+
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
   tu->later = batched && tu->checker && !tu->refs_pending && !device_on_host(tu->t);
@@ -419,7 +427,7 @@ int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
     run->error = strdup("the launcher launched no kernel");
   }
   rc = run->status != KT_OK ? 0
-       : tu->refs_pending   ? tune_keep_outputs(tu, run, res, err)
+       : tu->refs_pending   ? hold_outputs(tu, run, res, err)
                             : check_begin(tu, run, res, tu->later, err);
   if (rc == 0 && run->status == KT_OK) rc = time_runs(tu, run, res, batched, err);
   if (tu->later) {

@@ -98,11 +98,10 @@ int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_
 /* Reads output i of the run into tu->scratch[i] (measure.c). */
 int tune_read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err);
 /* A configuration run before the references are in (refs_pending: a
-** fleet's other devices, fleet.c): its outputs kept in scratch after the
-** warm-up, where the comparison would read them ... */
-int tune_keep_outputs(tuning *tu, kt_run *run, kt_result *res, kt_error *err);
-/* ... and, once the references are in, compared with them: an output
-** that differs makes res invalid_output, its samples lost (verdict_later.c). */
+** fleet's other devices, fleet.c) keeps its outputs in scratch after the
+** warm-up (measure.c); once the references are in, they are compared: an
+** output that differs makes res invalid_output, its samples lost
+** (verdict_later.c). */
 int tune_judge_kept(tuning *tu, kt_result *res, kt_error *err);
 /* Compares the run's outputs with the references (measure.c): wrong ones
 ** make it invalid_output. */

@@ -2,7 +2,7 @@
 ** verdict_later.c: a configuration run before the references are in (the
 ** other devices of a fleet, while the first device computes them:
 ** fleet.c). Its outputs are kept where the comparison reads them, once the
-** warm-up is over, and compared when the references come; until then it
+** warm-up is over (measure.c), and compared here when the references come; until then it
 ** has no verdict, and its result is given to nobody. A wrong output found
 ** so is judged as one found at once (it loses its samples; the guard runs
 ** it again before the verdict stands).
@@ -13,12 +13,6 @@
 
 #include "tune_int.h"
 #include "validate.h"
-
-int tune_keep_outputs(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
-  for (size_t i = 0; i < tu->task->nrefs; i++) /* or read behind the warm-up (measure.c) */
-    if (!(tu->landed && tu->landed[i]) && tune_read_output(tu, run, i, res, err)) return -1;
-  return 0;
-}
 
 /* 1 when output i matches its reference, 0 when not (*why may say why). */
 static int matches(tuning *tu, size_t i, char **why, kt_error *err) {
