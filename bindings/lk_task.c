@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/eval/prune.h"
+#include "../core/eval/size_expr.h"
 #include "../core/base/regular_file.h"
 #include "../core/eval/validate.h"
 #include "lk.h"
@@ -335,7 +336,9 @@ static int modifier_in_lua(const kt_config *cfg, int64_t in, int64_t *out, void 
 
 /* k:modifier([kernel,] target, op, operand) with op "add", "sub", "mul",
 ** "div" or "div_ceil" and operand a parameter name or an integer; or
-** k:modifier([kernel,] target, function(size, cfg) return new_size end). */
+** k:modifier([kernel,] target, function(size, cfg) return new_size end); or
+** k:modifier([kernel,] target, "expression of the parameters") for the
+** size itself, evaluated in C (size_expr.h). */
 static int task_modifier(lua_State *L) {
   lk_task *ut = lk_check_idle_task(L, 1);
   lua_settop(L, 5);
@@ -347,10 +350,17 @@ static int task_modifier(lua_State *L) {
     m.fn = modifier_in_lua;
     parse_target(L, target, &m); /* check before the reference is taken */
     m.cb = lk_ref_callback(L, arg + 1);
+  } else if (lua_type(L, arg + 1) == LUA_TSTRING && lua_isnil(L, arg + 2) &&
+             kt_mod_op_from_name(lua_tostring(L, arg + 1)) < 0) {
+    parse_target(L, target, &m);
+    kt_error err;
+    if (kt_size_expr_modifier(ut->task->space, lk_check_text(L, arg + 1), NULL, 0, &m, &err))
+      lk_error(L, &err);
   } else {
     const char *op = luaL_checkstring(L, arg + 1);
     int code = kt_mod_op_from_name(op);
-    if (code < 0) luaL_argerror(L, arg + 1, "expected add, sub, mul, div, div_ceil or a function");
+    if (code < 0)
+      luaL_argerror(L, arg + 1, "expected add, sub, mul, div, div_ceil, a function or an expression");
     m.op = (kt_mod_op)code;
     if (lua_isinteger(L, arg + 2)) {
       m.constant = lua_tointeger(L, arg + 2);

@@ -46,7 +46,7 @@ return {
     { { folder = "core/eval",
         what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
         files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify",
-          "verify_device", "verdict_later",
+          "verify_device", "verdict_later", "size_expr",
           "tuner_zone", "validate", "validate_async", "validate_close", "validate_device", "run",
           "run_buffers", "run_async", "run_batch", "launch_limits", "ahead", "build", "codegen", "kernel", "task",
           "prune", "profile", "online", "online_confirm", "split", "replay" } } },

@@ -111,6 +111,21 @@ describe("pruning from the device", function()
     assert.are.equal(removed_div, p.divisible)
   end)
 
+  it("follows thread sizes given by expressions, as it follows the same modifiers", function()
+    local ops = tuner:kernel{ source = src, name = "k", global = 4096, group = 1 }
+    ops:param("WG", { 64, 128, 256, 8192 }, { group_x = "mul" })
+    ops:param("VEC", { 1, 2, 4, 8, 16, 32, 64 }, { global_x = "div" })
+    local exprs = tuner:kernel{ source = src, name = "k", global = 1, group = 1 }
+    exprs:param("WG", { 64, 128, 256, 8192 })
+    exprs:param("VEC", { 1, 2, 4, 8, 16, 32, 64 })
+    exprs:modifier("group_x", "WG")
+    exprs:modifier("global_x", "4096 // VEC")
+    local a, b = ops:space(dev), exprs:space(dev)
+    assert.are.equal(a:count(), b:count())
+    assert.are.same(a:pruned(), b:pruned())
+    assert.is_true(b:pruned().divisible > 0)
+  end)
+
   it("reads every parameter under a function modifier, and calls it on this thread", function()
     local k = tuner:kernel{ source = src, name = "k", global = 8192, group = 1 }
     k:param("WG", { 1, 2, 4, dev.max_group_size * 2 })

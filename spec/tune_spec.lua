@@ -91,6 +91,31 @@ describe("a kernel", function()
     assert.are.equal(4, out[65])
   end)
 
+  it("takes a thread size from an expression of the parameters", function()
+    local k, out = probe(64, { group = 1 })
+    k:param("WG", { 4, 8 })
+    k:param("TILE", { 2, 4 })
+    k:param("VALUE", { 1 })
+    k:modifier("global_x", "64 // TILE * 2")       -- the size itself: 64 with TILE = 2
+    k:modifier("group_x", "WG if TILE > 2 else WG // 2")
+    k:modifier("global_x", "add", 8)               -- then the modifiers after it: 72
+    local r = tuner:run(k, { WG = 8, TILE = 2, VALUE = 1 })
+    assert.are.equal("ok", r.status, r.error)
+    assert.are.same({ 72 }, r.global)
+    assert.are.same({ 4 }, r.group)
+    assert.are.equal(72, out[64])
+    assert.are.equal(4, out[65])
+    assert.has_error(function() k:modifier("group_x", "WG * SIZE") end,
+      "thread size 'WG * SIZE': at character 6: unknown parameter 'SIZE'")
+    assert.has_error(function() k:modifier("group_x", "WG > 2") end,
+      "thread size 'WG > 2': the expression is a condition; it should give a number of threads")
+    assert.has_error(function() k:modifier("group_x", "WG +") end)
+    k:modifier("group_x", "WG / 3")
+    local ok, err = pcall(tuner.run, tuner, k, { WG = 4, TILE = 2, VALUE = 1 })
+    assert.is_false(ok)
+    assert.matches("thread size 'WG / 3' gives 1.33333, not an integer", err, 1, true)
+  end)
+
   it("understands the CUDA notation of the global size and rounds up when asked", function()
     local k, out = probe(60, { global = 15, group = 4, notation = "cuda" })
     k:param("VALUE", { 2 })

@@ -125,9 +125,9 @@ local function read_sizes(spec, problem, key, ...)
     if v == nil then v = 1 end
     if type(v) == "string" and v:match("^%s*%d+%s*$") then v = math.tointeger(tonumber(v)) end
     local where = ("%s: %s.%s"):format(problem.path, found, dim)
-    local f, _, value = compile(v, problem, where)
+    local f, _, value, expr = compile(v, problem, where)
     if not f then value = c.positive(value, where, "the size") end
-    out[d] = { text = tostring(v), fn = f, value = value }
+    out[d] = { text = tostring(v), fn = f, value = value, expr = f and expr }
   end
   return out
 end
@@ -162,7 +162,9 @@ local function grid_from_problem_size(spec, problem)
     if #div == 0 then
       out[d] = { text = tostring(size), value = size }
     else
-      out[d] = { text = ("ceil(%d / (%s))"):format(size, table.concat(div, " * ")),
+      local product = table.concat(div, " * ")
+      out[d] = { text = ("ceil(%d / (%s))"):format(size, product),
+                 expr = ("(%d + %s - 1) // (%s)"):format(size, product, product),
                  fn = function(cfg)
                    local n = size
                    for _, name in ipairs(div) do n = (n + cfg[name] - 1) // cfg[name] end
@@ -457,12 +459,11 @@ local function size_list(sizes)
   return out
 end
 
+-- Sizes that read parameters become expressions evaluated in C: the
+-- device's limits check them for every configuration of the space.
 local function add_modifiers(k, sizes, kind)
   for d, s in ipairs(sizes) do
-    if s.fn then
-      local fn = s.fn
-      k:modifier(kind .. "_" .. dims[d]:lower(), function(_, cfg) return fn(cfg) end)
-    end
+    if s.fn then k:modifier(kind .. "_" .. dims[d]:lower(), s.expr) end
   end
 end
 
