@@ -136,6 +136,13 @@ static int ensure(kt_bctx *c, kt_error *err) {
 int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   if (kt_wire_send(c->fd, &c->out) != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
+  return rm_reply(c, fault, err);
+}
+
+/* The reply to a request sent before (by post), in c->in. */
+int rm_reply(kt_bctx *c, kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_NONE;
+  if (!c->alive) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
   if (c->wait.fn) c->wait.fn(c->wait.ud, true);
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
