@@ -77,6 +77,22 @@ describe("transfers through the staging area", function()
     for i, n in ipairs(SIZES) do assert.is_nil(differs(from[i], back[i]), n .. " bytes") end
   end)
 
+  it("leave a read staged on one queue whole when one bigger than the area, on another, is taken first", function()
+    -- the small read lands in the area; the big one's data comes through the whole area
+    local small, big = kt.array("uchar", 4096):random(1), kt.array("uchar", AREA + 7):random(2)
+    local small_back, big_back = kt.array("uchar", 4096), kt.array("uchar", AREA + 7)
+    in_launcher(function(run)
+      run:write(small, small)
+      run:write(big, big)
+      run:read(small, small_back, { queue = 0, async = true })
+      run:read(big, big_back, { queue = 1, async = true })
+      run:sync(1)
+      run:sync(0)
+    end)
+    assert.is_nil(differs(small, small_back))
+    assert.is_nil(differs(big, big_back))
+  end)
+
   it("let the inputs' checks on the host say where an input or zone bigger than half the area changed", function()
     -- in: 40 MB, compared in three chunks, changed in the second (the third is on its way when
     -- the difference is found); c: 80 MB, whose zone of 20 MB (at 80 MB) takes two chunks. In
