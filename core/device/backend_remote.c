@@ -35,7 +35,13 @@ static void serve(int main_fd, const int *compile_fds, int n, void *staging, siz
   kt_server_main(main_fd, compile_fds, n, staging, staging_size);
 }
 
-static kt_bctx *ctx_new(int channels, kt_error *err) {
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0
+#endif
+
+/* A device's staging area is made whole at once (populate): its first
+** transfers take no page faults, which cost the first tuning's set-up. */
+static kt_bctx *ctx_new(int channels, bool populate, kt_error *err) {
   kt_bctx *c = kt_calloc(1, sizeof *c, err);
   if (!c) return NULL;
   c->fd = -1;
@@ -44,8 +50,8 @@ static kt_bctx *ctx_new(int channels, kt_error *err) {
   c->cfds = kt_calloc((size_t)c->nchannels, sizeof *c->cfds, err);
   c->cbusy = kt_calloc((size_t)c->nchannels, sizeof *c->cbusy, err);
   c->staging_size = KT_STAGING_BYTES;
-  c->staging = mmap(NULL, c->staging_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                    -1, 0);
+  c->staging = mmap(NULL, c->staging_size, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->freed, NULL);
   kt_msg_init(&c->out);
@@ -86,7 +92,7 @@ kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err) 
   if (kt_drivers_in_process())
     return kt_fail(err, "this process uses a device driver directly (a tuner with isolate = "
                         "false), so it can no longer start isolated device processes"), NULL;
-  kt_bctx *c = ctx_new(channels, err);
+  kt_bctx *c = ctx_new(channels, true, err);
   if (!c) return NULL;
   if (kt_device_copy(&c->dev, dev, err)) {
     rm_close(c);
@@ -116,7 +122,7 @@ int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why, 
                          kt_error *err) {
   *list = NULL;
   *n = 0;
-  kt_bctx *c = ctx_new(1, err);
+  kt_bctx *c = ctx_new(1, false, err);
   kt_fault fault;
   if (c) c->rank = rank;
   int rc = c && rm_spawn(c, err) == 0 && begin(c, OP_ENUMERATE, err) == 0 ? call(c, &fault, err) : -1;
@@ -173,44 +179,26 @@ static void rm_buffer_free(kt_bctx *c, kt_bbuf *b) {
   free(b);
 }
 
-/* One chunk between the staging area and b, at most its size. */
-static int move_chunk(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t chunk,
-                      kt_error *err) {
-  kt_fault fault;
-  if (begin(c, (uint32_t)op, err)) return -1;
-  kt_msg_put_u32(&c->out, b->id);
-  kt_msg_put_u32(&c->out, (uint32_t)q);
-  kt_msg_put_u64(&c->out, off);
-  kt_msg_put_u64(&c->out, chunk);
-  return call(c, &fault, err);
-}
-
-/* Transfers go through the staging area a chunk at a time. */
+/* Transfers go through the staging area (remote_stage.c). */
 static int transfer(kt_bctx *c, int op, int q, kt_bbuf *b, size_t off, size_t bytes,
                     unsigned char *host, kt_error *err) {
   if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
-  for (size_t done = 0; done < bytes;) {
-    size_t chunk = bytes - done < c->staging_size ? bytes - done : c->staging_size;
-    if (op == OP_WRITE) memcpy(c->staging, host + done, chunk);
-    if (move_chunk(c, op, q, b, off + done, chunk, err)) return -1;
-    if (op == OP_READ) memcpy(host + done, c->staging, chunk);
-    done += chunk;
-  }
-  return 0;
+  rm_move m = {(uint32_t)op, b->id, q, off};
+  if (op == OP_WRITE) return rm_stage_write(c, &m, host, bytes, err);
+  return rm_stage_read(c, &m, bytes, rm_copy_out, host, err);
+}
+
+static int differs(void *ud, size_t done, const unsigned char *chunk, size_t bytes) {
+  return memcmp(chunk, (const unsigned char *)ud + done, bytes) != 0;
 }
 
 /* Each chunk read is compared in the staging area, where it lands. */
 static int rm_buffer_equal(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,
                            const void *want, kt_error *err) {
-  const unsigned char *w = want;
   if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
-  for (size_t done = 0; done < bytes;) {
-    size_t chunk = bytes - done < c->staging_size ? bytes - done : c->staging_size;
-    if (move_chunk(c, OP_READ, q, b, off + done, chunk, err)) return -1;
-    if (memcmp(c->staging, w + done, chunk) != 0) return 0;
-    done += chunk;
-  }
-  return 1;
+  rm_move m = {OP_READ, b->id, q, off};
+  int rc = rm_stage_read(c, &m, bytes, differs, (void *)want, err);
+  return rc < 0 ? -1 : rc == 0;
 }
 
 static int rm_buffer_write(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes,

@@ -24,10 +24,6 @@
 
 #include "remote_int.h"
 
-static size_t chunk_of(const kt_bctx *c, size_t left) {
-  return left < c->staging_size ? left : c->staging_size;
-}
-
 int rm_unstage(kt_bctx *c, kt_error *err) {
   kt_fault fault;
   if (!c->nstaged) return 0;
@@ -36,29 +32,20 @@ int rm_unstage(kt_bctx *c, kt_error *err) {
 
 int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, const void *src,
                    kt_error *err) {
-  kt_fault fault;
   if (stale(c, b->gen, NULL, err) || rm_unstage(c, err)) return -1;
-  for (size_t done = 0; done < bytes;) {
-    size_t chunk = chunk_of(c, bytes - done);
-    memcpy(c->staging, (const unsigned char *)src + done, chunk);
-    if (begin(c, OP_WRITE_ASYNC, err)) return -1;
-    kt_msg_put_u32(&c->out, b->id);
-    kt_msg_put_u32(&c->out, (uint32_t)q);
-    kt_msg_put_u64(&c->out, off + done);
-    kt_msg_put_u64(&c->out, chunk);
-    if (call(c, &fault, err)) return -1;
-    done += chunk;
-  }
-  return 0;
+  rm_move m = {OP_WRITE_ASYNC, b->id, q, off};
+  return rm_stage_write(c, &m, src, bytes, err);
 }
 
 /* Where a read of `bytes` goes in the staging area, or SIZE_MAX when it
 ** goes to the server's memory (too large, other reads are pending there,
 ** or the server is another MPI rank's: the staging area is shared memory
 ** with a local server only, and mpi_wire.c carries OP_READ_TAKE's bytes);
-** staged reads pending that leave no room are taken first. */
+** staged reads pending that leave no room are taken first, and so are they
+** before a read too large, whose data comes through the whole area. */
 static size_t staging_slot(kt_bctx *c, size_t bytes, kt_error *err) {
-  if (bytes > c->staging_size || c->nreads > c->nstaged || c->rank != 0) return SIZE_MAX;
+  if (bytes > c->staging_size) return rm_unstage(c, err) ? SIZE_MAX - 1 : SIZE_MAX;
+  if (c->nreads > c->nstaged || c->rank != 0) return SIZE_MAX;
   size_t at = (c->staged_end + 63) / 64 * 64;
   if (at + bytes <= c->staging_size) return at;
   return rm_unstage(c, err) ? SIZE_MAX - 1 : 0;
@@ -92,22 +79,12 @@ int rm_read_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void 
 }
 
 static int take(kt_bctx *c, const rm_read *r, kt_error *err) {
-  kt_fault fault;
   if (r->staged) {
     memcpy(r->dst, c->staging + r->at, r->bytes);
     return 0;
   }
-  for (size_t done = 0; done < r->bytes;) {
-    size_t chunk = chunk_of(c, r->bytes - done);
-    if (begin(c, OP_READ_TAKE, err)) return -1;
-    kt_msg_put_u32(&c->out, r->token);
-    kt_msg_put_u64(&c->out, done);
-    kt_msg_put_u64(&c->out, chunk);
-    if (call(c, &fault, err)) return -1;
-    memcpy((unsigned char *)r->dst + done, c->staging, chunk);
-    done += chunk;
-  }
-  return 0;
+  rm_move m = {OP_READ_TAKE, r->token, -1, 0};
+  return rm_stage_read(c, &m, r->bytes, rm_copy_out, r->dst, err);
 }
 
 int rm_take_reads(kt_bctx *c, int q, kt_error *err) {

@@ -1,8 +1,9 @@
 /*
 ** remote_int.h: what backend_remote.c (the tuner's side of the device
-** server), remote_link.c (its main connection), remote_async.c (its
-** asynchronous transfers and events between queues) and remote_compile.c
-** (its compile connections) share.
+** server), remote_link.c (its main connection), remote_stage.c (bulk
+** data through the staging area), remote_async.c (its asynchronous
+** transfers and events between queues) and remote_compile.c (its compile
+** connections) share.
 */
 #ifndef KT_REMOTE_INT_H
 #define KT_REMOTE_INT_H
@@ -82,10 +83,32 @@ int rm_lose(kt_bctx *c, kt_fault fault, kt_fault *out, kt_error *err, const char
 int begin(kt_bctx *c, uint32_t op, kt_error *err);
 /* Sends the request and waits for its status (a reply in c->in). */
 int call(kt_bctx *c, kt_fault *fault, kt_error *err);
-/* Sends a request that gets no reply. */
+/* Sends a request that gets no reply (or gathers it: kt_remote_gather) ... */
 int post(kt_bctx *c, kt_error *err);
+/* ... or one whose reply rm_reply waits for, sent at once. */
+int post_replied(kt_bctx *c, kt_error *err);
+int rm_reply(kt_bctx *c, kt_fault *fault, kt_error *err);
 /* Fails for an object of an earlier server. */
 int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err);
+
+/* remote_stage.c: a transfer through the staging area, a chunk at a time.
+** Each chunk's request is op, id, queue (where >= 0), off + where the chunk
+** starts, its bytes, and where it lies in the staging area. */
+typedef struct rm_move {
+  uint32_t op;
+  uint32_t id;  /* buffer (a token for OP_READ_TAKE) */
+  int queue;    /* -1: none in the request */
+  size_t off;
+} rm_move;
+/* Takes a chunk read (done: where it starts); nonzero stops the read. */
+typedef int (*rm_take_fn)(void *ud, size_t done, const unsigned char *chunk, size_t bytes);
+int rm_stage_write(kt_bctx *c, const rm_move *m, const unsigned char *src, size_t bytes,
+                   kt_error *err);
+/* A take that copies each chunk to dst. */
+int rm_copy_out(void *dst, size_t done, const unsigned char *chunk, size_t bytes);
+/* 0 once every chunk was taken, 1 when take stopped it, -1 on failure. */
+int rm_stage_read(kt_bctx *c, const rm_move *m, size_t bytes, rm_take_fn take, void *ud,
+                  kt_error *err);
 
 /* remote_async.c */
 int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, const void *src,

@@ -148,8 +148,15 @@ static kt_wire_rc send_out(kt_bctx *c) {
 /* Sends the request in c->out; waits for the reply in c->in. */
 int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
-  c->round_trips++;
   if (send_out(c) != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
+  return rm_reply(c, fault, err);
+}
+
+/* The reply to a request sent before (by post), in c->in. */
+int rm_reply(kt_bctx *c, kt_fault *fault, kt_error *err) {
+  *fault = KT_FAULT_NONE;
+  c->round_trips++;
+  if (!c->alive) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
   if (c->wait.fn) c->wait.fn(c->wait.ud, true);
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
@@ -171,6 +178,13 @@ int post(kt_bctx *c, kt_error *err) {
     c->requests++;
     return kt_wire_frame(&c->gathered, &c->out) ? kt_fail(err, "out of memory") : 0;
   }
+  if (send_out(c) == KT_WIRE_OK) return 0;
+  return rm_lose(c, KT_FAULT_LOST, NULL, err, NULL);
+}
+
+/* A request whose reply is taken later (rm_reply) goes now, after those
+** gathered: gathered, it would be waited for before it was sent. */
+int post_replied(kt_bctx *c, kt_error *err) {
   if (send_out(c) == KT_WIRE_OK) return 0;
   return rm_lose(c, KT_FAULT_LOST, NULL, err, NULL);
 }

@@ -7,7 +7,8 @@
 ** by a message. Asynchronous operations get no reply; a failure among
 ** them is kept by the server and reported by the next FINISH.
 ** Handles (buffers, programs, kernels, events) are numbered by the tuner.
-** Bulk data goes through a shared staging area, a chunk at a time. For a
+** Bulk data goes through a shared staging area, a chunk at a time, each
+** at the place in it that its request says (remote_stage.c). For a
 ** device of another MPI rank there is no shared memory: mpi_wire.c's
 ** mw_staging_in and mw_staging_out say which requests fill the staging
 ** area and which replies bring it back, so a new operation that uses it
@@ -21,15 +22,16 @@ enum {
   OP_ENUMERATE = 1, /* -> devices (count, then each: id, backend, platform, index, props), why */
   OP_OPEN,          /* device id -> - */
   OP_BUF_NEW,       /* id, bytes, placement, access -> - */
-  OP_WRITE,         /* buf, queue, offset, bytes (in staging) -> - */
-  OP_READ,          /* buf, queue, offset, bytes -> - (bytes in staging) */
+  OP_WRITE,         /* buf, queue, offset, bytes, at (the bytes in staging, from at) -> - */
+  OP_READ,          /* buf, queue, offset, bytes, at -> - (the bytes in staging, from at) */
   OP_KERNEL,        /* kernel id, program id, name -> max group size */
   OP_FINISH,        /* queue -> count, (event id, ns)... of the events it completed */
   OP_EVENT_NS,      /* event id -> ns */
-  OP_WRITE_ASYNC,   /* buf, queue, offset, bytes (in staging) -> - (the server keeps a copy
+  OP_WRITE_ASYNC,   /* buf, queue, offset, bytes, at (in staging) -> - (the server keeps a copy
                     ** until the queue is finished) */
   OP_READ_ASYNC,    /* buf, queue, offset, bytes, token -> - (into the server's memory) */
-  OP_READ_TAKE,     /* token, offset, bytes -> - (bytes in staging; the last frees it) */
+  OP_READ_TAKE,     /* token, offset, bytes, at -> - (bytes in staging, from at; the last
+                    ** frees it) */
   OP_MARKER,        /* queue, event id -> - */
   OP_QUEUE_WAIT,    /* queue, event id -> - */
   /* asynchronous */

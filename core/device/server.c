@@ -203,10 +203,12 @@ static kt_bbuf *buffer(server *s, uint32_t id, kt_error *err) {
   return b;
 }
 
-static bool staged(server *s, uint64_t bytes, kt_error *err) {
-  if (bytes <= s->staging_size) return true;
-  kt_fail(err, "a transfer of %llu bytes exceeds the staging area", (unsigned long long)bytes);
-  return false;
+/* The part [at, at + bytes) of the staging area, or NULL when it is not in it. */
+static unsigned char *staged(server *s, uint64_t at, uint64_t bytes, kt_error *err) {
+  if (at <= s->staging_size && bytes <= s->staging_size - at) return s->staging + at;
+  kt_fail(err, "a transfer of %llu bytes at %llu exceeds the staging area (%zu bytes)",
+          (unsigned long long)bytes, (unsigned long long)at, s->staging_size);
+  return NULL;
 }
 
 static void op_buf_new(server *s, kt_msg *in, int fd, kt_msg *out) {
@@ -226,13 +228,14 @@ static void op_buf_new(server *s, kt_msg *in, int fd, kt_msg *out) {
 
 static void op_transfer(server *s, kt_msg *in, int fd, kt_msg *out, bool write) {
   uint32_t id = kt_msg_get_u32(in), queue = kt_msg_get_u32(in);
-  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in), at = kt_msg_get_u64(in);
   kt_error err;
   kt_bbuf *b = buffer(s, id, &err);
+  unsigned char *p = b ? staged(s, at, bytes, &err) : NULL;
   int rc = -1;
-  if (b && staged(s, bytes, &err))
-    rc = write ? s->be->buffer_write(s->ctx, (int)queue, b, off, bytes, s->staging, true, &err)
-               : s->be->buffer_read(s->ctx, (int)queue, b, off, bytes, s->staging, true, &err);
+  if (p)
+    rc = write ? s->be->buffer_write(s->ctx, (int)queue, b, off, bytes, p, true, &err)
+               : s->be->buffer_read(s->ctx, (int)queue, b, off, bytes, p, true, &err);
   reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
 }
 
@@ -412,12 +415,14 @@ static void op_transfer_async(server *s, kt_msg *in, int fd, kt_msg *out, bool w
   uint32_t id = kt_msg_get_u32(in), queue = kt_msg_get_u32(in);
   uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
   uint32_t token = write ? 0 : kt_msg_get_u32(in);
+  uint64_t at = write ? kt_msg_get_u64(in) : 0;
   kt_error err;
   kt_bbuf *b = buffer(s, id, &err);
+  const unsigned char *p = b && write ? staged(s, at, bytes, &err) : NULL;
   host_block *hb = NULL;
   int rc = -1;
-  if (b && (!write || staged(s, bytes, &err)) && (hb = new_block(s, token, (int)queue, bytes, &err))) {
-    if (write) memcpy(hb->data, s->staging, hb->bytes);
+  if (b && (!write || p) && (hb = new_block(s, token, (int)queue, bytes, &err))) {
+    if (write) memcpy(hb->data, p, hb->bytes);
     rc = write ? s->be->buffer_write(s->ctx, (int)queue, b, off, hb->bytes, hb->data, false, &err)
                : s->be->buffer_read(s->ctx, (int)queue, b, off, hb->bytes, hb->data, false, &err);
     if (rc) drop_block(s, s->nblocks - 1); /* nothing was queued */
@@ -433,26 +438,25 @@ static void op_read_staged(server *s, kt_msg *in, int fd, kt_msg *out) {
   uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in), at = kt_msg_get_u64(in);
   kt_error err;
   kt_bbuf *b = buffer(s, id, &err);
-  int rc = -1;
-  if (b && at <= s->staging_size && staged(s, at + bytes, &err))
-    rc = s->be->buffer_read(s->ctx, (int)queue, b, off, bytes, s->staging + at, false, &err);
-  else if (b && at > s->staging_size)
-    kt_fail(&err, "a staged read at %llu is past the staging area", (unsigned long long)at);
+  unsigned char *p = b ? staged(s, at, bytes, &err) : NULL;
+  int rc = p ? s->be->buffer_read(s->ctx, (int)queue, b, off, bytes, p, false, &err) : -1;
   reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);
 }
 
 static void op_read_take(server *s, kt_msg *in, int fd, kt_msg *out) {
   uint32_t token = kt_msg_get_u32(in);
-  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in);
+  uint64_t off = kt_msg_get_u64(in), bytes = kt_msg_get_u64(in), at = kt_msg_get_u64(in);
   kt_error err;
   size_t i = 0;
   while (i < s->nblocks && (s->blocks[i].token != token || token == 0)) i++;
-  int rc = -1;
+  unsigned char *p = NULL;
   if (i == s->nblocks) kt_fail(&err, "no read %u in the device server", token);
-  else if (off + bytes > s->blocks[i].bytes) kt_fail(&err, "read %u: past its end", token);
-  else if (staged(s, bytes, &err)) rc = 0;
-  if (rc == 0) {
-    memcpy(s->staging, s->blocks[i].data + off, (size_t)bytes);
+  else if (off > s->blocks[i].bytes || bytes > s->blocks[i].bytes - off)
+    kt_fail(&err, "read %u: past its end", token);
+  else p = staged(s, at, bytes, &err);
+  int rc = p ? 0 : -1;
+  if (p) {
+    memcpy(p, s->blocks[i].data + off, (size_t)bytes);
     if (off + bytes == s->blocks[i].bytes) drop_block(s, i);
   }
   reply_status(fd, out, rc, KT_FAULT_RUNTIME, &err);

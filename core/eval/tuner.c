@@ -493,11 +493,19 @@ static int bind(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
   return -1;
 }
 
+static int finish_queue(kt_tuner *t, kt_error *err) {
+  kt_fault fault;
+  return t->be->finish(t->ctx, 0, &fault, err);
+}
+
+/* The upload of a new binding ends with a copy on queue 0 (from the pristine
+** copy): waited for, so that a launcher's transfer on another queue is not
+** overwritten by it. */
 devarray *tuner_bind_array(kt_tuner *t, kt_array *a, kt_access access, kt_placement place,
                            kt_error *err) {
   devarray *d;
   int rc = bind(t, a, access, place, &d, err);
-  if (rc < 0 || (rc > 0 && tuner_upload_array(t, d, err))) return NULL;
+  if (rc < 0 || (rc > 0 && (tuner_upload_array(t, d, err) || finish_queue(t, err)))) return NULL;
   return d;
 }
 
@@ -516,11 +524,6 @@ static int upload_use(kt_array *a, kt_access access, kt_placement place, void *u
   (void)access, (void)place;
   bind_ctx *b = ud;
   return tuner_upload_array(b->t, tuner_devarray(b->t, a), b->err);
-}
-
-static int finish_queue(kt_tuner *t, kt_error *err) {
-  kt_fault fault;
-  return t->be->finish(t->ctx, 0, &fault, err);
 }
 
 int tuner_upload(kt_tuner *t, const kt_task *task, double *ns, kt_error *err) {

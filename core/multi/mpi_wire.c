@@ -187,8 +187,10 @@ static uint32_t op_of(const kt_msg *m) {
   return op;
 }
 
-/* OP_WRITE, OP_WRITE_ASYNC and OP_READ: op, buf, queue, offset, bytes;
-** OP_READ_TAKE: op, token, offset, bytes. */
+/* OP_WRITE, OP_WRITE_ASYNC and OP_READ: op, buf, queue, offset, bytes, at;
+** OP_READ_TAKE: op, token, offset, bytes, at. The tuner stages the chunks
+** for another rank's server at 0 (remote_stage.c), where the relays put
+** and take them. */
 size_t mw_staging_in(const kt_msg *request) {
   uint32_t op = op_of(request);
   return op == OP_WRITE || op == OP_WRITE_ASYNC ? (size_t)u64_at(request, 20) : 0;

@@ -19,6 +19,10 @@
 ** a module whose image names `fake_scribble` write 0xff over the first 4 bytes of their
 ** first argument (a pointer), as a kernel writing through a const pointer would; ktlua's
 ** own inputs' check, `ktlua_unchanged` (core/eval/verify_device.c), does what its source says.
+** A copy to the device whose data starts with the 16 bytes "fake abort copy" (and its NUL) aborts
+** the process, as a driver that crashes in the middle of a transfer would. With
+** FAKE_CUDA_NO_PIN in the environment, page-locking memory (cuMemHostRegister without flags)
+** fails, as where no more memory may be locked.
 ** Under AddressSanitizer, what the backend forgets to free shows up as leaks here.
 **
 ** Built by spec/cuda_spec.lua: cc -shared -fPIC -o libcuda.so.1 fake_cuda.c
@@ -111,12 +115,17 @@ static result cuMemAllocManaged(devptr *p, size_t n, unsigned flags) { (void)fla
 static result cuMemFree(devptr p) { free((void *)(uintptr_t)p); return fault; }
 static result cuMemHostAlloc(void **p, size_t n, unsigned flags) { (void)flags; return (*p = malloc(n)) ? OK : OUT_OF_MEMORY; }
 static result cuMemFreeHost(void *p) { free(p); return OK; }
-static result cuMemHostRegister(void *p, size_t n, unsigned flags) { (void)p, (void)n, (void)flags; return OK; }
+static result cuMemHostRegister(void *p, size_t n, unsigned flags) {
+  (void)p, (void)n;
+  return flags == 0 && getenv("FAKE_CUDA_NO_PIN") ? OUT_OF_MEMORY : OK;
+}
 static result cuMemHostUnregister(void *p) { (void)p; return OK; }
 static result cuMemHostGetDevicePointer(devptr *d, void *p, unsigned flags) { (void)flags; *d = (devptr)(uintptr_t)p; return OK; }
 
 static result cuMemcpyHtoDAsync(devptr d, const void *s, size_t n, void *st) {
+  static const char abort_copy[16] = "fake abort copy";
   (void)st;
+  if (n >= sizeof abort_copy && memcmp(s, abort_copy, sizeof abort_copy) == 0) abort();
   if (!fault) memcpy((void *)(uintptr_t)d, s, n);
   return fault;
 }
