@@ -10,7 +10,7 @@ return {
   layers = {
     { { folder = "core/base",
         what = "errors, values, allocation, host arrays, JSON, wire framing, files, child programs",
-        files = { "kt", "types", "array", "arg", "rng", "indices", "stats", "indexmap", "trie",
+        files = { "kt", "copy_wide", "types", "array", "arg", "rng", "indices", "stats", "indexmap", "trie",
           "permutation", "json", "json_read", "wire", "atomic_file", "regular_file", "dynlib",
           "spawn", "cpus", "interrupt", "ktlua_exe", "log_append" } } },
     { { folder = "core/space",

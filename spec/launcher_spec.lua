@@ -213,6 +213,29 @@ describe("isolation", function()
     assert.are.same({ 3, 3, 3, 3, 3, 3, 3, 3 }, input:totable()) -- as the tuning found them
     assert.are.same({ 0, 0, 0, 0, 0, 0, 0, 0 }, out:totable())
   end)
+
+  it("undoes it in an array large enough to be kept by several threads, to its last element", function()
+    local n = 5 * 1024 * 1024 + 3 -- 20 MiB: copied in slices (core/base/copy_wide.c), an odd tail
+    local input = kt.array("int", n):fill(3)
+    input[n - 1] = 9
+    local out = kt.array("int", 2)
+    local k = tuner:kernel{ source = [[__kernel void ends(__global const int *in, __global int *out,
+      int last) { out[0] = in[0]; out[1] = in[last]; }]], name = "ends", global = 1,
+      args = { input:input(), out:output(), kt.int(n - 1) } }
+    k:param("X", { 1, 2 })
+    local seen = {}
+    k:launcher(function(run)
+      seen[#seen + 1] = input[0] .. "/" .. input[n - 1]
+      input[0], input[n - 1] = input[0] + 1, input[n - 1] + 1
+      run:write(input)
+      run:launch(k)
+    end)
+    k:reference(out, function(ref) ref[0], ref[1] = 4, 10 end)
+    local r = tuner:tune(k, { repeats = 2 })
+    assert.are.same({ "ok", "ok" }, statuses(r))
+    for i = 1, #seen do assert.are.equal("3/9", seen[i]) end
+    assert.are.same({ 3, 9 }, { input[0], input[n - 1] })
+  end)
 end)
 
 describe("a composition", function()

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "compile_pool.h"
+#include "copy_wide.h"
 #include "cpus.h"
 #include "remote.h"
 #include "tuner_int.h"
@@ -374,7 +375,7 @@ static int keep_host(kt_array *a, kt_access access, kt_placement place, void *ud
   if (kt_grow(&t->hosts, &t->caphosts, t->nhosts + 1, sizeof *t->hosts, b->err)) return -1;
   void *data = kt_alloc(bytes ? bytes : 1, b->err);
   if (!data) return -1;
-  memcpy(data, a->data, bytes);
+  kt_copy_wide(data, a->data, bytes);
   kt_array_retain(a);
   t->hosts[t->nhosts++] = (hostcopy){a, data, a->changes, false};
   return 0;
@@ -400,7 +401,7 @@ void tuner_restore_hosts(kt_tuner *t) {
   for (size_t i = 0; i < t->nhosts; i++) {
     hostcopy *h = &t->hosts[i];
     if (h->array->changes == h->changes) continue;
-    memcpy(h->array->data, h->data, kt_array_bytes(h->array));
+    kt_copy_wide(h->array->data, h->data, kt_array_bytes(h->array));
     h->changes = ++h->array->changes;
   }
 }
