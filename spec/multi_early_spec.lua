@@ -54,11 +54,7 @@ done
   return out, tonumber(out:match("status (%d+)")), opened:match("ran X=(%d+)")
 end
 
-local function count(out, pattern)
-  local n = 0
-  for _ in out:gmatch(pattern) do n = n + 1 end
-  return n
-end
+local count = shell.count
 
 describe("a tuning over several devices, before the references are in", function()
   it("runs the other device's first configuration, and finds it wrong once they are in", function()

@@ -65,11 +65,7 @@ local function show(r)
 end
 ]]
 
-local function count(out, pattern)
-  local n = 0
-  for _ in out:gmatch(pattern) do n = n + 1 end
-  return n
-end
+local count = shell.count
 
 local function used(out, device)
   return tonumber(out:match("used " .. device:gsub("%p", "%%%0") .. " (%d+)"))

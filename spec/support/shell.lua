@@ -20,4 +20,11 @@ function shell.must(cmd)
   return out
 end
 
+-- How many times a pattern matches in a command's output.
+function shell.count(out, pattern)
+  local n = 0
+  for _ in out:gmatch(pattern) do n = n + 1 end
+  return n
+end
+
 return shell
