@@ -353,26 +353,22 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "space_all");
   lk_push_prune_counts(L, r->pruned);
   lua_setfield(L, -2, "pruned");
-  lua_pushinteger(L, (lua_Integer)r->compiles);
-  lua_setfield(L, -2, "compiles");
-  lua_pushinteger(L, (lua_Integer)r->cached);
-  lua_setfield(L, -2, "cached");
-  lua_pushinteger(L, (lua_Integer)r->withdrawn);
-  lua_setfield(L, -2, "withdrawn");
-  lua_pushinteger(L, (lua_Integer)r->compile_workers);
-  lua_setfield(L, -2, "compile_workers");
-  lua_pushinteger(L, (lua_Integer)r->input_checks);
-  lua_setfield(L, -2, "input_checks");
-  lua_pushinteger(L, (lua_Integer)r->input_checks_device);
-  lua_setfield(L, -2, "input_checks_device");
-  lua_pushinteger(L, (lua_Integer)r->inputs_changed);
-  lua_setfield(L, -2, "inputs_changed");
-  lua_pushinteger(L, (lua_Integer)r->restores);
-  lua_setfield(L, -2, "restores");
-  lua_pushinteger(L, (lua_Integer)r->input_check_requests);
-  lua_setfield(L, -2, "input_check_requests");
-  lua_pushinteger(L, (lua_Integer)r->input_check_round_trips);
-  lua_setfield(L, -2, "input_check_round_trips");
+  const struct { const char *name; size_t n; } counts[] = {
+      {"compiles", r->compiles},
+      {"cached", r->cached},
+      {"withdrawn", r->withdrawn},
+      {"compile_workers", r->compile_workers},
+      {"input_checks", r->input_checks},
+      {"input_checks_device", r->input_checks_device},
+      {"input_checks_queued", r->input_checks_queued},
+      {"inputs_changed", r->inputs_changed},
+      {"restores", r->restores},
+      {"input_check_requests", r->input_check_requests},
+      {"input_check_round_trips", r->input_check_round_trips}};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+    lua_pushinteger(L, (lua_Integer)counts[i].n);
+    lua_setfield(L, -2, counts[i].name);
+  }
   const char *keys[] = {"inputs_log", "device_log"};
   const char *texts[] = {r->inputs_log, r->device_log};
   for (int i = 0; i < 2; i++)

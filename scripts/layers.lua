@@ -27,7 +27,7 @@ return {
           "remote_link", "cuda_binary", "cuda_devices", "cuda_lib", "cupti_lib", "nvml_lib", "nvrtc",
           "nvrtc_apart", "counters", "energy", "device", "backends", "device_wire", "devices",
           "devout", "apart", "remote_stage", "remote_async", "remote_compile", "remote_counters", "remote_energy",
-          "remote_process", "server", "builder", "compile_pool", "compile_worker",
+          "remote_process", "server", "server_loads", "builder", "compile_pool", "compile_worker",
           "program_store" } } },
     { { folder = "core/probes",
         what = "device microbenchmarks, in process or apart",

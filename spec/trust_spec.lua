@@ -70,32 +70,48 @@ describe("a configuration that writes where no kernel may", function()
     assert.are.equal(3, b[0])
   end)
 
-  it("is found by checks that each take one round trip to the device process", function()
-    -- a check sends its comparisons and the flag's read at once and waits once; the wait for
-    -- every queue before it costs nothing when the configuration's own wait left nothing
-    -- queued, the flag needs no clearing (each check writes its own mark), and the copies it
-    -- compares against were made on the device at the upload. Each check: one round trip,
-    -- and seven requests: the six comparisons (each array's zone, the inputs and the
-    -- output's kept copy against their copies) and the read.
+  it("is found by checks sent with the configuration's runs, or apart in one round trip", function()
+    -- A check due after a configuration goes to the device process with its runs: its
+    -- comparisons queued behind the last timed run, the read of their flag with them, and the
+    -- flag comes back with the runs' wait. Made apart (here after the last configuration, the
+    -- checks following failures only), a check sends its comparisons and the flag's read at
+    -- once and waits once: one round trip and seven requests, the six comparisons (each
+    -- array's zone, the inputs and the output's kept copy against their copies) and the read.
+    -- The wait for every queue before it costs nothing when the configuration's own wait left
+    -- nothing queued, the flag needs no clearing (each check writes its own mark), and the
+    -- copies it compares against were made on the device at the upload.
     local own = kt.tuner() -- a check compares every array its tuner holds: this task's alone
     local k = adder(256, INTO_B, { 0, 2, 3, 4, 5 }, own)
-    local function summary(count)
-      local r = own:tune(k, { search = "exhaustive", check_inputs = "always", stop = { count = count } })
+    local function summary(count, when)
+      local r = own:tune(k, { search = "exhaustive", check_inputs = when, repeats = 3,
+                              stop = { count = count } })
       assert.are.equal(count, r:summary().statuses.ok)
       return r:summary()
     end
-    summary(1) -- the checks' kernel made
-    local two, five = summary(2), summary(5)
-    assert.are.same({ 2, 5 }, { two.input_checks_device, five.input_checks_device })
-    assert.are.same({ 2, 2 * 7 }, { two.input_check_round_trips, two.input_check_requests })
-    assert.are.same({ 5, 5 * 7 }, { five.input_check_round_trips, five.input_check_requests })
-    -- and the writer among them is blamed, alone
-    local r = tuner:tune(adder(256, INTO_B, { 0, 1, 3, 4, 5 }), { search = "exhaustive",
-                                                                  check_inputs = "always" })
-    assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok" }, statuses(r))
-    assert.matches("argument 3 %(input float%[256%]%): 256 of 256 elements changed", r[2].error)
-    assert.are.equal(1, r:summary().inputs_changed)
-    assert.are.equal(5, r:summary().input_checks_device)
+    summary(1, "always") -- the checks' kernel made
+    local two, five = summary(2, "always"), summary(5, "always")
+    assert.are.same({ 2, 2, 2 }, { two.input_checks, two.input_checks_device,
+                                   two.input_checks_queued })
+    assert.are.same({ 5, 5, 5 }, { five.input_checks, five.input_checks_device,
+                                   five.input_checks_queued })
+    assert.are.same({ 0, 0, 0, 0 }, { two.input_check_round_trips, two.input_check_requests,
+                                      five.input_check_round_trips, five.input_check_requests })
+    local apart = summary(5, "failures")
+    assert.are.same({ 1, 1, 0 }, { apart.input_checks, apart.input_checks_device,
+                                   apart.input_checks_queued })
+    assert.are.same({ 1, 7 }, { apart.input_check_round_trips, apart.input_check_requests })
+    -- the writer among them is blamed, alone, by checks queued with the runs; also where the
+    -- runs go on past the least number the rule asks for (an rse that no times reach), and the
+    -- check queued there is not the one taken
+    for _, repeats in ipairs({ 3, { min = 3, max = 4, rse = 1e-9 } }) do
+      local r = own:tune(adder(256, INTO_B, { 0, 1, 3, 4, 5 }, own), { search = "exhaustive",
+        check_inputs = "always", repeats = repeats })
+      assert.are.same({ "ok", "out_of_bounds", "ok", "ok", "ok" }, statuses(r))
+      assert.matches("argument 3 %(input float%[256%]%): 256 of 256 elements changed", r[2].error)
+      local s = r:summary()
+      assert.are.same({ 1, 5 }, { s.inputs_changed, s.input_checks_device })
+      assert.is_true(s.input_checks_queued >= 3)
+    end
     own:close()
   end)
 

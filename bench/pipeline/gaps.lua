@@ -15,8 +15,8 @@ return function(sm, indent)
       per(g.prepare_ms), per(g.kernel_ms), per(g.build_wait_ms), per(g.launch_ms), per(g.idle_ms - parts), g.ahead),
     ("%swall - device busy %.3f s = setup %.3f + gaps %.3f (%d x %.1f us) + the rest %.3f s"):format(
       indent, wall - device, setup, g.idle_ms / 1e3, g.n, per(g.idle_ms), wall - device - setup - g.idle_ms / 1e3),
-    ("%sinput checks %d (%d on the device): per check %.2f requests to the device process, %.2f round trips"):format(
-      indent, sm.input_checks, sm.input_checks_device, (sm.input_check_requests or 0) / checks,
-      (sm.input_check_round_trips or 0) / checks)
+    ("%sinput checks %d (%d on the device, %d sent with the runs): per check %.2f requests to the device process, %.2f round trips"):format(
+      indent, sm.input_checks, sm.input_checks_device, sm.input_checks_queued or 0,
+      (sm.input_check_requests or 0) / checks, (sm.input_check_round_trips or 0) / checks)
   }, "\n")
 end

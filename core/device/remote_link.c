@@ -189,21 +189,10 @@ int post_replied(kt_bctx *c, kt_error *err) {
   return rm_lose(c, KT_FAULT_LOST, NULL, err, NULL);
 }
 
-/* Whether op leaves the device's queues as they were: it queues nothing,
-** or waits for what it queued. */
-static bool queues_nothing(uint32_t op) {
-  switch (op) {
-    case OP_BUF_NEW: case OP_WRITE: case OP_READ: case OP_KERNEL: case OP_FINISH:
-    case OP_EVENT_NS: case OP_READ_TAKE: case OP_BUF_FREE: case OP_PROG_FREE:
-    case OP_KERNEL_FREE: case OP_EVENT_FREE: return true;
-    default: return false;
-  }
-}
-
 /* A request on the main connection, the server started if needed. */
 int begin(kt_bctx *c, uint32_t op, kt_error *err) {
   if (ensure(c, err)) return -1;
-  if (!queues_nothing(op)) c->quiet = false;
+  if (!kt_op_queues_nothing(op)) c->quiet = false;
   kt_msg_reset(&c->out);
   return kt_msg_put_u32(&c->out, op);
 }

@@ -17,6 +17,9 @@
 #ifndef KT_REMOTE_PROTO_H
 #define KT_REMOTE_PROTO_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 enum {
   /* synchronous */
   OP_ENUMERATE = 1, /* -> devices (count, then each: id, backend, platform, index, props), why */
@@ -63,5 +66,16 @@ enum {
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */
 
 #define KT_STAGING_BYTES ((size_t)32 << 20)
+
+/* Whether op leaves the device's queues as they were: it queues nothing,
+** or waits for what it queued (the tuner's quiet, the server's idle). */
+static inline bool kt_op_queues_nothing(uint32_t op) {
+  switch (op) {
+    case OP_BUF_NEW: case OP_WRITE: case OP_READ: case OP_KERNEL: case OP_FINISH:
+    case OP_EVENT_NS: case OP_READ_TAKE: case OP_BUF_FREE: case OP_PROG_FREE:
+    case OP_KERNEL_FREE: case OP_EVENT_FREE: return true;
+    default: return false;
+  }
+}
 
 #endif

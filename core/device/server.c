@@ -18,6 +18,7 @@
 #include "device_wire.h"
 #include "remote.h"
 #include "remote_proto.h"
+#include "server_loads.h"
 #include "wire.h"
 
 /* Handles by the number the tuner gave them. Numbers only grow (one per
@@ -68,6 +69,8 @@ typedef struct server {
   size_t nnames, capnames;
   host_block *blocks;         /* of transfers that do not block */
   size_t nblocks, capblocks;
+  kt_loads *loads;            /* the compile threads' binaries, loaded when ... */
+  bool idle;                  /* ... nothing is queued since a FINISH of every queue */
 } server;
 
 typedef struct compile_thread {
@@ -498,6 +501,7 @@ static void op_finish(server *s, kt_msg *in, int fd, kt_msg *out) {
   kt_fault fault = KT_FAULT_NONE;
   kt_error err;
   int rc = s->be->finish(s->ctx, queue, &fault, &err);
+  if (queue < 0) s->idle = true; /* failed or not, nothing is queued now */
   release_writes(s, queue);
   if (s->deferred != KT_FAULT_NONE) {
     fault = s->deferred;
@@ -552,7 +556,7 @@ static kt_bprog *make_program(server *s, uint32_t op, kt_msg *in, char **log, kt
   if (!open) kt_fail(err, "the device process has no device open");
   else if ((!source && !bytes) || !options || !name) kt_fail(err, "a compile message is cut short");
   else if (source) prog = s->be->compile(s->ctx, source, options, name, log, err);
-  else if (s->be->prog_load) prog = s->be->prog_load(s->ctx, bytes, size, options, name, log, err);
+  else if (s->be->prog_load) prog = kt_loads_load(s->loads, bytes, size, options, name, log, err);
   else kt_fail(err, "the %s backend loads no program binaries", s->be->name);
   free(bytes);
   free(source);
@@ -617,8 +621,11 @@ static void serve(server *s, int fd) {
   kt_msg in, out;
   kt_msg_init(&in);
   kt_msg_init(&out);
-  while (kt_wire_recv(fd, &in, 0) == KT_WIRE_OK) {
+  for (;;) {
+    kt_loads_await(s->loads, fd, s->idle, s->be, s->ctx);
+    if (kt_wire_recv(fd, &in, 0) != KT_WIRE_OK) break;
     uint32_t op = kt_msg_get_u32(&in);
+    if (!kt_op_queues_nothing(op)) s->idle = false;
     switch (op) {
       case OP_ENUMERATE: op_enumerate(s, fd, &out); break;
       case OP_OPEN: op_open(s, &in, fd, &out); break;
@@ -661,6 +668,8 @@ void kt_server_main(int main_fd, const int *compile_fds, int channels, void *sta
   if (!s) _exit(2);
   s->staging = staging;
   s->staging_size = staging_size;
+  s->idle = true;
+  if (!(s->loads = kt_loads_new())) _exit(2);
   pthread_mutex_init(&s->progs_lock, NULL);
   pthread_cond_init(&s->opened, NULL);
   for (int i = 0; i < channels; i++) {

@@ -24,11 +24,13 @@ void tune_guard_clear(kt_guard *g) {
   memset(g, 0, sizeof *g);
 }
 
-static bool check_due(const kt_guard *g, kt_check_inputs when) {
+/* Whether an ok configuration, the since-th since the last check, is
+** followed by a check. */
+static bool check_due(const kt_guard *g, size_t since, kt_check_inputs when) {
   if (when != KT_CHECK_AUTO) return when == KT_CHECK_ALWAYS;
   if (g->runs == 0 || g->check_ns <= 0) return true;
   double every = ceil(g->check_ns / (CHECK_SHARE * g->run_ns / (double)g->runs));
-  return (double)g->since >= (every < CHECK_EVERY_MOST ? every : CHECK_EVERY_MOST);
+  return (double)since >= (every < CHECK_EVERY_MOST ? every : CHECK_EVERY_MOST);
 }
 
 /* The device process's stderr since the last take goes into the result
@@ -135,6 +137,7 @@ static int check(tuning *tu, const kt_result *current, kt_error *err) {
   }
   tu->results->input_checks++;
   if (tu->t->checked_on_device) tu->results->input_checks_device++;
+  if (tu->t->checked_on_device && tu->t->checked_queued) tu->results->input_checks_queued++;
   g->since = 0;
   if (changed > 0) {
     tu->results->inputs_changed++;
@@ -171,7 +174,10 @@ static int run_and_check(tuning *tu, tune_eval_fn evaluate, kt_result *res, outc
   if (tuner_losses(tu->t) != losses) g->nsuspects = g->since = 0;
   losses = tuner_losses(tu->t);
   *o = (outcome){false, false, 0};
-  if (evaluate(tu, res, err)) return -1;
+  tu->check_after = check_due(g, g->since + 1, tu->opts->check_inputs);
+  int rc = evaluate(tu, res, err);
+  tu->check_after = false;
+  if (rc) return -1;
   o->lost = tuner_losses(tu->t) != losses;
   o->said = take_device_output(tu, res, NULL);
   g->run_ns += res->over.total;
@@ -184,7 +190,8 @@ static int run_and_check(tuning *tu, tune_eval_fn evaluate, kt_result *res, outc
   if (kt_grow(&g->suspects, &g->capsuspects, g->nsuspects + 1, sizeof *g->suspects, err))
     return -1;
   g->suspects[g->nsuspects++] = (size_t)(res - tu->results->items);
-  if (res->status == KT_OK && !o->said && (++g->since, !check_due(g, tu->opts->check_inputs)))
+  if (res->status == KT_OK && !o->said &&
+      (++g->since, !check_due(g, g->since, tu->opts->check_inputs)))
     return 0;
   int64_t t0 = kt_now_ns();
   o->changed = check(tu, res, err);

@@ -243,15 +243,44 @@ static int time_one(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
   return 0;
 }
 
-static int time_batch(kt_run *run, kt_result *res, size_t n, kt_error *err) {
-  if (kt_run_execute_batch(run, n, res->samples_ns + res->nsamples, err)) return -1;
-  account(res, run);
-  if (run->status == KT_OK) res->nsamples += n;
+static size_t most_samples(const kt_repeat *rp) {
+  return (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
+}
+
+/* What a batch's hooks work for. */
+typedef struct hook_ud {
+  tuning *tu;
+  kt_result *res;
+} hook_ud;
+
+/* Behind the last timed run, the inputs' check that the guard will want
+** after this configuration (guard.c): its comparisons and the read of
+** their verdict go with the runs, and take no round trip of their own
+** (verify_device.c). */
+static int queue_input_check(kt_run *run, void *ud, kt_error *err) {
+  hook_ud *f = ud;
+  (void)run, (void)err;
+  if (f->tu->check_after) tuner_unchanged_queue(f->tu->t);
   return 0;
 }
 
-static size_t most_samples(const kt_repeat *rp) {
-  return (size_t)(rp->fixed > 0 ? rp->fixed : rp->max);
+/* The hook after a batch's last run, when no timed run can follow it, or
+** when it brings the runs to the rule's least number, where a rule of the
+** error usually stops (on a GPU): a check queued there is lost when more
+** runs follow, and the guard's check is then made apart. */
+static kt_batch_hook last_hook(const tuning *tu, size_t nsamples, size_t n) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  bool least = rp->fixed <= 0 && nsamples + n == (size_t)rp->min;
+  return least || nsamples + n >= most_samples(rp) ? queue_input_check : NULL;
+}
+
+static int time_batch(tuning *tu, kt_run *run, kt_result *res, size_t n, kt_error *err) {
+  hook_ud f = {tu, res};
+  kt_batch_hooks hooks = {NULL, last_hook(tu, res->nsamples, n), &f};
+  if (kt_run_execute_hooked(run, n, res->samples_ns + res->nsamples, &hooks, err)) return -1;
+  account(res, run);
+  if (run->status == KT_OK) res->nsamples += n;
+  return 0;
 }
 
 /* Once the warm-up's outputs are compared or on their way (queued behind
@@ -277,7 +306,7 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
       res->cut_short = true;
       break;
     }
-    int rc = batched ? time_batch(run, res, next_batch(tu, res->nsamples), err)
+    int rc = batched ? time_batch(tu, run, res, next_batch(tu, res->nsamples), err)
                      : time_one(tu, run, res, err);
     if (rc) {
       keep_timed(tu, run, false);
@@ -350,13 +379,8 @@ static bool fusable(tuning *tu) {
   return true;
 }
 
-typedef struct fused {
-  tuning *tu;
-  kt_result *res;
-} fused;
-
 static int queue_checks(kt_run *run, void *ud, kt_error *err) {
-  fused *f = ud;
+  hook_ud *f = ud;
   int64_t t0 = kt_now_ns();
   for (size_t i = 0; i < f->tu->task->nrefs; i++) /* ready (fusable): never 1 here */
     if (kt_devcheck_enqueue(f->tu->devcheck, i, &f->tu->task->refs_list[i], NULL, err)) return -1;
@@ -373,8 +397,9 @@ static int measure_fused(tuning *tu, kt_run *run, kt_result *res, kt_error *err)
     free(ns);
     return -1;
   }
-  fused f = {tu, res};
-  int rc = kt_run_execute_hooked(run, first + 1, ns, queue_checks, &f, err);
+  hook_ud f = {tu, res};
+  kt_batch_hooks hooks = {queue_checks, last_hook(tu, 0, first), &f};
+  int rc = kt_run_execute_hooked(run, first + 1, ns, &hooks, err);
   keep_timed(tu, run, false);
   ahead_in_warmup(tu, run, false, false);
   if (rc == 0) {

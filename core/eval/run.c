@@ -184,6 +184,7 @@ void run_free_events(kt_run *run) {
 /* Back to the state of the configuration: the kernels' own argument
 ** lists, no values or buffers of the launcher's, pristine contents. */
 int run_reset(kt_run *run, kt_error *err) {
+  run->tuner->executions++; /* a check queued before does not see this one */
   clear_values(run);
   clear_buffers(run);
   for (size_t ki = 0; ki < run->task->nkernels; ki++) {

@@ -51,10 +51,11 @@ static int collect(kt_run *run, const size_t *first, size_t n, double *ns, kt_er
 }
 
 int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err) {
-  return kt_run_execute_hooked(run, n, ns, NULL, NULL, err);
+  kt_batch_hooks none = {NULL, NULL, NULL};
+  return kt_run_execute_hooked(run, n, ns, &none, err);
 }
 
-int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, kt_batch_hook hook, void *ud,
+int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, const kt_batch_hooks *hooks,
                           kt_error *err) {
   size_t *first = kt_calloc(n ? n : 1, sizeof *first, err);
   if (!first) return -1;
@@ -67,9 +68,12 @@ int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, kt_batch_hook hook,
   size_t queued = 0;
   while (queued < n && rc == 0 && run->status == KT_OK) {
     rc = enqueue(run, &first[queued++], err);
-    if (queued == 1 && rc == 0 && run->status == KT_OK && hook) rc = hook(run, ud, err);
+    if (queued == 1 && rc == 0 && run->status == KT_OK && hooks->first)
+      rc = hooks->first(run, hooks->ud, err);
     if (queued == 1 && rc == 0 && run->status == KT_OK) rc = run_idle_work(run, err);
   }
+  if (queued == n && rc == 0 && run->status == KT_OK && hooks->last)
+    rc = hooks->last(run, hooks->ud, err);
   if (rc >= 0) rc = collect(run, first, queued, ns, err);
   tuner_set_deadline(run->tuner, 0);
   for (size_t i = 0; i < queued && rc == 0; i++) run->kernel_ns += ns[i];

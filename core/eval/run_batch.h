@@ -29,12 +29,17 @@ bool kt_run_batchable(const kt_run *run);
 ** (run->status), as it would have failed the execution it happened in. */
 int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err);
 
-/* Work queued after the first execution of a batch (a comparison of its
-** outputs on the device); -1 on a fatal error. */
+/* Work queued behind a batch's executions: after the first (a comparison
+** of its outputs on the device), after the last (the inputs' check that
+** will follow them, verify_device.c); -1 on a fatal error. */
 typedef int (*kt_batch_hook)(kt_run *run, void *ud, kt_error *err);
-/* kt_run_execute_batch, with hook called once the first execution is
+typedef struct kt_batch_hooks {
+  kt_batch_hook first, last; /* either NULL */
+  void *ud;
+} kt_batch_hooks;
+/* kt_run_execute_batch, with the hooks called once their execution is
 ** queued (when it could be). */
-int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, kt_batch_hook hook, void *ud,
+int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, const kt_batch_hooks *hooks,
                           kt_error *err);
 
 #endif

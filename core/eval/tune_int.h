@@ -54,6 +54,8 @@ typedef struct tuning {
   struct kt_ahead *ahead; /* the configurations announced, for their kernels made ahead */
   double ahead_ns;    /* making them, during the current configuration's warm-up */
   bool rerun;         /* a configuration runs again for its verdict: nothing made ahead */
+  bool check_after;   /* the guard checks the inputs after this configuration if it
+                      ** comes out ok: measure.c queues the check behind its runs */
   int64_t waited;     /* kt_now_ns() of the last configuration's last wait (kt_gaps) ... */
   int64_t measured;   /* ... when it was measured ... */
   int64_t evaluated;  /* ... and evaluated */

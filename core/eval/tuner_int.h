@@ -32,6 +32,12 @@ typedef struct kt_unchanged {
   bool broken;      /* the kernel does not build here: every check on the host */
   size_t launched;  /* comparisons queued by this check */
   size_t most_items; /* work-items of one comparison at most */
+  /* A check queued behind a configuration's runs (tuner_unchanged_queue):
+  ** its flag as read with them, and the tuner's executions and losses
+  ** then; valid while both are unchanged. */
+  bool queued;
+  uint32_t queued_flag;
+  uint64_t queued_executions, queued_losses;
 } kt_unchanged;
 
 /* The host contents of an array as a tuning found them: a launcher may
@@ -77,9 +83,11 @@ struct kt_tuner {
   unsigned char *readback; /* where the inputs' checks read, kept between checks */
   size_t nreadback;
   kt_unchanged *unchanged; /* the checks' kernel on the device (verify_device.c) */
-  bool checked_on_device;         /* the last check compared on the device */
+  bool checked_on_device;         /* the last check compared on the device ... */
+  bool checked_queued;            /* ... queued behind the runs before it */
   kt_wait_hook wait; /* around waits for the device and compiles (fleet.h) */
   size_t restores;   /* copies that restored written arrays before a run (tuner_restore) */
+  uint64_t executions; /* of any configuration's kernels (run_reset) */
   bool keep_outputs; /* runs leave arrays that kernels only write as the last run left them
                      ** (timed runs: measure.c; an energy pass: measure_energy.c); the next
                      ** run without it restores them */
@@ -127,6 +135,13 @@ int tuner_verify(kt_tuner *t, const kt_task *task, char **what, kt_error *err);
 ** they all matched, 0 when one differed or none ran there (the host then
 ** compares every array), -1 on error (verify_device.c). */
 int tuner_unchanged_check(kt_tuner *t, kt_error *err);
+/* Queues that check's comparisons behind what is queued, with a read of
+** their flag that comes back with the next wait for every queue, for the
+** next tuner_unchanged_check to take when nothing ran in between: an
+** isolated tuner, whose check would be a round trip of its own, after the
+** first check made the kernel and the references. Never fails: a check
+** that cannot be queued is made as before. */
+void tuner_unchanged_queue(kt_tuner *t);
 /* Whether tuner_unchanged_check compares every copy of d that verify does. */
 bool tuner_unchanged_covers(kt_tuner *t, const devarray *d);
 /* Frees the arrays' references (at a tuning's end: they hold its host

@@ -143,7 +143,7 @@ int tuner_verify(kt_tuner *t, const kt_task *task, char **what, kt_error *err) {
   int changed = 0;
   *what = NULL;
   kt_fault fault;
-  t->checked_on_device = false;
+  t->checked_on_device = t->checked_queued = false;
   /* Runs still in flight may yet write. */
   if (t->be->finish(t->ctx, -1, &fault, err)) return -1;
   int intact = tuner_unchanged_check(t, err); /* 1: the host need not look at what it covers */

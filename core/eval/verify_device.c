@@ -147,9 +147,9 @@ bool tuner_unchanged_covers(kt_tuner *t, const devarray *d) {
   return d->place == KT_PLACE_DEVICE && (d->ref || !tuner_hostcopy(t, d->array));
 }
 
-/* Queues every comparison, then reads the flag: 1 when read, 0 when
-** nothing was compared. */
-static int compare_all(kt_tuner *t, kt_unchanged *u, uint32_t *flag, kt_error *err) {
+/* Queues every comparison, then reads the flag (when wait, else queues its
+** read): 1 when read, 0 when nothing was compared. */
+static int compare_all(kt_tuner *t, kt_unchanged *u, uint32_t *flag, bool wait, kt_error *err) {
   u->launched = 0;
   /* A check's comparisons that differ write its own mark into the flag,
   ** so that it need not be cleared first: a request less. */
@@ -159,20 +159,56 @@ static int compare_all(kt_tuner *t, kt_unchanged *u, uint32_t *flag, kt_error *e
   for (size_t i = 0; i < t->narrays; i++)
     if (queue_array(t, u, &t->arrays[i], err)) return -1;
   if (u->launched == 0) return 0;
-  return t->be->buffer_read(t->ctx, 0, u->flag, 0, sizeof *flag, flag, true, err) ? -1 : 1;
+  return t->be->buffer_read(t->ctx, 0, u->flag, 0, sizeof *flag, flag, wait, err) ? -1 : 1;
+}
+
+/* Whether every copy a check compares has its reference on the device: a
+** queued check makes none (its upload would wait for the runs). */
+static bool refs_made(kt_tuner *t) {
+  for (size_t i = 0; i < t->narrays; i++) {
+    const devarray *d = &t->arrays[i];
+    if (d->place == KT_PLACE_DEVICE && !d->ref && tuner_hostcopy(t, d->array) &&
+        tuner_ref_fits(t, d))
+      return false;
+  }
+  return true;
+}
+
+void tuner_unchanged_queue(kt_tuner *t) {
+  kt_unchanged *u = t->unchanged;
+  if (!t->isolate || !u || !u->kernel || !refs_made(t)) return;
+  kt_error err;
+  kt_remote_gather(t->ctx, true); /* sent with the flag's read */
+  int rc = compare_all(t, u, &u->queued_flag, false, &err);
+  kt_remote_gather(t->ctx, false);
+  u->queued = rc > 0;
+  u->queued_executions = t->executions;
+  u->queued_losses = tuner_losses(t);
+}
+
+/* The flag of a check queued behind the runs that ran last, if any. */
+static bool take_queued(kt_tuner *t, kt_unchanged *u, uint32_t *flag) {
+  if (!u->queued) return false;
+  u->queued = false;
+  if (u->queued_executions != t->executions || u->queued_losses != tuner_losses(t))
+    return false;
+  *flag = u->queued_flag;
+  return true;
 }
 
 int tuner_unchanged_check(kt_tuner *t, kt_error *err) {
-  t->checked_on_device = false;
+  t->checked_on_device = t->checked_queued = false;
   if (!t->unchanged && !(t->unchanged = kt_calloc(1, sizeof *t->unchanged, err))) return -1;
   kt_unchanged *u = t->unchanged;
   int rc = ready(t, u, err);
   if (rc <= 0) return rc;
   uint32_t flag = 0;
-  if (t->isolate) kt_remote_gather(t->ctx, true); /* one round trip for the check (remote.h) */
-  rc = compare_all(t, u, &flag, err);
-  if (t->isolate) kt_remote_gather(t->ctx, false); /* what a failure left gathered goes now */
-  if (rc <= 0) return rc;
+  if (!(t->checked_queued = take_queued(t, u, &flag))) {
+    if (t->isolate) kt_remote_gather(t->ctx, true); /* one round trip for the check (remote.h) */
+    rc = compare_all(t, u, &flag, true, err);
+    if (t->isolate) kt_remote_gather(t->ctx, false); /* what a failure left gathered goes now */
+    if (rc <= 0) return rc;
+  }
   t->checked_on_device = true;
   if (flag != u->mark) return 1;
   /* The host says what changed; a reference found changed itself (a

@@ -444,6 +444,7 @@ static void merge(kt_results *r, worker *w) {
   r->inputs_changed += d->inputs_changed;
   r->input_check_requests += d->input_check_requests;
   r->input_check_round_trips += d->input_check_round_trips;
+  r->input_checks_queued += d->input_checks_queued;
   kt_log_append(&r->inputs_log, d->inputs_log);
   if (d->device_log) {
     kt_log_append(&r->device_log, w->tu.t->device.id);

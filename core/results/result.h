@@ -121,6 +121,7 @@ typedef struct kt_results {
   ** ones whose reply they waited for (isolated tuners; reruns of a hunt
   ** not counted). */
   size_t input_check_requests, input_check_round_trips;
+  size_t input_checks_queued; /* of them sent with a configuration's runs */
   size_t inputs_changed; /* ... found changed by a configuration, and restored */
   size_t restores;       /* written arrays restored on the device before a run */
   char *inputs_log;      /* who changed them, and what */

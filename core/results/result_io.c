@@ -312,9 +312,10 @@ static void json_file(FILE *f, const kt_results *r) {
   fputs(",\"stopped\":", f);
   kt_json_string(f, r->stopped);
   fprintf(f, ",\"input_checks\":%zu,\"input_checks_device\":%zu,\"inputs_changed\":%zu,"
-          "\"input_check_requests\":%zu,\"input_check_round_trips\":%zu,\"restores\":%zu,"
-          "\"device_log\":", r->input_checks, r->input_checks_device, r->inputs_changed,
-          r->input_check_requests, r->input_check_round_trips, r->restores);
+          "\"input_check_requests\":%zu,\"input_check_round_trips\":%zu,"
+          "\"input_checks_queued\":%zu,\"restores\":%zu,\"device_log\":", r->input_checks,
+          r->input_checks_device, r->inputs_changed, r->input_check_requests,
+          r->input_check_round_trips, r->input_checks_queued, r->restores);
   kt_json_string(f, r->device_log);
   fputs(",\"inputs_log\":", f);
   kt_json_string(f, r->inputs_log);

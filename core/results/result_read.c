@@ -335,6 +335,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
     r->restores = (size_t)count(root, "restores", 0);
     r->input_check_requests = (size_t)count(root, "input_check_requests", 0);
     r->input_check_round_trips = (size_t)count(root, "input_check_round_trips", 0);
+    r->input_checks_queued = (size_t)count(root, "input_checks_queued", 0);
     if (log) kt_log_append(&r->device_log, log->u.str);
   }
   return r;

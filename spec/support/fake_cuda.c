@@ -220,16 +220,17 @@ static result cuFuncSetAttribute(void *f, int attr, int v) {
 
 #define DEVICE_POINTER(param) ((unsigned char *)(uintptr_t)*(devptr *)(param))
 
-/* ktlua_unchanged(a, aoff, b, boff, n, mode, flag): sets *flag when n bytes of a + aoff
-** differ from b + boff's (mode 0, 1), or from the zones' pattern (mode 2). */
+/* ktlua_unchanged(a, aoff, b, boff, n, mode, flag, mark): sets *flag to mark when n bytes
+** of a + aoff differ from b + boff's (modes 0 and 1: bytes, words), or from the zones'
+** pattern (modes 2 and 3). */
 static void unchanged(void **p) {
   const unsigned char *a = DEVICE_POINTER(p[0]) + *(unsigned long long *)p[1];
   const unsigned char *b = DEVICE_POINTER(p[2]) + *(unsigned long long *)p[3];
   unsigned long long n = *(unsigned long long *)p[4];
   int mode = *(int *)p[5];
   for (unsigned long long i = 0; i < n; i++)
-    if (mode == 2 ? a[i] != (unsigned char)(0xA5 ^ (i * 37)) : a[i] != b[i]) {
-      *(unsigned *)(void *)DEVICE_POINTER(p[6]) = 1;
+    if (mode >= 2 ? a[i] != (unsigned char)(0xA5 ^ (i * 37)) : a[i] != b[i]) {
+      *(unsigned *)(void *)DEVICE_POINTER(p[6]) = *(unsigned *)p[7];
       return;
     }
 }

@@ -1,0 +1,122 @@
+/*
+** server_loads.c: program binaries loaded when the device is idle
+** (server_loads.h).
+**
+** Loading a module waits for the device to finish what is queued on it,
+** and launches that another thread makes meanwhile wait behind the load:
+** on an H200 with CUDA 13, a cuModuleLoadData beside a 5 ms kernel
+** returned when the kernel ended, lazy or eager, and 16 loads on a thread
+** beside a stream of 0.5 ms kernels left the device idle about 60 us
+** each. A compile thread's load in the middle of a configuration's runs
+** thus stopped the device there, once a configuration in a tuning that
+** loads each one's program ahead. The compile threads hand their loads to
+** the main thread, which makes them where the device waits for the tuner
+** anyway: after a FINISH of every queue, before the next request. A load
+** that finds the device busy for longer than LOAD_WAIT_MS (nobody
+** finishes the queues, and perhaps the tuner waits for this very
+** program) is made then, as before.
+*/
+#include "server_loads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define LOAD_WAIT_MS 20
+
+typedef struct load {
+  const unsigned char *bytes;
+  size_t size;
+  const char *options, *name;
+  char **log;
+  kt_error *err;
+  kt_bprog *prog;
+  bool done;
+  struct load *next;
+} load;
+
+struct kt_loads {
+  pthread_mutex_t lock;
+  pthread_cond_t done;
+  load *head, *tail;
+  int64_t oldest; /* when the head was handed over (kt_now_ns) */
+  int wake[2];    /* a byte a load: wakes the main thread's wait */
+};
+
+kt_loads *kt_loads_new(void) {
+  kt_loads *l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  if (pipe(l->wake) != 0) {
+    free(l);
+    return NULL;
+  }
+  for (int i = 0; i < 2; i++) fcntl(l->wake[i], F_SETFL, O_NONBLOCK);
+  pthread_mutex_init(&l->lock, NULL);
+  pthread_cond_init(&l->done, NULL);
+  return l;
+}
+
+kt_bprog *kt_loads_load(kt_loads *l, const unsigned char *bytes, size_t size,
+                        const char *options, const char *name, char **log, kt_error *err) {
+  load x = {bytes, size, options, name, log, err, NULL, false, NULL};
+  pthread_mutex_lock(&l->lock);
+  if (l->tail) l->tail->next = &x;
+  else l->head = &x, l->oldest = kt_now_ns();
+  l->tail = &x;
+  ssize_t w = write(l->wake[1], "", 1); /* a full pipe wakes it as well */
+  (void)w;
+  while (!x.done) pthread_cond_wait(&l->done, &l->lock);
+  pthread_mutex_unlock(&l->lock);
+  return x.prog;
+}
+
+/* Makes every load handed over; their threads take the results. */
+static void make_all(kt_loads *l, const kt_backend *be, kt_bctx *ctx) {
+  pthread_mutex_lock(&l->lock);
+  load *x = l->head;
+  l->head = l->tail = NULL;
+  pthread_mutex_unlock(&l->lock);
+  while (x) {
+    load *next = x->next; /* x is its thread's, gone once done */
+    kt_bprog *prog = be->prog_load(ctx, x->bytes, x->size, x->options, x->name, x->log, x->err);
+    pthread_mutex_lock(&l->lock);
+    x->prog = prog;
+    x->done = true;
+    pthread_cond_broadcast(&l->done);
+    pthread_mutex_unlock(&l->lock);
+    x = next;
+  }
+}
+
+/* -1: no load waits; 0: make them now; else how long they may wait more. */
+static int wait_ms(kt_loads *l, bool idle) {
+  pthread_mutex_lock(&l->lock);
+  int ms = -1;
+  if (l->head) {
+    int64_t left = l->oldest + (int64_t)LOAD_WAIT_MS * 1000000 - kt_now_ns();
+    ms = idle || left <= 0 ? 0 : (int)(left / 1000000) + 1;
+  }
+  pthread_mutex_unlock(&l->lock);
+  return ms;
+}
+
+void kt_loads_await(kt_loads *l, int fd, bool idle, const kt_backend *be, kt_bctx *ctx) {
+  for (;;) {
+    int ms = wait_ms(l, idle);
+    if (ms == 0) {
+      make_all(l, be, ctx);
+      continue;
+    }
+    struct pollfd p[2] = {{fd, POLLIN, 0}, {l->wake[0], POLLIN, 0}};
+    int n = poll(p, 2, ms);
+    if (n < 0 && errno != EINTR) return; /* the read will say what is wrong */
+    if (n > 0 && p[0].revents) return;
+    if (n > 0 && p[1].revents) { /* a load handed over: wait_ms says when */
+      char byte[64];
+      while (read(l->wake[0], byte, sizeof byte) > 0) continue;
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/*
+** server_loads.h: the device server's program binaries, loaded by its
+** main thread when the device is idle (server_loads.c).
+*/
+#ifndef KT_SERVER_LOADS_H
+#define KT_SERVER_LOADS_H
+
+#include <stdbool.h>
+
+#include "backend.h"
+
+typedef struct kt_loads kt_loads;
+
+/* NULL when out of memory or pipes. */
+kt_loads *kt_loads_new(void);
+
+/* A compile thread's load (be->prog_load's arguments and result), made
+** by the main thread: waits for it. */
+kt_bprog *kt_loads_load(kt_loads *l, const unsigned char *bytes, size_t size,
+                        const char *options, const char *name, char **log, kt_error *err);
+
+/* The main thread, before it reads its next request from fd: makes the
+** loads handed over, at once when the device is idle (nothing queued since
+** a FINISH of every queue), else once the oldest has waited a while; then
+** returns when a request (or the connection's end) is there. */
+void kt_loads_await(kt_loads *l, int fd, bool idle, const kt_backend *be, kt_bctx *ctx);
+
+#endif
