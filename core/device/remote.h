@@ -74,9 +74,11 @@ int kt_nvrtc_compile_apart(const struct kt_nvrtc_job *job, struct kt_nvrtc_out *
 void kt_server_keep_only(int main_fd, const int *compile_fds, int n);
 
 /* The server's OP_COUNTERS_BEGIN and OP_COUNTERS_END on its backend's
-** context (NULL: none open), the reply into out (remote_counters.c). */
+** context (NULL: none open), the reply into out (remote_counters.c).
+** True while a collection it started goes on, until OP_COUNTERS_END: the
+** backend holds its modules meanwhile (no program may be loaded). */
 struct kt_msg;
-void kt_server_counters(const kt_backend *be, kt_bctx *ctx, uint32_t op, struct kt_msg *in,
+bool kt_server_counters(const kt_backend *be, kt_bctx *ctx, uint32_t op, struct kt_msg *in,
                         struct kt_msg *out);
 
 /* The server side: serves the connections until the main one closes.

@@ -64,7 +64,7 @@ static int no_counters(const kt_backend *be, kt_error *err) {
                  "through CUPTI)", be->name);
 }
 
-static void serve_begin(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *out) {
+static bool serve_begin(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *out) {
   kt_error err;
   bool start = kt_msg_get_u32(in) != 0;
   uint32_t n = kt_msg_get_u32(in);
@@ -82,6 +82,7 @@ static void serve_begin(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *
   free(names);
   reply_code(out, rc, &err);
   if (rc == 0) kt_msg_put_u32(out, passes);
+  return rc == 0 && start;
 }
 
 static void serve_end(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *out) {
@@ -100,10 +101,11 @@ static void serve_end(const kt_backend *be, kt_bctx *ctx, kt_msg *in, kt_msg *ou
   free(values);
 }
 
-void kt_server_counters(const kt_backend *be, kt_bctx *ctx, uint32_t op, kt_msg *in,
+bool kt_server_counters(const kt_backend *be, kt_bctx *ctx, uint32_t op, kt_msg *in,
                         kt_msg *out) {
   kt_error err;
   if (!ctx) reply_code(out, kt_fail(&err, "hardware counters: no device is open"), &err);
-  else if (op == OP_COUNTERS_BEGIN) serve_begin(be, ctx, in, out);
+  else if (op == OP_COUNTERS_BEGIN) return serve_begin(be, ctx, in, out);
   else serve_end(be, ctx, in, out);
+  return false;
 }

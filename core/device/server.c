@@ -70,7 +70,8 @@ typedef struct server {
   host_block *blocks;         /* of transfers that do not block */
   size_t nblocks, capblocks;
   kt_loads *loads;            /* the compile threads' binaries, loaded when ... */
-  bool idle;                  /* ... nothing is queued since a FINISH of every queue */
+  bool idle;                  /* ... nothing is queued since a FINISH of every queue, */
+  bool collecting;            /* ... and no counters' collection holds the modules */
 } server;
 
 typedef struct compile_thread {
@@ -622,7 +623,8 @@ static void serve(server *s, int fd) {
   kt_msg_init(&in);
   kt_msg_init(&out);
   for (;;) {
-    kt_loads_await(s->loads, fd, s->idle, s->be, s->ctx);
+    kt_loads_when when = s->collecting ? KT_LOADS_HELD : s->idle ? KT_LOADS_NOW : KT_LOADS_SOON;
+    kt_loads_await(s->loads, fd, when, s->be, s->ctx);
     if (kt_wire_recv(fd, &in, 0) != KT_WIRE_OK) break;
     uint32_t op = kt_msg_get_u32(&in);
     if (!kt_op_queues_nothing(op)) s->idle = false;
@@ -650,7 +652,10 @@ static void serve(server *s, int fd) {
       case OP_EVENT_FREE: op_free(s, &s->events, &in, OP_EVENT_FREE); break;
       case OP_ENERGY: kt_server_energy(s->be, s->ctx, &in, &out), reply(fd, &out); break;
       case OP_COUNTERS_BEGIN:
-      case OP_COUNTERS_END: kt_server_counters(s->be, s->ctx, op, &in, &out), reply(fd, &out); break;
+      case OP_COUNTERS_END:
+        s->collecting = kt_server_counters(s->be, s->ctx, op, &in, &out);
+        reply(fd, &out);
+        break;
       default: _exit(3); /* the tuner and the server disagree: stop */
     }
   }

@@ -14,7 +14,8 @@
 ** anyway: after a FINISH of every queue, before the next request. A load
 ** that finds the device busy for longer than LOAD_WAIT_MS (nobody
 ** finishes the queues, and perhaps the tuner waits for this very
-** program) is made then, as before.
+** program) is made then, as before; none is made during a collection of
+** hardware counters, whose backend holds its modules until it ends.
 */
 #include "server_loads.h"
 
@@ -91,21 +92,22 @@ static void make_all(kt_loads *l, const kt_backend *be, kt_bctx *ctx) {
   }
 }
 
-/* -1: no load waits; 0: make them now; else how long they may wait more. */
-static int wait_ms(kt_loads *l, bool idle) {
+/* -1: none may be made; 0: make them now; else how long they may wait more. */
+static int wait_ms(kt_loads *l, kt_loads_when when) {
   pthread_mutex_lock(&l->lock);
   int ms = -1;
-  if (l->head) {
+  if (l->head && when != KT_LOADS_HELD) {
     int64_t left = l->oldest + (int64_t)LOAD_WAIT_MS * 1000000 - kt_now_ns();
-    ms = idle || left <= 0 ? 0 : (int)(left / 1000000) + 1;
+    ms = when == KT_LOADS_NOW || left <= 0 ? 0 : (int)(left / 1000000) + 1;
   }
   pthread_mutex_unlock(&l->lock);
   return ms;
 }
 
-void kt_loads_await(kt_loads *l, int fd, bool idle, const kt_backend *be, kt_bctx *ctx) {
+void kt_loads_await(kt_loads *l, int fd, kt_loads_when when, const kt_backend *be,
+                    kt_bctx *ctx) {
   for (;;) {
-    int ms = wait_ms(l, idle);
+    int ms = wait_ms(l, when);
     if (ms == 0) {
       make_all(l, be, ctx);
       continue;

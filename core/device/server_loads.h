@@ -19,10 +19,17 @@ kt_loads *kt_loads_new(void);
 kt_bprog *kt_loads_load(kt_loads *l, const unsigned char *bytes, size_t size,
                         const char *options, const char *name, char **log, kt_error *err);
 
+/* When the main thread may make the loads handed over: */
+typedef enum kt_loads_when {
+  KT_LOADS_NOW,  /* the device is idle: nothing queued since a FINISH of every queue */
+  KT_LOADS_SOON, /* the device is busy: once the oldest has waited a while */
+  KT_LOADS_HELD  /* never: the backend holds its modules (a counters' collection) */
+} kt_loads_when;
+
 /* The main thread, before it reads its next request from fd: makes the
-** loads handed over, at once when the device is idle (nothing queued since
-** a FINISH of every queue), else once the oldest has waited a while; then
-** returns when a request (or the connection's end) is there. */
-void kt_loads_await(kt_loads *l, int fd, bool idle, const kt_backend *be, kt_bctx *ctx);
+** loads handed over as `when` says, then returns when a request (or the
+** connection's end) is there. */
+void kt_loads_await(kt_loads *l, int fd, kt_loads_when when, const kt_backend *be,
+                    kt_bctx *ctx);
 
 #endif
