@@ -106,6 +106,11 @@ typedef struct kt_backend {
   ** cache programs key them on the name too. */
   bool program_per_kernel;
 
+  /* Loading a program's binary waits for the work queued on the device,
+  ** and launches from other threads wait behind it (a CUDA module): a
+  ** device process loads them between configurations (server_loads.c). */
+  bool load_waits;
+
   /* Thread-safe: compiles source with options for the kernel called name;
   ** *log gets the compiler's messages (malloc'd, caller frees; may be
   ** NULL): on a compile error with NULL returned, else its warnings. */

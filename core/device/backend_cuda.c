@@ -476,6 +476,7 @@ static int cu_counters_end(kt_bctx *ctx, double *values, size_t n, unsigned *ran
 const kt_backend kt_backend_cuda = {
     .name = "cuda",
     .program_per_kernel = true,
+    .load_waits = true,
     .enumerate = kt_cuda_enumerate,
     .open = cu_open,
     .close = cu_close,
