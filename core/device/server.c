@@ -557,10 +557,9 @@ static kt_bprog *make_program(server *s, uint32_t op, kt_msg *in, char **log, kt
   if (!open) kt_fail(err, "the device process has no device open");
   else if ((!source && !bytes) || !options || !name) kt_fail(err, "a compile message is cut short");
   else if (source) prog = s->be->compile(s->ctx, source, options, name, log, err);
-  else if (s->be->prog_load && s->be->load_waits)
-    prog = kt_loads_load(s->loads, bytes, size, options, name, log, err);
-  else if (s->be->prog_load) prog = s->be->prog_load(s->ctx, bytes, size, options, name, log, err);
-  else kt_fail(err, "the %s backend loads no program binaries", s->be->name);
+  else if (!s->be->prog_load) kt_fail(err, "the %s backend loads no program binaries", s->be->name);
+  else if (s->be->load_waits) prog = kt_loads_load(s->loads, bytes, size, options, name, log, err);
+  else prog = s->be->prog_load(s->ctx, bytes, size, options, name, log, err);
   free(bytes);
   free(source);
   free(options);

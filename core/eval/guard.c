@@ -137,7 +137,7 @@ static int check(tuning *tu, const kt_result *current, kt_error *err) {
   }
   tu->results->input_checks++;
   if (tu->t->checked_on_device) tu->results->input_checks_device++;
-  if (tu->t->checked_on_device && tu->t->checked_queued) tu->results->input_checks_queued++;
+  if (tu->t->checked_queued) tu->results->input_checks_queued++; /* on the device, too */
   g->since = 0;
   if (changed > 0) {
     tu->results->inputs_changed++;
