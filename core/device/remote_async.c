@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_wide.h"
 #include "remote_int.h"
 
 int rm_unstage(kt_bctx *c, kt_error *err) {
@@ -80,7 +81,7 @@ int rm_read_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, void 
 
 static int take(kt_bctx *c, const rm_read *r, kt_error *err) {
   if (r->staged) {
-    memcpy(r->dst, c->staging + r->at, r->bytes);
+    kt_copy_wide(r->dst, c->staging + r->at, r->bytes);
     return 0;
   }
   rm_move m = {OP_READ_TAKE, r->token, -1, 0};

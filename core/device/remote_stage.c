@@ -9,8 +9,8 @@
 ** only as its relay carries it, from the start and one request at a time
 ** (mpi_wire.c): there each chunk takes the whole area and waits for the last.
 */
-#include <string.h>
 
+#include "copy_wide.h"
 #include "remote_int.h"
 
 static size_t slots_of(const kt_bctx *c) { return c->rank == 0 ? 2 : 1; }
@@ -44,7 +44,7 @@ int rm_stage_write(kt_bctx *c, const rm_move *m, const unsigned char *src, size_
   for (size_t done = 0, i = 0; done < bytes; i++) {
     size_t chunk = least(bytes - done, slot), at = (i % slots) * slot;
     if (slots == 1 && settle(c, &pending, err)) return -1; /* the one slot is in use */
-    memcpy(c->staging + at, src + done, chunk);
+    kt_copy_wide(c->staging + at, src + done, chunk);
     if (settle(c, &pending, err) || ask(c, m, done, chunk, at, err)) return -1;
     pending = true;
     done += chunk;
@@ -53,7 +53,7 @@ int rm_stage_write(kt_bctx *c, const rm_move *m, const unsigned char *src, size_
 }
 
 int rm_copy_out(void *dst, size_t done, const unsigned char *chunk, size_t bytes) {
-  memcpy((unsigned char *)dst + done, chunk, bytes);
+  kt_copy_wide((unsigned char *)dst + done, chunk, bytes);
   return 0;
 }
 

@@ -249,7 +249,9 @@ static bool any_on_device(const tuning *tu) {
 int tune_set_up_references(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
-  int rc = tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ? -1 : 0;
+  int rc = tuner_keep_hosts(tu->t, tu->task, err);
+  tuner_hosts_kept(tu->t);
+  if (rc == 0) rc = tune_references(tu, err);
   tu->results->setup_ns += (double)(kt_now_ns() - t0);
   if (rc == 0) tu->refs_given = true;
   return rc;
@@ -260,6 +262,7 @@ int tune_upload_early(tuning *tu, kt_error *err) {
   tuner_recover(tu->t);
   int rc = tuner_keep_hosts(tu->t, tu->task, err) || tuner_upload(tu->t, tu->task, NULL, err)
                ? -1 : 0;
+  tuner_hosts_kept(tu->t);
   tu->results->setup_ns += (double)(kt_now_ns() - t0);
   tu->uploaded = rc == 0;
   tu->uploaded_losses = tuner_losses(tu->t);
@@ -271,12 +274,21 @@ static bool uploaded(const tuning *tu) {
   return tu->uploaded && tu->uploaded_losses == tuner_losses(tu->t);
 }
 
+/* The references, which may write the arrays: their host contents are
+** kept first. */
+static int references(tuning *tu, kt_error *err) {
+  if (!tu->refs_given && tu->task->nrefs) tuner_hosts_kept(tu->t);
+  return tune_references(tu, err);
+}
+
 int tune_set_up(tuning *tu, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuner_recover(tu->t); /* an earlier tuning may have lost its device process last */
-  if (tuner_keep_hosts(tu->t, tu->task, err) || tune_references(tu, err) ||
-      (!uploaded(tu) && tuner_upload(tu->t, tu->task, NULL, err)))
-    return -1;
+  int rc = tuner_keep_hosts(tu->t, tu->task, err) || references(tu, err) ||
+                   (!uploaded(tu) && tuner_upload(tu->t, tu->task, NULL, err))
+               ? -1 : 0;
+  tuner_hosts_kept(tu->t); /* the uploads overlapped their copies */
+  if (rc) return -1;
   if (tu->task->nrefs && !tu->checker && !(tu->checker = kt_checker_new(err))) return -1;
   if (!tu->devcheck && any_on_device(tu) &&
       !(tu->devcheck = kt_devcheck_new(tu->t, tu->task->nrefs, err)))

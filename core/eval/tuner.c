@@ -360,10 +360,25 @@ typedef struct bind_ctx {
   kt_error *err;
 } bind_ctx;
 
-hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a) {
+static hostcopy *find_host(kt_tuner *t, const kt_array *a) {
   for (size_t i = 0; i < t->nhosts; i++)
     if (t->hosts[i].array == a) return &t->hosts[i];
   return NULL;
+}
+
+static void host_made(hostcopy *h) {
+  kt_copy_wide_wait(h->making);
+  h->making = NULL;
+}
+
+hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a) {
+  hostcopy *h = find_host(t, a);
+  if (h) host_made(h);
+  return h;
+}
+
+void tuner_hosts_kept(kt_tuner *t) {
+  for (size_t i = 0; i < t->nhosts; i++) host_made(&t->hosts[i]);
 }
 
 static int keep_host(kt_array *a, kt_access access, kt_placement place, void *ud) {
@@ -371,13 +386,13 @@ static int keep_host(kt_array *a, kt_access access, kt_placement place, void *ud
   bind_ctx *b = ud;
   kt_tuner *t = b->t;
   size_t bytes = kt_array_bytes(a);
-  if (tuner_hostcopy(t, a)) return 0;
+  if (find_host(t, a)) return 0;
   if (kt_grow(&t->hosts, &t->caphosts, t->nhosts + 1, sizeof *t->hosts, b->err)) return -1;
   void *data = kt_alloc(bytes ? bytes : 1, b->err);
   if (!data) return -1;
-  kt_copy_wide(data, a->data, bytes);
   kt_array_retain(a);
-  t->hosts[t->nhosts++] = (hostcopy){a, data, a->changes, false};
+  t->hosts[t->nhosts++] = (hostcopy){a, data, a->changes, false,
+                                     kt_copy_wide_start(data, a->data, bytes)};
   return 0;
 }
 
@@ -389,15 +404,16 @@ int tuner_keep_hosts(kt_tuner *t, const kt_task *task, kt_error *err) {
 int tuner_share_hosts(kt_tuner *t, const kt_tuner *from, kt_error *err) {
   for (size_t i = 0; i < from->nhosts; i++) {
     const hostcopy *h = &from->hosts[i];
-    if (tuner_hostcopy(t, h->array)) continue;
+    if (find_host(t, h->array)) continue;
     if (kt_grow(&t->hosts, &t->caphosts, t->nhosts + 1, sizeof *t->hosts, err)) return -1;
     kt_array_retain(h->array);
-    t->hosts[t->nhosts++] = (hostcopy){h->array, h->data, h->changes, true};
+    t->hosts[t->nhosts++] = (hostcopy){h->array, h->data, h->changes, true, NULL};
   }
   return 0;
 }
 
 void tuner_restore_hosts(kt_tuner *t) {
+  tuner_hosts_kept(t);
   for (size_t i = 0; i < t->nhosts; i++) {
     hostcopy *h = &t->hosts[i];
     if (h->array->changes == h->changes) continue;
@@ -442,14 +458,23 @@ static int copy_ref(kt_tuner *t, devarray *d, kt_bbuf *from, kt_error *err) {
   return t->be->buffer_copy(t->ctx, 0, d->ref, 0, from, 0, bytes, err);
 }
 
-/* From the contents a tuning found, when it keeps them. */
+/* The contents a tuning found, when it keeps them: while their copy is
+** being made, the array's own (the same bytes, unless changed since). */
+static const void *upload_source(kt_tuner *t, const kt_array *a, bool *kept) {
+  hostcopy *h = find_host(t, a);
+  if (h && h->changes != a->changes) host_made(h);
+  *kept = h != NULL;
+  return h && !h->making ? h->data : a->data;
+}
+
 int tuner_upload_array(kt_tuner *t, devarray *d, kt_error *err) {
   size_t bytes = kt_array_bytes(d->array);
   kt_bbuf *first = d->pristine ? d->pristine : d->buf;
-  const hostcopy *h = tuner_hostcopy(t, d->array);
+  bool kept;
+  const void *src = upload_source(t, d->array, &kept);
   d->dirty = false;
-  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, h ? h->data : d->array->data, true, err) ||
-      tuner_fill_zone(t, d, err) || (h && copy_ref(t, d, first, err)))
+  if (t->be->buffer_write(t->ctx, 0, first, 0, bytes, src, true, err) ||
+      tuner_fill_zone(t, d, err) || (kept && copy_ref(t, d, first, err)))
     return -1;
   if (d->pristine && t->be->buffer_copy(t->ctx, 0, d->buf, 0, d->pristine, 0, bytes, err))
     return -1;

@@ -4,6 +4,7 @@
 #ifndef KT_TUNER_INT_H
 #define KT_TUNER_INT_H
 
+#include "copy_wide.h"
 #include "run.h"
 #include "tuner.h"
 
@@ -48,6 +49,7 @@ typedef struct hostcopy {
   void *data;
   uint64_t changes; /* array->changes when the contents last matched data */
   bool borrowed;    /* data is another tuner's (tuner_share_hosts), never written */
+  kt_wide_copy *making; /* data still being copied (tuner_keep_hosts) */
 } hostcopy;
 
 struct kt_tuner {
@@ -123,7 +125,7 @@ const unsigned char *tuner_zone_pattern(kt_tuner *t, size_t n, kt_error *err);
 #define TUNER_ZONE_BYTE(i) (0xA5 ^ ((i) * 37))
 #define TUNER_TEXT(x) #x
 #define TUNER_TEXT_OF(x) TUNER_TEXT(x)
-/* The host contents the tuning kept of a, or NULL. */
+/* The host contents the tuning kept of a (once copied), or NULL. */
 hostcopy *tuner_hostcopy(kt_tuner *t, const kt_array *a);
 /* Compares the device copies that no run may change (inputs, the pristine
 ** copies of written arrays) with the host contents the tuning kept (after
@@ -150,8 +152,12 @@ void tuner_drop_refs(kt_tuner *t);
 /* Restores every dirty array from its pristine copy, on queue 0 (no wait);
 ** returns how many it restored, or -1. */
 int tuner_restore(kt_tuner *t, kt_error *err);
-/* Keeps the host contents of the task's arrays for the tuning that starts. */
+/* Keeps the host contents of the task's arrays for the tuning that starts:
+** the copies are made behind the caller's back, so that the uploads that
+** follow overlap them, until tuner_hosts_kept, which must come before
+** anything may write the arrays (a reference, a launcher). */
 int tuner_keep_hosts(kt_tuner *t, const kt_task *task, kt_error *err);
+void tuner_hosts_kept(kt_tuner *t);
 /* Keeps those that `from` kept, without copying them again: `from` keeps
 ** them (tuner_drop_hosts) after t has dropped them (the devices of a fleet:
 ** one copy, not one a device). */

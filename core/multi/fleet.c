@@ -393,7 +393,11 @@ static int fleet_wait(void *ud, size_t *slot, kt_error *err) {
 ** start as much again for each). Each other device only uses the
 ** references, and starts compiling its comparison kernel. */
 static int set_up(worker *w, kt_error *err) {
-  if (w->i == 0) return tuner_keep_hosts(w->tu.t, w->tu.task, err);
+  if (w->i == 0) { /* made at once: the first device's thread uses them while others share them */
+    int rc = tuner_keep_hosts(w->tu.t, w->tu.task, err);
+    tuner_hosts_kept(w->tu.t);
+    return rc;
+  }
   w->tu.refs_given = true;
   kt_devcheck_prefetch(w->tu.t, w->tu.task, w->tu.opts->validate_on);
   return tuner_share_hosts(w->tu.t, w->f->t[0], err);
