@@ -248,24 +248,26 @@ static bool twins(const kt_space *s, size_t p, size_t q) {
   return true;
 }
 
-/* Whether w->vj steps two twins of w->vi each to its next value up. */
-static bool twin_step_up(const kt_walker *w) {
+/* Whether w->vj steps two twins of w->vi each to its next value up (with
+** square, only two that hold the same value in w->vi). */
+static bool twin_step_up(const kt_walker *w, bool square) {
   size_t changed[2], n = 0;
   for (size_t p = 0; p < w->nparams; p++) {
     if (w->vj[p] == w->vi[p]) continue;
     if (n == 2 || w->vj[p] != w->vi[p] + 1) return false;
     changed[n++] = p;
   }
-  return n == 2 && twins(w->space, changed[0], changed[1]);
+  return n == 2 && (!square || w->vi[changed[0]] == w->vi[changed[1]]) &&
+         twins(w->space, changed[0], changed[1]);
 }
 
 int kt_neighbors_twins_first(kt_walker *w, uint64_t index, uint64_t *items, size_t n,
-                             kt_error *err) {
+                             bool square, kt_error *err) {
   if (kt_space_config(w->space, index, w->vi, err)) return -1;
   size_t front = 0;
   for (size_t i = 0; i < n; i++) {
     if (kt_space_config(w->space, items[i], w->vj, err)) return -1;
-    if (!twin_step_up(w)) continue;
+    if (!twin_step_up(w, square)) continue;
     uint64_t m = items[i];
     memmove(items + front + 1, items + front, (i - front) * sizeof *items);
     items[front++] = m;

@@ -68,9 +68,10 @@ int kt_neighbors_across(kt_walker *w, uint64_t index, kt_neighborhood nb, const 
 ** kept otherwise) those that step two parameters of the same list of three
 ** or more values (a tile's x and y, as a rule) each to its next value up:
 ** a square tile's step to the next square, which neither change alone
-** reaches where oblong tiles are slow. */
+** reaches where oblong tiles are slow. With square, only those whose two
+** parameters hold the same value in index (a square tile stays square). */
 int kt_neighbors_twins_first(kt_walker *w, uint64_t index, uint64_t *items, size_t n,
-                             kt_error *err);
+                             bool square, kt_error *err);
 /* A random neighbour with one change (an unexplored one if asked);
 ** returns 1 when there is none. */
 int kt_neighbor_random(kt_walker *w, uint64_t index, kt_neighborhood nb, bool unexplored,

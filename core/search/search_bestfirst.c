@@ -61,8 +61,13 @@
 ** list of values (a tile's x and y) each to its next value up come first
 ** among an entry's pair moves: a square tile's step to the next square,
 ** which neither change alone reaches where oblong tiles are slow (mm's
-** 4 x 4 to 8 x 8). Off by default: where the fastest tiles are oblong (the
-** convolutions' 1 x 8) it finds a little less (bench/RESULTS.md).
+** 4 x 4 to 8 x 8). With `twins` 2 they come first only from an entry whose
+** two such parameters hold the same value (a square tile, which the step
+** keeps square); from an oblong one the pair moves keep their random order,
+** since a square step there assumes a symmetry the entry does not show.
+** Off by default: with 1, where the fastest tiles are oblong (the
+** convolutions' 1 x 8) it finds a little less; with 2 it ties there but is
+** not chosen when mm is left out of the kernels (bench/RESULTS.md).
 **
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
@@ -75,7 +80,8 @@
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
 ** predictions), guess (0), pool (64), adapt (0), across (0), renew (1),
-** pairs (4), twins (0).
+** pairs (4), twins (0; 1: every twins' step up first; 2: only from a square
+** entry).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -147,7 +153,8 @@ typedef struct bestfirst {
   unsigned guess, pool;  /* every guess-th expansion a guess, the best of pool */
   bool adapt;            /* the share of guesses follows their wins */
   unsigned pairs;        /* a two-change adjacent move after every pairs one-change ones */
-  bool twins;            /* twins' steps up first among the pair moves */
+  unsigned twins;        /* twins' steps up first among the pair moves: 1 all, 2 from
+                            an entry whose two twins hold the same value */
   double across;         /* moves ranked across the parameters at this temperature; 0: off */
   unsigned renew;        /* after each result, what is not yet evaluated is chosen again:
                             1 as ahead 1 would, 2 keeping the entries' orders of moves */
@@ -240,7 +247,9 @@ static int moves_of(bestfirst *b, uint64_t index, kt_indices *moves, kt_error *e
   kt_indices_clear(&one);
   if (!rc) {
     kt_shuffle_u64(&b->w.rng, two.items + first, two.n - first); /* the two-change ones */
-    if (b->twins) rc = kt_neighbors_twins_first(&b->w, index, two.items + first, two.n - first, err);
+    if (b->twins)
+      rc = kt_neighbors_twins_first(&b->w, index, two.items + first, two.n - first, b->twins == 2,
+                                    err);
     size_t a = 0, c = first, since = 0;
     while (!rc && (a < moves->n || c < two.n)) {
       bool pair = c < two.n && (a == moves->n || since == b->pairs);
@@ -614,7 +623,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err) ||
       kt_search_opt_whole(o, "bestfirst", "renew", 1, 0, 2, false, &renew, err) ||
       kt_search_opt_whole(o, "bestfirst", "pairs", 4, 0, 1e6, false, &pairs, err) ||
-      kt_search_opt_whole(o, "bestfirst", "twins", 0, 0, 1, false, &twins, err))
+      kt_search_opt_whole(o, "bestfirst", "twins", 0, 0, 2, false, &twins, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -635,7 +644,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->across = across;
   b->renew = (unsigned)renew;
   b->pairs = (unsigned)pairs;
-  b->twins = twins != 0;
+  b->twins = (unsigned)twins;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;
