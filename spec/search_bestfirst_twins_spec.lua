@@ -56,10 +56,14 @@ describe("bestfirst twins", function()
     assert.same({5, 27, 8, 19, 17, 29, 13, 23, 25, 30}, all)
   end)
 
-  it("is off by default, and changes nothing where no two parameters share their values", function()
-    local search = {"bestfirst", seed = 1, sample = 4, pairs = 1}
-    assert.same(indices(run(twins, {"bestfirst", seed = 1, sample = 4, pairs = 1, twins = 0}, 22)),
+  it("is 2 by default, and changes nothing where no two parameters share their values", function()
+    local search = {"bestfirst", seed = 6, sample = 4, pairs = 1}
+    assert.same(indices(run(twins, {"bestfirst", seed = 6, sample = 4, pairs = 1, twins = 2}, 22)),
                 indices(run(twins, search, 22)))
+    assert.are_not.same(indices(run(twins, {"bestfirst", seed = 6, sample = 4, pairs = 1, twins = 1}, 22)),
+                        indices(run(twins, search, 22)))
+    assert.are_not.same(indices(run(twins, {"bestfirst", seed = 1, sample = 4, pairs = 1, twins = 0}, 22)),
+                        indices(run(twins, {"bestfirst", seed = 1, sample = 4, pairs = 1}, 22)))
     for seed = 1, 5 do
       for t = 1, 2 do
         assert.same(indices(run(small, {"bestfirst", seed = seed, sample = 4, pairs = 1}, 22)),

@@ -65,9 +65,9 @@
 ** two such parameters hold the same value (a square tile, which the step
 ** keeps square); from an oblong one the pair moves keep their random order,
 ** since a square step there assumes a symmetry the entry does not show.
-** Off by default: with 1, where the fastest tiles are oblong (the
-** convolutions' 1 x 8) it finds a little less; with 2 it ties there but is
-** not chosen when mm is left out of the kernels (bench/RESULTS.md).
+** 2 by default: with 1, where the fastest tiles are oblong (the
+** convolutions' 1 x 8) it finds a little less; with 2 it ties there
+** (bench/RESULTS.md, "Square twins").
 **
 ** With `restart` on, every episode but the first starts instead from the
 ** `sample` configurations that a small neural network ensemble
@@ -80,8 +80,8 @@
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
 ** predictions), guess (0), pool (64), adapt (0), across (0), renew (1),
-** pairs (4), twins (0; 1: every twins' step up first; 2: only from a square
-** entry).
+** pairs (4), twins (2: only from a square entry; 1: every twins' step up
+** first; 0: off).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -623,7 +623,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err) ||
       kt_search_opt_whole(o, "bestfirst", "renew", 1, 0, 2, false, &renew, err) ||
       kt_search_opt_whole(o, "bestfirst", "pairs", 4, 0, 1e6, false, &pairs, err) ||
-      kt_search_opt_whole(o, "bestfirst", "twins", 0, 0, 2, false, &twins, err))
+      kt_search_opt_whole(o, "bestfirst", "twins", 2, 0, 2, false, &twins, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
