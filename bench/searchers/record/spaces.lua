@@ -1,13 +1,14 @@
 -- bench/searchers/record/spaces.lua: records the complete space of one kernel
 -- (every configuration, failed ones kept) as a Kernel Tuner cache file, for
 -- the searcher benchmarks (bench/searchers/spaces/README.md).
---   ktlua spaces.lua --kernel=mm|dedisp|nbody|triad|pnpoly [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--workers=N] OUTPUT.json
--- --n: mm's matrix size (2048); --workers: compiler processes (the tuner's compile_workers).
--- mm: record/mm.cu, a tiled matrix product (CUDA or OpenCL, by the device).
+--   ktlua spaces.lua --kernel=mm|dedisp|nbody|triad|pnpoly|stencil|transpose [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--workers=N] OUTPUT.json
+-- --n: mm's matrix size (2048), stencil's grid and transpose's matrix (4096); --workers: compiler processes (the tuner's compile_workers).
+-- mm: record/mm.cu, a tiled matrix product (CUDA or OpenCL, by the device); stencil and
+-- transpose: record/stencil.cu and record/transpose.cu, the same way.
 -- dedisp, nbody, triad, pnpoly: BAT's kernels (--bat: BAT's benchmarks folder), at
 -- sizes that keep a configuration's run near a millisecond.
 local kt = require "ktlua"
-local usage = "usage: spaces.lua --kernel=mm|dedisp|nbody|triad|pnpoly [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--workers=N] OUTPUT.json"
+local usage = "usage: spaces.lua --kernel=mm|dedisp|nbody|triad|pnpoly|stencil|transpose [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--workers=N] OUTPUT.json"
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local opt, out = {kernel = "", device = os.getenv("KTLUA_DEVICE") or "cuda:0", repeats = 3, n = false, workers = false, bat = here .. "/../bat/benchmarks"}, nil
 for _, a in ipairs(arg) do
@@ -133,6 +134,39 @@ function spaces.pnpoly(tuner)
   k:param("between_method", {0, 1, 2, 3})
   k:param("use_method", {0, 1, 2})
   return k, {n}
+end
+
+-- record/stencil.cu: one five-point Jacobi step on a 4096 x 4096 grid.
+function spaces.stencil(tuner)
+  local n = opt.n or 4096
+  local k = tuner:kernel{file = here .. "/stencil.cu", name = "stencil", global = {n, n}, group = {1, 1},
+    args = {kt.array("float", n * n):output(), kt.array("float", n * n):random(1):input(), kt.int(n)}}
+  k:param("block_size_x", {16, 32, 64, 128}, {group_x = "mul"})
+  k:param("block_size_y", {1, 2, 4, 8, 16}, {group_y = "mul"})
+  k:param("tile_size_x", {1, 2, 4, 8}, {global_x = "div"})
+  k:param("tile_size_y", {1, 2, 4, 8}, {global_y = "div"})
+  k:param("tile_contig_y", {0, 1})
+  k:param("use_shared", {0, 1})
+  k:param("padding", {0, 1})
+  k:constraint({"block_size_x", "block_size_y"}, threads(32, 1024))
+  k:constraint({"use_shared", "padding"}, function(u, p) return u == 1 or p == 0 end)
+  return k, {n, n}
+end
+
+-- record/transpose.cu: a transpose of a 4096 x 4096 matrix.
+function spaces.transpose(tuner)
+  local n = opt.n or 4096
+  local k = tuner:kernel{file = here .. "/transpose.cu", name = "transpose", global = {n, n}, group = {1, 1},
+    args = {kt.array("float", n * n):output(), kt.array("float", n * n):random(1):input(), kt.int(n)}}
+  k:param("block_size_x", {8, 16, 32, 64}, {group_x = "mul"})
+  k:param("block_size_y", {1, 2, 4, 8, 16, 32}, {group_y = "mul"})
+  k:param("tile_size_x", {1, 2, 4, 8}, {global_x = "div"})
+  k:param("tile_size_y", {1, 2, 4, 8}, {global_y = "div"})
+  k:param("use_shared", {0, 1})
+  k:param("padding", {0, 1})
+  k:constraint({"block_size_x", "block_size_y"}, threads(32, 1024))
+  k:constraint({"use_shared", "padding"}, function(u, p) return u == 1 or p == 0 end)
+  return k, {n, n}
 end
 
 local make = spaces[opt.kernel] or error("--kernel: unknown kernel '" .. opt.kernel .. "' (" .. usage .. ")")
