@@ -8,8 +8,9 @@
 # Each space is recorded in turn while SECONDS (default 330) last; one that
 # would not finish in time is cut off and left out. OUTDIR gets NAME_GPU.json.gz
 # and record.log (what each took, and the end of its output). ONLY="conv2d conv2d.filter7"
-# records only the spaces it names. mm, dedisp, nbody, triad and pnpoly (record/spaces.lua)
-# come first; mm.opencl is mm through OpenCL (NVIDIA's, where OCL_ICD_VENDORS says).
+# records only the spaces it names. mm, dedisp, nbody, triad, pnpoly, stencil and transpose
+# (record/spaces.lua) come first; mm.opencl (stencil.opencl, transpose.opencl) is mm through
+# OpenCL (NVIDIA's, where OCL_ICD_VENDORS says).
 set -u
 out=$1
 limit=${2:-330}
@@ -44,6 +45,10 @@ record mm.opencl "$here" $(sp mm opencl 15)
 record nbody "$here" $(sp nbody)
 record triad "$here" $(sp triad)
 record pnpoly "$here" $(sp pnpoly)
+record stencil "$here" $(sp stencil)
+record transpose "$here" $(sp transpose)
+record stencil.opencl "$here" $(sp stencil opencl 15)
+record transpose.opencl "$here" $(sp transpose opencl 15)
 record conv2d "$here" "$kt" "$here/record/conv2d.lua"
 record conv2d.filter7 "$here" "$kt" "$here/record/conv2d.lua" --fw=7
 record conv2d.n1024 "$here" "$kt" "$here/record/conv2d.lua" --n=1024

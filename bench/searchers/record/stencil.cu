@@ -12,6 +12,7 @@
 #define GMEM __global
 #define SMEM __local
 #define SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#define FUNC static inline
 #define LX ((int)get_local_id(0))
 #define LY ((int)get_local_id(1))
 #define GX ((int)get_group_id(0))
@@ -21,6 +22,7 @@
 #define GMEM
 #define SMEM __shared__
 #define SYNC() __syncthreads()
+#define FUNC static __device__ inline
 #define LX ((int)threadIdx.x)
 #define LY ((int)threadIdx.y)
 #define GX ((int)blockIdx.x)
@@ -37,7 +39,7 @@
 #endif
 
 #if !use_shared
-static inline float at(GMEM const float *in, int n, int y, int x) {
+FUNC float at(GMEM const float *in, int n, int y, int x) {
   return y >= 0 && y < n && x >= 0 && x < n ? in[y * n + x] : 0.0f;
 }
 #endif
