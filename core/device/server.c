@@ -70,7 +70,7 @@ typedef struct server {
   host_block *blocks;         /* of transfers that do not block */
   size_t nblocks, capblocks;
   kt_loads *loads;            /* the compile threads' binaries, loaded when ... */
-  bool idle;                  /* ... nothing is queued since a FINISH of every queue, */
+  kt_queued queued;           /* ... no queue has work (kt_queued_note), */
   bool collecting;            /* ... and no counters' collection holds the modules */
 } server;
 
@@ -502,7 +502,6 @@ static void op_finish(server *s, kt_msg *in, int fd, kt_msg *out) {
   kt_fault fault = KT_FAULT_NONE;
   kt_error err;
   int rc = s->be->finish(s->ctx, queue, &fault, &err);
-  if (queue < 0) s->idle = true; /* failed or not, nothing is queued now */
   release_writes(s, queue);
   if (s->deferred != KT_FAULT_NONE) {
     fault = s->deferred;
@@ -624,11 +623,13 @@ static void serve(server *s, int fd) {
   kt_msg_init(&in);
   kt_msg_init(&out);
   for (;;) {
-    kt_loads_when when = s->collecting ? KT_LOADS_HELD : s->idle ? KT_LOADS_NOW : KT_LOADS_SOON;
+    kt_loads_when when = s->collecting         ? KT_LOADS_HELD
+                         : s->queued.bits == 0 ? KT_LOADS_NOW
+                                               : KT_LOADS_SOON;
     kt_loads_await(s->loads, fd, when, s->be, s->ctx);
     if (kt_wire_recv(fd, &in, 0) != KT_WIRE_OK) break;
     uint32_t op = kt_msg_get_u32(&in);
-    if (!kt_op_queues_nothing(op)) s->idle = false;
+    kt_queued_note(&s->queued, op, &in);
     switch (op) {
       case OP_ENUMERATE: op_enumerate(s, fd, &out); break;
       case OP_OPEN: op_open(s, &in, fd, &out); break;
@@ -674,7 +675,6 @@ void kt_server_main(int main_fd, const int *compile_fds, int channels, void *sta
   if (!s) _exit(2);
   s->staging = staging;
   s->staging_size = staging_size;
-  s->idle = true;
   if (!(s->loads = kt_loads_new())) _exit(2);
   pthread_mutex_init(&s->progs_lock, NULL);
   pthread_cond_init(&s->opened, NULL);

@@ -11,7 +11,9 @@
 ** thus stopped the device there, once a configuration in a tuning that
 ** loads each one's program ahead. The compile threads hand their loads to
 ** the main thread, which makes them where the device waits for the tuner
-** anyway: after a FINISH of every queue, before the next request. A load
+** anyway: once every queue with work was finished (a FINISH of each, or
+** of all: the tuner waits for a configuration's runs with a FINISH of its
+** queue), before the next request. A load
 ** that finds the device busy for longer than LOAD_WAIT_MS (nobody
 ** finishes the queues, and perhaps the tuner waits for this very
 ** program) is made then, as before; none is made during a collection of
@@ -27,6 +29,9 @@
 #include <unistd.h>
 
 #define LOAD_WAIT_MS 20
+#define OTHERS 63 /* kt_queued's bit for the queues beyond, and work of no queue */
+
+#include "remote_proto.h"
 
 typedef struct load {
   const unsigned char *bytes;
@@ -120,5 +125,35 @@ void kt_loads_await(kt_loads *l, int fd, kt_loads_when when, const kt_backend *b
       char byte[64];
       while (read(l->wake[0], byte, sizeof byte) > 0) continue;
     }
+  }
+}
+
+/* The request's field i (a u32), left unread. */
+static uint32_t field(kt_msg *in, int i) {
+  size_t at = in->at;
+  uint32_t v = 0;
+  for (int k = 0; k <= i; k++) v = kt_msg_get_u32(in);
+  in->at = at;
+  return v;
+}
+
+static uint64_t bit(uint32_t queue) { return (uint64_t)1 << (queue < OTHERS ? queue : OTHERS); }
+
+void kt_queued_note(kt_queued *q, uint32_t op, kt_msg *in) {
+  switch (op) {
+    case OP_FINISH: {
+      uint32_t queue = field(in, 0);
+      if ((int32_t)queue < 0) q->bits = 0;
+      else if (queue < OTHERS) q->bits &= ~bit(queue);
+      return;
+    }
+    case OP_COPY: case OP_FILL_ZERO: case OP_LAUNCH: case OP_MARKER: case OP_QUEUE_WAIT:
+      q->bits |= bit(field(in, 0)); /* the queue first */
+      return;
+    case OP_WRITE_ASYNC: case OP_READ_ASYNC: case OP_READ_STAGED:
+      q->bits |= bit(field(in, 1)); /* a buffer, then the queue */
+      return;
+    default:
+      if (!kt_op_queues_nothing(op)) q->bits |= bit(OTHERS);
   }
 }
