@@ -71,9 +71,9 @@ enum {
 ** or waits for what it queued (the tuner's quiet, the server's idle). */
 static inline bool kt_op_queues_nothing(uint32_t op) {
   switch (op) {
-    case OP_BUF_NEW: case OP_WRITE: case OP_READ: case OP_KERNEL: case OP_FINISH:
-    case OP_EVENT_NS: case OP_READ_TAKE: case OP_BUF_FREE: case OP_PROG_FREE:
-    case OP_KERNEL_FREE: case OP_EVENT_FREE: return true;
+    case OP_ENUMERATE: case OP_OPEN: case OP_BUF_NEW: case OP_WRITE: case OP_READ:
+    case OP_KERNEL: case OP_FINISH: case OP_EVENT_NS: case OP_READ_TAKE: case OP_BUF_FREE:
+    case OP_PROG_FREE: case OP_KERNEL_FREE: case OP_EVENT_FREE: case OP_ENERGY: return true;
     default: return false;
   }
 }
