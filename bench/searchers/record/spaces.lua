@@ -27,12 +27,13 @@ local function read(path)
 end
 
 local function threads(lo, hi) return function(x, y) return x * y >= lo and x * y <= hi end end
+local portable = read(here .. "/portable.h") -- the prelude of mm.cu, stencil.cu and transpose.cu
 local spaces = {}
 
 function spaces.mm(tuner)
   local n = opt.n or 2048
   local a, b, c = kt.array("float", n * n):random(1), kt.array("float", n * n):random(2), kt.array("float", n * n)
-  local k = tuner:kernel{file = here .. "/mm.cu", name = "mm", global = {n, n}, group = {1, 1},
+  local k = tuner:kernel{file = here .. "/mm.cu", prelude = portable, name = "mm", global = {n, n}, group = {1, 1},
     args = {c:output(), a:input(), b:input(), kt.int(n)}}
   k:param("block_size_x", {8, 16, 32, 64}, {group_x = "mul"})
   k:param("block_size_y", {1, 2, 4, 8, 16, 32}, {group_y = "mul"})
@@ -136,37 +137,40 @@ function spaces.pnpoly(tuner)
   return k, {n}
 end
 
--- record/stencil.cu: one five-point Jacobi step on a 4096 x 4096 grid.
-function spaces.stencil(tuner)
+-- A kernel of record/ from an n x n input to an n x n output (stencil.cu, transpose.cu): its
+-- blocks and tiles (tile_size_x and tile_size_y in {1, 2, 4, 8}), 32 to 1024 threads a block.
+local function tiled(tuner, name, blocks_x, blocks_y)
   local n = opt.n or 4096
-  local k = tuner:kernel{file = here .. "/stencil.cu", name = "stencil", global = {n, n}, group = {1, 1},
+  local k = tuner:kernel{file = here .. "/" .. name .. ".cu", prelude = portable, name = name,
+    global = {n, n}, group = {1, 1},
     args = {kt.array("float", n * n):output(), kt.array("float", n * n):random(1):input(), kt.int(n)}}
-  k:param("block_size_x", {16, 32, 64, 128}, {group_x = "mul"})
-  k:param("block_size_y", {1, 2, 4, 8, 16}, {group_y = "mul"})
+  k:param("block_size_x", blocks_x, {group_x = "mul"})
+  k:param("block_size_y", blocks_y, {group_y = "mul"})
   k:param("tile_size_x", {1, 2, 4, 8}, {global_x = "div"})
   k:param("tile_size_y", {1, 2, 4, 8}, {global_y = "div"})
-  k:param("tile_contig_y", {0, 1})
+  k:constraint({"block_size_x", "block_size_y"}, threads(32, 1024))
+  return k, {n, n}
+end
+
+local function shared(k) -- use_shared, and padding only with it
   k:param("use_shared", {0, 1})
   k:param("padding", {0, 1})
-  k:constraint({"block_size_x", "block_size_y"}, threads(32, 1024))
   k:constraint({"use_shared", "padding"}, function(u, p) return u == 1 or p == 0 end)
-  return k, {n, n}
+end
+
+-- record/stencil.cu: one five-point Jacobi step on a 4096 x 4096 grid.
+function spaces.stencil(tuner)
+  local k, size = tiled(tuner, "stencil", {16, 32, 64, 128}, {1, 2, 4, 8, 16})
+  k:param("tile_contig_y", {0, 1})
+  shared(k)
+  return k, size
 end
 
 -- record/transpose.cu: a transpose of a 4096 x 4096 matrix.
 function spaces.transpose(tuner)
-  local n = opt.n or 4096
-  local k = tuner:kernel{file = here .. "/transpose.cu", name = "transpose", global = {n, n}, group = {1, 1},
-    args = {kt.array("float", n * n):output(), kt.array("float", n * n):random(1):input(), kt.int(n)}}
-  k:param("block_size_x", {8, 16, 32, 64}, {group_x = "mul"})
-  k:param("block_size_y", {1, 2, 4, 8, 16, 32}, {group_y = "mul"})
-  k:param("tile_size_x", {1, 2, 4, 8}, {global_x = "div"})
-  k:param("tile_size_y", {1, 2, 4, 8}, {global_y = "div"})
-  k:param("use_shared", {0, 1})
-  k:param("padding", {0, 1})
-  k:constraint({"block_size_x", "block_size_y"}, threads(32, 1024))
-  k:constraint({"use_shared", "padding"}, function(u, p) return u == 1 or p == 0 end)
-  return k, {n, n}
+  local k, size = tiled(tuner, "transpose", {8, 16, 32, 64}, {1, 2, 4, 8, 16, 32})
+  shared(k)
+  return k, size
 end
 
 local make = spaces[opt.kernel] or error("--kernel: unknown kernel '" .. opt.kernel .. "' (" .. usage .. ")")

@@ -7,25 +7,7 @@
 // a padded row when padding, and writes the transposed tile along its rows.
 // Stages over 48 KiB do not compile: those configurations stay in the space
 // as failed (an invalid region).
-#ifdef __OPENCL_VERSION__
-#define KERNEL __kernel
-#define GMEM __global
-#define SMEM __local
-#define SYNC() barrier(CLK_LOCAL_MEM_FENCE)
-#define LX ((int)get_local_id(0))
-#define LY ((int)get_local_id(1))
-#define GX ((int)get_group_id(0))
-#define GY ((int)get_group_id(1))
-#else
-#define KERNEL extern "C" __global__
-#define GMEM
-#define SMEM __shared__
-#define SYNC() __syncthreads()
-#define LX ((int)threadIdx.x)
-#define LY ((int)threadIdx.y)
-#define GX ((int)blockIdx.x)
-#define GY ((int)blockIdx.y)
-#endif
+// KERNEL, GMEM, SMEM, SYNC, FUNC, LX, LY, GX, GY: portable.h, the prelude.
 
 #define BH (block_size_y * tile_size_y)
 #define BW (block_size_x * tile_size_x)
