@@ -139,14 +139,16 @@ static uint32_t field(kt_msg *in, int i) {
 
 static uint64_t bit(uint32_t queue) { return (uint64_t)1 << (queue < OTHERS ? queue : OTHERS); }
 
+/* Queue `queue` has nothing left (a FINISH of it; of all: -1). */
+static void finished(kt_queued *q, uint32_t queue) {
+  if ((int32_t)queue < 0) q->bits = 0;
+  else if (queue < OTHERS) q->bits &= ~bit(queue);
+}
+
 void kt_queued_note(kt_queued *q, uint32_t op, kt_msg *in) {
   switch (op) {
-    case OP_FINISH: {
-      uint32_t queue = field(in, 0);
-      if ((int32_t)queue < 0) q->bits = 0;
-      else if (queue < OTHERS) q->bits &= ~bit(queue);
-      return;
-    }
+    case OP_FINISH: finished(q, field(in, 0)); return;
+    case OP_READ: finished(q, field(in, 1)); return; /* blocking: after all before it */
     case OP_COPY: case OP_FILL_ZERO: case OP_LAUNCH: case OP_MARKER: case OP_QUEUE_WAIT:
       q->bits |= bit(field(in, 0)); /* the queue first */
       return;
