@@ -279,4 +279,43 @@ print()]])
     local names = io.popen("ls " .. cache):read("a")
     assert.are.equal(7, select(2, names:gsub("%.ktp", ""))) -- and the inputs' check kernel
   end)
+
+  it("keeps what the compiler refused: a second tuning compiles nothing and fails it alike", function()
+    local path = lib .. "/refused.lua"
+    local cache = lib .. "/refused-cache"
+    files.write(path, [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { isolate = os.getenv("ISOLATE") ~= "0" })
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "scaled", global = 64, args = { c:output() }, source = [=[
+#if V == 2
+#error V = 2 does not compile
+#endif
+extern "C" __global__ void scaled(float *c) { c[threadIdx.x] = V; }]=] }
+k:param("V", { 1, 2, 3 })
+local r = tuner:tune(k, { repeats = 1, progress = false })
+local s = r:summary()
+io.write(s.compiles, " ", s.cached)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()
+print(r[2].error)]])
+    local function run(env)
+      return shell.run(("env KTLUA_CACHE=%s KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s %s")
+        :format(cache, lib, env or "", shell.ktlua, path))
+    end
+    local out, code = run()
+    assert.are.equal(0, code, out)
+    local first, why = out:match("^(.-)\n(.*)$")
+    assert.are.equal("3 0 ok compile_failed ok", first)
+    assert.matches("V = 2 does not compile", why, 1, true)
+    for _, env in ipairs{ "", "ISOLATE=0" } do
+      out, code = run(env)
+      assert.are.equal(0, code, out)
+      assert.are.equal("0 3 ok compile_failed ok\n" .. why, out)
+    end
+    out = shell.run(("env KTLUA_CACHE=%s %s cache clear"):format(cache, shell.ktlua))
+    out, code = run()
+    assert.are.equal(0, code, out)
+    assert.are.equal("3 0 ok compile_failed ok\n" .. why, out)
+  end)
 end)

@@ -97,10 +97,15 @@ static void load(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
 ** platform gives no binaries, the backend compiles here. */
 static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
                            kt_compile_pool *pool) {
+  bool refused;
   kt_fork_guard_enter();
-  j->prog = kt_program_disk_load(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log);
+  j->prog = kt_program_disk_load(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log,
+                                 &refused);
   kt_fork_guard_leave();
-  if ((j->loaded = j->prog != NULL)) return;
+  if ((j->loaded = j->prog != NULL || refused)) {
+    explain(j, "compilation failed");
+    return;
+  }
   unsigned char *bytes;
   size_t size;
   kt_error err;
@@ -109,7 +114,9 @@ static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk
   kt_fork_guard_enter();
   if (o == KT_POOL_NO_BINARIES) compile(b, j, disk);
   else if (o == KT_POOL_BUILT) load(b, j, disk, bytes, size);
-  else explain(j, "compilation failed");
+  else if (o == KT_POOL_REFUSED)
+    kt_program_disk_refused(disk, b->be, j->source, j->options, j->name, j->log);
+  if (!j->prog) explain(j, "compilation failed");
   kt_fork_guard_leave();
   free(bytes);
 }

@@ -262,7 +262,7 @@ static kt_pool_outcome ask(kt_compile_pool *p, worker *w, double limit, kt_msg *
   kt_pool_outcome o = (kt_pool_outcome)kt_msg_get_u32(in);
   if (o == KT_POOL_BUILT) *bytes = kt_msg_get_bytes(in, size);
   char *text = kt_msg_get_str(in);
-  if (in->bad || o > KT_POOL_NO_BINARIES || (o == KT_POOL_BUILT && !*bytes)) {
+  if (in->bad || o > KT_POOL_REFUSED || (o == KT_POOL_BUILT && !*bytes)) {
     free(text);
     free(*bytes);
     *bytes = NULL;

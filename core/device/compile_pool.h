@@ -35,7 +35,7 @@
 ** options and name (strings);
 ** the answer starts with a kt_pool_outcome: KT_POOL_BUILT with the binary
 ** (bytes) and the log, KT_POOL_FAILED with the log (or why), KT_POOL_NO_BINARIES
-** with why.
+** with why, KT_POOL_REFUSED with the log.
 */
 #ifndef KT_COMPILE_POOL_H
 #define KT_COMPILE_POOL_H
@@ -46,7 +46,7 @@ typedef struct kt_compile_pool kt_compile_pool;
 
 /* Changes whenever the wire below does: a ktlua executable of another
 ** protocol is not used. */
-#define KT_COMPILE_PROTOCOL 2u
+#define KT_COMPILE_PROTOCOL 3u
 /* The argument that makes the ktlua executable a compiler process, its
 ** connection on descriptor 3. */
 #define KT_COMPILE_WORKER_ARG "--compile-worker"
@@ -57,7 +57,8 @@ typedef struct kt_compile_pool kt_compile_pool;
 typedef enum kt_pool_outcome {
   KT_POOL_BUILT = 0,
   KT_POOL_FAILED,      /* did not compile, or its process died: this compile only */
-  KT_POOL_NO_BINARIES  /* no binaries from this platform here: compile elsewhere */
+  KT_POOL_NO_BINARIES, /* no binaries from this platform here: compile elsewhere */
+  KT_POOL_REFUSED      /* the compiler ran and refused the source (as it will again) */
 } kt_pool_outcome;
 
 /* How many processes a pool gets by default: one per compile thread, at
@@ -81,7 +82,7 @@ void kt_compile_pool_free(kt_compile_pool *p);
 
 /* Thread-safe; blocks until a process is idle and has answered. On
 ** KT_POOL_BUILT, *bytes (malloc'd) is the binary; *log (malloc'd, may be
-** NULL) the compiler's messages. KT_POOL_FAILED: *log says why. On
+** NULL) the compiler's messages. KT_POOL_FAILED, KT_POOL_REFUSED: *log says why. On
 ** KT_POOL_NO_BINARIES err says why, and every later call answers the same
 ** at once. Call it outside kt_fork_guard_enter: it waits long. */
 kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,

@@ -37,8 +37,8 @@ static int open_context(worker *w, kt_error *err) {
   return w->ctx ? 0 : -1; /* the listing stays: the context may point into it */
 }
 
-static void put_failed(kt_msg *out, char *log, const char *why) {
-  kt_msg_put_u32(out, KT_POOL_FAILED);
+static void put_failed(kt_msg *out, kt_pool_outcome o, char *log, const char *why) {
+  kt_msg_put_u32(out, o);
   kt_msg_put_str(out, log && log[0] ? log : why);
 }
 
@@ -57,7 +57,7 @@ static void in_context(worker *w, const char *source, const char *options, const
   }
   kt_bprog *prog = w->be->compile(w->ctx, source, options, name, &log, &err);
   if (!prog) {
-    put_failed(out, log, err.msg);
+    put_failed(out, KT_POOL_FAILED, log, err.msg);
   } else if (!w->be->prog_binary || w->be->prog_binary(w->ctx, prog, &bytes, &size, &err)) {
     kt_msg_put_u32(out, KT_POOL_NO_BINARIES);
     kt_msg_put_str(out, w->be->prog_binary ? err.msg : "the backend gives no program binaries");
@@ -88,8 +88,8 @@ static void compile(worker *w, const char *source, const char *options, const ch
     kt_msg_put_u32(out, KT_POOL_BUILT);
     kt_msg_put_bytes(out, bytes, size);
     kt_msg_put_str(out, log);
-  } else {
-    put_failed(out, log, err.msg);
+  } else { /* 1: the source does not compile, which the disk cache keeps */
+    put_failed(out, rc > 0 ? KT_POOL_REFUSED : KT_POOL_FAILED, log, err.msg);
   }
   free(bytes);
   free(log);

@@ -355,7 +355,7 @@ int kt_program_store_put(kt_program_store *s, const kt_program_key *k,
   put_u64(e + MAGIC_LEN + 16, size);
   key_write(k, e + HEADER);
   if (nlog) memcpy(e + HEADER + nkey, log, nlog);
-  memcpy(e + HEADER + nkey + nlog, bytes, size);
+  if (size) memcpy(e + HEADER + nkey + nlog, bytes, size);
   uint32_t sum = checksum(e, n);
   for (int i = 0; i < 4; i++) e[HEADER - 4 + i] = (unsigned char)(sum >> (8 * i));
   char *path = entry_path(s, e + HEADER, nkey, err);
@@ -499,8 +499,9 @@ static bool usable(const kt_program_disk *disk, const kt_backend *be) {
 
 kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
                                const char *source, const char *options, const char *name,
-                               char **log) {
+                               char **log, bool *refused) {
   *log = NULL;
+  *refused = false;
   if (!usable(disk, be)) return NULL;
   kt_program_key key = key_of(disk, be, source, options, name);
   unsigned char *bytes;
@@ -508,6 +509,11 @@ kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be
   char *kept_log, *load_log = NULL;
   kt_error why;
   if (!kt_program_store_get(disk->store, &key, &bytes, &size, &kept_log)) return NULL;
+  if ((*refused = size == 0)) { /* no binary: the compiler's refusal */
+    free(bytes);
+    *log = kept_log;
+    return NULL;
+  }
   kt_bprog *prog = be->prog_load(ctx, bytes, size, options, name, &load_log, &why);
   free(bytes);
   free(load_log);
@@ -529,11 +535,21 @@ void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, con
   kt_program_store_put(disk->store, &key, bytes, size, log, &why); /* a cache: best effort */
 }
 
+void kt_program_disk_refused(const kt_program_disk *disk, const kt_backend *be,
+                             const char *source, const char *options, const char *name,
+                             const char *log) {
+  if (log && log[0]) kt_program_disk_keep(disk, be, source, options, name, NULL, 0, log);
+}
+
 kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
                            const char *source, const char *options, const char *name,
                            char **log, bool *loaded, kt_error *err) {
-  kt_bprog *prog = kt_program_disk_load(disk, be, ctx, source, options, name, log);
-  if ((*loaded = prog != NULL)) return prog;
+  bool refused;
+  kt_bprog *prog = kt_program_disk_load(disk, be, ctx, source, options, name, log, &refused);
+  if ((*loaded = prog != NULL || refused)) {
+    if (refused) kt_fail(err, "the compiler refused it before (the program cache on disk)");
+    return prog;
+  }
   prog = be->compile(ctx, source, options, name, log, err);
   unsigned char *bytes;
   size_t size;

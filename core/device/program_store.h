@@ -7,7 +7,8 @@
 ** changes the binary (the device's and compiler's identity, the options,
 ** the kernel where a program serves one, the final source). The file holds
 ** the key itself, the compiler's log and the backend's binary
-** (backend.h, prog_binary) under a checksum: a hash collision is a miss,
+** (backend.h, prog_binary; none for a source the compiler refused) under
+** a checksum: a hash collision is a miss,
 ** a damaged entry (cut short, bytes changed) is removed and built again.
 ** Files are written beside their place and renamed into it, so several
 ** processes may share a folder and none reads half an entry. The folder
@@ -83,20 +84,29 @@ typedef struct kt_program_disk {
 } kt_program_disk;
 
 /* Compiles, or loads from the store what an earlier compile kept there
-** (*loaded), keeping what it compiles. As the backend's compile; the log
-** of a loaded program is its compile's. Thread-safe. */
+** (*loaded: a program, or NULL for a refusal kept there), keeping what it
+** compiles. As the backend's compile; the log of a loaded program is its
+** compile's. Thread-safe. */
 kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
                            const char *source, const char *options, const char *name,
                            char **log, bool *loaded, kt_error *err);
 
 /* The parts of kt_program_build: a program loaded from the store, or NULL
-** (none there, or one that would not load: it is removed); keeping a
-** program's binary there. Both do nothing without a store. */
+** (none there, or one that would not load: it is removed; or, *refused,
+** an earlier compile that the compiler refused, *log its messages);
+** keeping a program's binary there, or a refusal (kt_program_disk_refused:
+** the compiler's log, where it gave one, kept as an entry without a
+** binary: compilers refuse a source alike every time, and the slowest
+** compiles are often refusals, ptxas's of too much shared memory). They
+** do nothing without a store. */
 kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
                                const char *source, const char *options, const char *name,
-                               char **log);
+                               char **log, bool *refused);
 void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, const char *source,
                           const char *options, const char *name, const unsigned char *bytes,
                           size_t size, const char *log);
+void kt_program_disk_refused(const kt_program_disk *disk, const kt_backend *be,
+                             const char *source, const char *options, const char *name,
+                             const char *log);
 
 #endif
