@@ -6,7 +6,8 @@
 #     then an empty cache without compiler processes (compile_workers = 0);
 #   - compile throughput against compiler processes, 1 to 16 (bench/compile/compile.lua);
 #   - BAT's convolution (15x15 filter), 20 random configurations: compile_workers = 0 and no
-#     disk cache (as before issue 26), then the defaults with an empty disk cache.
+#     disk cache (as before issue 26), then the defaults with an empty disk cache, then warm
+#     (the programs, and the compiler's refusals, from the cache that filled).
 # BAT: BAT's tree (default: bat, as the bundle holds it). KTLUA: the ktlua to run.
 #   bench/compile/targets.sh bat          (from the bundle, on the GPU machine)
 set -u
@@ -34,4 +35,5 @@ KTLUA_CACHE=off timeout 200 "$KTLUA" bench/compile/compile.lua --device=cuda:0 -
   --threads=1,2,4,8,16 --processes_only
 step conv-before "$tmp/c0" --file="$conv" --count=20 --workers=0 --nocache
 step conv-default "$tmp/c1" --file="$conv" --count=20
+step conv-warm "$tmp/c1" --file="$conv" --count=20
 rm -rf "$tmp"
