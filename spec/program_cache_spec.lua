@@ -246,76 +246,60 @@ describe("the program cache on disk with CUDA (a stand-in driver: spec/support/f
   setup(function() require("spec.support.fake_cuda").build(lib) end)
   teardown(function() os.execute("rm -rf " .. lib) end)
 
-  it("loads the cubins an earlier tuning compiled, templates' lowered names with them", function()
-    local path = lib .. "/tune.lua"
-    local cache = lib .. "/cache"
+  -- Writes a tuning (`kernel`: Lua making k) that prints its summary's compiles and cached and
+  -- its statuses, then runs `after`; returns a run of it in a new process (env: more variables)
+  -- on a disk cache of its own, and that cache's folder.
+  local function script(name, kernel, after)
+    local path, cache = lib .. "/" .. name .. ".lua", lib .. "/" .. name .. "-cache"
     files.write(path, [[
 local kt = require "ktlua"
 local tuner = kt.tuner("cuda:0", { isolate = os.getenv("ISOLATE") ~= "0" })
 local c = kt.array("float", 64)
+]] .. kernel .. [[
+local r = tuner:tune(k, { repeats = 1, progress = false })
+local s = r:summary()
+io.write(s.compiles, " ", s.cached)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()
+]] .. (after or ""))
+    return function(env)
+      local out, code = shell.run(("env KTLUA_CACHE=%s KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s %s")
+        :format(cache, lib, env or "", shell.ktlua, path))
+      assert.are.equal(0, code, out)
+      return out
+    end, cache
+  end
+
+  it("loads the cubins an earlier tuning compiled, templates' lowered names with them", function()
+    local run, cache = script("tune", [[
 local k = tuner:kernel{ name = "scaled<2>", global = 64, args = { c:output() }, source = [=[
 template <int F>
 __global__ void scaled(float *c) { c[threadIdx.x] = F * V; }]=] }
 k:param("V", { 1, 2, 3 })
 k:param("WG", { 8, 16 }, { group_x = "mul" })
-local r = tuner:tune(k, { repeats = 1, progress = false })
-local s = r:summary()
-io.write(s.compiles, " ", s.cached)
-for i = 1, #r do io.write(" ", r[i].status) end
-print()]])
-    local function run(env)
-      return shell.run(("env KTLUA_CACHE=%s KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s %s")
-        :format(cache, lib, env or "", shell.ktlua, path))
-    end
-    local out, code = run()
-    assert.are.equal(0, code, out)
-    assert.are.equal("6 0 ok ok ok ok ok ok\n", out)
-    out, code = run()
-    assert.are.equal(0, code, out)
-    assert.are.equal("0 6 ok ok ok ok ok ok\n", out)
-    out, code = run("ISOLATE=0")
-    assert.are.equal(0, code, out)
-    assert.are.equal("0 6 ok ok ok ok ok ok\n", out)
+]])
+    assert.are.equal("6 0 ok ok ok ok ok ok\n", run())
+    assert.are.equal("0 6 ok ok ok ok ok ok\n", run())
+    assert.are.equal("0 6 ok ok ok ok ok ok\n", run("ISOLATE=0"))
     local names = io.popen("ls " .. cache):read("a")
     assert.are.equal(7, select(2, names:gsub("%.ktp", ""))) -- and the inputs' check kernel
   end)
 
   it("keeps what the compiler refused: a second tuning compiles nothing and fails it alike", function()
-    local path = lib .. "/refused.lua"
-    local cache = lib .. "/refused-cache"
-    files.write(path, [[
-local kt = require "ktlua"
-local tuner = kt.tuner("cuda:0", { isolate = os.getenv("ISOLATE") ~= "0" })
-local c = kt.array("float", 64)
+    local run, cache = script("refused", [[
 local k = tuner:kernel{ name = "scaled", global = 64, args = { c:output() }, source = [=[
 #if V == 2
 #error V = 2 does not compile
 #endif
 extern "C" __global__ void scaled(float *c) { c[threadIdx.x] = V; }]=] }
 k:param("V", { 1, 2, 3 })
-local r = tuner:tune(k, { repeats = 1, progress = false })
-local s = r:summary()
-io.write(s.compiles, " ", s.cached)
-for i = 1, #r do io.write(" ", r[i].status) end
-print()
-print(r[2].error)]])
-    local function run(env)
-      return shell.run(("env KTLUA_CACHE=%s KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s %s")
-        :format(cache, lib, env or "", shell.ktlua, path))
-    end
-    local out, code = run()
-    assert.are.equal(0, code, out)
-    local first, why = out:match("^(.-)\n(.*)$")
+]], "print(r[2].error)\n")
+    local first, why = run():match("^(.-)\n(.*)$")
     assert.are.equal("3 0 ok compile_failed ok", first)
     assert.matches("V = 2 does not compile", why, 1, true)
-    for _, env in ipairs{ "", "ISOLATE=0" } do
-      out, code = run(env)
-      assert.are.equal(0, code, out)
-      assert.are.equal("0 3 ok compile_failed ok\n" .. why, out)
-    end
-    out = shell.run(("env KTLUA_CACHE=%s %s cache clear"):format(cache, shell.ktlua))
-    out, code = run()
-    assert.are.equal(0, code, out)
-    assert.are.equal("3 0 ok compile_failed ok\n" .. why, out)
+    assert.are.equal("0 3 ok compile_failed ok\n" .. why, run())
+    assert.are.equal("0 3 ok compile_failed ok\n" .. why, run("ISOLATE=0"))
+    shell.run(("env KTLUA_CACHE=%s %s cache clear"):format(cache, shell.ktlua))
+    assert.are.equal("3 0 ok compile_failed ok\n" .. why, run())
   end)
 end)
