@@ -5,9 +5,10 @@
 # (default: processors + 1, as some jobs mostly wait), the longest first
 # (by the last run's times, build/check-times, else those of a run kept
 # in spec/support/check-times). Each file's output is
-# printed whole once it has finished; then the ten slowest files; then one
-# line: "N passed, N failed". The exit fails where a spec failed, a file
-# did not finish or a sanitizer reported at exit. CHECK_SPECS="FILE ..."
+# printed whole once it has finished; then the ten slowest files; then
+# what failed, named again; then one line: "N passed, N failed". The exit
+# fails where a spec failed, a file did not finish or a sanitizer reported
+# at exit. CHECK_SPECS="FILE ..."
 # runs only those files.
 #
 # The plain and the sanitized runs compile the same kernels: they share
@@ -98,6 +99,9 @@ report() { # $1: job number; prints its output, counts it
     f=1
   fi
   passed=$((passed + p)); failed=$((failed + f))
+  # CI keeps only the output's tail: the failures are named again there.
+  [ "$f" -gt 0 ] && { echo "$label: $f failed"
+    grep -A1 -E '^(Failure|Error) (→|->) ' "$work/$i.log" | grep -v -E '^--$'; } >> "$work/failures"
   echo "$secs ${kinds[$i]} ${files[$i]}" >> "$work/times"
   reported[$i]=1
 }
@@ -127,5 +131,6 @@ cat "$work/times" "$times" 2>/dev/null > "$work/all-times"
 mkdir -p build && awk '!seen[$2 " " $3]++' "$work/all-times" > "$times"
 echo "== the ten slowest spec files (seconds)"
 sort -k1,1 -g -r "$work/times" | head -n 10
+[ -s "$work/failures" ] && { echo "== what failed"; cat "$work/failures"; }
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
