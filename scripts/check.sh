@@ -81,12 +81,12 @@ run_job() {
 passed=0; failed=0
 declare -a kinds files reported
 report() { # $1: job number; prints its output, counts it
-  local i=$1 status secs line p f label
+  local i=$1 status secs line p f label tail=false
   read -r status secs < "$work/$i.done"
   label="${files[$i]} (${kinds[$i]})"
   line=$(grep -E "$count_line" "$work/$i.log" | tail -n 1)
   if [ -z "$line" ]; then
-    p=0; f=1
+    p=0; f=1; tail=true
   else
     p=${line%% passed*}
     f=${line#*, }; f=${f%% failed}
@@ -96,12 +96,17 @@ report() { # $1: job number; prints its output, counts it
   # A clean count with a failing exit is a sanitizer report at exit.
   if [ -n "$line" ] && [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
     echo "$label: exited with status $status after its specs (see above)"
-    f=1
+    f=1; tail=true
   fi
   passed=$((passed + p)); failed=$((failed + f))
-  # CI keeps only the output's tail: the failures are named again there.
+  # CI keeps only the output's tail: the failures are named again there,
+  # each with the start of its message.
   [ "$f" -gt 0 ] && { echo "$label: $f failed"
-    grep -A1 -E '^(Failure|Error) (→|->) ' "$work/$i.log" | grep -v -E '^--$'; } >> "$work/failures"
+    awk '/^(Failure|Error) (→|->) / { n = 12 } /^[0-9]+ passed, [0-9]+ failed$/ { n = 0 } n > 0 && n-- { print substr($0, 1, 300) }' \
+      "$work/$i.log"
+    # one that did not finish, or a sanitizer's report at exit: its last lines
+    if $tail; then tail -n 15 "$work/$i.log" | cut -c 1-300; fi
+  } >> "$work/failures"
   echo "$secs ${kinds[$i]} ${files[$i]}" >> "$work/times"
   reported[$i]=1
 }

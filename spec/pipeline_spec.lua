@@ -134,7 +134,9 @@ describe("the pipeline", function()
     k:param("MODE", { 0, 1, 2 })
     k:reference(o, function(ref) ref:fill(7) end)
     local r = tuner:tune(k, { repeats = 3 })
-    assert.are.same({ "ok", "runtime_failed", "ok" }, { r[1].status, r[2].status, r[3].status })
+    assert.are.same({ "ok", "runtime_failed", "ok" }, { r[1].status, r[2].status, r[3].status },
+      ("%d results; MODE %s: retried %s; error %s; %d samples"):format(#r, tostring(r[2].config.MODE),
+        tostring(r[2].retried), tostring(r[2].error), #r[2].samples_ms))
     assert.matches("^first run: runtime_failed %(the device process died of signal %d+", r[2].retried)
     assert.are.equal(3, #r[1].samples_ms)
     assert.are.equal(3, #r[3].samples_ms)
