@@ -1,6 +1,7 @@
 -- bench/searchers/shape.lua: the figures bench/RESULTS.md quotes for a
 -- space's shape, on a space small enough to work out by hand
 -- (spec/fixtures/shape_tiny_cache.json: x 1..3, y 1..2; (3,2) failed).
+local files = require "spec.support.files"
 local shell = require "spec.support.shell"
 
 describe("bench/searchers/shape.lua", function()
@@ -56,6 +57,14 @@ describe("bench/searchers/record", function()
     assert.truthy(out:find("unknown argument --size=3 (usage:", 1, true), out)
   end)
 
+  -- The tiling parameters of k, from cfg's four values from `at`: block x, y; tile x, y.
+  local function tiled(k, cfg, at)
+    k:param("block_size_x", { cfg[at] }, { group_x = "mul" })
+    k:param("block_size_y", { cfg[at + 1] }, { group_y = "mul" })
+    k:param("tile_size_x", { cfg[at + 2] }, { global_x = "div" })
+    k:param("tile_size_y", { cfg[at + 3] }, { global_y = "div" })
+  end
+
   it("mm.cu (with portable.h) computes C = A B with and without local memory (OpenCL)", function()
     local kt = require "ktlua"
     local n = 64
@@ -69,18 +78,13 @@ describe("bench/searchers/record", function()
         ref[i * n + j] = s
       end
     end
-    local f = assert(io.open("bench/searchers/record/portable.h"))
-    local portable = f:read("a") -- the prelude spaces.lua gives it
-    f:close()
+    local prelude = files.read("bench/searchers/record/portable.h") -- the prelude spaces.lua gives them
     -- block x, y; tile x, y; use_local, tile_k, padding
     for _, cfg in ipairs({ { 8, 4, 1, 1, 0, 8, 0 }, { 16, 2, 2, 4, 1, 16, 1 }, { 8, 8, 4, 2, 1, 32, 0 } }) do
-      local k = tuner:kernel{ file = "bench/searchers/record/mm.cu", prelude = portable, name = "mm",
+      local k = tuner:kernel{ file = "bench/searchers/record/mm.cu", prelude = prelude, name = "mm",
         global = { n, n }, group = { 1, 1 },
         args = { c:output(), a:input(), b:input(), kt.int(n) } }
-      k:param("block_size_x", { cfg[1] }, { group_x = "mul" })
-      k:param("block_size_y", { cfg[2] }, { group_y = "mul" })
-      k:param("tile_size_x", { cfg[3] }, { global_x = "div" })
-      k:param("tile_size_y", { cfg[4] }, { global_y = "div" })
+      tiled(k, cfg, 1)
       k:param("use_local", { cfg[5] })
       k:param("tile_k", { cfg[6] })
       k:param("padding", { cfg[7] })
@@ -95,32 +99,29 @@ describe("bench/searchers/record", function()
     local kt = require "ktlua"
     local n = 64
     local tuner = kt.tuner("opencl", { compile_workers = 0, cache = false })
-    local f = assert(io.open("bench/searchers/record/portable.h"))
-    local portable = f:read("a")
-    f:close()
+    local prelude = files.read("bench/searchers/record/portable.h")
     local input, out = kt.array("float", n * n):random(1), kt.array("float", n * n)
     local function at(y, x) return (y >= 0 and y < n and x >= 0 and x < n) and input[y * n + x] or 0 end
-    local want = {
+    local refs = {}
+    for name, want in pairs({
       stencil = function(y, x) return 0.2 * (at(y, x) + at(y - 1, x) + at(y + 1, x) + at(y, x - 1) + at(y, x + 1)) end,
       transpose = function(y, x) return input[x * n + y] end,
-    }
+    }) do
+      refs[name] = kt.array("float", n * n)
+      for y = 0, n - 1 do for x = 0, n - 1 do refs[name][y * n + x] = want(y, x) end end
+    end
     -- name; block x, y; tile x, y; use_shared, padding; tile_contig_y (the stencil's)
     for _, cfg in ipairs({ { "stencil", 16, 2, 1, 1, 0, 0, 0 }, { "stencil", 32, 4, 2, 4, 1, 1, 1 },
                            { "stencil", 16, 8, 4, 2, 0, 0, 1 }, { "transpose", 8, 4, 1, 1, 0, 0 },
                            { "transpose", 16, 4, 2, 4, 1, 1 }, { "transpose", 32, 8, 2, 1, 1, 0 } }) do
       local name = cfg[1]
-      local ref = kt.array("float", n * n)
-      for y = 0, n - 1 do for x = 0, n - 1 do ref[y * n + x] = want[name](y, x) end end
-      local k = tuner:kernel{ file = "bench/searchers/record/" .. name .. ".cu", prelude = portable, name = name,
+      local k = tuner:kernel{ file = "bench/searchers/record/" .. name .. ".cu", prelude = prelude, name = name,
         global = { n, n }, group = { 1, 1 }, args = { out:output(), input:input(), kt.int(n) } }
-      k:param("block_size_x", { cfg[2] }, { group_x = "mul" })
-      k:param("block_size_y", { cfg[3] }, { group_y = "mul" })
-      k:param("tile_size_x", { cfg[4] }, { global_x = "div" })
-      k:param("tile_size_y", { cfg[5] }, { global_y = "div" })
+      tiled(k, cfg, 2)
       k:param("use_shared", { cfg[6] })
       k:param("padding", { cfg[7] })
       if cfg[8] then k:param("tile_contig_y", { cfg[8] }) end
-      k:reference(out, ref, { method = "relative", tolerance = 1e-5 })
+      k:reference(out, refs[name], { method = "relative", tolerance = 1e-5 })
       local r = tuner:tune(k, { repeats = 1, progress = false })
       assert.are.equal("ok", r[1].status, table.concat(cfg, ",", 2) .. " " .. name .. ": " .. tostring(r[1].error))
     end
