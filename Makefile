@@ -241,20 +241,20 @@ INSTALLED_DIRS = $(D)/share/ktlua/examples/kernels $(D)/share/ktlua/examples/emb
   $(D)/share/ktlua/examples $(D)/share/ktlua \
   $(D)/share/doc/ktlua/doc $(D)/share/doc/ktlua $(D)/include/ktlua $(DESTDIR)$(LUA_LMOD)/ktlua
 
-# The installed core knows where the installed ktlua is (core/base/ktlua_exe.h): a copy of the
-# library whose ktlua_exe.o is built for $(PREFIX), leaving build/ as it is.
-$(B)/install/libktlua.a: $(B)/libktlua.a FORCE
-	@mkdir -p $(B)/install
-	@$(CC) $(BASE_CFLAGS) $(OPT) -DKT_BINDIR='"$(PREFIX)/bin"' -c core/base/ktlua_exe.c -o $(B)/install/ktlua_exe.o
-	@cp $(B)/libktlua.a $@
-	@ar rs $@ $(B)/install/ktlua_exe.o
-
-install: all $(B)/ktlua.pc $(B)/install/libktlua.a
+# What depends on $(PREFIX) is made in a folder of each install's own (mktemp), never under
+# build/, so that installs to several prefixes at once (the suite's spec files) share no file:
+# the prefix's ktlua.pc, and a copy of the library whose ktlua_exe.o is built for $(PREFIX)
+# (the installed core knows where the installed ktlua is: core/base/ktlua_exe.h).
+install: all
 	install -d $(D)/bin $(DESTDIR)$(LUA_CMOD) $(D)/lib/pkgconfig $(D)/share/man/man1 $(INSTALLED_DIRS)
 	install -m 755 $(B)/ktlua $(D)/bin/ktlua
 	install -m 755 $(B)/ktlua.so $(DESTDIR)$(LUA_CMOD)/ktlua.so
-	install -m 644 $(B)/install/libktlua.a $(D)/lib/libktlua.a
-	install -m 644 $(B)/ktlua.pc $(D)/lib/pkgconfig/ktlua.pc
+	@t=$$(mktemp -d) && trap 'rm -rf "$$t"' EXIT && \
+	  $(CC) $(BASE_CFLAGS) $(OPT) -DKT_BINDIR='"$(PREFIX)/bin"' -c core/base/ktlua_exe.c -o $$t/ktlua_exe.o && \
+	  cp $(B)/libktlua.a $$t/libktlua.a && ar rs $$t/libktlua.a $$t/ktlua_exe.o 2>/dev/null && \
+	  printf '%s\n' $(PC_LINES) > $$t/ktlua.pc && \
+	  install -m 644 $$t/libktlua.a $(D)/lib/libktlua.a && \
+	  install -m 644 $$t/ktlua.pc $(D)/lib/pkgconfig/ktlua.pc
 	install -m 644 doc/ktlua.1 $(D)/share/man/man1/ktlua.1
 	install -m 644 $(STDLIB) $(DESTDIR)$(LUA_LMOD)/ktlua/
 	install -m 644 $(CORE_H) $(D)/include/ktlua/
