@@ -160,7 +160,10 @@ local rec = kt.replay(dir .. "t4.json")
 local again = rec:tune{ search = "exhaustive", objective = "energy", progress = false }
 print(again.objective, ("%.6g"):format(again:best().metrics.energy))
 local t4 = io.open(dir .. "t4.json"):read("a")
-print(t4:match('{"name":"energy","value":0.003,"unit":"J"}') ~= nil,
+-- the energy as the others print it: the stand-in's counter follows the clock, so the last
+-- digits of the value depend on how busy the machine is
+local energy = t4:match('{"name":"energy","value":([^,]+),"unit":"J"}')
+print(energy and ("%.6g"):format(tonumber(energy)) == "0.003",
       t4:match('{"name":"sm_clock","value":1755,"unit":"MHz"}') ~= nil,
       t4:match('{"name":"power","value":[^,]+,"unit":"W"}') ~= nil)]])
     assert.are.equal(0, code, out)
