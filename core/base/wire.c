@@ -134,8 +134,7 @@ kt_wire_rc kt_wire_send_frames(int fd, const kt_msg *frames) {
   return send_all(fd, frames->data, frames->len);
 }
 
-/* Waits for fd to be readable before the deadline. */
-static kt_wire_rc wait_readable(int fd, int64_t deadline_ns) {
+kt_wire_rc kt_wire_wait(int fd, int64_t deadline_ns) {
   for (;;) {
     int ms = -1;
     if (deadline_ns) {
@@ -154,7 +153,7 @@ static kt_wire_rc wait_readable(int fd, int64_t deadline_ns) {
 static kt_wire_rc recv_all(int fd, void *p, size_t n, int64_t deadline_ns) {
   char *c = p;
   while (n > 0) {
-    kt_wire_rc w = wait_readable(fd, deadline_ns);
+    kt_wire_rc w = kt_wire_wait(fd, deadline_ns);
     if (w != KT_WIRE_OK) return w;
     ssize_t k = recv(fd, c, n, 0);
     if (k == 0) return KT_WIRE_CLOSED;

@@ -50,5 +50,8 @@ int kt_wire_frame(kt_msg *frames, const kt_msg *m);
 kt_wire_rc kt_wire_send_frames(int fd, const kt_msg *frames);
 /* Waits until deadline (kt_now_ns clock; 0: forever) for a frame. */
 kt_wire_rc kt_wire_recv(int fd, kt_msg *m, int64_t deadline_ns);
+/* Waits for fd to be readable before the deadline (0: none): KT_WIRE_OK,
+** KT_WIRE_TIMEOUT or KT_WIRE_ERROR. */
+kt_wire_rc kt_wire_wait(int fd, int64_t deadline_ns);
 
 #endif

@@ -354,7 +354,11 @@ static void rm_event_free(kt_bctx *c, kt_bevent *e) {
   free(e);
 }
 
-static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns) { c->deadline = deadline_ns; }
+static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns, bool past_compiles) {
+  c->deadline = deadline_ns;
+  c->past_compiles = past_compiles && deadline_ns;
+  if (c->past_compiles) c->compiled_at_set = rm_compile_ns(c);
+}
 
 /* A server that died during a compile is lost here, on the owning thread,
 ** so that the configuration whose compile it was learns of it. */

@@ -21,7 +21,10 @@ static int take_channel(kt_bctx *c, uint64_t *gen) {
     if (ch >= 0 || none_open) break;
     pthread_cond_wait(&c->freed, &c->lock);
   }
-  if (ch >= 0) c->cbusy[ch] = true;
+  if (ch >= 0) {
+    c->cbusy[ch] = true;
+    if (c->compiling++ == 0) c->compiling_since = kt_now_ns();
+  }
   *gen = c->generation;
   pthread_mutex_unlock(&c->lock);
   return ch;
@@ -30,8 +33,16 @@ static int take_channel(kt_bctx *c, uint64_t *gen) {
 static void give_channel(kt_bctx *c, int ch) {
   pthread_mutex_lock(&c->lock);
   c->cbusy[ch] = false;
+  if (--c->compiling == 0) c->compile_ns += kt_now_ns() - c->compiling_since;
   pthread_cond_broadcast(&c->freed);
   pthread_mutex_unlock(&c->lock);
+}
+
+int64_t rm_compile_ns(kt_bctx *c) {
+  pthread_mutex_lock(&c->lock);
+  int64_t ns = c->compile_ns + (c->compiling ? kt_now_ns() - c->compiling_since : 0);
+  pthread_mutex_unlock(&c->lock);
+  return ns;
 }
 
 /* Sends out on a compile connection and receives the reply into in, past

@@ -44,6 +44,12 @@ struct kt_bctx {
   unsigned char *staging;
   size_t staging_size;
   int64_t deadline;
+  bool past_compiles;      /* the deadline moves by the time spent compiling ... */
+  int64_t compiled_at_set; /* ... since it was set: rm_compile_ns then */
+  /* Time with a compile connection at work (under lock): its sum, and how
+  ** many are at work since when. */
+  int64_t compile_ns, compiling_since;
+  int compiling;
   kt_wait_hook wait;      /* around waits for a reply on the main connection */
   /* what a new server process runs (kt_server_main, given by backend_remote.c) */
   void (*serve)(int main_fd, const int *compile_fds, int n, void *staging, size_t staging_size);
@@ -88,6 +94,9 @@ int post(kt_bctx *c, kt_error *err);
 /* ... or one whose reply rm_reply waits for, sent at once. */
 int post_replied(kt_bctx *c, kt_error *err);
 int rm_reply(kt_bctx *c, kt_fault *fault, kt_error *err);
+/* remote_compile.c: the time the compile connections were at work, summed
+** over the moments when at least one was. */
+int64_t rm_compile_ns(kt_bctx *c);
 /* Fails for an object of an earlier server. */
 int stale(kt_bctx *c, uint64_t gen, kt_fault *fault, kt_error *err);
 

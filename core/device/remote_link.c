@@ -152,13 +152,25 @@ int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   return rm_reply(c, fault, err);
 }
 
+/* The deadline of a reply: with past_compiles, the set one moved by the time
+** spent compiling since it was set, checked again each time it passes, as
+** compiles may start and end while the reply is waited for. */
+static int64_t reply_deadline(kt_bctx *c) {
+  if (!c->past_compiles) return c->deadline;
+  for (;;) {
+    int64_t d = c->deadline + (rm_compile_ns(c) - c->compiled_at_set);
+    if (kt_wire_wait(c->fd, d) != KT_WIRE_TIMEOUT) return d;
+    if (c->deadline + (rm_compile_ns(c) - c->compiled_at_set) <= kt_now_ns()) return d;
+  }
+}
+
 /* The reply to a request sent before (by post), in c->in. */
 int rm_reply(kt_bctx *c, kt_fault *fault, kt_error *err) {
   *fault = KT_FAULT_NONE;
   c->round_trips++;
   if (!c->alive) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
   if (c->wait.fn) c->wait.fn(c->wait.ud, true);
-  kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, c->deadline);
+  kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, reply_deadline(c));
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   kt_devout_drain(&c->said);
   if (rc == KT_WIRE_TIMEOUT)

@@ -606,16 +606,18 @@ bool tuner_recover(kt_tuner *t) {
 /* A CPU device (PoCL) compiles a kernel for its work-group size when it
 ** is first launched, after any compile of the same process in progress
 ** (one compiles at a time): on a slow machine, seconds before the kernel
-** runs. A deadline leaves it twice the longest compile so far, so that
-** a correct configuration is not stopped before it ran. */
-static int64_t launch_allowance(const kt_tuner *t) {
-  if (!t->cache || strcmp(kt_device_string(&t->device, "type"), "cpu") != 0) return 0;
-  return (int64_t)(2 * kt_build_cache_stats(t->cache).longest_ns);
+** runs. So that a correct configuration is not stopped before it ran, its
+** deadline moves by the time the compiles in progress take, whatever the
+** machine's load, and leaves the kernel's own compile twice the longest
+** compile so far. */
+static bool compiles_hold_launches(const kt_tuner *t) {
+  return t->cache && strcmp(kt_device_string(&t->device, "type"), "cpu") == 0;
 }
 
 void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns) {
-  if (deadline_ns) deadline_ns += launch_allowance(t);
-  if (t->be->set_deadline) t->be->set_deadline(t->ctx, deadline_ns);
+  bool cpu = compiles_hold_launches(t);
+  if (deadline_ns && cpu) deadline_ns += (int64_t)(2 * kt_build_cache_stats(t->cache).longest_ns);
+  if (t->be->set_deadline) t->be->set_deadline(t->ctx, deadline_ns, cpu);
 }
 
 bool tuner_can_time_out(const kt_tuner *t) { return t->be->set_deadline != NULL; }
