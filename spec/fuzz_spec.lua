@@ -195,6 +195,9 @@ describe("the parser fuzzer", function()
     ["results_huge_checks.json"] = {},
     ["results_ktt_grid_overflow.json"] = {
       load = "result 1: ComputationResults[1]: its grid of blocks overflows a size" },
+    -- timestamps that name no time, formatted from what gmtime_r left (ASan): unknown now
+    -- (results_trust_spec.lua)
+    ["results_t4_timestamps.json"] = {},
   }
 
   -- Kept cases that are no results files, read by the spec that owns their prefix.

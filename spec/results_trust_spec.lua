@@ -325,3 +325,34 @@ describe("a global size no launch can hold", function()
       .. "work%-items than a launch can count %(2%^64 %- 1%)", r[1].error)
   end)
 end)
+
+describe("a timestamp", function()
+  local dir = "spec/fixtures/fuzz/"
+
+  -- "23:03:9.3e18" was read as 3e17 seconds, which gmtime_r could not
+  -- break down: the writers formatted what it left (ASan: a stack buffer
+  -- overflow; the plain build wrote "916688984-1009236380-22040 04:.000000").
+  it("that names no time is unknown, and written as unknown, never as garbage", function()
+    local path = dir .. "results_t4_timestamps.json" -- 9.3e18 seconds, February 31st, hour 24, ...
+    local r = kt.load(path)
+    local finished = {}
+    for i = 1, #r do finished[i] = r[i].finished or false end
+    assert.are.same({ false, 1795679863.25, false, false, false, false, false, false }, finished)
+    local good = "2026-11-26 07:57:43.250000+00:00"
+    for format, key in pairs({ t4 = "timestamp", json = "finished", ["kernel-tuner-cache"] = "timestamp" }) do
+      local out = files.tmpname(".json")
+      r:write(out, format)
+      local stamps = {}
+      for s in files.read(out):gmatch('"' .. key .. '":"([^"]*)"') do stamps[#stamps + 1] = s end
+      table.sort(stamps)
+      -- a cache's entries need one: "" is unknown there
+      local want = format == "kernel-tuner-cache" and { "", "", "", "", "", "", "", good } or { good }
+      assert.are.same(want, stamps, format)
+      local back = kt.load(out)
+      for i = 1, #back do
+        assert.are.equal(back[i].config.V == 1 and 1795679863.25 or nil, back[i].finished, format)
+      end
+      os.remove(out)
+    end
+  end)
+end)

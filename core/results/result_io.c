@@ -236,11 +236,9 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   }
   fputs(",\"error\":", f);
   kt_json_string(f, x->error);
-  if (x->finished > 0) {
-    char stamp[64];
-    kt_time_format(x->finished, stamp, sizeof stamp);
+  char stamp[64];
+  if (kt_time_format(x->finished, stamp, sizeof stamp) == 0) /* else unknown */
     fprintf(f, ",\"finished\":\"%s\"", stamp);
-  }
   json_launched(f, x);
   const char *keys[] = {"build_log", "device_log", "retried", "device"};
   const char *texts[] = {x->build_log, x->device_log, x->retried, x->device};

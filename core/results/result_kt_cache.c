@@ -348,8 +348,8 @@ static void write_entry(FILE *f, const kt_results *r, const kt_result *x) {
     fputc(':', f);
     kt_json_number(f, x->metrics[m].value);
   }
-  char stamp[64] = "";
-  if (x->finished > 0) kt_time_format(x->finished, stamp, sizeof stamp);
+  char stamp[64];
+  if (kt_time_format(x->finished, stamp, sizeof stamp)) stamp[0] = '\0'; /* the schema asks for one */
   fprintf(f, ",\"timestamp\":\"%s\",\"ktlua_status\":\"%s\"", stamp, kt_status_name(x->status));
   if (x->error) {
     fputs(",\"ktlua_error\":", f);
