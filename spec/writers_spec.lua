@@ -234,3 +234,103 @@ describe("the text report", function()
     assert.truthy(text:find("\\27]52;c;cHduZWQ=\\7 boom", 1, true))
   end)
 end)
+
+-- Every value a writer writes reads back: a metric of +inf, -inf or NaN
+-- was written null, which kt.load refused (results files, journals: a
+-- tuning could not be resumed). JSON files, journals, T4 and caches spell
+-- them as Python's json does (Infinity, -Infinity, NaN), CSV as C and
+-- Python do (inf, -inf, nan), the database as REAL values and the text NaN.
+describe("a metric that is no finite number", function()
+  local inf, nan = 1 / 0, 0 / 0
+  local want = { { up = inf, down = -inf, none = nan, third = 0.30000000000000004 },
+                 { up = 1e308, down = -5e-324 }, { none = nan }, {} }
+
+  local function same_number(a, b)
+    return type(b) == "number" and ((a ~= a and b ~= b) or (a == b and (a ~= 0 or 1 / a == 1 / b)))
+  end
+
+  -- The metrics of results (want[i] for the result whose V is i - 1).
+  local function check_metrics(r, what)
+    for i = 1, #r do
+      local got, m = r[i].metrics or {}, want[r[i].config.V + 1]
+      for k, v in pairs(m) do
+        assert(same_number(v, got[k]), ("%s: V=%d: %s: %s became %s"):format(what, i - 1, k, v, got[k]))
+      end
+      for k in pairs(got) do assert(m[k] ~= nil, ("%s: V=%d: %s came from nowhere"):format(what, i - 1, k)) end
+    end
+  end
+
+  -- What Python's json makes of a file's metrics: "inf -inf nan" for result 1's.
+  local function python_reads(path, format)
+    local pick = ({ json = "d['results'][0]['metrics']", t4 = "{m['name']: m['value'] for m in "
+      .. "d['results'][0]['measurements']}", ["kernel-tuner-cache"] = "d['cache']['0']" })[format]
+    return (shell.run(("/usr/bin/python3 -c \"import json, sys; d = json.load(open(sys.argv[1])); "
+      .. "m = %s; print(m['up'], m['down'], m['none'])\" %s"):format(pick, path)))
+  end
+
+  it("reads back from every writer, with its sign, and NaN as NaN", function()
+    local r = kt.load(FIX .. "results_metrics_nonfinite.json")
+    check_metrics(r, "kt.load")
+    assert.are.same({ 0, inf }, { r:best().config.V, r[1].metrics.up })
+    for _, format in ipairs({ "json", "csv", "t4", "kernel-tuner-cache" }) do
+      local path = files.tmpname(".out")
+      r:write(path, format)
+      check_metrics(kt.load(path), format)
+      if format ~= "csv" then assert.are.equal("inf -inf nan\n", python_reads(path, format), format) end
+      os.remove(path)
+    end
+  end)
+
+  it("is a number where T4's schema asks for one, as Python reads it", function()
+    local r = kt.load(FIX .. "results_metrics_nonfinite.json")
+    local path = files.tmpname(".json")
+    r:write(path, "t4")
+    local out = shell.run(("/usr/bin/python3 spec/support/validate_schema.py %s %s"):format(
+      "spec/fixtures/schemas/T4-1.0.0-results-schema.json", path))
+    assert.are.equal("valid\n", out)
+    os.remove(path)
+  end)
+
+  it("is kept by the database and given back by db:list", function()
+    local path = files.tmpname(".db")
+    local db = kt.db(path)
+    local r = kt.load(FIX .. "results_metrics_nonfinite.json")
+    db:store(r, { size = { n = 1 } }) -- the three best: V=0, 1, 2
+    db:close()
+    db = kt.db(path, { readonly = true })
+    local list = db:list()
+    db:close()
+    os.remove(path)
+    assert.are.same({ 0, 1, 2 }, { list[1].config.V, list[2].config.V, list[3].config.V })
+    check_metrics(list, "the database")
+  end)
+
+  it("is kept by a journal, and the tuning resumes from it", function()
+    local tuner = kt.tuner()
+    local function counter()
+      local c = kt.array("float", 16)
+      local k = tuner:kernel{ name = "count", global = 16, args = { c:output() }, source =
+        "__kernel void count(__global float *c) { int i = get_global_id(0); c[i] = i + V; }" }
+      k:param("V", { 0, 1, 2, 3 })
+      return k
+    end
+    local metrics = { { "up", function() return inf end }, { "down", function() return -inf end } }
+    local journal = files.tmpname(".jsonl")
+    tuner:tune(counter(), { search = "exhaustive", repeats = 1, journal = journal, metrics = metrics,
+                            stop = { count = 2 } })
+    -- a NaN too, as a file holds it: no metric of the tuning computes one
+    local text = files.read(journal):gsub('"metrics":{', '"metrics":{"none":NaN,')
+    files.write(journal, text)
+    local r = tuner:tune(counter(), { search = "exhaustive", repeats = 1, journal = journal,
+                                      metrics = metrics, resume = true })
+    assert.are.equal(4, #r)
+    for _, results in ipairs({ r, kt.load(journal) }) do
+      for i = 1, 4 do
+        local m = results[i].metrics
+        assert.are.same({ inf, -inf, i <= 2 }, { m.up, m.down, m.none ~= nil and m.none ~= m.none })
+      end
+    end
+    os.remove(journal)
+    tuner:close()
+  end)
+end)

@@ -32,17 +32,27 @@ void kt_json_lstring(FILE *f, const char *s, size_t len) {
 
 /* The shortest of %.15g, %.16g and %.17g that reads back as x: files stay
 ** readable (0.000751, not 0.00075100000000000004) and lose nothing. */
+void kt_number_text(double x, char *buf, size_t size) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, size, "%.*g", digits, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+}
+
 void kt_json_number(FILE *f, double x) {
   if (!isfinite(x)) {
     fputs("null", f);
     return;
   }
   char text[32];
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(text, sizeof text, "%.*g", digits, x);
-    if (strtod(text, NULL) == x) break;
-  }
+  kt_number_text(x, text, sizeof text);
   fputs(text, f);
+}
+
+void kt_json_any_number(FILE *f, double x) {
+  if (isnan(x)) fputs("NaN", f);
+  else if (isinf(x)) fputs(x > 0 ? "Infinity" : "-Infinity", f);
+  else kt_json_number(f, x);
 }
 
 void kt_json_value(FILE *f, const kt_value *v) {

@@ -12,6 +12,13 @@ void kt_json_string(FILE *f, const char *s);   /* NULL writes null */
 /* len bytes, NUL bytes included (written \u0000). */
 void kt_json_lstring(FILE *f, const char *s, size_t len);
 void kt_json_number(FILE *f, double x);        /* NaN and infinities write null */
+/* The text kt_json_number writes of a finite x, which reads back as x
+** (size at least 32): CSV's numbers too. */
+void kt_number_text(double x, char *buf, size_t size);
+/* x, and where it is no finite number Infinity, -Infinity or NaN, as
+** Python's json writes them (RFC 8259 has none; kt_json_parse_results
+** reads them): for values that may be those (metrics). */
+void kt_json_any_number(FILE *f, double x);
 void kt_json_value(FILE *f, const kt_value *v);
 
 #endif

@@ -54,7 +54,7 @@ kt_results *kt_results_parse(const char *text, size_t len, const char **format,
   }
   size_t at = strspn(text, " \t\r\n");
   if (at == len || text[at] != '{') return none(err);
-  kt_jdoc *doc = kt_json_parse_cstrings(text, len, err);
+  kt_jdoc *doc = kt_json_parse_results(text, len, err);
   if (!doc) return NULL;
   r = from_doc(kt_json_root(doc), format, err);
   kt_json_free(doc);

@@ -141,8 +141,9 @@ static int read_metrics(const kt_jvalue *x, kt_result *res, kt_error *err) {
   const kt_jvalue *m = kt_json_get_type(x, "metrics", KT_JOBJECT);
   for (size_t i = 0; m && i < m->n; i++) {
     const kt_jmember *f = &m->u.members[i];
-    if (f->value.type != KT_JNUMBER) return kt_fail(err, "metric %s is not a number", f->key);
-    if (kt_result_set_metric(res, f->key, f->value.u.num.f, err)) return -1;
+    double v;
+    if (!kt_json_real(&f->value, &v)) return kt_fail(err, "metric %s is not a number", f->key);
+    if (kt_result_set_metric(res, f->key, v, err)) return -1;
   }
   return 0;
 }
@@ -343,7 +344,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
 
 /* Parses line [a, b) of a journal; *doc is the line's document. */
 static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc, kt_error *err) {
-  *doc = kt_json_parse_cstrings(a, (size_t)(b - a), err);
+  *doc = kt_json_parse_results(a, (size_t)(b - a), err);
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
@@ -392,7 +393,7 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err) {
   static const char start[] = "{\"format\":\"ktlua-journal\"";
   const char *nl = memchr(text, '\n', len);
-  kt_jdoc *first = kt_json_parse_cstrings(text, nl ? (size_t)(nl - text) : len, NULL);
+  kt_jdoc *first = kt_json_parse_results(text, nl ? (size_t)(nl - text) : len, NULL);
   const kt_jvalue *f = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
   /* a header as ktlua writes it is a journal's, also when it is broken */
   bool journal = (f && strcmp(f->u.str, "ktlua-journal") == 0) ||
