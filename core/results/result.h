@@ -110,7 +110,8 @@ typedef struct kt_results {
   double device_ns;   /* device time of every launch, timed or not (warm-ups, references,
                       ** runs again); 0 where unknown */
   char *searcher;
-  const char *stopped; /* why the tuning ended (static text) */
+  const char *stopped; /* why the tuning ended (static text, or stopped_read); NULL: unknown */
+  char *stopped_read;  /* owned: the reason a results file gave */
   size_t compiles;       /* programs the tuning compiled ... */
   size_t cached;         /* ... and loaded from the program cache on disk instead */
   size_t withdrawn;      /* proposals the searcher took back before evaluation (loop.c) */

@@ -325,6 +325,12 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   }
   const kt_jvalue *log = kt_json_get_type(root, "device_log", KT_JSTRING);
   const kt_jvalue *inputs = kt_json_get_type(root, "inputs_log", KT_JSTRING);
+  const kt_jvalue *stopped = kt_json_get_type(root, "stopped", KT_JSTRING);
+  if (r && stopped && *stopped->u.str &&
+      !(r->stopped = r->stopped_read = kt_strdup(stopped->u.str, err))) {
+    kt_results_release(r);
+    r = NULL;
+  }
   if (r && inputs) kt_log_append(&r->inputs_log, inputs->u.str);
   if (r) {
     kt_results_rescore(r); /* the best by the objective the file names */
