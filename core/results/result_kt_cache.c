@@ -350,7 +350,8 @@ static void write_entry(FILE *f, const kt_results *r, const kt_result *x) {
     kt_json_any_number(f, x->metrics[m].value); /* Python reads Infinity and NaN */
   }
   char stamp[64];
-  if (kt_time_format(x->finished, stamp, sizeof stamp)) stamp[0] = '\0'; /* the schema asks for one */
+  if (kt_time_format(x->finished, stamp, sizeof stamp)) /* unknown: the schema asks for one */
+    stamp[0] = '\0';
   fprintf(f, ",\"timestamp\":\"%s\",\"ktlua_status\":\"%s\"", stamp, kt_status_name(x->status));
   if (x->error) {
     fputs(",\"ktlua_error\":", f);
