@@ -68,6 +68,10 @@ kt_results *kt_results_read(const char *path, size_t max, kt_error *err) {
   const char *format;
   kt_results *r = kt_results_parse(text, len, &format, err);
   free(text);
+  if (r && kt_results_note_repeats(r, "kt.load keeps each record", err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
   if (!r) kt_fail_prefix(err, "%s: ", path);
   return r;
 }

@@ -361,10 +361,12 @@ static int note_line(size_t **lines, size_t *cap, size_t at, size_t n, kt_error 
   return 0;
 }
 
-/* A journal's records are told apart by their configuration: one recorded
-** again takes the place of its first record (a resumed tuning records
-** again, under its new index, a configuration whose index changed with
-** the space), and after that an index names one configuration only. */
+/* A journal gives each configuration one index and each index one
+** configuration: a tuning records a configuration under the index the
+** space gives it, and a resumed one whose space moved the indices writes
+** its journal again whole (tuning.c). Records that break that are refused,
+** naming their lines; a configuration recorded again under its index (run
+** again: the inputs changed) takes the place of its first record. */
 static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
   kt_jdoc *doc;
@@ -386,8 +388,8 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     }
     kt_json_free(doc);
   }
-  if (r && (kt_results_keep_last(r, lines, err) ||
-            kt_results_check_indices(r, false, lines, "line", err))) {
+  if (r && (kt_results_check_indices(r, true, lines, "line", err) ||
+            kt_results_keep_last(r, lines, err))) {
     kt_results_release(r);
     r = NULL;
   }
