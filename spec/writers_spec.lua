@@ -334,3 +334,97 @@ describe("a metric that is no finite number", function()
     tuner:close()
   end)
 end)
+
+-- Every JSON writer writes UTF-8: a name or text holding bytes that are
+-- part of no UTF-8 character went through as it was, and Python's json
+-- (strict UTF-8) could not read the file. Such a byte is \udcXX now, as
+-- Python's surrogateescape holds it; ktlua reads it back as the byte.
+describe("a name or text that is not UTF-8", function()
+  local STRINGS = { "k\255", "d\254", "v\237\160\128", "\192\175", "\244\144\128\128\195", "\195\169",
+                    "m\128", "bad \233 byte" }
+  local SCRIPT = [[
+import json, sys
+out = set()
+def walk(v):
+    if isinstance(v, str): out.add(v.encode('utf-8', 'surrogateescape').hex())
+    elif isinstance(v, list): [walk(x) for x in v]
+    elif isinstance(v, dict): [walk(k) or walk(x) for k, x in v.items()]
+text = open(sys.argv[1], 'rb').read().decode('utf-8')
+for line in text.split('\n') if sys.argv[2] == 'lines' else [text]:
+    if line: walk(json.loads(line))
+print(' '.join(sorted(out)))
+]]
+
+  -- The strings of a JSON file (or of each line of a journal) as Python
+  -- reads it, strictly UTF-8, each as its bytes: a set.
+  local function python_strings(path, lines)
+    local script = files.tmpname(".py")
+    files.write(script, SCRIPT)
+    local out, code = shell.run(("/usr/bin/python3 %s %s %s"):format(script, path, lines and "lines" or "whole"))
+    os.remove(script)
+    assert.are.equal(0, code, out)
+    local set = {}
+    for hex in out:gmatch("%x+") do set[(hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end))] = true end
+    return set
+  end
+
+  local function holds(set, list, what)
+    for _, s in ipairs(list) do assert(set[s], ("%s: Python did not read %q"):format(what, s)) end
+  end
+
+  it("is written so by the results' writers, which Python reads, and read back whole", function()
+    local r = kt.load(FIX .. "writers_invalid_utf8.json")
+    for _, format in ipairs({ "json", "t4", "kernel-tuner-cache" }) do
+      local path = files.tmpname(".json")
+      r:write(path, format)
+      assert(utf8.len(files.read(path)), format .. ": not UTF-8")
+      holds(python_strings(path), STRINGS, format)
+      local back = kt.load(path)
+      assert.are.same({ r.task, r.device, r[1].config, r[2].config, r[2].error, r[1].metrics },
+        { back.task, back.device, back[1].config, back[2].config, back[2].error, back[1].metrics }, format)
+      os.remove(path)
+    end
+  end)
+
+  it("is written so by kt.json.encode, and read back", function()
+    local text = kt.json.encode({ [STRINGS[1]] = STRINGS })
+    assert.are.equal('{"k\\udcff":["k\\udcff","d\\udcfe","v\\udced\\udca0\\udc80","\\udcc0\\udcaf",'
+      .. '"\\udcf4\\udc90\\udc80\\udc80\\udcc3","\195\169","m\\udc80","bad \\udce9 byte"]}', text)
+    assert.are.same({ [STRINGS[1]] = STRINGS }, kt.json.decode(text))
+    -- as Python writes them: any other lone surrogate is still no character
+    assert.are.equal("\255", kt.json.decode('"\\udcff"'))
+    assert.has_error(function() kt.json.decode('"\\udc7f"') end,
+      "kt.json.decode: JSON: line 1, column 3: unpaired surrogate in a \\u escape")
+  end)
+
+  it("is written so by the database's JSON export", function()
+    local path = files.tmpname(".db")
+    local db = kt.db(path)
+    db:store(kt.load(FIX .. "writers_invalid_utf8.json"), { size = { ["n\255"] = 4 } })
+    local json = files.tmpname(".json")
+    files.write(json, db:export("json"))
+    db:close()
+    os.remove(path)
+    holds(python_strings(json), { "k\255", "d\254", "v\237\160\128", "\244\144\128\128\195", "n\255", "m\128" },
+      "the wisdom")
+    local k = kt.json.decode(files.read(json)).kernels[1]
+    assert.are.same({ "k\255", "n\255", "v\237\160\128" }, { k.kernel, k.problem_size_names[1], k.results[1].config.P })
+    os.remove(json)
+  end)
+
+  it("is written so in a journal, from which the tuning resumes", function()
+    local tuner = kt.tuner()
+    local c = kt.array("float", 16)
+    local k = tuner:kernel{ name = "count", global = 16, args = { c:output() }, source =
+      "__kernel void count(__global float *c) { int i = get_global_id(0); c[i] = i; }" }
+    k:param("V", { 0, 1, 2 })
+    local metrics = { ["m\128"] = function() return 2.5 end }
+    local journal = files.tmpname(".jsonl")
+    tuner:tune(k, { search = "exhaustive", repeats = 1, journal = journal, metrics = metrics, stop = { count = 2 } })
+    holds(python_strings(journal, true), { "m\128" }, "the journal")
+    local r = tuner:tune(k, { search = "exhaustive", repeats = 1, journal = journal, metrics = metrics, resume = true })
+    assert.are.same({ 3, 2.5, 2.5 }, { #r, r[1].metrics["m\128"], r[3].metrics["m\128"] })
+    os.remove(journal)
+    tuner:close()
+  end)
+end)

@@ -139,13 +139,18 @@ static int hex4(parser *ps, const char *q, unsigned *out) {
   return 0;
 }
 
+/* A lone low surrogate from U+DC80 to U+DCFF: a byte that is part of no
+** UTF-8 character, as ktlua's writer (json.c) and Python's surrogateescape
+** write it. */
+#define BYTE_ESCAPE(cp) ((cp) >= 0xDC80 && (cp) <= 0xDCFF)
+
 /* A \u escape at q (after the backslash and 'u'), with its low surrogate
 ** when it is a high one; *used: the bytes read after "\u". */
 static int unicode_escape(parser *ps, const char *q, unsigned *cp, size_t *used) {
   if (ps->end - q < 4) return fail_at(ps, "bad \\u escape");
   if (hex4(ps, q, cp)) return -1;
   *used = 4;
-  if (*cp < 0xD800 || *cp > 0xDFFF) return 0;
+  if (*cp < 0xD800 || *cp > 0xDFFF || BYTE_ESCAPE(*cp)) return 0;
   unsigned low;
   if (*cp > 0xDBFF || ps->end - q < 10 || q[4] != '\\' || q[5] != 'u' || hex4(ps, q + 6, &low) ||
       low < 0xDC00 || low > 0xDFFF)
@@ -168,7 +173,12 @@ static int escape(parser *ps, const char **q, char *o, size_t *wrote) {
   unsigned cp;
   size_t used;
   if (unicode_escape(ps, *q + 1, &cp, &used)) return -1;
-  *wrote = kt_utf8_put(o, cp);
+  if (BYTE_ESCAPE(cp)) {
+    *o = (char)(cp & 0xFF);
+    *wrote = 1;
+  } else {
+    *wrote = kt_utf8_put(o, cp);
+  }
   *q += 1 + used;
   return 0;
 }

@@ -242,11 +242,7 @@ static void write_key(FILE *f, const kt_results *r, const kt_result *x) {
   for (size_t p = 0; p < r->nparams; p++) {
     if (p) fputc(',', f);
     const char *text = key_piece(&r->params[p].values[x->vi[p]], buf, sizeof buf);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-      if (*c == '"' || *c == '\\') fputc('\\', f);
-      if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-      else fputc(*c, f);
-    }
+    kt_json_chars(f, text, strlen(text)); /* the one JSON string writer: UTF-8 whole */
   }
   fputc('"', f);
 }
