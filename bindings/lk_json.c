@@ -26,6 +26,7 @@ static void push_json(lua_State *L, const kt_jvalue *v) {
   switch (v->type) {
     case KT_JNULL: lua_pushlightuserdata(L, NULL); break;
     case KT_JBOOL: lua_pushboolean(L, v->u.b); break;
+    case KT_JNONFINITE: /* kt_json_parse reads none: only a results file's parser does */
     case KT_JNUMBER:
       if (v->integer) lua_pushinteger(L, (lua_Integer)v->u.num.i);
       else lua_pushnumber(L, v->u.num.f);

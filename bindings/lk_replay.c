@@ -11,6 +11,8 @@
 **   rec:score(results[, budget[, {objective =, maximize =}]]) -> reached,
 **       score (see core/eval/replay.h), by the results' objective unless given
 **   rec:count(), #rec, rec.task, rec.device, rec.format
+**   rec.notice: nil, or what a person should know of the recording (a
+**       configuration recorded more than once: the replay uses its last record)
 */
 #include <string.h>
 
@@ -123,6 +125,7 @@ static int replay_index(lua_State *L) {
   if (strcmp(key, "task") == 0) lua_pushstring(L, kt_replay_records(r)->task);
   else if (strcmp(key, "device") == 0) lua_pushstring(L, kt_replay_records(r)->device);
   else if (strcmp(key, "format") == 0) lua_pushstring(L, kt_replay_format(r));
+  else if (strcmp(key, "notice") == 0) lua_pushstring(L, kt_replay_records(r)->notice);
   else lua_pushnil(L);
   return 1;
 }
@@ -138,8 +141,14 @@ static int replay_tostring(lua_State *L) {
   if (lk_push_released(L, LK_REPLAY)) return 1;
   kt_replay *r = check_replay(L, 1);
   const kt_results *rec = kt_replay_records(r);
-  lua_pushfstring(L, "replay of %s on %s: %I configurations (%s)", rec->task, rec->device,
-                  (lua_Integer)kt_space_count(kt_replay_space(r)), kt_replay_format(r));
+  const char *on = rec->device && *rec->device ? " on " : ""; /* a file may not say */
+  lua_pushfstring(L, "replay of %s%s%s: %I configurations (%s)", rec->task, on,
+                  *on ? rec->device : "", (lua_Integer)kt_space_count(kt_replay_space(r)),
+                  kt_replay_format(r));
+  if (rec->notice) {
+    lua_pushfstring(L, "; %s", rec->notice);
+    lua_concat(L, 2);
+  }
   return 1;
 }
 
@@ -152,7 +161,7 @@ void lk_open_replay(lua_State *L) {
                                      {"score", replay_score}, {"count", replay_count},
                                      {NULL, NULL}};
   static const luaL_Reg fns[] = {{"replay", l_replay}, {NULL, NULL}};
-  static const char *const fields[] = {"task", "device", "format", NULL};
+  static const char *const fields[] = {"task", "device", "format", "notice", NULL};
   lk_new_class(L, LK_REPLAY, meta, methods);
   lk_class_fields(L, LK_REPLAY, fields);
   luaL_setfuncs(L, fns, 0);

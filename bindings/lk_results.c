@@ -345,7 +345,7 @@ static int results_summary(lua_State *L) {
   lua_setfield(L, -2, "profiled");
   lua_pushinteger(L, (lua_Integer)r->profile_passes);
   lua_setfield(L, -2, "profile_passes");
-  lua_pushstring(L, r->stopped ? r->stopped : "");
+  lua_pushstring(L, r->stopped); /* nil: unknown (a file that does not say) */
   lua_setfield(L, -2, "stopped");
   lk_push_count(L, r->space_count);
   lua_setfield(L, -2, "space_valid");
@@ -446,7 +446,7 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "device") == 0) lua_pushstring(L, r->device);
   else if (strcmp(key, "searcher") == 0) lua_pushstring(L, r->searcher ? r->searcher : "");
   else if (strcmp(key, "params") == 0) push_params(L, r);
-  else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped ? r->stopped : "");
+  else if (strcmp(key, "stopped") == 0) lua_pushstring(L, r->stopped); /* nil: unknown */
   else if (strcmp(key, "objective") == 0) lua_pushstring(L, r->objective ? r->objective : "kernel");
   else if (strcmp(key, "maximize") == 0) lua_pushboolean(L, r->maximize);
   else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */

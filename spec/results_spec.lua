@@ -74,6 +74,33 @@ describe("results", function()
     assert.matches("time: wall", text)
   end)
 
+  -- The headline of results read back printed "(exhaustive search, stopped: )"
+  -- (the reason lost) and "results on : 4 of 0 configurations ( search, stopped: )".
+  it("read back from a file print what the file knows, and no more", function()
+    local function headline(results)
+      local f = io.tmpfile()
+      results:print{ out = f }
+      f:seek("set")
+      local line = f:read("l")
+      f:close()
+      return line
+    end
+    local dev = tuner.device.name
+    local json, csv, journal = tmpname(".json"), tmpname(".csv"), tmpname(".jsonl")
+    local tuned = tuner:tune(k, { repeats = 1, output = { json, csv }, journal = journal })
+    local want = ("f on %s: 4 of 4 configurations (exhaustive search, stopped: space explored)"):format(dev)
+    assert.are.equal(want, headline(tuned))
+    local back = kt.load(json)
+    assert.are.same({ want, "space explored", "space explored" },
+      { headline(back), back.stopped, back:summary().stopped })
+    back = kt.load(journal) -- a journal does not say why its tuning stopped
+    assert.are.same({ ("f on %s: 4 of 4 configurations (exhaustive search)"):format(dev), nil },
+      { headline(back), back.stopped })
+    back = kt.load(csv) -- nor its task, device, space or searcher
+    assert.are.same({ "results: 4 configurations", nil }, { headline(back), back:summary().stopped })
+    for _, path in ipairs({ json, csv, journal }) do os.remove(path) end
+  end)
+
   it("write CSV with a row per configuration", function()
     local path = tmpname(".csv")
     r:write(path)

@@ -152,9 +152,12 @@ describe("a results file that contradicts itself", function()
     -- a record again replaced the record of its index, of another configuration
     { "results_index_replaces_other.jsonl",
       "lines 3 and 4 contradict each other: index 1 is configuration V=1 in one and V=2 in the other" },
-    -- a configuration recorded again takes its new index, which no other may have
+    -- a journal gives a configuration one index: one recorded again under another is refused
     { "results_again_takes_index.jsonl",
-      "lines 4 and 5 contradict each other: index 2 is configuration V=1 in one and V=2 in the other" },
+      "lines 3 and 4 contradict each other: configuration V=1 has index 1 in one and 2 in the other" },
+    -- kt.load took both (V=1 at 0.5 and 0.125 ms), the replay one of them, saying nothing
+    { "results_journal_two_indices.jsonl",
+      "lines 3 and 4 contradict each other: configuration V=1 has index 1 in one and 2 in the other" },
   }
 
   it("is refused, naming the file and the member name given twice or the records", function()
@@ -213,6 +216,35 @@ describe("a results file that contradicts itself", function()
   end)
 end)
 
+describe("a configuration recorded more than once", function()
+  local dir = "spec/fixtures/fuzz/"
+
+  -- The replay kept the last record of each, saying nothing.
+  it("in a results file: kt.load keeps each record, a replay the last, and both say so", function()
+    local path = dir .. "results_two_indices.json" -- V=0 at 0.25, 0.75, 1 ms; V=1 at 0.5, 0.125
+    local r = kt.load(path)
+    local times = {}
+    for i = 1, #r do times[i] = r[i].time_ms end
+    assert.are.same({ 0.25, 0.5, 0.125, 0.75, 1.0 }, times)
+    assert.are.equal("configuration V=0 is recorded 3 times (first as result 1, last as result 5), "
+      .. "and 1 other configuration more than once: kt.load keeps each record", r.notice)
+    local rec = kt.replay(path)
+    local records = rec:records()
+    assert.are.same({ 2, 1.0, 0.125 }, { #records, records[1].time_ms, records[2].time_ms })
+    local notice = "configuration V=0 is recorded 3 times (first as result 1, last as result 5), "
+      .. "and 1 other configuration more than once: the replay uses the last record of each"
+    assert.are.same({ notice, notice }, { rec.notice, records.notice })
+    assert.are.equal("replay of count: 2 configurations (ktlua-results); " .. notice, tostring(rec))
+    assert.are.equal(1.0, rec:tune{ search = "exhaustive" }[1].time_ms)
+  end)
+
+  it("in a file that records each configuration once: nothing is said", function()
+    local r = kt.load(dir .. "results_metrics_nonfinite.json")
+    local rec = kt.replay(dir .. "results_metrics_nonfinite.json")
+    assert.are.same({ nil, nil }, { r.notice, rec.notice })
+  end)
+end)
+
 describe("a Kernel Tuner cache", function()
   local t4 = [[{"schema_version":"1.0.0","metadata":{"timeunit":"milliseconds"},"results":[
 {"timestamp":"2026-11-26 07:57:43+00:00","configuration":{"V":0},"times":{"runtimes":[0.25]},"invalidity":"correct","correctness":1,"measurements":[{"name":"time","value":0.25,"unit":"milliseconds"}],"objectives":["time"]},
@@ -227,6 +259,8 @@ describe("a Kernel Tuner cache", function()
     assert.has_error(function() r:write(cache, "kernel-tuner-cache") end, "results 1 and 3 would "
       .. "be one entry of a Kernel Tuner cache (key '0'): a cache keeps one record per configuration")
     assert.is_false(files.exists(cache))
+    assert.are.equal("configuration V=0 is recorded 2 times (results 1 and 3): kt.load keeps each "
+      .. "record", r.notice)
     r:write(path, "json") -- ktlua's own results keep both, under their places in the file
     assert.are.equal(3, #kt.load(path))
     os.remove(path)
@@ -323,5 +357,36 @@ describe("a global size no launch can hold", function()
     assert.are.equal("launch_failed", r[1].status)
     assert.matches("kernel f: the global size 4611686018427387904 x 4611686018427387904 is more "
       .. "work%-items than a launch can count %(2%^64 %- 1%)", r[1].error)
+  end)
+end)
+
+describe("a timestamp", function()
+  local dir = "spec/fixtures/fuzz/"
+
+  -- "23:03:9.3e18" was read as 3e17 seconds, which gmtime_r could not
+  -- break down: the writers formatted what it left (ASan: a stack buffer
+  -- overflow; the plain build wrote "916688984-1009236380-22040 04:.000000").
+  it("that names no time is unknown, and written as unknown, never as garbage", function()
+    local path = dir .. "results_t4_timestamps.json" -- 9.3e18 seconds, February 31st, hour 24, ...
+    local r = kt.load(path)
+    local finished = {}
+    for i = 1, #r do finished[i] = r[i].finished or false end
+    assert.are.same({ false, 1795679863.25, false, false, false, false, false, false }, finished)
+    local good = "2026-11-26 07:57:43.250000+00:00"
+    for format, key in pairs({ t4 = "timestamp", json = "finished", ["kernel-tuner-cache"] = "timestamp" }) do
+      local out = files.tmpname(".json")
+      r:write(out, format)
+      local stamps = {}
+      for s in files.read(out):gmatch('"' .. key .. '":"([^"]*)"') do stamps[#stamps + 1] = s end
+      table.sort(stamps)
+      -- a cache's entries need one: "" is unknown there
+      local want = format == "kernel-tuner-cache" and { "", "", "", "", "", "", "", good } or { good }
+      assert.are.same(want, stamps, format)
+      local back = kt.load(out)
+      for i = 1, #back do
+        assert.are.equal(back[i].config.V == 1 and 1795679863.25 or nil, back[i].finished, format)
+      end
+      os.remove(out)
+    end
   end)
 end)

@@ -234,3 +234,197 @@ describe("the text report", function()
     assert.truthy(text:find("\\27]52;c;cHduZWQ=\\7 boom", 1, true))
   end)
 end)
+
+-- Every value a writer writes reads back: a metric of +inf, -inf or NaN
+-- was written null, which kt.load refused (results files, journals: a
+-- tuning could not be resumed). JSON files, journals, T4 and caches spell
+-- them as Python's json does (Infinity, -Infinity, NaN), CSV as C and
+-- Python do (inf, -inf, nan), the database as REAL values and the text NaN.
+describe("a metric that is no finite number", function()
+  local inf, nan = 1 / 0, 0 / 0
+  local want = { { up = inf, down = -inf, none = nan, third = 0.30000000000000004 },
+                 { up = 1e308, down = -5e-324 }, { none = nan }, {} }
+
+  local function same_number(a, b)
+    return type(b) == "number" and ((a ~= a and b ~= b) or (a == b and (a ~= 0 or 1 / a == 1 / b)))
+  end
+
+  -- The metrics of results (want[i] for the result whose V is i - 1).
+  local function check_metrics(r, what)
+    for i = 1, #r do
+      local got, m = r[i].metrics or {}, want[r[i].config.V + 1]
+      for k, v in pairs(m) do
+        assert(same_number(v, got[k]), ("%s: V=%d: %s: %s became %s"):format(what, i - 1, k, v, got[k]))
+      end
+      for k in pairs(got) do assert(m[k] ~= nil, ("%s: V=%d: %s came from nowhere"):format(what, i - 1, k)) end
+    end
+  end
+
+  -- What Python's json makes of a file's metrics: "inf -inf nan" for result 1's.
+  local function python_reads(path, format)
+    local pick = ({ json = "d['results'][0]['metrics']", t4 = "{m['name']: m['value'] for m in "
+      .. "d['results'][0]['measurements']}", ["kernel-tuner-cache"] = "d['cache']['0']" })[format]
+    return (shell.run(("/usr/bin/python3 -c \"import json, sys; d = json.load(open(sys.argv[1])); "
+      .. "m = %s; print(m['up'], m['down'], m['none'])\" %s"):format(pick, path)))
+  end
+
+  it("reads back from every writer, with its sign, and NaN as NaN", function()
+    local r = kt.load(FIX .. "results_metrics_nonfinite.json")
+    check_metrics(r, "kt.load")
+    assert.are.same({ 0, inf }, { r:best().config.V, r[1].metrics.up })
+    for _, format in ipairs({ "json", "csv", "t4", "kernel-tuner-cache" }) do
+      local path = files.tmpname(".out")
+      r:write(path, format)
+      check_metrics(kt.load(path), format)
+      if format ~= "csv" then assert.are.equal("inf -inf nan\n", python_reads(path, format), format) end
+      os.remove(path)
+    end
+  end)
+
+  it("is a number where T4's schema asks for one, as Python reads it", function()
+    local r = kt.load(FIX .. "results_metrics_nonfinite.json")
+    local path = files.tmpname(".json")
+    r:write(path, "t4")
+    local out = shell.run(("/usr/bin/python3 spec/support/validate_schema.py %s %s"):format(
+      "spec/fixtures/schemas/T4-1.0.0-results-schema.json", path))
+    assert.are.equal("valid\n", out)
+    os.remove(path)
+  end)
+
+  it("is kept by the database and given back by db:list", function()
+    local path = files.tmpname(".db")
+    local db = kt.db(path)
+    local r = kt.load(FIX .. "results_metrics_nonfinite.json")
+    db:store(r, { size = { n = 1 } }) -- the three best: V=0, 1, 2
+    db:close()
+    db = kt.db(path, { readonly = true })
+    local list = db:list()
+    db:close()
+    os.remove(path)
+    assert.are.same({ 0, 1, 2 }, { list[1].config.V, list[2].config.V, list[3].config.V })
+    check_metrics(list, "the database")
+  end)
+
+  it("is kept by a journal, and the tuning resumes from it", function()
+    local tuner = kt.tuner()
+    local function counter()
+      local c = kt.array("float", 16)
+      local k = tuner:kernel{ name = "count", global = 16, args = { c:output() }, source =
+        "__kernel void count(__global float *c) { int i = get_global_id(0); c[i] = i + V; }" }
+      k:param("V", { 0, 1, 2, 3 })
+      return k
+    end
+    local metrics = { { "up", function() return inf end }, { "down", function() return -inf end } }
+    local journal = files.tmpname(".jsonl")
+    tuner:tune(counter(), { search = "exhaustive", repeats = 1, journal = journal, metrics = metrics,
+                            stop = { count = 2 } })
+    -- a NaN too, as a file holds it: no metric of the tuning computes one
+    local text = files.read(journal):gsub('"metrics":{', '"metrics":{"none":NaN,')
+    files.write(journal, text)
+    local r = tuner:tune(counter(), { search = "exhaustive", repeats = 1, journal = journal,
+                                      metrics = metrics, resume = true })
+    assert.are.equal(4, #r)
+    for _, results in ipairs({ r, kt.load(journal) }) do
+      for i = 1, 4 do
+        local m = results[i].metrics
+        assert.are.same({ inf, -inf, i <= 2 }, { m.up, m.down, m.none ~= nil and m.none ~= m.none })
+      end
+    end
+    os.remove(journal)
+    tuner:close()
+  end)
+end)
+
+-- Every JSON writer writes UTF-8: a name or text holding bytes that are
+-- part of no UTF-8 character went through as it was, and Python's json
+-- (strict UTF-8) could not read the file. Such a byte is \udcXX now, as
+-- Python's surrogateescape holds it; ktlua reads it back as the byte.
+describe("a name or text that is not UTF-8", function()
+  local STRINGS = { "k\255", "d\254", "v\237\160\128", "\192\175", "\244\144\128\128\195", "\195\169",
+                    "m\128", "bad \233 byte" }
+  local SCRIPT = [[
+import json, sys
+out = set()
+def walk(v):
+    if isinstance(v, str): out.add(v.encode('utf-8', 'surrogateescape').hex())
+    elif isinstance(v, list): [walk(x) for x in v]
+    elif isinstance(v, dict): [walk(k) or walk(x) for k, x in v.items()]
+text = open(sys.argv[1], 'rb').read().decode('utf-8')
+for line in text.split('\n') if sys.argv[2] == 'lines' else [text]:
+    if line: walk(json.loads(line))
+print(' '.join(sorted(out)))
+]]
+
+  -- The strings of a JSON file (or of each line of a journal) as Python
+  -- reads it, strictly UTF-8, each as its bytes: a set.
+  local function python_strings(path, lines)
+    local script = files.tmpname(".py")
+    files.write(script, SCRIPT)
+    local out, code = shell.run(("/usr/bin/python3 %s %s %s"):format(script, path, lines and "lines" or "whole"))
+    os.remove(script)
+    assert.are.equal(0, code, out)
+    local set = {}
+    for hex in out:gmatch("%x+") do set[(hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end))] = true end
+    return set
+  end
+
+  local function holds(set, list, what)
+    for _, s in ipairs(list) do assert(set[s], ("%s: Python did not read %q"):format(what, s)) end
+  end
+
+  it("is written so by the results' writers, which Python reads, and read back whole", function()
+    local r = kt.load(FIX .. "writers_invalid_utf8.json")
+    for _, format in ipairs({ "json", "t4", "kernel-tuner-cache" }) do
+      local path = files.tmpname(".json")
+      r:write(path, format)
+      assert(utf8.len(files.read(path)), format .. ": not UTF-8")
+      holds(python_strings(path), STRINGS, format)
+      local back = kt.load(path)
+      assert.are.same({ r.task, r.device, r[1].config, r[2].config, r[2].error, r[1].metrics },
+        { back.task, back.device, back[1].config, back[2].config, back[2].error, back[1].metrics }, format)
+      os.remove(path)
+    end
+  end)
+
+  it("is written so by kt.json.encode, and read back", function()
+    local text = kt.json.encode({ [STRINGS[1]] = STRINGS })
+    assert.are.equal('{"k\\udcff":["k\\udcff","d\\udcfe","v\\udced\\udca0\\udc80","\\udcc0\\udcaf",'
+      .. '"\\udcf4\\udc90\\udc80\\udc80\\udcc3","\195\169","m\\udc80","bad \\udce9 byte"]}', text)
+    assert.are.same({ [STRINGS[1]] = STRINGS }, kt.json.decode(text))
+    -- as Python writes them: any other lone surrogate is still no character
+    assert.are.equal("\255", kt.json.decode('"\\udcff"'))
+    assert.has_error(function() kt.json.decode('"\\udc7f"') end,
+      "kt.json.decode: JSON: line 1, column 3: unpaired surrogate in a \\u escape")
+  end)
+
+  it("is written so by the database's JSON export", function()
+    local path = files.tmpname(".db")
+    local db = kt.db(path)
+    db:store(kt.load(FIX .. "writers_invalid_utf8.json"), { size = { ["n\255"] = 4 } })
+    local json = files.tmpname(".json")
+    files.write(json, db:export("json"))
+    db:close()
+    os.remove(path)
+    holds(python_strings(json), { "k\255", "d\254", "v\237\160\128", "\244\144\128\128\195", "n\255", "m\128" },
+      "the wisdom")
+    local k = kt.json.decode(files.read(json)).kernels[1]
+    assert.are.same({ "k\255", "n\255", "v\237\160\128" }, { k.kernel, k.problem_size_names[1], k.results[1].config.P })
+    os.remove(json)
+  end)
+
+  it("is written so in a journal, from which the tuning resumes", function()
+    local tuner = kt.tuner()
+    local c = kt.array("float", 16)
+    local k = tuner:kernel{ name = "count", global = 16, args = { c:output() }, source =
+      "__kernel void count(__global float *c) { int i = get_global_id(0); c[i] = i; }" }
+    k:param("V", { 0, 1, 2 })
+    local metrics = { ["m\128"] = function() return 2.5 end }
+    local journal = files.tmpname(".jsonl")
+    tuner:tune(k, { search = "exhaustive", repeats = 1, journal = journal, metrics = metrics, stop = { count = 2 } })
+    holds(python_strings(journal, true), { "m\128" }, "the journal")
+    local r = tuner:tune(k, { search = "exhaustive", repeats = 1, journal = journal, metrics = metrics, resume = true })
+    assert.are.same({ 3, 2.5, 2.5 }, { #r, r[1].metrics["m\128"], r[3].metrics["m\128"] })
+    os.remove(journal)
+    tuner:close()
+  end)
+end)

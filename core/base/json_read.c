@@ -83,7 +83,8 @@ typedef struct parser {
   name_at *names;      /* ... and their names, beside them */
   size_t capnames;
   int depth;
-  bool cstrings; /* a NUL byte in a string is an error (kt_json_parse_cstrings) */
+  bool results; /* a NUL byte in a string is an error, Infinity and NaN are read
+                ** (kt_json_parse_results) */
   kt_error *err;
 } parser;
 
@@ -138,13 +139,18 @@ static int hex4(parser *ps, const char *q, unsigned *out) {
   return 0;
 }
 
+/* A lone low surrogate from U+DC80 to U+DCFF: a byte that is part of no
+** UTF-8 character, as ktlua's writer (json.c) and Python's surrogateescape
+** write it. */
+#define BYTE_ESCAPE(cp) ((cp) >= 0xDC80 && (cp) <= 0xDCFF)
+
 /* A \u escape at q (after the backslash and 'u'), with its low surrogate
 ** when it is a high one; *used: the bytes read after "\u". */
 static int unicode_escape(parser *ps, const char *q, unsigned *cp, size_t *used) {
   if (ps->end - q < 4) return fail_at(ps, "bad \\u escape");
   if (hex4(ps, q, cp)) return -1;
   *used = 4;
-  if (*cp < 0xD800 || *cp > 0xDFFF) return 0;
+  if (*cp < 0xD800 || *cp > 0xDFFF || BYTE_ESCAPE(*cp)) return 0;
   unsigned low;
   if (*cp > 0xDBFF || ps->end - q < 10 || q[4] != '\\' || q[5] != 'u' || hex4(ps, q + 6, &low) ||
       low < 0xDC00 || low > 0xDFFF)
@@ -167,7 +173,12 @@ static int escape(parser *ps, const char **q, char *o, size_t *wrote) {
   unsigned cp;
   size_t used;
   if (unicode_escape(ps, *q + 1, &cp, &used)) return -1;
-  *wrote = kt_utf8_put(o, cp);
+  if (BYTE_ESCAPE(cp)) {
+    *o = (char)(cp & 0xFF);
+    *wrote = 1;
+  } else {
+    *wrote = kt_utf8_put(o, cp);
+  }
   *q += 1 + used;
   return 0;
 }
@@ -208,7 +219,7 @@ static int parse_string(parser *ps, const char **out, size_t *len, bool name) {
   *w = '\0';
   *out = o;
   *len = (size_t)(w - o);
-  if (ps->cstrings && memchr(o, '\0', *len)) return nul_inside(ps, q0 - 1, o, *len, name);
+  if (ps->results && memchr(o, '\0', *len)) return nul_inside(ps, q0 - 1, o, *len, name);
   ps->p = q + 1;
   return 0;
 }
@@ -254,6 +265,21 @@ static int parse_number(parser *ps, kt_jvalue *v) {
   v->integer = integer;
   ps->p = q;
   return 0;
+}
+
+/* Python's Infinity, -Infinity and NaN, where the parser reads them. */
+static bool nonfinite(parser *ps, kt_jvalue *v) {
+  if (!ps->results) return false;
+  bool minus = ps->p < ps->end && *ps->p == '-';
+  ps->p += minus;
+  if (take_word(ps, "Infinity")) v->u.num.f = minus ? -INFINITY : INFINITY;
+  else if (!minus && take_word(ps, "NaN")) v->u.num.f = NAN;
+  else {
+    ps->p -= minus;
+    return false;
+  }
+  v->type = KT_JNONFINITE;
+  return true;
 }
 
 static int parse_value(parser *ps, kt_jvalue *v);
@@ -372,6 +398,7 @@ static int parse_value(parser *ps, kt_jvalue *v) {
     v->type = KT_JSTRING;
     return parse_string(ps, &v->u.str, &v->n, false);
   }
+  if (nonfinite(ps, v)) return 0;
   if (c == '-' || (c >= '0' && c <= '9')) return parse_number(ps, v);
   if (take_word(ps, "true")) {
     v->type = KT_JBOOL;
@@ -384,10 +411,10 @@ static int parse_value(parser *ps, kt_jvalue *v) {
   return 0;
 }
 
-static kt_jdoc *parse(const char *text, size_t len, bool cstrings, kt_error *err) {
+static kt_jdoc *parse(const char *text, size_t len, bool results, kt_error *err) {
   kt_jdoc *d = kt_calloc(1, sizeof *d, err);
   if (!d) return NULL;
-  parser ps = {.start = text, .p = text, .end = text + len, .doc = d, .cstrings = cstrings,
+  parser ps = {.start = text, .p = text, .end = text + len, .doc = d, .results = results,
                .err = err};
   int rc = parse_value(&ps, &d->root);
   skip_space(&ps);
@@ -406,7 +433,7 @@ kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err) {
   return parse(text, len, false, err);
 }
 
-kt_jdoc *kt_json_parse_cstrings(const char *text, size_t len, kt_error *err) {
+kt_jdoc *kt_json_parse_results(const char *text, size_t len, kt_error *err) {
   return parse(text, len, true, err);
 }
 
@@ -492,4 +519,10 @@ const kt_jvalue *kt_json_get(const kt_jvalue *obj, const char *key) {
 const kt_jvalue *kt_json_get_type(const kt_jvalue *obj, const char *key, kt_jtype type) {
   const kt_jvalue *v = kt_json_get(obj, key);
   return v && v->type == type ? v : NULL;
+}
+
+bool kt_json_real(const kt_jvalue *v, double *out) {
+  if (!v || (v->type != KT_JNUMBER && v->type != KT_JNONFINITE)) return false;
+  *out = v->u.num.f;
+  return true;
 }

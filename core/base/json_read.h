@@ -10,8 +10,12 @@
 
 #include "kt.h"
 
+/* KT_JNONFINITE: Infinity, -Infinity or NaN (u.num.f), as Python's json
+** writes and reads them; only kt_json_parse_results reads them, and only
+** where a reader asks for one (kt_json_real) are they a number: everywhere
+** else they are no KT_JNUMBER, so that no time, size or count becomes one. */
 typedef enum kt_jtype {
-  KT_JNULL, KT_JBOOL, KT_JNUMBER, KT_JSTRING, KT_JARRAY, KT_JOBJECT
+  KT_JNULL, KT_JBOOL, KT_JNUMBER, KT_JSTRING, KT_JARRAY, KT_JOBJECT, KT_JNONFINITE
 } kt_jtype;
 
 typedef struct kt_jvalue kt_jvalue;
@@ -43,11 +47,12 @@ typedef struct kt_jdoc kt_jdoc;
 
 /* Parses len bytes of text; errors give the line and column. */
 kt_jdoc *kt_json_parse(const char *text, size_t len, kt_error *err);
-/* kt_json_parse for texts whose names and strings become C strings (the
-** results files of every format): a member name or a string holding a NUL
+/* kt_json_parse for the results files of every format: their names and
+** strings become C strings, so a member name or a string holding a NUL
 ** byte ("\u0000") is an error at its place, for a C string would end there
-** (two names could become one, a value another). */
-kt_jdoc *kt_json_parse_cstrings(const char *text, size_t len, kt_error *err);
+** (two names could become one, a value another); and Python's Infinity,
+** -Infinity and NaN are read (KT_JNONFINITE), as metrics may be those. */
+kt_jdoc *kt_json_parse_results(const char *text, size_t len, kt_error *err);
 /* The most bytes a file read whole may hold (gunzipped): a stated bound
 ** on what reading a file takes. */
 #define KT_FILE_MAX ((size_t)1 << 30)
@@ -66,5 +71,8 @@ const kt_jvalue *kt_json_root(const kt_jdoc *d);
 const kt_jvalue *kt_json_get(const kt_jvalue *obj, const char *key);
 /* The same, NULL also when the member is not of the given type. */
 const kt_jvalue *kt_json_get_type(const kt_jvalue *obj, const char *key, kt_jtype type);
+/* Whether v is a number, finite or not (KT_JNUMBER, KT_JNONFINITE), with
+** its value: where a file may hold an infinite metric or a NaN. */
+bool kt_json_real(const kt_jvalue *v, double *out);
 
 #endif

@@ -23,15 +23,32 @@ static int step_done(sqlite3_stmt *st) {
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* SQLite keeps infinities as REAL values but makes a NaN NULL, which the
+** column refuses: a NaN is the text NaN (a REAL column keeps text that is
+** no number as text), read back by read_one. */
 static int insert_row(sqlite3_stmt *ins, const kt_db_row *r) {
   for (size_t i = 0; i < r->nmetrics; i++) {
-    if (isnan(r->metrics[i].value)) continue; /* no value; SQL would make it NULL */
     bind_key(ins, r);
     sqlite3_bind_text(ins, 7, r->metrics[i].name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(ins, 8, r->metrics[i].value);
+    if (isnan(r->metrics[i].value)) sqlite3_bind_text(ins, 8, "NaN", -1, SQLITE_STATIC);
+    else sqlite3_bind_double(ins, 8, r->metrics[i].value);
     if (step_done(ins)) return -1;
   }
   return 0;
+}
+
+/* The value of a metric row (column 1) as insert_row wrote it: false for
+** text that is not NaN, which another program wrote. */
+static bool metric_value(sqlite3_stmt *st, double *out) {
+  int type = sqlite3_column_type(st, 1);
+  if (type == SQLITE_FLOAT || type == SQLITE_INTEGER) {
+    *out = sqlite3_column_double(st, 1);
+    return true;
+  }
+  const char *text = (const char *)sqlite3_column_text(st, 1);
+  *out = NAN;
+  return type == SQLITE_TEXT && text && strcmp(text, "NaN") == 0 &&
+         sqlite3_column_bytes(st, 1) == 3;
 }
 
 int kt_db_replace_metrics(kt_db *db, const kt_db_row *rows, size_t n) {
@@ -66,13 +83,13 @@ void kt_db_free_metrics(kt_db_row *r) {
 static int bad_metric(const kt_db *db, sqlite3_stmt *st, const kt_db_row *r, kt_error *err) {
   const char *name = (const char *)sqlite3_column_text(st, 0);
   size_t len = (size_t)sqlite3_column_bytes(st, 0);
-  int type = sqlite3_column_type(st, 1);
+  double value;
   char shown[256];
   kt_quote(name ? name : "", name ? len : 0, shown, sizeof shown);
   if (name && memchr(name, '\0', len))
     return kt_fail(err, "%s: the name of a metric stored for %s on %s (rank %lld) holds a NUL "
                    "byte: %s", db->path, r->kernel, r->device, (long long)r->rank, shown);
-  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER)
+  if (!metric_value(st, &value))
     return kt_fail(err, "%s: the metric %s stored for %s on %s (rank %lld) is no number",
                    db->path, shown, r->kernel, r->device, (long long)r->rank);
   return 0;
@@ -88,7 +105,7 @@ static int read_one(kt_db *db, sqlite3_stmt *st, kt_db_row *r, kt_error *err) {
       break;
     kt_db_metric *m = &r->metrics[r->nmetrics];
     if (!(m->name = kt_strdup((const char *)sqlite3_column_text(st, 0), err))) break;
-    m->value = sqlite3_column_double(st, 1);
+    metric_value(st, &m->value); /* checked by bad_metric */
     r->nmetrics++;
   }
   if (step != SQLITE_DONE && step != SQLITE_ROW) kt_db_fail(db, "reading metrics", err);

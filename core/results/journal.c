@@ -184,7 +184,7 @@ static bool same_parameters(const kt_results *a, const kt_space *s) {
 static int check_identity(kt_journal *j, const char *text, size_t len, const kt_journal_id *id,
                           bool force, char **changed, kt_error *err) {
   const char *nl = memchr(text, '\n', len);
-  kt_jdoc *doc = kt_json_parse_cstrings(text, nl ? (size_t)(nl - text) : len, NULL);
+  kt_jdoc *doc = kt_json_parse_results(text, nl ? (size_t)(nl - text) : len, NULL);
   char why[1024];
   int differ = doc ? kt_journal_id_compare(id, kt_json_root(doc), why, sizeof why) : 0;
   kt_json_free(doc);

@@ -34,6 +34,7 @@ static void put_value(FILE *f, const kt_jvalue *j, bool inside) {
     case KT_JNULL: fputs("None", f); break;
     case KT_JBOOL: fputs(j->u.b ? "True" : "False", f); break;
     case KT_JNUMBER:
+    case KT_JNONFINITE: /* float('inf') is "inf" */
       if (j->integer) fprintf(f, "%" PRId64, j->u.num.i);
       else kt_python_float(j->u.num.f, buf, sizeof buf), fputs(buf, f);
       break;

@@ -87,11 +87,18 @@ static int lay_out(builder *b, kt_recording *out) {
   return rc;
 }
 
+/* A configuration recorded more than once (a T4 file's repeated
+** measurements) is replayed as its last record, as lay_out lays them out,
+** and the recording says so (its notice). */
 static int build(builder *b, const char *text, size_t len, kt_recording *out) {
   if (read_ktlua(b, kt_results_parse(text, len, &out->format, b->err))) return -1;
   if (b->n == 0) return kt_fail(b->err, "the recording has no configuration");
-  if (kt_space_set_configs(b->space, b->rows, b->n, b->err)) return -1;
-  return lay_out(b, out);
+  if (kt_space_set_configs(b->space, b->rows, b->n, b->err) || lay_out(b, out) ||
+      kt_results_note_repeats(b->src, "the replay uses the last record of each", b->err))
+    return -1;
+  out->records->notice = b->src->notice;
+  b->src->notice = NULL;
+  return 0;
 }
 
 int kt_recording_read(const char *path, kt_recording *out, kt_error *err) {

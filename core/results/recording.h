@@ -13,7 +13,8 @@ typedef struct kt_recording {
   const char *format;   /* as kt_results_parse names it */
 } kt_recording;
 
-/* A configuration recorded twice keeps its last record. */
+/* A configuration recorded twice keeps its last record, and records->notice
+** says so. */
 int kt_recording_read(const char *path, kt_recording *out, kt_error *err);
 void kt_recording_clear(kt_recording *rec);
 

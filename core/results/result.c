@@ -110,6 +110,7 @@ void kt_results_release(kt_results *r) {
   char *ids[] = {r->backend, r->driver, r->source, r->options, r->objective};
   for (int i = 0; i < 5; i++) free(ids[i]);
   free(r->notice);
+  free(r->stopped_read);
   free(r);
 }
 

@@ -110,7 +110,8 @@ typedef struct kt_results {
   double device_ns;   /* device time of every launch, timed or not (warm-ups, references,
                       ** runs again); 0 where unknown */
   char *searcher;
-  const char *stopped; /* why the tuning ended (static text) */
+  const char *stopped; /* why the tuning ended (static text, or stopped_read); NULL: unknown */
+  char *stopped_read;  /* owned: the reason a results file gave */
   size_t compiles;       /* programs the tuning compiled ... */
   size_t cached;         /* ... and loaded from the program cache on disk instead */
   size_t withdrawn;      /* proposals the searcher took back before evaluation (loop.c) */
@@ -199,9 +200,13 @@ kt_results *kt_results_from_json(const struct kt_jvalue *root, kt_error *err);
 ** (NULL: i + 1), unit what it numbers ("result", "line"). */
 int kt_results_check_indices(const kt_results *r, bool both, const size_t *where,
                              const char *unit, kt_error *err);
+/* Notes in r->notice the configurations that a file records more than
+** once (a T4 file's repeated measurements; results converted from one),
+** and what is done with them: what. */
+int kt_results_note_repeats(kt_results *r, const char *what, kt_error *err);
 /* A configuration recorded again (a journal's, found later to have changed
-** the inputs) takes the place of its first record, whatever its index;
-** where[] (may be NULL) moves alike. */
+** the inputs) takes the place of its first record; where[] (may be NULL)
+** moves alike. */
 int kt_results_keep_last(kt_results *r, size_t *where, kt_error *err);
 /* Both checks for two records, numbered wa and wb in their file. */
 int kt_result_contradicts(const kt_results *r, const kt_result *a, const kt_result *b,

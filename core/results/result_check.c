@@ -5,8 +5,12 @@
 ** whichever a reader kept would be a lie (a journal's record again
 ** replaces the record of its index). A journal, which only a tuning
 ** writes, also gives each configuration one index (resuming finds its
-** records by configuration); a results file may record a configuration
-** twice, as T4 files do (their indices are places in the file).
+** records by configuration; a resumed tuning whose indices moved writes it
+** again whole): one configuration under two indices is refused there. A
+** results file may record a configuration twice, as T4 files do (their
+** indices are places in the file; results converted from one keep them):
+** kt.load keeps each record, a replay the last, and both say so
+** (kt_results_note_repeats).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +123,59 @@ int kt_results_keep_last(kt_results *r, size_t *where, kt_error *err) {
   free(gone);
   free(moves);
   return 0;
+}
+
+/* A configuration's k records, from recs[i] (sorted by configuration), as
+** "configuration V=0 is recorded 2 times (results 1 and 3)". */
+static void repeated(const kt_results *r, const record *recs, size_t i, size_t k, char *buf,
+                     size_t size) {
+  char config[256];
+  describe(r, recs[i].x->vi, config, sizeof config);
+  size_t first = recs[i].at + 1, last = recs[i + k - 1].at + 1;
+  if (k == 2)
+    snprintf(buf, size, "configuration %s is recorded 2 times (results %zu and %zu)", config,
+             first, last);
+  else
+    snprintf(buf, size, "configuration %s is recorded %zu times (first as result %zu, last as "
+             "result %zu)", config, k, first, last);
+}
+
+/* Appends text to r's notice ("; " between). */
+static int add_notice(kt_results *r, const char *text, kt_error *err) {
+  size_t had = r->notice ? strlen(r->notice) : 0, n = had + strlen(text) + 3;
+  char *grown = realloc(r->notice, n);
+  if (!grown) return kt_fail(err, "out of memory");
+  snprintf(grown + had, n - had, "%s%s", had ? "; " : "", text);
+  r->notice = grown;
+  return 0;
+}
+
+int kt_results_note_repeats(kt_results *r, const char *what, kt_error *err) {
+  if (r->n < 2) return 0;
+  record *recs = kt_calloc(r->n, sizeof *recs, err);
+  if (!recs) return -1;
+  for (size_t i = 0; i < r->n; i++) recs[i] = (record){&r->items[i], r->nparams, i};
+  qsort(recs, r->n, sizeof *recs, by_config); /* each configuration's records in file order */
+  size_t configs = 0, first = r->n, k_first = 0;
+  for (size_t i = 0, j; i < r->n; i = j) {
+    for (j = i + 1; j < r->n && same_config(recs[j].x, recs[i].x, r->nparams); j++) continue;
+    if (j - i < 2) continue;
+    configs++;
+    if (first == r->n || recs[i].at < recs[first].at) { /* the file's first such */
+      first = i;
+      k_first = j - i;
+    }
+  }
+  char text[512] = "";
+  if (configs) {
+    char one[400];
+    repeated(r, recs, first, k_first, one, sizeof one);
+    if (configs == 1) snprintf(text, sizeof text, "%s: %s", one, what);
+    else snprintf(text, sizeof text, "%s, and %zu other configuration%s more than once: %s", one,
+                  configs - 1, configs > 2 ? "s" : "", what);
+  }
+  free(recs);
+  return configs ? add_notice(r, text, err) : 0;
 }
 
 int kt_results_check_indices(const kt_results *r, bool both, const size_t *where,

@@ -180,10 +180,20 @@ static int add_param(kt_space *space, const row *rows, size_t nrows, size_t col,
 
 /* ---- rows ---- */
 
+/* A finite number: a time (strtod would take "inf", "nan" and 1e999). */
 static int number(const cell *c, double *out) {
   char *end;
   *out = strtod(c->s, &end);
-  return *c->s && !*end ? 0 : -1;
+  return *c->s && !*end && isfinite(*out) ? 0 : -1;
+}
+
+/* A metric's value: a number, or inf, -inf or nan as result_io.c writes
+** them; a number beyond a double (1e999) is none. */
+static int metric_number(const cell *c, double *out) {
+  char *end;
+  errno = 0;
+  *out = strtod(c->s, &end);
+  return *c->s && !*end && !(isinf(*out) && errno == ERANGE) ? 0 : -1;
 }
 
 /* A size as result_io.c writes it: 1 to 3 whole numbers from 1, joined by
@@ -262,7 +272,7 @@ static int read_outcome(const row *rw, const layout *lo, kt_result *res, kt_erro
       res->cut_short = true;
       continue;
     }
-    if (number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);
+    if (metric_number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);
     if (kt_result_set_metric(res, name, ms, err)) return -1;
   }
   return read_sizes(rw, lo, res, err);

@@ -54,7 +54,7 @@ kt_results *kt_results_parse(const char *text, size_t len, const char **format,
   }
   size_t at = strspn(text, " \t\r\n");
   if (at == len || text[at] != '{') return none(err);
-  kt_jdoc *doc = kt_json_parse_cstrings(text, len, err);
+  kt_jdoc *doc = kt_json_parse_results(text, len, err);
   if (!doc) return NULL;
   r = from_doc(kt_json_root(doc), format, err);
   kt_json_free(doc);
@@ -68,6 +68,10 @@ kt_results *kt_results_read(const char *path, size_t max, kt_error *err) {
   const char *format;
   kt_results *r = kt_results_parse(text, len, &format, err);
   free(text);
+  if (r && kt_results_note_repeats(r, "kt.load keeps each record", err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
   if (!r) kt_fail_prefix(err, "%s: ", path);
   return r;
 }

@@ -157,40 +157,78 @@ kt_results *kt_results_fill(kt_results *r, size_t n, kt_record_read read, void *
 
 /* ---- timestamps ---- */
 
+/* n decimal digits at *p (advanced past them) as *out; -1 when they are not. */
+static int digits_at(const char **p, int n, int *out) {
+  int v = 0;
+  for (int i = 0; i < n; i++, (*p)++) {
+    if (**p < '0' || **p > '9') return -1;
+    v = v * 10 + (**p - '0');
+  }
+  *out = v;
+  return 0;
+}
+
 /* The zone after the seconds: "+HH:MM", "Z", " UTC" or none (UTC). */
 static int zone_offset(const char *z, long *seconds) {
   int hh, mm;
   *seconds = 0;
   if (!*z || strcmp(z, "Z") == 0 || strcmp(z, " UTC") == 0) return 0;
-  if ((*z != '+' && *z != '-') || sscanf(z + 1, "%2d:%2d", &hh, &mm) != 2) return -1;
+  const char *p = z + 1;
+  if ((*z != '+' && *z != '-') || digits_at(&p, 2, &hh) || *p++ != ':' || digits_at(&p, 2, &mm) ||
+      *p || hh > 23 || mm > 59)
+    return -1;
   *seconds = (*z == '-' ? -1 : 1) * (hh * 3600L + mm * 60L);
   return 0;
 }
 
-double kt_time_parse(const char *text) {
-  struct tm tm = {0};
-  int used = 0;
-  char sep;
-  if (!text || sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                      &sep, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 7 ||
-      (sep != ' ' && sep != 'T'))
-    return 0;
-  const char *rest = text + used;
-  double frac = 0;
-  if (*rest == '.') {
-    char *end;
-    frac = strtod(rest, &end);
-    rest = end;
-  }
-  long offset;
-  if (zone_offset(rest, &offset)) return 0;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  time_t t = timegm(&tm);
-  return t == (time_t)-1 ? 0 : (double)t - (double)offset + frac;
+/* ".ddd" (digits only: no sign, no exponent) as a fraction of a second. */
+static int fraction(const char **p, double *frac) {
+  *frac = 0;
+  if (**p != '.') return 0;
+  double scale = 0.1;
+  const char *first = ++*p;
+  for (; **p >= '0' && **p <= '9'; (*p)++, scale /= 10) *frac += (**p - '0') * scale;
+  return *p == first ? -1 : 0;
 }
 
-void kt_time_format(double t, char *buf, size_t size) {
+/* Each field in its range, the day one of its month's (timegm would carry
+** "02-31" into March): gmtime gives the same date back. */
+static bool valid_date(const struct tm *want, time_t t) {
+  struct tm got;
+  return want->tm_mon >= 0 && want->tm_mon <= 11 && want->tm_mday >= 1 && want->tm_mday <= 31 &&
+         want->tm_hour <= 23 && want->tm_min <= 59 && want->tm_sec <= 60 &&
+         gmtime_r(&t, &got) && got.tm_year == want->tm_year && got.tm_mon == want->tm_mon &&
+         (got.tm_mday == want->tm_mday || want->tm_sec == 60); /* a leap second's carry */
+}
+
+/* Exactly "YYYY-MM-DD HH:MM:SS", 'T' or ' ' between, a fraction of
+** digits, a zone: anything else (a field out of range, "23:03:9.3e18") is
+** no timestamp, whose time is unknown rather than a guess. */
+double kt_time_parse(const char *text) {
+  struct tm tm = {0};
+  const char *p = text;
+  char sep = 0;
+  if (!p || digits_at(&p, 4, &tm.tm_year) || *p++ != '-' || digits_at(&p, 2, &tm.tm_mon) ||
+      *p++ != '-' || digits_at(&p, 2, &tm.tm_mday) || ((sep = *p++) != ' ' && sep != 'T') ||
+      digits_at(&p, 2, &tm.tm_hour) || *p++ != ':' || digits_at(&p, 2, &tm.tm_min) ||
+      *p++ != ':' || digits_at(&p, 2, &tm.tm_sec))
+    return 0;
+  double frac;
+  long offset;
+  if (fraction(&p, &frac) || zone_offset(p, &offset)) return 0;
+  struct tm want = tm;
+  want.tm_year = tm.tm_year -= 1900;
+  want.tm_mon = tm.tm_mon -= 1;
+  time_t t = timegm(&tm);
+  if (t == (time_t)-1 || !valid_date(&want, t)) return 0;
+  return (double)t - (double)offset + frac;
+}
+
+/* Up to the end of year 9999: "%Y" stays four digits, gmtime cannot fail. */
+#define LAST_SECOND 253402300799.0
+
+int kt_time_format(double t, char *buf, size_t size) {
+  if (!(t > 0 && t < LAST_SECOND + 1)) return -1; /* NaN too */
   time_t whole = (time_t)floor(t);
   long micro = lround((t - (double)whole) * 1e6);
   if (micro >= 1000000) {
@@ -198,8 +236,10 @@ void kt_time_format(double t, char *buf, size_t size) {
     micro -= 1000000;
   }
   struct tm tm;
-  gmtime_r(&whole, &tm);
   char day[32];
-  strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
-  snprintf(buf, size, "%s.%06ld+00:00", day, micro);
+  if ((double)whole > LAST_SECOND || !gmtime_r(&whole, &tm) ||
+      strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+    return -1;
+  int n = snprintf(buf, size, "%s.%06ld+00:00", day, micro);
+  return n > 0 && (size_t)n < size ? 0 : -1;
 }

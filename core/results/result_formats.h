@@ -65,11 +65,13 @@ kt_results *kt_results_fill(kt_results *r, size_t n, kt_record_read read, void *
 int kt_sorted_value_index(const kt_param *p, const kt_value *v, uint32_t *out);
 
 /* Timestamps as files write them ("2023-01-24 01:03:17.677311+00:00",
-** "2024-04-25 20:16:20 UTC", RFC 3339) to Unix seconds; 0 when text is
-** none of them. */
+** "2024-04-25 20:16:20 UTC", RFC 3339) to Unix seconds; 0 (unknown) when
+** text is none of them or names no time (a field out of its range). */
 double kt_time_parse(const char *text);
-/* Unix seconds as Kernel Tuner writes them: "2023-01-24 01:03:17.677311+00:00". */
-void kt_time_format(double t, char *buf, size_t size);
+/* Unix seconds as Kernel Tuner writes them: "2023-01-24 01:03:17.677311+00:00";
+** -1 (buf unspecified) when t is no time after 1970 and before the year
+** 10000, which writers then write as unknown. */
+int kt_time_format(double t, char *buf, size_t size);
 
 /* T4 (result_t4.c). */
 bool kt_t4_is(const kt_jvalue *root);

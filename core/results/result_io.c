@@ -75,6 +75,20 @@ static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_
   fputc('\n', f);
 }
 
+/* A metric's cell: empty where the result has none; each value reads back
+** as it was (result_csv.c): all its digits, and inf, -inf and nan as C
+** and Python spell them. */
+static void csv_metric(FILE *f, const kt_result *x, const char *name) {
+  for (size_t i = 0; i < x->nmetrics; i++) {
+    if (strcmp(x->metrics[i].name, name) != 0) continue;
+    double v = x->metrics[i].value;
+    char text[32];
+    if (isfinite(v)) kt_number_text(v, text, sizeof text);
+    fputs(isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "inf" : "-inf") : text, f);
+    return;
+  }
+}
+
 static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char **metrics,
                     size_t nmetrics, csv_extra e) {
   char buf[256];
@@ -111,9 +125,8 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
     csv_text(f, line);
   }
   for (size_t m = 0; m < nmetrics; m++) {
-    double v = kt_result_metric(x, metrics[m]);
     fputc(',', f);
-    if (!isnan(v)) fprintf(f, "%.9g", v);
+    csv_metric(f, x, metrics[m]);
   }
   if (e.cut_short) fputs(x->cut_short ? ",true" : ",", f);
   if (e.devices) fputc(',', f);
@@ -174,7 +187,7 @@ static void json_launched(FILE *f, const kt_result *x) {
   fputc(']', f);
 }
 
-/* "metrics": {"gflops": 12.5, ...} (metrics.h) */
+/* "metrics": {"gflops": 12.5, "up": Infinity, ...} (metrics.h) */
 static void json_metrics(FILE *f, const kt_result *x) {
   if (!x->nmetrics) return;
   fputs(",\"metrics\":{", f);
@@ -182,7 +195,7 @@ static void json_metrics(FILE *f, const kt_result *x) {
     fputs(i ? "," : "", f);
     kt_json_string(f, x->metrics[i].name);
     fputc(':', f);
-    kt_json_number(f, x->metrics[i].value);
+    kt_json_any_number(f, x->metrics[i].value); /* Infinity, NaN: read back as they were */
   }
   fputc('}', f);
 }
@@ -236,11 +249,9 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   }
   fputs(",\"error\":", f);
   kt_json_string(f, x->error);
-  if (x->finished > 0) {
-    char stamp[64];
-    kt_time_format(x->finished, stamp, sizeof stamp);
+  char stamp[64];
+  if (kt_time_format(x->finished, stamp, sizeof stamp) == 0) /* else unknown */
     fprintf(f, ",\"finished\":\"%s\"", stamp);
-  }
   json_launched(f, x);
   const char *keys[] = {"build_log", "device_log", "retried", "device"};
   const char *texts[] = {x->build_log, x->device_log, x->retried, x->device};

@@ -146,9 +146,10 @@ static int numbers(const kt_results *rs, const kt_jvalue *e, kt_result *r, kt_er
                                       "benchmark_time", "framework_time", "strategy_time", NULL};
   for (size_t i = 0; i < e->n; i++) {
     const kt_jmember *f = &e->u.members[i];
-    bool skip = f->value.type != KT_JNUMBER || is_param(rs, f->key);
+    double v;
+    bool skip = !kt_json_real(&f->value, &v) || is_param(rs, f->key);
     for (size_t k = 0; !skip && known[k]; k++) skip = strcmp(known[k], f->key) == 0;
-    if (!skip && kt_result_set_metric(r, f->key, f->value.u.num.f, err)) return -1;
+    if (!skip && kt_result_set_metric(r, f->key, v, err)) return -1;
   }
   return 0;
 }
@@ -241,11 +242,7 @@ static void write_key(FILE *f, const kt_results *r, const kt_result *x) {
   for (size_t p = 0; p < r->nparams; p++) {
     if (p) fputc(',', f);
     const char *text = key_piece(&r->params[p].values[x->vi[p]], buf, sizeof buf);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-      if (*c == '"' || *c == '\\') fputc('\\', f);
-      if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-      else fputc(*c, f);
-    }
+    kt_json_chars(f, text, strlen(text)); /* the one JSON string writer: UTF-8 whole */
   }
   fputc('"', f);
 }
@@ -346,10 +343,11 @@ static void write_entry(FILE *f, const kt_results *r, const kt_result *x) {
     fputc(',', f);
     kt_json_string(f, x->metrics[m].name);
     fputc(':', f);
-    kt_json_number(f, x->metrics[m].value);
+    kt_json_any_number(f, x->metrics[m].value); /* Python reads Infinity and NaN */
   }
-  char stamp[64] = "";
-  if (x->finished > 0) kt_time_format(x->finished, stamp, sizeof stamp);
+  char stamp[64];
+  if (kt_time_format(x->finished, stamp, sizeof stamp)) /* unknown: the schema asks for one */
+    stamp[0] = '\0';
   fprintf(f, ",\"timestamp\":\"%s\",\"ktlua_status\":\"%s\"", stamp, kt_status_name(x->status));
   if (x->error) {
     fputs(",\"ktlua_error\":", f);

@@ -141,8 +141,9 @@ static int read_metrics(const kt_jvalue *x, kt_result *res, kt_error *err) {
   const kt_jvalue *m = kt_json_get_type(x, "metrics", KT_JOBJECT);
   for (size_t i = 0; m && i < m->n; i++) {
     const kt_jmember *f = &m->u.members[i];
-    if (f->value.type != KT_JNUMBER) return kt_fail(err, "metric %s is not a number", f->key);
-    if (kt_result_set_metric(res, f->key, f->value.u.num.f, err)) return -1;
+    double v;
+    if (!kt_json_real(&f->value, &v)) return kt_fail(err, "metric %s is not a number", f->key);
+    if (kt_result_set_metric(res, f->key, v, err)) return -1;
   }
   return 0;
 }
@@ -324,6 +325,12 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
   }
   const kt_jvalue *log = kt_json_get_type(root, "device_log", KT_JSTRING);
   const kt_jvalue *inputs = kt_json_get_type(root, "inputs_log", KT_JSTRING);
+  const kt_jvalue *stopped = kt_json_get_type(root, "stopped", KT_JSTRING);
+  if (r && stopped && *stopped->u.str &&
+      !(r->stopped = r->stopped_read = kt_strdup(stopped->u.str, err))) {
+    kt_results_release(r);
+    r = NULL;
+  }
   if (r && inputs) kt_log_append(&r->inputs_log, inputs->u.str);
   if (r) {
     kt_results_rescore(r); /* the best by the objective the file names */
@@ -343,7 +350,7 @@ kt_results *kt_results_from_json(const kt_jvalue *root, kt_error *err) {
 
 /* Parses line [a, b) of a journal; *doc is the line's document. */
 static const kt_jvalue *journal_line(const char *a, const char *b, kt_jdoc **doc, kt_error *err) {
-  *doc = kt_json_parse_cstrings(a, (size_t)(b - a), err);
+  *doc = kt_json_parse_results(a, (size_t)(b - a), err);
   return *doc ? kt_json_root(*doc) : NULL;
 }
 
@@ -354,10 +361,12 @@ static int note_line(size_t **lines, size_t *cap, size_t at, size_t n, kt_error 
   return 0;
 }
 
-/* A journal's records are told apart by their configuration: one recorded
-** again takes the place of its first record (a resumed tuning records
-** again, under its new index, a configuration whose index changed with
-** the space), and after that an index names one configuration only. */
+/* A journal gives each configuration one index and each index one
+** configuration: a tuning records a configuration under the index the
+** space gives it, and a resumed one whose space moved the indices writes
+** its journal again whole (tuning.c). Records that break that are refused,
+** naming their lines; a configuration recorded again under its index (run
+** again: the inputs changed) takes the place of its first record. */
 static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
   const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
   kt_jdoc *doc;
@@ -379,8 +388,8 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     }
     kt_json_free(doc);
   }
-  if (r && (kt_results_keep_last(r, lines, err) ||
-            kt_results_check_indices(r, false, lines, "line", err))) {
+  if (r && (kt_results_check_indices(r, true, lines, "line", err) ||
+            kt_results_keep_last(r, lines, err))) {
     kt_results_release(r);
     r = NULL;
   }
@@ -392,7 +401,7 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
 int kt_journal_parse(const char *text, size_t len, kt_results **out, kt_error *err) {
   static const char start[] = "{\"format\":\"ktlua-journal\"";
   const char *nl = memchr(text, '\n', len);
-  kt_jdoc *first = kt_json_parse_cstrings(text, nl ? (size_t)(nl - text) : len, NULL);
+  kt_jdoc *first = kt_json_parse_results(text, nl ? (size_t)(nl - text) : len, NULL);
   const kt_jvalue *f = first ? kt_json_get_type(kt_json_root(first), "format", KT_JSTRING) : NULL;
   /* a header as ktlua writes it is a journal's, also when it is broken */
   bool journal = (f && strcmp(f->u.str, "ktlua-journal") == 0) ||

@@ -121,9 +121,9 @@ static int read_metrics(const t4_reader *rd, const kt_jvalue *x, kt_result *res)
   const kt_jvalue *list = kt_json_get_type(x, "measurements", KT_JARRAY);
   for (size_t i = 0; list && i < list->n; i++) {
     const kt_jvalue *name = kt_json_get_type(&list->u.items[i], "name", KT_JSTRING);
-    const kt_jvalue *v = kt_json_get_type(&list->u.items[i], "value", KT_JNUMBER);
-    if (name && v && strcmp(name->u.str, "time") != 0 &&
-        kt_result_set_metric(res, name->u.str, v->u.num.f, rd->err))
+    double v;
+    if (name && kt_json_real(kt_json_get(&list->u.items[i], "value"), &v) &&
+        strcmp(name->u.str, "time") != 0 && kt_result_set_metric(res, name->u.str, v, rd->err))
       return -1;
   }
   return 0;
@@ -244,12 +244,13 @@ static const char *invalidity(kt_status s) {
 
 /* One measurement, {"name", "value", "unit"}, unless value is NaN (not
 ** measured); *n counts those written. */
+/* A metric may be infinite or NaN: Python's json spelling, which Kernel
+** Tuner's T4 schemas accept as it reads them (a number). */
 static void write_measure(FILE *f, int *n, const char *name, double value, const char *unit) {
-  if (isnan(value)) return;
   fputs((*n)++ ? ",{\"name\":" : "{\"name\":", f);
   kt_json_string(f, name);
   fputs(",\"value\":", f);
-  kt_json_number(f, value);
+  kt_json_any_number(f, value);
   fputs(",\"unit\":", f);
   kt_json_string(f, unit);
   fputc('}', f);
@@ -288,11 +289,9 @@ static void write_ms(FILE *f, const char *key, double ns) {
 
 static void write_result(FILE *f, const kt_results *r, const kt_result *x) {
   fputc('{', f);
-  if (x->finished > 0) {
-    char stamp[64];
-    kt_time_format(x->finished, stamp, sizeof stamp);
+  char stamp[64];
+  if (kt_time_format(x->finished, stamp, sizeof stamp) == 0) /* T4 may leave it out */
     fprintf(f, "\"timestamp\":\"%s\",", stamp);
-  }
   fputs("\"configuration\":{", f);
   for (size_t p = 0; p < r->nparams; p++) {
     fputs(p ? "," : "", f);

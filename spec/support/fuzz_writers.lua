@@ -1,10 +1,12 @@
 -- Cases for the writers fuzzer (spec/fuzz_spec.lua): database entries, as
 -- db:list gives them, whose names and values are hostile (comment closers,
 -- quotes, brackets, line ends, NUL, C and Lua keywords, the header's own
--- names, names that make one identifier, long names, code), and the checks
+-- names, names that make one identifier, long names, code), with metrics
+-- that are often no finite number (+inf, -inf, NaN), and the checks
 -- of ktlua.db_export's formats: the Lua export loads in an empty
--- environment, looking nothing up, as the entries; the JSON export reads
--- back as them; the header compiles strictly, declares none of the names
+-- environment, looking nothing up, as the entries; the JSON export is
+-- UTF-8 and reads back as them (null where JSON has no number); a database keeps the
+-- metrics a results file gives it; the header compiles strictly, declares none of the names
 -- the data put in code (pwned, f, ktlua_pwned, KTLUA_PWNED) and holds each
 -- kernel's and size's name in a string literal.
 local kt = require "ktlua"
@@ -37,6 +39,8 @@ local PAYLOADS = {
   "]] pwned() --[[", '" .. pwned() .. "', "n = pwned(), m", "\0*/ int pwned; /*",
   'x"; int ktlua_pwned; //', "a */\n#define KTLUA_PWNED\n/* b", "}, pwned = {",
 }
+
+local same -- below: two values alike, NaN and the sign of zero too
 
 -- A name like one already taken: its '_' and '-' swapped, its case
 -- changed, or a byte more.
@@ -89,6 +93,22 @@ local function size_value(rng)
   return rng:chance(0.7) and 2 ^ rng:int(0, 40) // 1 or rng:int(1, 1000) * 0.5
 end
 
+-- A metric's value: often no finite number (+inf, -inf, NaN), which every
+-- writer must write so that it reads back.
+local NONFINITE = { 1 / 0, -1 / 0, 0 / 0 }
+local function metric_value(rng)
+  if rng:chance(0.4) then return rng:pick(NONFINITE) end
+  return (rng:chance(0.5) and rng:pick(SPECIAL) or rng:number()) + 0.0 -- metrics are floats
+end
+
+-- Metrics, or nil (a configuration without any).
+local function metrics(rng, taken)
+  if rng:chance(0.3) then return nil end
+  local m = {}
+  for _, n in ipairs(taken or names(rng, rng:int(1, 4))) do m[n] = metric_value(rng) end
+  return m
+end
+
 -- Entries of one to three kernels, each with its parameters and size names.
 function writers.entries(rng)
   local list = {}
@@ -103,6 +123,7 @@ function writers.entries(rng)
       for _, field in ipairs({ "device", "backend", "source", "options", "driver", "version", "date" }) do
         e[field] = name(rng)
       end
+      e.metrics = metrics(rng)
       list[#list + 1] = e
     end
   end
@@ -136,13 +157,26 @@ function writers.stored(rng, dir)
   end
   local size = {}
   for _, s in ipairs(names(rng, rng:int(1, 3))) do size[(s:gsub("%z", ""))] = rng:int(1, 4096) end
+  -- metric names without NUL, identifiers (kt.json.encode's placeholders
+  -- below stand for the values JSON has no spelling for)
+  local kept = metrics(rng, (function()
+    local m = {}
+    for i = 1, rng:int(1, 3) do m[i] = identifier(rng) end
+    return m
+  end)())
+  local spelled = {}
+  for k, v in pairs(kept or {}) do
+    spelled[k] = v ~= v and "@NaN@" or v == 1 / 0 and "@Infinity@" or v == -1 / 0 and "@-Infinity@" or v
+  end
   local doc = { format = "ktlua-results", version = 1, task = task, device = (name(rng):gsub("%z", "")),
                 searcher = "exhaustive", kernels = { "k" }, backend = "opencl",
                 source = "fnv1a-0000000000000001", options = "", objective = "kernel",
                 parameters = parameters,
-                results = { { index = 0, config = config, status = "ok", time_ms = 1.5 } } }
+                results = { { index = 0, config = config, status = "ok", time_ms = 1.5,
+                              metrics = kept and spelled } } }
   local path = dir .. "/writers.json"
-  fuzz.write(path, kt.json.encode(doc))
+  -- ktlua's results files spell them as Python's json does
+  fuzz.write(path, (kt.json.encode(doc):gsub('"@(%-?%a+)@"', "%1")))
   local db_path = dir .. "/writers.db"
   os.remove(db_path)
   local db = kt.db(db_path)
@@ -152,12 +186,13 @@ function writers.stored(rng, dir)
   db:close()
   os.remove(db_path)
   assert(#list == 1 and list[1].kernel == task, "the database did not keep the kernel's name")
+  same(kept, list[1].metrics, "the metrics the database kept")
   return list, texts
 end
 
 -- ---- the Lua export ----
 
-local function same(a, b, where)
+function same(a, b, where)
   if type(a) ~= type(b) then error(("%s: a %s became a %s"):format(where, type(a), type(b)), 0) end
   if type(a) == "table" then
     for k, v in pairs(a) do same(v, b[k], where .. "[" .. ("%q"):format(k) .. "]") end
@@ -197,16 +232,6 @@ local function json_same(a, b, where)
   end
 end
 
-local function utf8_all(entries)
-  local ok = true
-  local function walk(v)
-    if type(v) == "string" then ok = ok and utf8.len(v) ~= nil
-    elseif type(v) == "table" then for k, x in pairs(v) do walk(k) walk(x) end end
-  end
-  walk(entries)
-  return ok
-end
-
 function writers.check_json(entries, text)
   text = text or export.json(entries)
   local doc = kt.json.decode(text)
@@ -227,9 +252,13 @@ function writers.check_json(entries, text)
       for s, n in ipairs(sizes) do json_same(e.size[n] or 0, r.problem_size[s], "problem_size") end
       for p, v in pairs(e.config) do json_same(v, r.config[p], ("config[%q]"):format(p)) end
       for p in pairs(r.config) do assert(e.config[p] ~= nil, "config: a parameter from nowhere") end
+      assert((e.metrics == nil) == (r.metrics == nil), "metrics where the entry has none, or none")
+      for m, v in pairs(e.metrics or {}) do json_same(v, r.metrics[m], ("metrics[%q]"):format(m)) end
+      for m in pairs(r.metrics or {}) do assert(e.metrics[m] ~= nil, "metrics: one from nowhere") end
     end
   end
-  if utf8_all(entries) then assert(utf8.len(text), "the JSON export of UTF-8 text is not UTF-8") end
+  -- UTF-8 whatever the names' bytes (a byte of no character is \udcXX), read back whole above
+  assert(utf8.len(text), "the JSON export is not UTF-8")
 end
 
 -- ---- the header ----

@@ -14,12 +14,11 @@ function export.header(entries, source) return require("ktlua.db_header").write(
 
 -- ---- JSON ----
 
+-- Through ktlua's one JSON string writer (core/base/json.c), which writes
+-- UTF-8 whatever the bytes: one that is part of no character as \udcXX.
 local function json_string(s)
   if s == nil then return "null" end
-  return '"' .. s:gsub('[%c"\\]', function(c)
-    local named = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
-    return named[c] or ("\\u%04x"):format(c:byte())
-  end) .. '"'
+  return require("ktlua").json.encode(s)
 end
 
 -- Numbers; JSON has no infinity nor NaN: null.

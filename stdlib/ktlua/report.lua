@@ -159,6 +159,22 @@ local function pruned_counts(pruned)
   return #parts > 0 and "removed for the device: " .. table.concat(parts, ", ") or nil
 end
 
+-- "vadd on GPU: 11 of 32 configurations (staged search, stopped: count)", of
+-- what the results know: those read from a file may not know their device,
+-- space, searcher or why they stopped (a CSV file, a journal, another tool's).
+local function headline(results, s)
+  local function known(v) return v ~= nil and v ~= "" end
+  local line = printable(results.task)
+  if known(results.device) then line = line .. " on " .. printable(results.device) end
+  line = line .. (": %d"):format(s.evaluated)
+  if s.space_valid > 0 then line = line .. (" of %d"):format(s.space_valid) end
+  line = line .. (s.evaluated == 1 and s.space_valid == 0 and " configuration" or " configurations")
+  local how = {}
+  if known(results.searcher) then how[#how + 1] = printable(results.searcher) .. " search" end
+  if known(s.stopped) then how[#how + 1] = "stopped: " .. printable(s.stopped) end
+  return #how > 0 and line .. " (" .. table.concat(how, ", ") .. ")" or line
+end
+
 -- results:print{all = false, top = 20, out = io.stdout}
 function report.print(results, opts)
   opts = opts or {}
@@ -171,9 +187,7 @@ function report.print(results, opts)
   local limit = opts.all and #sorted or (opts.top or (#sorted <= 30 and #sorted or 20))
   local shown = {}
   for i = 1, math.min(limit, #sorted) do shown[i] = sorted[i] end
-  out:write(("%s on %s: %d of %d configurations (%s search, stopped: %s)\n"):format(
-    printable(results.task), printable(results.device), s.evaluated, s.space_valid,
-    printable(results.searcher), printable(s.stopped)))
+  out:write(headline(results, s), "\n")
   out:write(("  %s\n"):format(status_counts(s.statuses)))
   local pruned = pruned_counts(s.pruned)
   if pruned then out:write(("  %s\n"):format(pruned)) end

@@ -294,7 +294,9 @@ local function overview(m, source)
   local s, r = m.summary, m.results
   local items = {
     { "task", r.task }, { "device", r.device }, { "searcher", r.searcher },
-    { "evaluated", ("%d of %s valid configurations"):format(s.evaluated, tostring(s.space_valid)),
+    { "evaluated", s.space_valid > 0
+        and ("%d of %s valid configurations"):format(s.evaluated, tostring(s.space_valid))
+        or ("%d configurations (the space's size unknown)"):format(s.evaluated),
       attrs = ('id="evaluated" data-count="%d"'):format(s.evaluated) },
     { "stopped", s.stopped }, { "wall time", ms(s.wall_ms) .. " ms" },
     { "best", m.best and (best_value(m) .. ms(m.best.time_ms) .. " ms: " .. require("ktlua.report").config(
