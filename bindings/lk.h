@@ -169,9 +169,11 @@ lua_State *lk_ref_push(const lk_ref *r);
 ** into err, pops, returns -1. */
 /* A time limit on Lua code that waits for no device (lk_deadline.c):
 ** between begin and end, the code raises "<who> ran past its time limit
-** (<limit> s)<where>" once limit_s have passed; fired says it did. */
+** (<limit> s)<where>" once limit_s have passed, not counting the time its
+** thread waited for a processor (run_delay.h); fired says it did. */
 typedef struct lk_deadline {
   int64_t at;
+  int64_t waited; /* the thread's waits for a processor, when at was last moved */
   double limit_s;
   const char *who, *where;
   bool fired;

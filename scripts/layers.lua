@@ -12,7 +12,7 @@ return {
         what = "errors, values, allocation, host arrays, JSON, wire framing, files, child programs",
         files = { "kt", "copy_wide", "types", "array", "arg", "rng", "indices", "stats", "indexmap", "trie",
           "permutation", "json", "json_read", "wire", "atomic_file", "regular_file", "dynlib",
-          "spawn", "cpus", "interrupt", "ktlua_exe", "log_append" } } },
+          "spawn", "cpus", "run_delay", "interrupt", "ktlua_exe", "log_append" } } },
     { { folder = "core/space",
         what = "parameters, constraints, expressions and the spaces they make",
         files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string",

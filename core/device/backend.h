@@ -168,10 +168,13 @@ typedef struct kt_backend {
 
   /* Optional (NULL where a backend has no such notion): */
   /* Waits on the device give up at this kt_now_ns() time (0: never), with
-  ** KT_FAULT_TIMEOUT; with past_compiles, later by the time the context
-  ** spent compiling meanwhile (a CPU device compiles a kernel at its first
-  ** launch only after the compiles in progress). */
-  void (*set_deadline)(kt_bctx *ctx, int64_t deadline_ns, bool past_compiles);
+  ** KT_FAULT_TIMEOUT, moved by the time the calling thread waited for a
+  ** processor meanwhile (run_delay.h: its host code counts against the
+  ** same limit). on_host: the device is the host's processors, and the
+  ** deadline moves by the time its process spent compiling meanwhile (a
+  ** CPU device compiles a kernel at its first launch only after the
+  ** compiles in progress) and waiting for a processor too. */
+  void (*set_deadline)(kt_bctx *ctx, int64_t deadline_ns, bool on_host);
   /* Counts the times the context was recreated: every buffer, program and
   ** kernel made before a change is gone. */
   uint64_t (*generation)(kt_bctx *ctx);

@@ -354,10 +354,15 @@ static void rm_event_free(kt_bctx *c, kt_bevent *e) {
   free(e);
 }
 
-static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns, bool past_compiles) {
+static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns, bool on_host) {
   c->deadline = deadline_ns;
-  c->past_compiles = past_compiles && deadline_ns;
-  if (c->past_compiles) c->compiled_at_set = rm_compile_ns(c);
+  if (deadline_ns) c->waited_at_set = kt_run_delay_self();
+  c->on_host = on_host && deadline_ns && c->rank <= 0;
+  if (!c->on_host) return;
+  c->compiled_at_set = rm_compile_ns(c);
+  c->delays_pid = c->alive ? c->pid : 0;
+  c->delays_at_set.n = 0;
+  if (c->delays_pid) kt_run_delays_read(c->delays_pid, &c->delays_at_set);
 }
 
 /* A server that died during a compile is lost here, on the owning thread,

@@ -15,6 +15,7 @@
 #include "devout.h"
 #include "remote.h"
 #include "remote_proto.h"
+#include "run_delay.h"
 #include "wire.h"
 
 /* A read that does not block: the server reads into memory of its own,
@@ -44,8 +45,11 @@ struct kt_bctx {
   unsigned char *staging;
   size_t staging_size;
   int64_t deadline;
-  bool past_compiles;      /* the deadline moves by the time spent compiling ... */
-  int64_t compiled_at_set; /* ... since it was set: rm_compile_ns then */
+  int64_t waited_at_set;   /* the deadline moves by this thread's waits since it was set */
+  bool on_host;            /* ... by the time spent compiling ... */
+  int64_t compiled_at_set; /* ... since then (rm_compile_ns then), and ... */
+  pid_t delays_pid;        /* ... by the longest wait for a processor of a thread */
+  kt_run_delays delays_at_set; /* of the server's, since then */
   /* Time with a compile connection at work (under lock): its sum, and how
   ** many are at work since when. */
   int64_t compile_ns, compiling_since;

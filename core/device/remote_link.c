@@ -152,16 +152,30 @@ int call(kt_bctx *c, kt_fault *fault, kt_error *err) {
   return rm_reply(c, fault, err);
 }
 
-/* The deadline of a reply: with past_compiles, the set one moved by the time
-** spent compiling since it was set, checked again each time it passes, as
-** compiles may start and end while the reply is waited for. */
+/* The set deadline moved by this thread's waits for a processor since it
+** was set and, on the host's processors, by the time the server spent
+** compiling and the longest such wait of one of its threads (a server
+** started since then counts from its start). */
+static int64_t moved_deadline(kt_bctx *c) {
+  int64_t d = c->deadline + (kt_run_delay_self() - c->waited_at_set);
+  if (!c->on_host) return d;
+  kt_run_delays none = {0};
+  const kt_run_delays *then = c->pid == c->delays_pid ? &c->delays_at_set : &none;
+  return d + (rm_compile_ns(c) - c->compiled_at_set) + kt_run_delays_since(c->pid, then);
+}
+
+/* The deadline of a reply: the moved one, checked again each time it
+** passes, as compiles and other jobs may hold the work back while the
+** reply is waited for. */
 static int64_t reply_deadline(kt_bctx *c) {
-  if (!c->past_compiles) return c->deadline;
-  for (;;) {
-    int64_t d = c->deadline + (rm_compile_ns(c) - c->compiled_at_set);
-    if (kt_wire_wait(c->fd, d) != KT_WIRE_TIMEOUT) return d;
-    if (c->deadline + (rm_compile_ns(c) - c->compiled_at_set) <= kt_now_ns()) return d;
+  if (!c->deadline) return 0;
+  int64_t d = c->deadline;
+  while (kt_wire_wait(c->fd, d) == KT_WIRE_TIMEOUT) {
+    int64_t moved = moved_deadline(c);
+    if (moved <= kt_now_ns()) break;
+    d = moved;
   }
+  return d;
 }
 
 /* The reply to a request sent before (by post), in c->in. */

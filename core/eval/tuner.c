@@ -606,16 +606,18 @@ bool tuner_recover(kt_tuner *t) {
 /* A CPU device (PoCL) compiles a kernel for its work-group size when it
 ** is first launched, after any compile of the same process in progress
 ** (one compiles at a time): on a slow machine, seconds before the kernel
-** runs. So that a correct configuration is not stopped before it ran, its
-** deadline moves by the time the compiles in progress take, whatever the
-** machine's load, and leaves the kernel's own compile twice the longest
-** compile so far. */
-static bool compiles_hold_launches(const kt_tuner *t) {
+** runs; and the kernel shares the processors with every other job. So
+** that a correct configuration is not stopped before it ran, whatever the
+** machine's load, its deadline moves by the time the compiles in progress
+** take and the device process waits for a processor (the backend's
+** on_host), and leaves the kernel's own compile twice the longest compile
+** so far. */
+static bool on_host(const kt_tuner *t) {
   return t->cache && strcmp(kt_device_string(&t->device, "type"), "cpu") == 0;
 }
 
 void tuner_set_deadline(kt_tuner *t, int64_t deadline_ns) {
-  bool cpu = compiles_hold_launches(t);
+  bool cpu = on_host(t);
   if (deadline_ns && cpu) deadline_ns += (int64_t)(2 * kt_build_cache_stats(t->cache).longest_ns);
   if (t->be->set_deadline) t->be->set_deadline(t->ctx, deadline_ns, cpu);
 }
