@@ -82,6 +82,7 @@ static void merge_stdlib(lua_State *L, const char *name) {
   lua_pushstring(L, name);
   lua_call(L, 1, 1);
   for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+    if (!lua_isfunction(L, -1)) continue; /* its own constants (values.MAX) are not the API */
     lua_pushvalue(L, -2);
     lua_pushvalue(L, -2);
     lua_settable(L, -6);
