@@ -125,6 +125,10 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "resumed");
   }
+  if (r->infrastructure) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "infrastructure");
+  }
   if (r->nkernels > 0 && r->sizes[0].dims > 0) push_kernel_sizes(L, &r->sizes[0]);
   lua_createtable(L, (int)r->nkernels, 0);
   for (size_t k = 0; k < r->nkernels; k++) {

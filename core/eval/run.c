@@ -138,7 +138,10 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   run->compile_ns += compile_ns;
   free(source);
   if (rc < 0) return -1;
-  if (rc > 0) return run_config_fails(run, KT_COMPILE_FAILED, log), 1;
+  if (rc > 0) {
+    run->infrastructure = rc == 2;
+    return run_config_fails(run, KT_COMPILE_FAILED, log), 1;
+  }
   if (log) note_build_log(run, k->name, log);
   rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki, &rk->sizes)) return 1;
