@@ -27,13 +27,51 @@ static int load_embedded(lua_State *L) {
   return 1;
 }
 
-static void preload_stdlib(lua_State *L) {
+static void preload_with(lua_State *L, lua_CFunction loader) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   for (const lk_embedded *m = lk_stdlib; m->name; m++) {
     lua_pushlightuserdata(L, (void *)m);
-    lua_pushcclosure(L, load_embedded, 1);
+    lua_pushcclosure(L, loader, 1);
     lua_setfield(L, -2, m->name);
   }
+  lua_pop(L, 1);
+}
+
+/* A stdlib module required before "ktlua": from lua5.4, which finds
+** luaopen_ktlua_<name> (build/stdlib_embed.c) in ktlua.so (its all-in-one
+** loader), or from the executable (lk_preload_stdlib). "ktlua" loads
+** first, putting the embedded loaders in package.preload in place of
+** these, and the module then loads as it would after it. */
+int lk_open_embedded(lua_State *L, const char *name) {
+  luaL_requiref(L, "ktlua", luaopen_ktlua, 0);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, name) != LUA_TNIL) return 1; /* loaded with ktlua (ktlua.t1) */
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  if (lua_getfield(L, -1, name) == LUA_TNIL) return luaL_error(L, "no stdlib module '%s'", name);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+/* The modules the C side preloads (lk_spawn.c, lk_split.c), found the same
+** way; the installed stdlib's files require them. */
+int luaopen_ktlua_spawn(lua_State *L) { return lk_open_embedded(L, "ktlua.spawn"); }
+int luaopen_ktlua_split_run(lua_State *L) { return lk_open_embedded(L, "ktlua.split_run"); }
+
+static int load_first(lua_State *L) {
+  const lk_embedded *m = lua_touserdata(L, lua_upvalueindex(1));
+  return lk_open_embedded(L, m->name);
+}
+
+/* Before "ktlua" is loaded, each stdlib module's loader loads it first:
+** the modules read it and the modules it preloads (ktlua.spawn, ...). */
+void lk_preload_stdlib(lua_State *L) {
+  preload_with(L, load_first);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+  lua_pushcfunction(L, luaopen_ktlua_spawn);
+  lua_setfield(L, -2, "ktlua.spawn");
+  lua_pushcfunction(L, luaopen_ktlua_split_run);
+  lua_setfield(L, -2, "ktlua.split_run");
   lua_pop(L, 1);
 }
 
@@ -44,6 +82,7 @@ static void merge_stdlib(lua_State *L, const char *name) {
   lua_pushstring(L, name);
   lua_call(L, 1, 1);
   for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+    if (!lua_isfunction(L, -1)) continue; /* its own constants (values.MAX) are not the API */
     lua_pushvalue(L, -2);
     lua_pushvalue(L, -2);
     lua_settable(L, -6);
@@ -59,7 +98,7 @@ static int l_clock(lua_State *L) {
 
 int luaopen_ktlua(lua_State *L) {
   luaL_checkversion(L);
-  preload_stdlib(L);
+  preload_with(L, load_embedded);
   lk_callback_thread(L);
   lua_newtable(L);
   lk_open_device(L);

@@ -213,6 +213,17 @@ void *lk_scalar_bytes(lua_State *L, const kt_type *t, int idx);
 
 /* ---- each area's registration ---- */
 
+int luaopen_ktlua(lua_State *L);
+/* The stdlib modules (ktlua.report, ...) in package.preload, from their
+** sources built in (bindings/ktlua.c); the executable preloads them at
+** start, so that a script may require any of them first. */
+void lk_preload_stdlib(lua_State *L);
+/* luaopen_ktlua_<module>: a stdlib module that lua5.4 requires before
+** "ktlua" (bindings/ktlua.c). */
+int lk_open_embedded(lua_State *L, const char *name);
+int luaopen_ktlua_spawn(lua_State *L);
+int luaopen_ktlua_split_run(lua_State *L);
+
 void lk_open_device(lua_State *L);  /* kt.devices, kt.device */
 void lk_open_array(lua_State *L);   /* kt.array, kt.struct */
 void lk_open_arg(lua_State *L);     /* kt.scalar, kt.int, ..., kt.localmem, kt.symbol */

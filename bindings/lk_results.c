@@ -121,6 +121,14 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "cut_short");
   }
+  if (r->resumed) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "resumed");
+  }
+  if (r->infrastructure) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "infrastructure");
+  }
   if (r->nkernels > 0 && r->sizes[0].dims > 0) push_kernel_sizes(L, &r->sizes[0]);
   lua_createtable(L, (int)r->nkernels, 0);
   for (size_t k = 0; k < r->nkernels; k++) {
@@ -301,10 +309,15 @@ static int results_summary(lua_State *L) {
   kt_results *r = check_results(L, 1);
   kt_overheads sum = {0};
   double kernel = 0, compile = 0;
-  size_t count[KT_STATUS_COUNT] = {0};
+  size_t count[KT_STATUS_COUNT] = {0}, resumed = 0;
   for (size_t i = 0; i < r->n; i++) {
     const kt_result *x = &r->items[i];
     count[x->status]++;
+    /* the times are this run's: a journal's results were timed by another */
+    if (x->resumed) {
+      resumed++;
+      continue;
+    }
     for (size_t s = 0; s < x->nsamples; s++) kernel += x->samples_ns[s];
     compile += x->compile_ns;
     sum.build += x->over.build;
@@ -319,6 +332,8 @@ static int results_summary(lua_State *L) {
   lua_createtable(L, 0, 16);
   lua_pushinteger(L, (lua_Integer)r->n);
   lua_setfield(L, -2, "evaluated");
+  lua_pushinteger(L, (lua_Integer)resumed);
+  lua_setfield(L, -2, "resumed");
   lua_createtable(L, 0, KT_STATUS_COUNT);
   for (int s = 0; s < KT_STATUS_COUNT; s++) {
     lua_pushinteger(L, (lua_Integer)count[s]);

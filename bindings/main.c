@@ -19,6 +19,7 @@
 #include "version.h"
 
 int luaopen_ktlua(lua_State *L);
+void lk_preload_stdlib(lua_State *L); /* bindings/ktlua.c */
 
 static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
@@ -255,7 +256,9 @@ static void repl(lua_State *L) {
   prompt_close(p);
 }
 
+/* "ktlua" and its stdlib modules, for require in any order. */
 static void load_module(lua_State *L) {
+  lk_preload_stdlib(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_ktlua);
   lua_setfield(L, -2, "ktlua");

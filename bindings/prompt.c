@@ -1,7 +1,7 @@
 /*
 ** prompt.c: the lines of ktlua's prompt. On a terminal, GNU readline edits
 ** them, keeps their history between sessions (a bounded file in the home
-** folder) and completes names with Tab (ktlua.complete, in Lua); without a
+** folder, each line appended as it is read) and completes names with Tab (ktlua.complete, in Lua); without a
 ** terminal, lines of any length are read as they come.
 */
 #include "prompt.h"
@@ -75,6 +75,16 @@ static char **candidates(const char *text, int start, int end) {
   return out;
 }
 
+/* The history so far, and the file made where there is none: each line is
+** appended to it as it is read (prompt_read), which GNU readline does only
+** to a file that exists. */
+static void open_history(const char *path) {
+  read_history(path);
+  history_truncate_file(path, HISTORY_LINES);
+  FILE *f = fopen(path, "a");
+  if (f) fclose(f);
+}
+
 prompt *prompt_open(lua_State *L) {
   prompt *p = calloc(1, sizeof *p);
   if (!p) return NULL;
@@ -94,7 +104,7 @@ prompt *prompt_open(lua_State *L) {
     sprintf(p->history, "%s/.ktlua_history", home);
   }
   stifle_history(HISTORY_LINES);
-  if (p->history) read_history(p->history);
+  if (p->history) open_history(p->history);
   return p;
 }
 
@@ -120,7 +130,12 @@ bool prompt_read(prompt *p, lua_State *L, const char *text) {
   if (!p->terminal) return read_plain(L);
   char *line = readline(text);
   if (!line) return false;
-  if (line[0]) add_history(line);
+  /* Kept at once: os.exit() or a signal ends the process without
+  ** prompt_close. */
+  if (line[0]) {
+    add_history(line);
+    if (p->history) append_history(1, p->history);
+  }
   lua_pushstring(L, line);
   free(line);
   return true;
@@ -128,10 +143,7 @@ bool prompt_read(prompt *p, lua_State *L, const char *text) {
 
 void prompt_close(prompt *p) {
   if (!p) return;
-  if (p->history) {
-    write_history(p->history);
-    history_truncate_file(p->history, HISTORY_LINES);
-  }
+  if (p->history) history_truncate_file(p->history, HISTORY_LINES);
   if (p->terminal) {
     clear_history();
     completing = NULL;

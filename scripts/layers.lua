@@ -23,7 +23,7 @@ return {
         files = { "additive", "ensemble", "surrogate", "pairwise", "bottlenecks" } } },
     { { folder = "core/device",
         what = "backends, device processes and their wire, NVRTC, CUDA, CUPTI, NVML loading",
-        files = { "backend", "backend_cuda", "cuda_buffers", "backend_opencl", "backend_remote",
+        files = { "backend", "backend_cuda", "cuda_buffers", "backend_opencl", "cl_errors", "backend_remote",
           "remote_link", "cuda_binary", "cuda_devices", "cuda_lib", "cupti_lib", "nvml_lib", "nvrtc",
           "nvrtc_apart", "counters", "energy", "device", "backends", "device_wire", "devices",
           "devout", "apart", "remote_stage", "remote_async", "remote_compile", "remote_counters", "remote_energy",

@@ -75,6 +75,42 @@ describe("the module", function()
     assert.matches("^%d+%.%d+%.%d+\t5\ttrue", out)
   end)
 
+  -- Each stdlib module (and the two the C side preloads) required first,
+  -- before "ktlua", in a fresh process by prefix (a command that runs the
+  -- script first_script writes, with the module's name).
+  local function stdlib_names()
+    local names = { "ktlua.spawn", "ktlua.split_run" }
+    for file in shell.must("ls stdlib/ktlua"):gmatch("([%w_]+)%.lua\n") do
+      names[#names + 1] = "ktlua." .. file
+    end
+    return names
+  end
+  local function first_script()
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write("local m = require(arg[1]); io.write(type(m), ' ', type(require('ktlua').version))\n")
+    f:close()
+    return script
+  end
+  local function required_first(prefix, script)
+    local says = {}
+    for _, name in ipairs(stdlib_names()) do
+      local out, code = run(("%s %s %s"):format(prefix, script, name))
+      assert.are.equal(0, code, name .. ": " .. out)
+      assert.matches("^%a+ string$", out, 1, name)
+      says[name] = out
+    end
+    return says
+  end
+
+  it("lets every stdlib module be required first, from lua5.4 and from the executable", function()
+    local script = first_script()
+    finally(function() os.remove(script) end)
+    assert.is_true(#stdlib_names() >= 20)
+    local plain = required_first("lua5.4 -e \"package.cpath = 'build/?.so;' .. package.cpath\"", script)
+    assert.are.same(plain, required_first(ktlua, script))
+  end)
+
   it("installs the executable, the module and the stdlib with make install", function()
     local sources = io.open("Makefile") -- not in a bundle
     if sources then sources:close() end
@@ -90,6 +126,10 @@ describe("the module", function()
       :format(prefix, prefix))
     assert.are.equal(0, code, out)
     assert.are.equal(("3\t%s/share/lua/5.4/ktlua/report.lua\n"):format(prefix), out)
+    local script = first_script()
+    required_first(("LUA_CPATH='%s/lib/lua/5.4/?.so' LUA_PATH='%s/share/lua/5.4/?.lua' lua5.4")
+      :format(prefix, prefix), script)
+    os.remove(script)
     out, code = run(prefix .. "/bin/ktlua -e 'print(#kt.devices() > 0)'")
     assert.are.equal(0, code, out)
     assert.are.equal("true\n", out)

@@ -114,7 +114,8 @@ describe("compiler processes in a tuning of its own process", function()
   teardown(function() os.execute("rm -rf " .. dir) end)
 
   -- Runs a tuning of `source` in ktlua with the environment env; its summary's counts, then
-  -- "SCALE WG status reason" per result.
+  -- "SCALE WG status reason" per result (the reason followed by " [infrastructure]" where it
+  -- was no compiler's verdict).
   local function run(env, opts)
     local path = dir .. "/tune.lua"
     files.write(path, ([[
@@ -131,7 +132,8 @@ local s = r:summary()
 print(s.compiles, s.cached, s.compile_workers)
 for i = 1, #r do
   local why = r[i].status == "ok" and "" or (r[i].build_log or r[i].error or ""):match("[^\n]*")
-  print(r[i].config.SCALE, r[i].config.WG, r[i].status, why)
+  print(r[i].config.SCALE, r[i].config.WG, r[i].status,
+    why .. (r[i].infrastructure and " [infrastructure]" or ""))
 end]]):format(opts, source))
     local out, code = shell.run(("env %s %s %s"):format(env, shell.ktlua, path))
     assert.are.equal(0, code, out)
@@ -143,7 +145,7 @@ end]]):format(opts, source))
     -- itself, as a compiler crashing on that configuration would.
     local out = run("KTLUA_CACHE=off 'KTLUA_TEST_COMPILER_CRASH=#define SCALE 2'",
                     "{ build_threads = 1, compile_workers = 1 }")
-    local died = "the compiler process died of signal 9 (Killed)"
+    local died = "the compiler process died of signal 9 (Killed) [infrastructure]"
     local undeclared = "use of undeclared identifier 'not_a_declared_name'"
     local lines = {}
     for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
@@ -156,11 +158,62 @@ end]]):format(opts, source))
       if line:match("^3") then
         assert.matches(line, lines[i + 1], 1, true)
         assert.matches(undeclared, lines[i + 1], 1, true)
+        assert.is_nil(lines[i + 1]:find("[infrastructure]", 1, true)) -- the compiler's verdict
       else
         assert.are.equal(line, lines[i + 1])
       end
     end
     assert.are.equal(9, #lines)
+  end)
+
+  -- A compiler process that died (here: killed, as from outside) is no verdict on its source:
+  -- its configurations are marked so in the results and the journal, and a resumed tuning
+  -- runs them again, keeping the compiler's real verdicts (SCALE 3) and the rest.
+  it("leave a compile whose process died to be retried on resume, unlike the compiler's verdicts",
+     function()
+    local journal = dir .. "/killed.jsonl"
+    os.remove(journal)
+    local path = dir .. "/resume.lua"
+    files.write(path, ([[
+local kt = require "ktlua"
+local tuner = kt.tuner("opencl", { build_threads = 1, compile_workers = 1 })
+local a = kt.array("float", 16):fill(function(i) return i end)
+local c = kt.array("float", 16)
+local k = tuner:kernel{ name = "k", global = 16, group = 1, args = { a:input(), c:output() },
+  source = %q }
+k:param("SCALE", { 1, 2, 3, 4 })
+k:param("WG", { 1, 2 }, { group_x = "mul" })
+local r = tuner:tune(k, { search = "exhaustive", repeats = 1, progress = false,
+  journal = %q, resume = arg[1] == "resume" })
+for i = 1, #r do
+  print(r[i].config.SCALE, r[i].config.WG, r[i].status, tostring(r[i].infrastructure),
+    tostring(r[i].resumed))
+end]]):format(source, journal))
+    local out, code = shell.run(("env KTLUA_CACHE=off 'KTLUA_TEST_COMPILER_CRASH=#define SCALE 2' "
+      .. "%s %s"):format(shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal(table.concat({
+      "1\t1\tok\tnil\tnil", "1\t2\tok\tnil\tnil",
+      "2\t1\tcompile_failed\ttrue\tnil", "2\t2\tcompile_failed\ttrue\tnil",
+      "3\t1\tcompile_failed\tnil\tnil", "3\t2\tcompile_failed\tnil\tnil",
+      "4\t1\tok\tnil\tnil", "4\t2\tok\tnil\tnil" }, "\n") .. "\n", out)
+    local lines = files.lines(journal)
+    assert.are.equal(9, #lines) -- the header, then a line a configuration
+    for i = 2, 9 do
+      assert.are.equal(i == 4 or i == 5, lines[i]:find('"infrastructure":true', 1, true) ~= nil,
+        lines[i])
+    end
+    out, code = shell.run(("env KTLUA_CACHE=off %s %s resume"):format(shell.ktlua, path))
+    assert.are.equal(0, code, out)
+    assert.are.equal(table.concat({
+      "1\t1\tok\tnil\ttrue", "1\t2\tok\tnil\ttrue",
+      "2\t1\tok\tnil\tnil", "2\t2\tok\tnil\tnil",
+      "3\t1\tcompile_failed\tnil\ttrue", "3\t2\tcompile_failed\tnil\ttrue",
+      "4\t1\tok\tnil\ttrue", "4\t2\tok\tnil\ttrue" }, "\n") .. "\n", out)
+    lines = files.lines(journal) -- one line a configuration still, the retried ones last
+    assert.are.equal(9, #lines)
+    for i = 2, 9 do assert.is_nil(lines[i]:find('"infrastructure"', 1, true), lines[i]) end
+    assert.matches('"SCALE":2.*"status":"ok"', lines[9])
   end)
 
   it("kill a compile that runs past compile_timeout, failing only its configuration", function()
@@ -169,7 +222,8 @@ end]]):format(opts, source))
     -- compiles room on a loaded machine (PoCL's cache off, sanitizers: seconds each).
     local out = run("KTLUA_CACHE=off 'KTLUA_TEST_COMPILER_HANG=#define SCALE 2'",
                     "{ build_threads = 1, compile_workers = 1, compile_timeout = 15 }")
-    local killed = "compile took longer than 15 s (compile_timeout): its compiler process was killed"
+    local killed = "compile took longer than 15 s (compile_timeout): its compiler process was "
+      .. "killed [infrastructure]"
     local lines = {}
     for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end
     assert.are.equal("8\t0\t1", lines[1])

@@ -68,10 +68,35 @@ describe("loading the CUDA libraries", function()
       .. "object file: No such file or directory" or not_built, cuda_reason(out))
   end)
 
-  it("reports a library that is not the NVIDIA driver", function()
-    local out = ktlua_e("KTLUA_LIBCUDA=libm.so.6", "print(select(2, kt.devices()))")
-    assert.are.equal(built and "the NVIDIA driver is older than CUDA 11.3 (it has no cuGetProcAddress)"
-      or not_built, cuda_reason(out))
+  it("reports a library that is not the NVIDIA driver, naming it", function()
+    for _, lib in ipairs { "libm.so.6", "libz.so.1" } do
+      local out = ktlua_e("KTLUA_LIBCUDA=" .. lib, "print(select(2, kt.devices()))")
+      assert.are.equal(built and ("KTLUA_LIBCUDA=%s is not the NVIDIA driver (libcuda): it has "
+        .. "neither cuInit nor cuGetProcAddress"):format(lib) or not_built, cuda_reason(out))
+    end
+  end)
+
+  describe("a driver older than CUDA 11.3", function()
+    local _, no_cc = shell.run("command -v cc")
+    if no_cc ~= 0 then
+      pending("needs a C compiler")
+      return
+    end
+    -- cuInit, and no cuGetProcAddress: what a driver of CUDA 11.2 has
+    local dir = folder_made_by("mkdir -p %s && echo 'int cuInit(unsigned f) { return (int)f; }' > "
+      .. "%s/old.c && cc -shared -fPIC -o %s/libcuda.so.1 %s/old.c")
+
+    it("is said to be old, with its path", function()
+      local out = ktlua_e("KTLUA_LIBCUDA=" .. dir .. "/libcuda.so.1", "print(select(2, kt.devices()))")
+      assert.are.equal(built and ("the NVIDIA driver KTLUA_LIBCUDA=%s/libcuda.so.1 is older than "
+        .. "CUDA 11.3 (it has no cuGetProcAddress)"):format(dir) or not_built, cuda_reason(out))
+    end)
+  end)
+
+  it("reports a library that is not NVRTC, naming it", function()
+    local out = ktlua_e("KTLUA_NVRTC=libz.so.1", "print(pcall(kt.cuda_compile, {source = ''}))")
+    assert.are.equal("false\t" .. (built and "KTLUA_NVRTC=libz.so.1 is not NVRTC (libnvrtc): it has "
+      .. "no nvrtcVersion" or not_built) .. "\n", out)
   end)
 
   it("reports NVRTC that cannot be loaded", function()

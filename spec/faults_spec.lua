@@ -47,6 +47,59 @@ __kernel void f(__global int *o) {
     assert.matches("^kernel n: argument 2: clSetKernelArg failed: CL_INVALID_ARG_SIZE", r.error)
   end)
 
+  it("names the real cause of a kernel name the program lacks", function()
+    local out = kt.array("float", 4)
+    local function run(name, source)
+      return tuner:run(tuner:kernel{ source = source, name = name, global = 4, args = { out:output() } })
+    end
+    -- step is one of OpenCL C's built-in functions: PoCL names such a kernel _cl_step
+    local r = run("step", "__kernel void step(__global float *o) { o[get_global_id(0)] = 1.0f; }")
+    assert.are.equal("compile_failed", r.status)
+    assert.are.equal("the program has no kernel named 'step': step is the name of an OpenCL C "
+      .. "built-in function, and the compiler named the kernel _cl_step instead; give it another name",
+      r.error)
+    r = run("g", "__kernel void f(__global float *o) { o[0] = 1.0f; }\n"
+      .. "__kernel void h(__global float *o) { o[1] = 1.0f; }")
+    assert.are.equal("compile_failed", r.status)
+    assert.are.equal("the program has no kernel named 'g' (its kernels: f, h)", r.error)
+  end)
+
+  it("says which copy of a launcher overlapped", function()
+    local a = kt.array("float", 64)
+    local k = tuner:kernel{ source = "__kernel void f(__global float *a) { a[get_global_id(0)] = 1.0f; }",
+                            name = "f", global = 64, args = { a:output() } }
+    k:launcher(function(run)
+      run:launch(k)
+      run:copy(a, a)
+    end)
+    local r = tuner:run(k)
+    assert.are.equal("runtime_failed", r.status)
+    local place, says = r.error:match("^(spec/faults_spec%.lua:%d+): ([^\n]*)")
+    assert.is_truthy(place, r.error) -- the launcher's line
+    assert.are.equal("copy: the source and the destination are one buffer (64 float elements), so "
+      .. "the copy overlaps itself: copy into another array", says)
+  end)
+
+  -- Every error code of the OpenCL headers has its name in the backend's
+  -- table, by its number (codes of OpenCL 2 and 3 too).
+  it("names every OpenCL error code", function()
+    local header = io.open("/usr/include/CL/cl.h")
+    local source = io.open("core/device/cl_errors.c")
+    if not header or not source then
+      return pending("needs the sources and the OpenCL headers")
+    end
+    local h, c = header:read("a"), source:read("a")
+    header:close()
+    source:close()
+    local codes = h:match("/%* Error Codes %*/(.-)\n\n/%*")
+    local n = 0
+    for name, code in codes:gmatch("#define (CL_[%u_]+)%s+(%-%d+)") do
+      assert.is_truthy(c:find(("{%s, \"%s\"}"):format(code, name), 1, true), name)
+      n = n + 1
+    end
+    assert.are.equal(62, n)
+  end)
+
   it("records too_many_threads for work-groups beyond the kernel's limit", function()
     local out = kt.array("int", 16384)
     local k = tuner:kernel{ source = "__kernel void h(__global int *o) { o[get_global_id(0)] = 1; }",

@@ -163,6 +163,65 @@ describe("a launcher", function()
   end)
 end)
 
+-- The summary of a launcher's tuning: its kernels are part of the device's
+-- time, the host's wait for the device is named so, and what came from a
+-- journal is not counted as this run's time.
+describe("a launcher's summary", function()
+  local files = require "spec.support.files"
+  local report = require "ktlua.report"
+
+  local function printed(r)
+    local lines = {}
+    report.print(r, { out = { write = function(_, ...)
+      for _, x in ipairs { ... } do lines[#lines + 1] = x end
+    end } })
+    return table.concat(lines)
+  end
+
+  it("shows its kernels within the device's time, and the wait as a wait", function()
+    local o = kt.array("int", 64):fill(1)
+    local k = tuner:kernel{ source = axpb, name = "axpb", global = 64, args = { o:inout(), kt.int(0) } }
+    k:param("MUL", { 1, 2 })
+    k:launcher(function(run)
+      for _ = 1, 4 do run:launch(k) end
+    end)
+    local journal = files.tmpname(".jsonl")
+    finally(function() os.remove(journal) end)
+    local r = tuner:tune(k, { repeats = 3, journal = journal })
+    local s = r:summary()
+    local timed = 0
+    for i = 1, #r do
+      assert.are.equal(4, r[i].launches)
+      for _, t in ipairs(r[i].samples_ms) do timed = timed + t end
+    end
+    assert.is_true(math.abs(s.kernel_ms - timed) <= 1e-9 * timed, s.kernel_ms .. " " .. timed)
+    assert.is_true(s.kernel_ms <= s.device_ms, s.kernel_ms .. " > " .. s.device_ms)
+    assert.are.equal(0, s.resumed)
+    local text = printed(r)
+    local device, kernels = text:match("\ndevice: ([%d.]+) ms of kernels, ([%d.]+) ms of them in the "
+      .. "timed runs %(the rest: warm%-ups, checks, references%)\n")
+    assert.is_truthy(device, text)
+    assert.is_true(tonumber(kernels) <= tonumber(device), text)
+    assert.matches(" %+ waiting for the device [%d.]+ %+ ", text)
+    assert.is_nil(text:find("(kernels", 1, true), text)
+
+    -- resumed: every configuration from the journal, none timed by this run
+    r = tuner:tune(k, { repeats = 3, journal = journal, resume = true })
+    s = r:summary()
+    assert.are.equal(2, s.evaluated)
+    assert.are.equal(2, s.resumed)
+    assert.is_true(r[1].resumed)
+    for _, key in ipairs { "kernel_ms", "device_ms", "build_ms", "data_ms", "validation_ms",
+                           "launcher_ms", "wait_ms" } do
+      assert.are.equal(0, s[key], key)
+    end
+    text = printed(r)
+    assert.matches("\n  2 configurations from the journal, measured by an earlier run: not in these "
+      .. "times\n", text)
+    assert.matches("\nkernels: 0%.0+ ms in the timed runs\n", text)
+  end)
+end)
+
 describe("isolation", function()
   it("undoes what a launcher changed before the next configuration", function()
     local input = kt.array("int", 8):fill(3)

@@ -34,6 +34,23 @@ describe("ktlua.complete", function()
     assert.is_true(methods["array:fill"])
   end)
 
+  it("offers only the module's public names: none of its internal ones", function()
+    _G.kt = kt -- completion reads globals
+    finally(function() _G.kt = nil end)
+    local names = complete("kt.")
+    local public = set(names)
+    for _, name in ipairs(names) do
+      assert.is_nil(name:find("^kt%._"), name) -- kt._expression: for ktlua's own modules
+    end
+    assert.is_nil(public["kt.MAX"]) -- ktlua.values' own limits
+    assert.is_nil(public["kt.TRIAL"])
+    for _, name in ipairs { "kt.array", "kt.tuner", "kt.divisors", "kt.t1_read", "kt.version" } do
+      assert.is_true(public[name], name)
+    end
+    assert.are.same({}, complete("kt._"))
+    assert.are.same({ "_G", "_VERSION" }, complete("_")) -- Lua's own globals stay
+  end)
+
   it("lists, for every ktlua class, fields its objects answer", function()
     local t = kt.tuner("cpu")
     finally(function() t:close() end)
@@ -96,6 +113,19 @@ describe("Tab at the prompt", function()
     s.press("Tab")
     s.press("Enter")
     assert.matches("ktlua> tu%.isolated\n%a+\n", s.wait("ktlua> tu%.isolated\n%a+\n"))
+  end)
+
+  it("lists only the module's public names", function()
+    local s = session("ktlua_public", home)
+    finally(s.close)
+    s.wait("Tab completes")
+    s.type("kt.")
+    s.press("Tab")
+    s.press("Tab")
+    local screen = s.wait("kt%.version")
+    assert.matches("kt%.array ", screen)
+    assert.is_nil(screen:find("kt._", 1, true), screen)
+    assert.is_nil(screen:find("kt.MAX", 1, true), screen)
   end)
 
   it("inserts the part that ambiguous names share", function()

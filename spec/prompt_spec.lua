@@ -69,6 +69,26 @@ describe("the prompt on a terminal", function()
     assert.matches("ktlua> %-1 %+ 41", again.wait("ktlua> %-1 %+ 41"))
     again.close()
   end)
+
+  -- The lines typed are in the history file however ktlua ends: os.exit
+  -- ends the process without returning from the prompt.
+  it("keeps the history when os.exit() ends the prompt", function()
+    for i, exit in ipairs { "os.exit()", "os.exit(3, true)" } do
+      local s = session("ktlua_exit" .. i, home)
+      s.wait("Tab completes")
+      s.keys("x = 6 * " .. i, "Enter", exit, "Enter")
+      for _ = 1, 1200 do -- until ktlua has exited
+        if shell.run(TMUX .. " has-session -t ktlua_exit" .. i .. " 2>/dev/null; echo $?"):match("1") then
+          break
+        end
+        os.execute("sleep 0.1")
+      end
+      s.close()
+      local kept = files.lines(home .. "/.ktlua_history")
+      assert.are.same({ "x = 6 * " .. i, exit }, { kept[#kept - 1], kept[#kept] })
+    end
+    assert.are.equal(4, #files.lines(home .. "/.ktlua_history"))
+  end)
 end)
 
 describe("the prompt without a terminal", function()

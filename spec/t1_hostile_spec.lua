@@ -231,7 +231,7 @@ describe("a T1 file with one bad field", function()
     assert_named(path, "KernelFile '" .. dir .. "/pipe'", "not a regular file (a named pipe)")
     -- and from the command line, which would wait for a writer if it opened the pipe
     local out, code = shell.run(shell.ktlua .. " run --check " .. path)
-    assert.are.equal(0, code, out)
+    assert.are.equal(1, code, out) -- which the run refuses
     assert.matches("defect: " .. path:gsub("%p", "%%%0") .. ": KernelFile '.-pipe': not a regular " ..
       "file %(a named pipe%)", out)
   end)
@@ -252,7 +252,7 @@ describe("a T1 file with one bad field", function()
     assert.is_false(ok)
     assert.matches("t1_read: max_bytes must be a positive integer, got 0", err)
     local out, code = shell.run(shell.ktlua .. " run --check --max-bytes=1000 " .. path)
-    assert.are.equal(0, code, out)
+    assert.are.equal(1, code, out)
     assert.matches("defect: .-big.txt': 4000 bytes, more than the limit of 1000", out)
   end)
 
@@ -265,6 +265,52 @@ describe("a T1 file with one bad field", function()
     assert.is_false(ok)
     assert.are.equal(path .. ": ReferenceArguments[1] (y_expected).DataSource 'nothing.bin': No such " ..
       "file or directory", err)
+  end)
+end)
+
+-- `ktlua run PATH --check` and `ktlua run PATH` (refusing before a device
+-- opens) fail alike, with kt.t1's words on stderr, for what kt.t1 refuses.
+local function assert_refused(path, kt_t1_says)
+  for _, check in ipairs { " --check", "" } do
+    local out, code = shell.run("(" .. shell.ktlua .. " run " .. path .. check .. " 2>&1 >/dev/null)")
+    assert.are.equal(1, code, path .. check .. ": " .. out)
+    assert.are.equal("ktlua: " .. kt_t1_says .. "\n", out, path .. check)
+  end
+end
+
+describe("ktlua run --check", function()
+  it("fails for every defect that ktlua run refuses, with the same words", function()
+    local n = 0
+    for _, case in ipairs(vadd_cases) do
+      local path = mutant(FIX .. "vadd_T1.json", case[1])
+      if not verdict(path).raised then
+        local ok, err = pcall(kt.t1, path)
+        assert.is_false(ok, path)
+        assert_refused(path, err)
+        n = n + 1
+      end
+    end
+    assert.is_true(n >= 20, n)
+  end)
+
+  it("fails for a kernel or data file that is not there, and a generator that fails", function()
+    local dir = tmpdir()
+    local cases = {
+      { { ref("DataSource"), "nothing.bin" } },
+      { { { KS, "KernelFile" }, dir .. "/none.cl" } },
+      { { arg(3, "DataSource"), "1/0" } },
+    }
+    for _, edits in ipairs(cases) do
+      local path = mutant(FIX .. "vadd_T1.json", edits)
+      local ok, err = pcall(kt.t1, path)
+      assert.is_false(ok)
+      assert_refused(path, err)
+    end
+    local path = mutant(FIX .. "vadd_T1.json", cases[3])
+    assert.are.same({ path .. ": Arguments[3] (x).DataSource: expression '1/0': at character 2: "
+      .. "division by zero, for i = 0" }, (verdict(path)))
+    local out, code = shell.run(shell.ktlua .. " run --check " .. FIX .. "vadd_T1.json")
+    assert.are.equal(0, code, out) -- and passes a file the run takes
   end)
 end)
 

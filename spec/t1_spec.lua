@@ -322,7 +322,7 @@ describe("ktlua run", function()
 
   it("checks a file without a device, and refuses a CUDA file on an OpenCL device", function()
     local out, code = shell.run(ktlua .. " run --check " .. BAT .. "others/Reduction/Reduction-CAFF.json")
-    assert.are.equal(0, code, out)
+    assert.are.equal(1, code, out) -- its defect refuses the run
     assert.matches("Reduction%-CAFF.json: kernel reduce %(CUDA%) in .-reduction_kernel.cu, 3 parameters, " ..
       "72 of 72 configurations valid\n", out)
     assert.matches("defect: .-SharedMemory: '8%*BLOCK_SIZE_X' reads BLOCK_SIZE_X", out)

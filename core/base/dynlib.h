@@ -9,9 +9,11 @@
 #include <stddef.h>
 
 /* The library that env names, else the first of names (NULL-terminated)
-** that loads, opened RTLD_NOW | RTLD_LOCAL; NULL with why (size bytes)
-** saying what failed, what being the library as a user knows it. */
+** that loads, opened RTLD_NOW | RTLD_LOCAL, with opened (opened_size
+** bytes, unless NULL) saying which ("KTLUA_LIBCUDA=/x/libcuda.so", or
+** the name), for a message about what it holds; NULL with why (size
+** bytes) saying what failed, what being the library as a user knows it. */
 void *kt_dynlib_open(const char *env, const char *const *names, const char *what, char *why,
-                     size_t size);
+                     size_t size, char *opened, size_t opened_size);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cl_errors.h"
 #include "device.h"
 
 #define MAX_QUEUES 16
@@ -42,31 +43,8 @@ struct kt_bevent {
   cl_event event;
 };
 
-static const char *cl_error_name(cl_int e) {
-  switch (e) {
-#define E(x) case x: return #x
-    E(CL_DEVICE_NOT_FOUND); E(CL_DEVICE_NOT_AVAILABLE); E(CL_COMPILER_NOT_AVAILABLE);
-    E(CL_MEM_OBJECT_ALLOCATION_FAILURE); E(CL_OUT_OF_RESOURCES); E(CL_OUT_OF_HOST_MEMORY);
-    E(CL_PROFILING_INFO_NOT_AVAILABLE); E(CL_BUILD_PROGRAM_FAILURE);
-    E(CL_MISALIGNED_SUB_BUFFER_OFFSET); E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-    E(CL_INVALID_VALUE); E(CL_INVALID_DEVICE_TYPE); E(CL_INVALID_PLATFORM);
-    E(CL_INVALID_DEVICE); E(CL_INVALID_CONTEXT); E(CL_INVALID_QUEUE_PROPERTIES);
-    E(CL_INVALID_COMMAND_QUEUE); E(CL_INVALID_HOST_PTR); E(CL_INVALID_MEM_OBJECT);
-    E(CL_INVALID_BUILD_OPTIONS); E(CL_INVALID_PROGRAM); E(CL_INVALID_PROGRAM_EXECUTABLE);
-    E(CL_INVALID_BINARY);
-    E(CL_INVALID_KERNEL_NAME); E(CL_INVALID_KERNEL_DEFINITION); E(CL_INVALID_KERNEL);
-    E(CL_INVALID_ARG_INDEX); E(CL_INVALID_ARG_VALUE); E(CL_INVALID_ARG_SIZE);
-    E(CL_INVALID_KERNEL_ARGS); E(CL_INVALID_WORK_DIMENSION); E(CL_INVALID_WORK_GROUP_SIZE);
-    E(CL_INVALID_WORK_ITEM_SIZE); E(CL_INVALID_GLOBAL_OFFSET); E(CL_INVALID_EVENT_WAIT_LIST);
-    E(CL_INVALID_EVENT); E(CL_INVALID_OPERATION); E(CL_INVALID_BUFFER_SIZE);
-    E(CL_INVALID_GLOBAL_WORK_SIZE);
-#undef E
-    default: return "unknown OpenCL error";
-  }
-}
-
 static int cl_fail(kt_error *err, cl_int e, const char *what) {
-  return kt_fail(err, "%s failed: %s (%d)", what, cl_error_name(e), (int)e);
+  return kt_fail(err, "%s failed: %s (%d)", what, kt_cl_error_name((int)e), (int)e);
 }
 
 /* ---- enumeration ---- */
@@ -338,6 +316,10 @@ static int cl_buffer_copy(kt_bctx *ctx, int q, kt_bbuf *dst, size_t doff, kt_bbu
   cl_command_queue queue = get_queue(ctx, q, err);
   if (!queue) return -1;
   cl_int e = clEnqueueCopyBuffer(queue, src->mem, dst->mem, soff, doff, bytes, 0, NULL, NULL);
+  if (e == CL_MEM_COPY_OVERLAP)
+    return kt_fail(err, "clEnqueueCopyBuffer failed: CL_MEM_COPY_OVERLAP (-8): bytes %zu to %zu "
+                   "of a buffer copied onto its bytes %zu to %zu", soff, soff + bytes, doff,
+                   doff + bytes);
   return e == CL_SUCCESS ? 0 : cl_fail(err, e, "clEnqueueCopyBuffer");
 }
 
@@ -451,12 +433,54 @@ static kt_kernel_usage usage_of(cl_kernel k, cl_device_id d) {
   return u;
 }
 
+/* The program's kernels, ", " between them (NULL where it does not say). */
+static char *kernel_names(cl_program p) {
+  size_t size = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) != CL_SUCCESS || size < 2)
+    return NULL;
+  char *got = malloc(size + 1), *names = malloc(2 * size + 1);
+  if (got && names && clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, size, got, NULL) == CL_SUCCESS) {
+    got[size] = 0;
+    size_t n = 0;
+    for (const char *c = got; *c; c++) { /* OpenCL separates them with ';' */
+      if (*c == ';') names[n++] = ',', names[n++] = ' ';
+      else names[n++] = *c;
+    }
+    names[n] = 0;
+    free(got);
+    return names;
+  }
+  free(got);
+  free(names);
+  return NULL;
+}
+
+/* Why the program has no kernel of that name: a kernel named as an OpenCL
+** C built-in function (step, clamp, ...) overloads it, and PoCL's compiler
+** renames it _cl_<name>; else a misspelling, shown beside the names it has. */
+static int no_kernel(cl_program p, const char *name, kt_error *err) {
+  char *names = kernel_names(p);
+  char renamed[300];
+  snprintf(renamed, sizeof renamed, "_cl_%s", name);
+  size_t len = strlen(renamed);
+  bool builtin = false;
+  for (const char *n = names; n && *n; n += strcspn(n, ",") + (n[strcspn(n, ",")] ? 2 : 0))
+    builtin |= strcspn(n, ",") == len && !strncmp(n, renamed, len);
+  int rc = builtin ? kt_fail(err, "the program has no kernel named '%s': %s is the name of an "
+                             "OpenCL C built-in function, and the compiler named the kernel %s "
+                             "instead; give it another name", name, name, renamed)
+           : names ? kt_fail(err, "the program has no kernel named '%s' (its kernels: %s)", name,
+                             names)
+                   : kt_fail(err, "the program has no kernel named '%s'", name);
+  free(names);
+  return rc;
+}
+
 static kt_bkernel *cl_kernel_get(kt_bctx *ctx, kt_bprog *prog, const char *name,
                              kt_error *err) {
   cl_int e;
   cl_kernel k = clCreateKernel(prog->program, name, &e);
-  if (e == CL_INVALID_KERNEL_NAME)
-    return kt_fail(err, "the program has no kernel named '%s'", name), NULL;
+  if (e == CL_INVALID_KERNEL_NAME) return no_kernel(prog->program, name, err), NULL;
   if (e != CL_SUCCESS) return cl_fail(err, e, "clCreateKernel"), NULL;
   kt_bkernel *bk = kt_alloc(sizeof *bk, err);
   if (!bk) {
@@ -512,7 +536,7 @@ static int set_args(cl_kernel k, const kt_launch_arg *args, size_t nargs, kt_fau
     }
     if (e != CL_SUCCESS)
       return kt_fail(err, "argument %zu: clSetKernelArg failed: %s (%d)", i + 1,
-                     cl_error_name(e), (int)e);
+                     kt_cl_error_name((int)e), (int)e);
   }
   return 0;
 }
@@ -567,7 +591,7 @@ static int finish_queue(kt_bctx *ctx, int q, kt_fault *fault, kt_error *err) {
     if (status < 0 && rc == 0) {
       *fault = KT_FAULT_STICKY;
       rc = kt_fail(err, "the kernel failed while running: %s (%d)",
-                   cl_error_name(status), (int)status);
+                   kt_cl_error_name((int)status), (int)status);
     }
     clReleaseEvent(ctx->pending[q][i]);
   }

@@ -24,6 +24,7 @@ struct kt_build_job {
   char *log;
   double compile_ns;
   bool loaded;        /* from the disk cache rather than compiled */
+  bool lost;          /* its compiler process died or ran past the limit: no verdict */
   kt_build_job *next; /* in the queue */
 };
 
@@ -116,6 +117,8 @@ static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk
   else if (o == KT_POOL_BUILT) load(b, j, disk, bytes, size);
   else if (o == KT_POOL_REFUSED)
     kt_program_disk_refused(disk, b->be, j->source, j->options, j->name, j->log);
+  else if (o == KT_POOL_LOST)
+    j->lost = true;
   if (!j->prog) explain(j, "compilation failed");
   kt_fork_guard_leave();
   free(bytes);
@@ -278,7 +281,8 @@ static void unqueue(kt_builder *b, kt_build_job *j) {
   if (b->tail == j) b->tail = prev;
 }
 
-kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *compile_ns) {
+kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *compile_ns,
+                          bool *lost) {
   pthread_mutex_lock(&b->lock);
   if (j->state == QUEUED && b->head != j) {
     /* Needed now: ahead of the prefetched ones (a reference kernel's, or one
@@ -293,6 +297,7 @@ kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *j, char **log, double *co
   kt_bprog *prog = j->prog;
   *log = j->log;
   *compile_ns = j->compile_ns;
+  *lost = j->lost && !prog;
   j->prog = NULL;
   j->log = NULL;
   job_free(b, j);

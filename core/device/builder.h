@@ -34,9 +34,12 @@ void kt_builder_counts(kt_builder *b, size_t *compiled, size_t *loaded);
 kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,
                                 const char *name, kt_error *err);
 /* Waits for a job and frees it. Returns the program, or NULL when it did
-** not compile (*log says why; the caller frees it). *compile_ns is the
-** time the compile took on its worker. */
-kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *job, char **log, double *compile_ns);
+** not compile (*log says why; the caller frees it), with *lost where that
+** was no compiler's verdict: its compiler process died or ran past its time
+** limit (compile_pool.h). *compile_ns is the time the compile took on its
+** worker. */
+kt_bprog *kt_builder_wait(kt_builder *b, kt_build_job *job, char **log, double *compile_ns,
+                          bool *lost);
 /* Whether a job's compile is over (kt_builder_wait would not block). */
 bool kt_builder_done(kt_builder *b, kt_build_job *job);
 /* How many jobs are queued or compiling (any thread may ask). */

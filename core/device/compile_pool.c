@@ -247,7 +247,7 @@ static int greeted(kt_compile_pool *p, worker *w, double limit, int64_t deadline
 }
 
 /* The answer of w's process to the request in out, in in; its death or
-** its time running out as KT_POOL_FAILED with why in *log. */
+** its time running out as KT_POOL_LOST with why in *log. */
 static kt_pool_outcome ask(kt_compile_pool *p, worker *w, double limit, kt_msg *out,
                            kt_msg *in, unsigned char **bytes, size_t *size, char **log,
                            kt_error *err) {
@@ -257,7 +257,7 @@ static kt_pool_outcome ask(kt_compile_pool *p, worker *w, double limit, kt_msg *
   if (rc == KT_WIRE_OK) rc = kt_wire_recv(w->fd, in, deadline);
   if (rc != KT_WIRE_OK) {
     *log = bury(w, rc == KT_WIRE_TIMEOUT ? limit : 0);
-    return KT_POOL_FAILED;
+    return KT_POOL_LOST;
   }
   kt_pool_outcome o = (kt_pool_outcome)kt_msg_get_u32(in);
   if (o == KT_POOL_BUILT) *bytes = kt_msg_get_bytes(in, size);
@@ -267,7 +267,7 @@ static kt_pool_outcome ask(kt_compile_pool *p, worker *w, double limit, kt_msg *
     free(*bytes);
     *bytes = NULL;
     *log = strdup("the compiler process gave an answer cut short");
-    return KT_POOL_FAILED;
+    return KT_POOL_LOST;
   }
   if (o == KT_POOL_NO_BINARIES) {
     kt_fail(err, "%s", text ? text : "no program binaries");
@@ -304,7 +304,7 @@ kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
   if (!w) return kt_fail(err, "%s", p->fallback), KT_POOL_NO_BINARIES;
   if (ready(p, w, log)) {
     give(p, w, NULL);
-    return KT_POOL_FAILED;
+    return KT_POOL_LOST;
   }
   kt_msg out, in;
   kt_msg_init(&out);
@@ -316,7 +316,7 @@ kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
   kt_msg_free(&out);
   kt_msg_free(&in);
   char *ignored = NULL; /* the next compile says it, if it lasts */
-  if (o == KT_POOL_FAILED && !w->pid && ready(p, w, &ignored)) free(ignored);
+  if (o == KT_POOL_LOST && !w->pid && ready(p, w, &ignored)) free(ignored);
   give(p, w, o == KT_POOL_NO_BINARIES ? err->msg : NULL);
   return o;
 }

@@ -14,8 +14,9 @@
 ** takes an idle process and waits for its answer, at most the compile
 ** time limit (kt_compile_pool_set_timeout). A process that dies or runs
 ** past the limit fails only its compile ("the compiler process died of
-** signal 9 (Killed)", "compile took longer than 60 s ...") and is killed
-** and replaced at once. Processes start with the pool.
+** signal 9 (Killed)", "compile took longer than 60 s ...": KT_POOL_LOST,
+** no verdict on the source, which a resumed tuning compiles again) and is
+** killed and replaced at once. Processes start with the pool.
 **
 ** Where there is no ktlua executable, or one that does not answer as
 ** this one's compiler, or the platform gives no program binaries (or the
@@ -56,9 +57,13 @@ typedef struct kt_compile_pool kt_compile_pool;
 
 typedef enum kt_pool_outcome {
   KT_POOL_BUILT = 0,
-  KT_POOL_FAILED,      /* did not compile, or its process died: this compile only */
+  KT_POOL_FAILED,      /* the compiler did not compile it: this compile only */
   KT_POOL_NO_BINARIES, /* no binaries from this platform here: compile elsewhere */
-  KT_POOL_REFUSED      /* the compiler ran and refused the source (as it will again) */
+  KT_POOL_REFUSED,     /* the compiler ran and refused the source (as it will again) */
+  /* Never on the wire: its process died, ran past the time limit, answered
+  ** cut short or did not start. No verdict on the source: a resumed tuning
+  ** compiles it again (result.h, infrastructure). */
+  KT_POOL_LOST
 } kt_pool_outcome;
 
 /* How many processes a pool gets by default: one per compile thread, at
@@ -82,7 +87,8 @@ void kt_compile_pool_free(kt_compile_pool *p);
 
 /* Thread-safe; blocks until a process is idle and has answered. On
 ** KT_POOL_BUILT, *bytes (malloc'd) is the binary; *log (malloc'd, may be
-** NULL) the compiler's messages. KT_POOL_FAILED, KT_POOL_REFUSED: *log says why. On
+** NULL) the compiler's messages. KT_POOL_FAILED, KT_POOL_REFUSED, KT_POOL_LOST: *log says
+** why. On
 ** KT_POOL_NO_BINARIES err says why, and every later call answers the same
 ** at once. Call it outside kt_fork_guard_enter: it waits long. */
 kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,

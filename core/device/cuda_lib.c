@@ -73,14 +73,23 @@ static void init_driver(void) {
 }
 
 static void load_driver(void) {
+  char opened[300];
   void *h = kt_dynlib_open("KTLUA_LIBCUDA", driver_names, "libcuda.so.1 (the NVIDIA driver)",
-                         lib.driver_why, sizeof lib.driver_why);
+                           lib.driver_why, sizeof lib.driver_why, opened, sizeof opened);
   if (!h) return;
   proc_finder pf = {(PFN_cuGetProcAddress_v12000)dlsym(h, "cuGetProcAddress_v2"),
                     (PFN_cuGetProcAddress_v11030)dlsym(h, "cuGetProcAddress")};
+  /* Every driver has cuInit; a library without it is some other one that
+  ** KTLUA_LIBCUDA names by mistake, not an old driver. */
+  if (!pf.v1 && !pf.v2 && !dlsym(h, "cuInit")) {
+    snprintf(lib.driver_why, sizeof lib.driver_why,
+             "%s is not the NVIDIA driver (libcuda): it has neither cuInit nor cuGetProcAddress",
+             opened);
+    return;
+  }
   if (!pf.v1 && !pf.v2) {
     snprintf(lib.driver_why, sizeof lib.driver_why,
-             "the NVIDIA driver is older than CUDA 11.3 (it has no cuGetProcAddress)");
+             "the NVIDIA driver %s is older than CUDA 11.3 (it has no cuGetProcAddress)", opened);
     return;
   }
   const char *missing = NULL;
@@ -116,17 +125,24 @@ static void find_include_dir(void *symbol) {
 }
 
 static void load_nvrtc(void) {
+  char opened[300];
   void *h = kt_dynlib_open("KTLUA_NVRTC", nvrtc_names, "libnvrtc (NVRTC, from the CUDA toolkit)",
-                         lib.nvrtc_why, sizeof lib.nvrtc_why);
+                           lib.nvrtc_why, sizeof lib.nvrtc_why, opened, sizeof opened);
   if (!h) return;
   const char *missing = NULL;
 #define KT_NVRTC_LOAD(name) \
   if (!missing && !(*(void **)&lib.nvrtc.name = dlsym(h, "nvrtc" #name))) missing = "nvrtc" #name;
   KT_NVRTC_FUNCTIONS(KT_NVRTC_LOAD)
 #undef KT_NVRTC_LOAD
+  /* nvrtcVersion, the first looked for, is in every NVRTC. */
+  if (missing && !lib.nvrtc.Version) {
+    snprintf(lib.nvrtc_why, sizeof lib.nvrtc_why,
+             "%s is not NVRTC (libnvrtc): it has no nvrtcVersion", opened);
+    return;
+  }
   if (missing) {
     snprintf(lib.nvrtc_why, sizeof lib.nvrtc_why,
-             "NVRTC is older than CUDA 11.2 (it lacks %s)", missing);
+             "NVRTC %s is older than CUDA 11.2 (it lacks %s)", opened, missing);
     return;
   }
   lib.nvrtc.Version(&lib.nvrtc_major, &lib.nvrtc_minor);

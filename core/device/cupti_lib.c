@@ -85,7 +85,7 @@ static void *search(void) {
 static void *open_cupti(void) {
   const char *given = getenv("KTLUA_LIBCUPTI");
   if (!given || !given[0]) return search();
-  return kt_dynlib_open("KTLUA_LIBCUPTI", names, "CUPTI", lib.why, sizeof lib.why);
+  return kt_dynlib_open("KTLUA_LIBCUPTI", names, "CUPTI", lib.why, sizeof lib.why, NULL, 0);
 }
 
 static void load(void) {

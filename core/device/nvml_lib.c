@@ -30,7 +30,7 @@ int kt_nvml_fail(kt_error *err, kt_nvml_return e, const char *what) {
 
 static void load(void) {
   void *h = kt_dynlib_open("KTLUA_LIBNVML", names, "NVML (libnvidia-ml.so.1, NVIDIA's driver)",
-                           lib.why, sizeof lib.why);
+                           lib.why, sizeof lib.why, NULL, 0);
   if (!h) return;
   const char *missing = NULL;
 #define KT_NVML_LOAD(name, ret, args) \

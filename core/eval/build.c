@@ -25,6 +25,8 @@ typedef struct entry {
   char *log;
   double compile_ns; /* charged to the first configuration that uses it */
   bool uncharged;    /* finished by kt_build_ahead: not charged yet */
+  bool lost;         /* failed with no verdict (builder.h) ... */
+  bool stale;        /* ... said so to a configuration: compiled again at its next use */
   cached_kernel *kernels;
   size_t nkernels;
   uint64_t last_use;
@@ -167,14 +169,20 @@ char *kt_build_source_body(const kt_task *t, const kt_kernel *k, const kt_config
 
 /* ---- cache ---- */
 
-/* kernel is NULL unless the backend compiles a program per kernel. */
+/* kernel is NULL unless the backend compiles a program per kernel. A
+** compile that came to no verdict (its compiler process died) was said
+** once, by the call before: it is forgotten, to be compiled again. */
 static entry *lookup(kt_build_cache *c, uint64_t h, const char *source, const char *options,
                      const char *kernel) {
   for (size_t i = 0; i < c->n; i++) {
     entry *e = &c->entries[i];
     if (e->hash == h && strcmp(e->source, source) == 0 && strcmp(e->options, options) == 0 &&
-        (!kernel || strcmp(e->kernel, kernel) == 0))
-      return e;
+        (!kernel || strcmp(e->kernel, kernel) == 0)) {
+      if (!e->stale) return e;
+      entry_clear(c, e);
+      c->entries[i] = c->entries[--c->n];
+      return NULL;
+    }
   }
   return NULL;
 }
@@ -230,7 +238,7 @@ static entry *submit(kt_build_cache *c, uint64_t h, const char *source, const ch
     free(kern);
     return NULL;
   }
-  *e = (entry){h, src, opts, kern, job, NULL, NULL, 0, false, NULL, 0, ++c->clock};
+  *e = (entry){h, src, opts, kern, job, NULL, NULL, 0, false, false, false, NULL, 0, ++c->clock};
   c->compiles++;
   return e;
 }
@@ -247,7 +255,7 @@ static void finish_compile(kt_build_cache *c, entry *e) {
   if (!e->job) return;
   int64_t t0 = kt_now_ns();
   if (c->wait.fn) c->wait.fn(c->wait.ud, true);
-  e->prog = kt_builder_wait(c->builder, e->job, &e->log, &e->compile_ns);
+  e->prog = kt_builder_wait(c->builder, e->job, &e->log, &e->compile_ns, &e->lost);
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   c->wait_ns += (double)(kt_now_ns() - t0);
   if (e->compile_ns > c->longest_ns) c->longest_ns = e->compile_ns;
@@ -328,7 +336,8 @@ int kt_build_get(kt_build_cache *c, const char *source, const char *options,
   e->last_use = ++c->clock;
   if (!e->prog) {
     *log = e->log ? e->log : "compilation failed";
-    return 1;
+    e->stale = e->lost;
+    return e->lost ? 2 : 1;
   }
   cached_kernel *ck = find_kernel(c, e, name, err);
   if (!ck) return -1;

@@ -43,8 +43,10 @@ void kt_build_cache_cancel_pending(kt_build_cache *c);
 
 /* Finds, waits for or compiles. Returns 0 with *out set (and *log the
 ** compiler's warnings, or NULL); 1 when the source does not compile or has
-** no such kernel (*log explains); -1 on a fatal error. *log is owned by
-** the cache and valid until the next call.
+** no such kernel (*log explains); 2 when its compile came to no verdict
+** (its compiler process died or ran past its time limit: *log says so; the
+** next call compiles it again); -1 on a fatal error. *log is owned by the
+** cache and valid until the next call.
 ** *compile_ns is the compile's own time when this call is the first to
 ** use the program, else 0. */
 int kt_build_get(kt_build_cache *c, const char *source, const char *options,

@@ -242,6 +242,9 @@ int tune_guarded_evaluate(tuning *tu, tune_eval_fn evaluate, kt_result *res, kt_
   tu->rerun = true;
   int rc = run_and_check(tu, evaluate, res, &o, err);
   tu->rerun = false;
+  /* Lost again while it compiled: still no verdict of a compiler, as when a
+  ** compiler process dies (build.h); a resumed tuning tries it again. */
+  if (rc == 0 && o.lost && res->status == KT_COMPILE_FAILED) res->infrastructure = true;
   return rc;
 }
 

@@ -201,6 +201,7 @@ static int withdraw(loop *l, kt_error *err) {
 static int record(loop *l, proposal p, uint64_t at, bool recorded, kt_error *err) {
   if (p.seed) l->seeds--;
   kt_result *res = &l->results->items[at];
+  res->resumed = recorded;
   if (l->o->metrics && kt_metrics_apply(l->o->metrics, l->results, res, err)) return -1;
   res->over.searcher += p.searcher_ns;
   if (res->finished == 0) res->finished = kt_wall_s(); /* a replay keeps the recorded time */

@@ -138,7 +138,10 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   run->compile_ns += compile_ns;
   free(source);
   if (rc < 0) return -1;
-  if (rc > 0) return run_config_fails(run, KT_COMPILE_FAILED, log), 1;
+  if (rc > 0) {
+    run->infrastructure = rc == 2;
+    return run_config_fails(run, KT_COMPILE_FAILED, log), 1;
+  }
   if (log) note_build_log(run, k->name, log);
   rk->usage = t->be->kernel_usage(t->ctx, rk->bk);
   if (check_group(run, ki, &rk->sizes)) return 1;
@@ -411,6 +414,12 @@ int kt_run_copy(kt_run *run, const kt_array *dst, const kt_array *src, size_t co
   kt_bbuf *from = run_buffer_of(run, src, KT_READ, KT_PLACE_DEVICE, err);
   kt_bbuf *to = from ? run_changing(run, dst, queue, err) : NULL;
   kt_tuner *t = run->tuner;
+  /* OpenCL refuses it (CL_MEM_COPY_OVERLAP), CUDA leaves it undefined. */
+  if (to && to == from) {
+    kt_fail(err, "copy: the source and the destination are one buffer (%zu %s elements), so the "
+            "copy overlaps itself: copy into another array", count, src->type->name);
+    return transfer_fails(run);
+  }
   if (!to || t->be->buffer_copy(t->ctx, queue, to, 0, from, 0, count * src->type->size, err))
     return transfer_fails(run);
   return 0;

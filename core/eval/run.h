@@ -52,6 +52,7 @@ struct kt_run {
   size_t capscratch;
   kt_status status;        /* of preparing or of the last execution */
   char *error;             /* why, when status is not ok */
+  bool infrastructure;     /* a compile came to no verdict (build.h: kt_build_get's 2) */
   double build_ns;         /* waiting for (or doing) compiles during prepare */
   double compile_ns;       /* the compiles' own time, wherever they ran */
   char *build_log;         /* the compilers' warnings, kernel by kernel */

@@ -225,6 +225,7 @@ int tune_evaluate(tuning *tu, kt_result *res, kt_error *err) {
     run.error = strdup("no timed run came back");
   }
   res->status = run.status;
+  res->infrastructure = run.infrastructure;
   if (run.status != KT_OK) {
     res->time_ns = NAN;
     res->error = run.error;

@@ -21,11 +21,26 @@
 
 /* ---- resuming ---- */
 
+/* The journal's results that came to no verdict (result.h: infrastructure,
+** a compiler process that died) are left out, to be run again; *dropped
+** says whether there were any. */
+static void drop_infrastructure(kt_results *prior, bool *dropped) {
+  size_t kept = 0;
+  for (size_t i = 0; i < prior->n; i++) {
+    if (prior->items[i].infrastructure) kt_result_clear(&prior->items[i]);
+    else prior->items[kept++] = prior->items[i];
+  }
+  *dropped = kept < prior->n;
+  prior->n = kept;
+}
+
 /* Reads the journal's results, if it has any, and finds each one's index
 ** in this space. Returns 1 when it holds none. */
-static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, kt_error *err) {
+static int read_prior(tuning *tu, kt_journal *j, const kt_journal_id *id, bool *dropped,
+                      kt_error *err) {
   int rc = kt_journal_read(j, tu->task->space, id, tu->opts->resume_force, &tu->prior,
                            &tu->results->notice, err);
+  if (rc == 0) drop_infrastructure(tu->prior, dropped);
   for (size_t i = 0; rc == 0 && i < tu->prior->n; i++) {
     uint64_t index;
     if (kt_space_natural_index(tu->task->space, tu->prior->items[i].vi, &index))
@@ -51,17 +66,18 @@ static void reindex_prior(tuning *tu, bool *moved) {
 }
 
 /* Locks the journal, takes what it holds when resuming, and starts it. A
-** journal whose indices moved (or whose header counts another space) is
-** written again whole, atomically, so that one index names one
-** configuration in it and a kill loses none of it. */
+** journal whose indices moved (or whose header counts another space), or
+** that held results to run again, is written again whole, atomically, so
+** that one index names one configuration in it and a kill loses none of it. */
 static kt_journal *open_journal(tuning *tu, kt_error *err) {
   kt_journal_id id;
   if (kt_journal_id_init(&id, tu->task, &tu->t->device, err)) return NULL;
   kt_journal *j = kt_journal_open(tu->opts->journal, err);
-  int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, err) : 1;
-  bool moved = false;
+  bool moved = false, dropped = false;
+  int fresh = !j ? -1 : tu->opts->resume ? read_prior(tu, j, &id, &dropped, err) : 1;
   if (fresh == 0) reindex_prior(tu, &moved);
-  bool rewrite = fresh == 0 && (moved || tu->prior->space_count != tu->results->space_count);
+  bool rewrite = fresh == 0 && (moved || dropped ||
+                                tu->prior->space_count != tu->results->space_count);
   int rc = fresh < 0 ? -1
            : rewrite ? kt_journal_rewrite(j, tu->results, &id, tu->prior, err)
                      : kt_journal_start(j, tu->results, &id, fresh, err);

@@ -59,6 +59,12 @@ typedef struct kt_result {
   char *build_log;    /* the compiler's messages for builds that succeeded (warnings) */
   char *device_log;   /* what the device process wrote on stderr meanwhile */
   char *retried;      /* run twice: the first verdict, and why it was run again */
+  bool infrastructure; /* failed by ktlua's machinery rather than by a verdict on the
+                       ** configuration: its compiler process died or ran past its time
+                       ** limit, or its device process was lost while it compiled; a
+                       ** resumed tuning runs it again (tuning.c) */
+  bool resumed;       /* taken from the journal being resumed: measured by an earlier run,
+                      ** so none of its times are this run's (loop.c) */
   bool cut_short;     /* early stop: clearly slower than the best after its first timed
                       ** runs, so not repeated further; never the best */
   kt_launch_shape *launched;

@@ -230,8 +230,8 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     json_usage(f, &x->usage[k]);
   }
   const kt_overheads *o = &x->over;
-  fprintf(f, "],%s\"launches\":%zu,\"compile_ms\":", x->cut_short ? "\"cut_short\":true," : "",
-          x->launches);
+  fprintf(f, "],%s%s\"launches\":%zu,\"compile_ms\":", x->cut_short ? "\"cut_short\":true," : "",
+          x->infrastructure ? "\"infrastructure\":true," : "", x->launches);
   kt_json_number(f, MS(x->compile_ns));
   fputs(",\"overheads_ms\":{\"build\":", f);
   kt_json_number(f, MS(o->build));

@@ -2,7 +2,8 @@
 -- names that can follow it: globals and keywords for a bare word; for
 -- `kt.tu`, `tuner:` or `results.su`, the fields and methods (for `:`, the
 -- methods) of what the dotted path before names. Nothing is called to
--- find them but plain field reads.
+-- find them but plain field reads. A field whose name begins with _ is
+-- ktlua's own (kt._expression, for its Lua modules), never offered.
 local keywords = { "and", "break", "do", "else", "elseif", "end", "false", "for", "function",
   "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until",
   "while" }
@@ -64,7 +65,9 @@ return function(word)
   end
   local out = {}
   for name in pairs(names) do
-    if name:sub(1, #partial) == partial then out[#out + 1] = path .. sep .. name end
+    if name:sub(1, #partial) == partial and (sep == "" or name:sub(1, 1) ~= "_") then
+      out[#out + 1] = path .. sep .. name
+    end
   end
   table.sort(out)
   return out

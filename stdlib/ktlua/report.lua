@@ -176,6 +176,24 @@ local function headline(results, s)
 end
 
 -- results:print{all = false, top = 20, out = io.stdout}
+-- The kernels' time, beside the host's time above rather than a part of it:
+-- kernels run while the host waits for them, but also while a launcher's
+-- host steps run and side by side on several queues. The timed runs' are
+-- a part of every launch's (device_ms); where no device time was measured
+-- here (a replay, results read from a file), only the timed runs'.
+-- With the objective kernel+host, the timed runs' samples hold the
+-- launchers' host steps too, and are said so.
+local function device_line(s, objective)
+  local host = objective == "kernel+host"
+  local timed = host and "the timed runs %s ms, with the launchers' host steps"
+    or "%s ms of them in the timed runs (the rest: warm-ups, checks, references)"
+  if s.device_ms > 0 then
+    return ("device: %s ms of kernels, " .. timed):format(fmt_ms(s.device_ms), fmt_ms(s.kernel_ms))
+  end
+  return (host and "kernels and host steps: %s ms in the timed runs" or "kernels: %s ms in the timed runs")
+    :format(fmt_ms(s.kernel_ms))
+end
+
 function report.print(results, opts)
   opts = opts or {}
   if type(opts) ~= "table" then
@@ -209,11 +227,16 @@ function report.print(results, opts)
   else
     out:write("best: none (no configuration ran correctly)\n")
   end
-  out:write(("time: wall %s ms = setup %s + build %s + device %s (kernels %s) + data %s"
+  out:write(("time: wall %s ms = setup %s + build %s + waiting for the device %s + data %s"
     .. " + validation %s + launcher %s + searcher %s + framework %s ms\n"):format(
-    fmt_ms(s.wall_ms), fmt_ms(s.setup_ms), fmt_ms(s.build_ms), fmt_ms(s.wait_ms), fmt_ms(s.kernel_ms),
+    fmt_ms(s.wall_ms), fmt_ms(s.setup_ms), fmt_ms(s.build_ms), fmt_ms(s.wait_ms),
     fmt_ms(s.data_ms), fmt_ms(s.validation_ms), fmt_ms(s.launcher_ms), fmt_ms(s.searcher_ms),
     fmt_ms(s.framework_ms)))
+  out:write(device_line(s, results.objective), "\n")
+  if (s.resumed or 0) > 0 then
+    out:write(("  %d configurations from the journal, measured by an earlier run: not in these "
+      .. "times\n"):format(s.resumed))
+  end
 end
 
 -- progress = true: one line per configuration as it finishes.

@@ -371,14 +371,14 @@ local function read_kernel(doc, problem)
   defect_of(problem, true, read_device, spec, problem)
 end
 
--- The KernelFile: absent, a note (kt.t1 refuses it); no regular file, too
+-- The KernelFile: absent, a note (and a refusal of kt.t1); no regular file, too
 -- large or no text, a defect.
 local function read_source(problem)
   local where = ("%s: KernelFile %s"):format(problem.path, show(problem.kernel_file))
   local data, why, fault = kt()._read_regular(problem.file, args.SOURCE_MAX)
   if fault == "absent" then
     problem.notes[#problem.notes + 1] = ("the kernel file %s is not there"):format(problem.file)
-    problem.missing = ("%s: %s"):format(where, why)
+    problem.absent[#problem.absent + 1] = ("%s: %s"):format(where, why)
     return
   end
   if not data then fail(where, "%s", why) end
@@ -432,7 +432,7 @@ function t1.t1_read(path, opts)
   doc = without_nulls(doc, json.null)
   if type(doc) ~= "table" or (doc[1] ~= nil) then fail(path, "a T1 file is a JSON object") end
   local problem = { path = path, params = {}, values = {}, constraints = {}, args = {},
-                    references = {}, stop = {}, notes = {}, defects = {}, broken = {},
+                    references = {}, stop = {}, notes = {}, defects = {}, broken = {}, absent = {},
                     max_bytes = max_bytes(opts, "t1_read") }
   problem.bat = lookup(doc, "BenchmarkConfig") ~= nil -- a BAT file: BAT's runner makes its data
   local general = lookup(doc, "General")
@@ -474,10 +474,8 @@ function t1.t1(path, opts)
   if opts ~= nil and type(opts) ~= "table" then error("t1: expected an options table", 2) end
   opts = opts or {}
   local problem = type(path) == "table" and path or t1.t1_read(path, { max_bytes = opts.max_bytes })
-  if #problem.defects > 0 and (not opts.force or #problem.broken > 0) then
-    error(table.concat(opts.force and problem.broken or problem.defects, "\n"), 0)
-  end
-  if not problem.source then error(problem.missing, 0) end
+  local refused = c.refusals(problem, opts.force)
+  if #refused > 0 then error(table.concat(refused, "\n"), 0) end
   local K = kt()
   local tuner = opts.tuner or K.tuner(opts.device or problem.device)
   local source = problem.source

@@ -61,6 +61,17 @@ function c.positive(v, where, what)
   return n
 end
 
+-- Why kt.t1, and so `ktlua run` and `ktlua run --check`, refuse a problem
+-- of kt.t1_read: its defects (with force, those that leave nothing to
+-- build), then the files it names that are not there. One list, so that
+-- the check fails for what the run refuses.
+function c.refusals(problem, force)
+  local out = {}
+  for _, d in ipairs(force and problem.broken or problem.defects) do out[#out + 1] = d end
+  for _, a in ipairs(problem.absent) do out[#out + 1] = a end
+  return out
+end
+
 function c.dirname(path) return path:match("^(.*)/[^/]*$") or "." end
 
 -- ---- expressions ----

@@ -13,7 +13,8 @@ csv or kernel-tuner-cache (default: by FILE's extension, .json or .csv). A
 CUDA file runs on the first CUDA device unless --device (or KTLUA_DEVICE)
 names another. --check loads the file and
 prints its space, notes and defects without a device (and whether NVRTC, where
-it is installed, compiles a CUDA kernel's first valid configuration).
+it is installed, compiles a CUDA kernel's first valid configuration); it fails,
+as the run does, where a defect or a missing file would refuse the run.
 --max-bytes bounds each argument's array and each data file the T1 file names
 (default 16 GiB); a kernel file is at most 64 MiB.
 ]]
@@ -70,7 +71,11 @@ function run.main(args)
   if o.format and not o.output then error("ktlua run: --format needs --output=FILE", 0) end
   local kt = require "ktlua"
   local problem = kt.t1_read(o.path, { max_bytes = o.max_bytes })
-  if o.check then return check(problem) end
+  if o.check then check(problem) end
+  -- what kt.t1 would refuse, refused before a device opens, and by --check
+  local refused = require("ktlua.t1_common").refusals(problem)
+  if #refused > 0 then error(table.concat(refused, "\n"), 0) end
+  if o.check then return end
   local env = os.getenv("KTLUA_DEVICE")
   local device = o.device or problem.device or (env ~= "" and env or nil)
   if not device and problem.language == "CUDA" then device = "cuda" end
