@@ -229,6 +229,23 @@ describe("the program cache on disk", function()
     assert.matches("^ktlua: ktlua cache: expected info or clear, got 'list'\n", out)
   end)
 
+  it("takes a bound of at most 2^63 - 1 bytes, and says so of a larger one", function()
+    local out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=9223372036854775807")
+    assert.are.equal(0, code, out)
+    assert.matches("of at most 8.0 EiB\n$", out)
+    for _, size in ipairs({ "9223372036854775808", "18446744073709551615", "18446744073709551616",
+                            "8589934592G", "99999999999999999999999K" }) do
+      local why = ("KTLUA_CACHE_SIZE: '%s' is too large: the bound is at most 9223372036854775807 "
+        .. "bytes (8 EiB)"):format(size)
+      out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=" .. size)
+      assert.are.equal(1, code, out)
+      assert.are.equal("ktlua: " .. why .. "\n", out)
+      out, code = ktlua("-e 'kt.tuner(\"opencl\")'", "KTLUA_CACHE_SIZE=" .. size)
+      assert.are.equal(1, code, out)
+      assert.matches(why, out, 1, true)
+    end
+  end)
+
   it("rejects a cache option that is no boolean", function()
     local ok, err = pcall(kt.tuner, "opencl", { cache = "no" })
     assert.is_false(ok)

@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE /* d_type */
 #include "program_store.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,8 @@ struct kt_program_store {
 
 /* ---- settings ---- */
 
+/* Bytes, or a number with K, M or G; at most KT_PROGRAM_STORE_MOST, which
+** every caller (Lua's integers above all) can hold. */
 static int parse_size(const char *s, uint64_t *out, kt_error *err) {
   char *end;
   errno = 0;
@@ -50,9 +53,13 @@ static int parse_size(const char *s, uint64_t *out, kt_error *err) {
   else if (*end == 'M' || *end == 'm') shift = 20;
   else if (*end == 'G' || *end == 'g') shift = 30;
   if (shift) end++;
-  if (end == s || *end || errno || s[0] == '-' || v > (UINT64_MAX >> shift))
+  /* strtoull would take white space and a sign first: "-1" as 2^64 - 1 */
+  if (!isdigit((unsigned char)s[0]) || *end)
     return kt_fail(err, "KTLUA_CACHE_SIZE: '%s' is not a size (bytes, or a number with K, M "
                         "or G)", s);
+  if (errno == ERANGE || v > (KT_PROGRAM_STORE_MOST >> shift))
+    return kt_fail(err, "KTLUA_CACHE_SIZE: '%s' is too large: the bound is at most %llu bytes "
+                        "(8 EiB)", s, (unsigned long long)KT_PROGRAM_STORE_MOST);
   *out = (uint64_t)v << shift;
   return 0;
 }

@@ -17,7 +17,7 @@
 **
 ** The folder: KTLUA_CACHE names it ("off": none), else
 ** $XDG_CACHE_HOME/ktlua, else ~/.cache/ktlua. Its bound: KTLUA_CACHE_SIZE
-** (bytes, or with K, M or G), else 1 GiB.
+** (bytes, or with K, M or G; at most 2^63 - 1 bytes), else 1 GiB.
 */
 #ifndef KT_PROGRAM_STORE_H
 #define KT_PROGRAM_STORE_H
@@ -26,6 +26,8 @@
 #include "device.h"
 
 #define KT_PROGRAM_STORE_LIMIT ((uint64_t)1 << 30)
+/* The largest bound: 2^63 - 1 bytes, a Lua integer (kt.program_cache). */
+#define KT_PROGRAM_STORE_MOST ((uint64_t)INT64_MAX)
 
 typedef struct kt_program_store kt_program_store;
 
