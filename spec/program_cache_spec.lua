@@ -229,6 +229,24 @@ describe("the program cache on disk", function()
     assert.matches("^ktlua: ktlua cache: expected info or clear, got 'list'\n", out)
   end)
 
+  it("takes only regular files for entries: a FIFO at an entry's name is compiled past", function()
+    local _, results = split(tune())
+    local list = entry_files()
+    assert(os.remove(list[1]))
+    shell.must("mkfifo " .. list[1])
+    -- a tuning that opened the FIFO would wait for a writer for ever: `timeout` ends such a
+    -- one (a failure), and only such a one
+    local out, code = shell.run(("env KTLUA_CACHE=%s timeout 300 %s %s"):format(cache, shell.ktlua,
+                                                                              script()))
+    assert.are.equal(0, code, out)
+    local again, same = split(out)
+    assert.are.equal("compiles\t1\tcached\t5", again)
+    assert.are.equal(results, same)
+    -- the program compiled took the FIFO's place
+    assert.are.equal(0, select(2, shell.run("test -f " .. list[1])))
+    assert.are.equal("compiles\t0\tcached\t6", (split(tune())))
+  end)
+
   it("takes a bound of at most 2^63 - 1 bytes, and says so of a larger one", function()
     local out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=9223372036854775807")
     assert.are.equal(0, code, out)

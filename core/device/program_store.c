@@ -215,18 +215,28 @@ static uint32_t checksum(const unsigned char *e, size_t total) {
   return (uint32_t)crc32_z(c, e + HEADER, total - HEADER);
 }
 
-/* The whole file, or NULL (*n: its size). */
-static unsigned char *read_all(int fd, size_t *n) {
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HEADER) {
-    *n = fstat(fd, &st) == 0 ? (size_t)st.st_size : 0;
-    return NULL;
+/* A file of the folder opened for reading, or -1 unless it is a regular
+** file (*st: its status): opened without blocking, as a named pipe would
+** wait for a writer for ever, and not through a link, which the cache
+** never writes. dir: the folder's descriptor, or AT_FDCWD. */
+static int open_regular(int dir, const char *path, struct stat *st) {
+  int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+  if (fd >= 0 && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
+    close(fd);
+    fd = -1;
   }
-  *n = (size_t)st.st_size;
+  return fd;
+}
+
+/* The whole file (st: its status), or NULL (*n: its size). */
+static unsigned char *read_all(int fd, const struct stat *st, size_t *n) {
+  *n = (size_t)st->st_size;
+  if (st->st_size < HEADER) return NULL;
   unsigned char *p = malloc(*n);
   size_t got = 0;
   while (p && got < *n) {
     ssize_t r = read(fd, p + got, *n - got);
+    if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
     got += (size_t)r;
   }
@@ -283,9 +293,10 @@ int kt_program_store_get(kt_program_store *s, const kt_program_key *k, unsigned 
   kt_error err;
   unsigned char *key = key_bytes(s, k, &nkey, &path, &err);
   if (!key) return 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+  struct stat st;
+  int fd = open_regular(AT_FDCWD, path, &st), rc = 0;
   if (fd >= 0) {
-    unsigned char *e = read_all(fd, &n);
+    unsigned char *e = read_all(fd, &st, &n);
     verdict v = check(e, n, key, nkey, &nlog, &nbin);
     if (v == SOUND && (rc = found(e, nkey, nlog, nbin, bytes, size, log)))
       (void)futimens(fd, NULL); /* used now: the last to go */
