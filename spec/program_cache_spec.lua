@@ -247,6 +247,39 @@ describe("the program cache on disk", function()
     assert.are.equal("compiles\t0\tcached\t6", (split(tune())))
   end)
 
+  it("counts, evicts and clears only the entries it wrote, whatever else the folder holds", function()
+    assert(os.execute("mkdir -p " .. cache))
+    -- a user's notes, a file named as an entry is and one named as an unfinished write is (two
+    -- hours old: unfinished writes of another process that old are removed)
+    local others = { notes = "notes.ktp", named = "0123456789abcdef.ktp", temp = "notes.ktp.tmp-1-2" }
+    for _, name in pairs(others) do files.write(cache .. "/" .. name, "my notes\n") end
+    shell.must(("touch -d '2 hours ago' %s/%s"):format(cache, others.temp))
+    local function kept()
+      for _, name in pairs(others) do
+        assert.are.equal("my notes\n", files.read(cache .. "/" .. name))
+      end
+    end
+    tune()
+    local out = ktlua("cache info")
+    assert.matches("\nentries: 7\n", out) -- six programs and the inputs' check kernel
+    local list, check = entry_files()
+    local bytes = files.read(check):len()
+    for _, f in ipairs(list) do
+      local text = files.read(f)
+      if text ~= "my notes\n" then bytes = bytes + #text end
+    end
+    assert.matches(("(%d bytes)"):format(bytes), out, 1, true)
+    -- a bound of one byte: every write removes all the other entries
+    assert.are.equal("compiles\t1\tcached\t0", (split((ktlua(script({ scales = "5", wgs = "1" }),
+                                                                   "KTLUA_CACHE_SIZE=1")))))
+    kept()
+    assert.matches("\nentries: 0\n", (ktlua("cache info")))
+    tune()
+    assert.are.equal("removed 7 entries from " .. cache .. "\n", (ktlua("cache clear")))
+    kept()
+    assert.matches("\nentries: 0\nsize:    0 bytes %(0 bytes%)", (ktlua("cache info")))
+  end)
+
   it("takes a bound of at most 2^63 - 1 bytes, and says so of a larger one", function()
     local out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=9223372036854775807")
     assert.are.equal(0, code, out)

@@ -398,9 +398,44 @@ typedef struct listing {
   uint64_t bytes;
 } listing;
 
-static bool ends_with(const char *s, const char *end) {
-  size_t n = strlen(s), m = strlen(end);
-  return n >= m && strcmp(s + n - m, end) == 0;
+/* n lower-case hexadecimal digits at s. */
+static bool hex_digits(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f')) return false;
+  return n > 0;
+}
+
+/* An entry's name, as entry_path makes it: 16 hexadecimal digits, SUFFIX. */
+static bool entry_name(const char *name) {
+  return strlen(name) == 16 + strlen(SUFFIX) && hex_digits(name, 16) &&
+         strcmp(name + 16, SUFFIX) == 0;
+}
+
+/* An unfinished write's, as place makes it: the entry's name, ".tmp-",
+** the writer's process id, "-" and a time in hexadecimal. */
+static bool temp_name(const char *name) {
+  if (strlen(name) <= 16 + strlen(TEMP_MARK) || !hex_digits(name, 16) ||
+      strncmp(name + 16, TEMP_MARK, strlen(TEMP_MARK)) != 0)
+    return false;
+  const char *p = name + 16 + strlen(TEMP_MARK);
+  size_t pid = strspn(p, "0123456789");
+  return pid > 0 && p[pid] == '-' && hex_digits(p + pid + 1, strlen(p + pid + 1));
+}
+
+/* Whether a regular file of the folder is the cache's: it starts with
+** MAGIC (an unfinished write: with as much of it as it holds). A file the
+** cache did not write is never counted nor removed, whatever its name. */
+static bool ours(int dir, const char *name, bool unfinished) {
+  struct stat st;
+  int fd = open_regular(dir, name, &st);
+  if (fd < 0) return false;
+  unsigned char head[MAGIC_LEN];
+  ssize_t got;
+  do got = read(fd, head, sizeof head);
+  while (got < 0 && errno == EINTR);
+  close(fd);
+  return got == MAGIC_LEN ? memcmp(head, MAGIC, MAGIC_LEN) == 0
+                          : unfinished && got >= 0 && memcmp(head, MAGIC, (size_t)got) == 0;
 }
 
 static void listing_clear(listing *l) {
@@ -409,7 +444,8 @@ static void listing_clear(listing *l) {
   *l = (listing){NULL, 0, 0, 0};
 }
 
-/* The entries; unfinished writes older than STALE_TEMP_S are removed. */
+/* The entries (files the cache wrote, by their names and headers);
+** unfinished writes older than STALE_TEMP_S are removed. */
 static int list(const kt_program_store *s, listing *l, kt_error *err) {
   *l = (listing){NULL, 0, 0, 0};
   DIR *d = opendir(s->dir);
@@ -420,9 +456,10 @@ static int list(const kt_program_store *s, listing *l, kt_error *err) {
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
     struct stat st;
-    bool temp = strstr(de->d_name, TEMP_MARK) != NULL;
-    if ((!temp && !ends_with(de->d_name, SUFFIX)) ||
-        fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+    bool temp = temp_name(de->d_name);
+    if ((!temp && !entry_name(de->d_name)) ||
+        fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        !ours(fd, de->d_name, temp))
       continue; /* not ours, or gone meanwhile */
     if (temp) {
       if (now - st.st_mtime > STALE_TEMP_S) unlinkat(fd, de->d_name, 0);
