@@ -3,8 +3,8 @@
 **
 ** An entry's file: MAGIC, the lengths of key, log and binary (u64, little
 ** endian), a CRC-32 (zlib's) of the lengths and everything after it, then
-** key, log and binary. The key is identity, options and name, each ended
-** by a NUL, then the source.
+** key, log and binary. The key is identity, options, name and headers, each
+** ended by a NUL, then the source.
 */
 #define _DEFAULT_SOURCE /* d_type */
 #include "program_store.h"
@@ -163,13 +163,13 @@ char *kt_program_identity(const kt_device_info *dev, kt_error *err) {
 
 static size_t key_size(const kt_program_key *k) {
   return strlen(k->identity) + strlen(k->options) + (k->name ? strlen(k->name) : 0) +
-         strlen(k->source) + 3;
+         strlen(k->headers) + strlen(k->source) + 4;
 }
 
 static void key_write(const kt_program_key *k, unsigned char *p) {
-  const char *parts[] = {k->identity, k->options, k->name ? k->name : "", k->source};
-  for (int i = 0; i < 4; i++) {
-    size_t n = strlen(parts[i]) + (i < 3); /* the NUL ends all but the source */
+  const char *parts[] = {k->identity, k->options, k->name ? k->name : "", k->headers, k->source};
+  for (int i = 0; i < 5; i++) {
+    size_t n = strlen(parts[i]) + (i < 4); /* the NUL ends all but the source */
     memcpy(p, parts[i], n);
     p += n;
   }
@@ -539,79 +539,4 @@ int kt_program_store_clear(kt_program_store *s, size_t *removed, kt_error *err) 
     if (remove_file(s, l.files[i].name)) (*removed)++;
   listing_clear(&l);
   return 0;
-}
-
-/* ---- building through the store ---- */
-
-static kt_program_key key_of(const kt_program_disk *disk, const kt_backend *be,
-                             const char *source, const char *options, const char *name) {
-  return (kt_program_key){disk->identity, options, be->program_per_kernel ? name : NULL, source};
-}
-
-static bool usable(const kt_program_disk *disk, const kt_backend *be) {
-  return disk && disk->store && be->prog_binary && be->prog_load;
-}
-
-kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                               const char *source, const char *options, const char *name,
-                               char **log, bool *refused) {
-  *log = NULL;
-  *refused = false;
-  if (!usable(disk, be)) return NULL;
-  kt_program_key key = key_of(disk, be, source, options, name);
-  unsigned char *bytes;
-  size_t size;
-  char *kept_log, *load_log = NULL;
-  kt_error why;
-  if (!kt_program_store_get(disk->store, &key, &bytes, &size, &kept_log)) return NULL;
-  if ((*refused = size == 0)) { /* no binary: the compiler's refusal */
-    free(bytes);
-    *log = kept_log;
-    return NULL;
-  }
-  kt_bprog *prog = be->prog_load(ctx, bytes, size, options, name, &load_log, &why);
-  free(bytes);
-  free(load_log);
-  if (prog) {
-    *log = kept_log;
-    return prog;
-  }
-  free(kept_log);
-  kt_program_store_forget(disk->store, &key); /* this driver will not have it */
-  return NULL;
-}
-
-void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, const char *source,
-                          const char *options, const char *name, const unsigned char *bytes,
-                          size_t size, const char *log) {
-  if (!usable(disk, be)) return;
-  kt_program_key key = key_of(disk, be, source, options, name);
-  kt_error why;
-  kt_program_store_put(disk->store, &key, bytes, size, log, &why); /* a cache: best effort */
-}
-
-void kt_program_disk_refused(const kt_program_disk *disk, const kt_backend *be,
-                             const char *source, const char *options, const char *name,
-                             const char *log) {
-  if (log && log[0]) kt_program_disk_keep(disk, be, source, options, name, NULL, 0, log);
-}
-
-kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                           const char *source, const char *options, const char *name,
-                           char **log, bool *loaded, kt_error *err) {
-  bool refused;
-  kt_bprog *prog = kt_program_disk_load(disk, be, ctx, source, options, name, log, &refused);
-  if ((*loaded = prog != NULL || refused)) {
-    if (refused) kt_fail(err, "the compiler refused it before (the program cache on disk)");
-    return prog;
-  }
-  prog = be->compile(ctx, source, options, name, log, err);
-  unsigned char *bytes;
-  size_t size;
-  kt_error why;
-  if (prog && usable(disk, be) && be->prog_binary(ctx, prog, &bytes, &size, &why) == 0) {
-    kt_program_disk_keep(disk, be, source, options, name, bytes, size, *log);
-    free(bytes);
-  }
-  return prog;
 }

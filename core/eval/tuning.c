@@ -245,11 +245,26 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   return 0;
 }
 
+/* Programs compiled that the disk did not keep, whose compiles every
+** tuning pays again: the summary says how many and why. */
+static void note_unkept(const kt_tuner *t, size_t unkept, kt_results *r) {
+  char head[128];
+  char *why = kt_tuner_unkept_why(t);
+  snprintf(head, sizeof head, "program cache: %zu program%s compiled %s not kept on disk: ", unkept,
+           unkept == 1 ? "" : "s", unkept == 1 ? "was" : "were");
+  kt_log_append(&r->device_log, head);
+  kt_log_append(&r->device_log, why ? why : "out of memory");
+  kt_log_append(&r->device_log, "\n");
+  free(why);
+}
+
 void tune_count_builds(const tuning *tu, kt_results *r) {
   kt_build_stats s = kt_tuner_build_stats(tu->t);
   r->compiles += s.compiled - tu->builds0.compiled;
   r->cached += s.cached - tu->builds0.cached;
   r->compile_workers += s.workers;
+  size_t unkept = s.unkept - tu->builds0.unkept;
+  if (unkept) note_unkept(tu->t, unkept, r);
   const char *fallback = kt_tuner_compile_fallback(tu->t);
   if (fallback) {
     kt_log_append(&r->device_log, "compile workers: ");
