@@ -1,7 +1,7 @@
 -- The program cache on disk and the files a compile reads besides its source (issue 39): an
 -- entry's key holds every header the source includes (found as the compiler finds them, hashed),
--- and a program whose headers cannot be known is not kept. Every tuning runs in a new process,
--- on a cache folder of its test's own.
+-- a program whose headers cannot be known is not kept, and the kernel file's folder is on the
+-- include path. Every tuning runs in a new process, on a cache folder of its test's own.
 local shell = require "spec.support.shell"
 local files = require "spec.support.files"
 
@@ -167,5 +167,72 @@ describe("the program cache on disk and #included files", function()
       { from("include_if0.cl") })
     assert.are.same({ "compiles 3 cached 0 ok ok ok", shown(head .. "k.cl:3: #include_next "
       .. "depends on where the compiler found its includer\n") }, { from("include_next.cl") })
+  end)
+
+  it("finds headers beside the kernel file, wherever the script runs from", function()
+    local kernels = dir .. "/kernels"
+    shell.must("mkdir -p " .. dir .. "/elsewhere")
+    files.write(kernels .. "/k.cl", '#include "inc.h"\n' .. body)
+    files.write(kernels .. "/inc.h", "#define V 4\n")
+    local run = tuner_script()
+    -- the script (in dir/script) names the kernel relative to its own folder
+    local inc = kernels .. "/inc.h"
+    assert.are.equal("compiles 3 cached 0 ok ok ok", (run(dir .. "/elsewhere", "../kernels/k.cl", "", inc)))
+    assert.are.equal("compiles 0 cached 3 ok ok ok", (run(dir .. "/elsewhere", "../kernels/k.cl", "", inc)))
+    files.write(inc, "#define V 6\n")
+    assert.are.equal("compiles 3 cached 0 ok ok ok", (run(dir, "kernels/k.cl", "", inc)))
+  end)
+end)
+
+describe("the program cache on disk and #included files, with CUDA (NVRTC and a stand-in driver: "
+  .. "spec/support/fake_cuda.c)", function()
+  local missing = require("spec.support.fake_cuda").missing()
+  if missing then
+    pending(missing)
+    return
+  end
+  local lib = files.tmpname()
+  setup(function() require("spec.support.fake_cuda").build(lib) end)
+  teardown(function() os.execute("rm -rf " .. lib) end)
+  before_each(function()
+    dir = files.tmpname()
+    shell.must(("mkdir -p %s/kernels %s/script %s/elsewhere"):format(dir, dir, dir))
+    cache = dir .. "/cache"
+  end)
+  after_each(function() os.execute("rm -rf " .. dir) end)
+
+  it("finds headers beside the kernel file, keys programs by them, and NVRTC's own by its version",
+     function()
+    files.write(dir .. "/kernels/k.cu", [[
+#include "inc.h"
+#include <cuda_fp16.h>
+#include <math.h>
+extern "C" __global__ void k(float *c) { c[threadIdx.x] = V + (SCALE - SCALE) + 0 * M_PI; }
+]])
+    files.write(dir .. "/kernels/inc.h", "#define V 2\n")
+    files.write(dir .. "/script/tune.lua", [[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { isolate = os.getenv("ISOLATE") ~= "0" })
+local c = kt.array("float", 64)
+local k = tuner:kernel{ name = "k", global = 64, file = "../kernels/k.cu", args = { c:output() } }
+k:param("SCALE", { 1, 2 })
+local r = tuner:tune(k, { repeats = 1, progress = false })
+local s = r:summary()
+io.write(s.compiles, " ", s.cached)
+for i = 1, #r do io.write(" ", r[i].status) end
+print()
+io.write(s.device_log or "")
+]])
+    local function run(env)
+      local out, code = shell.run(("cd %s/elsewhere && env KTLUA_CACHE=%s KTLUA_LIBCUDA=%s/libcuda.so.1 "
+        .. "%s %s %s/script/tune.lua"):format(dir, cache, lib, env or "", ktlua, dir))
+      assert.are.equal(0, code, out)
+      return out
+    end
+    assert.are.equal("2 0 ok ok\n", run())
+    assert.are.equal("0 2 ok ok\n", run())
+    files.write(dir .. "/kernels/inc.h", "#define V 3\n")
+    assert.are.equal("2 0 ok ok\n", run("ISOLATE=0"))
+    assert.are.equal("0 2 ok ok\n", run())
   end)
 end)

@@ -103,7 +103,7 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
     const kt_kernel *k = tu->task->kernels[ki];
     char *source = NULL, *why = NULL; /* a generator that fails is the configuration's */
     int rc = refused_ahead(tu, ki, &cfg) ? 1 : kt_final_source(tu->task, k, &cfg, &source, &why, err);
-    if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->options, k->name, err);
+    if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->build_options, k->name, err);
     sources[ki] = rc == 0 ? source : NULL;
     if (rc) free(source);
     free(why);
@@ -132,7 +132,7 @@ static void prefetch_references(tuning *tu) {
     for (size_t ki = 0; ki < r->task->nkernels; ki++) {
       const kt_kernel *k = r->task->kernels[ki];
       char *source = kt_build_source(r->task, k, &cfg, &err);
-      if (source) kt_build_prefetch(tu->t->cache, source, k->options, k->name, &err);
+      if (source) kt_build_prefetch(tu->t->cache, source, k->build_options, k->name, &err);
       free(source);
     }
   }
