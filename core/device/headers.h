@@ -12,7 +12,9 @@
 ** and -idirafter folders of the options, and CPATH's, C_INCLUDE_PATH's and
 ** CPLUS_INCLUDE_PATH's. Every file found counts, not only the one the
 ** compiler takes; so do the headers of those files, whatever #if they
-** stand under. Where that cannot be known for certain (a file named by a
+** stand under. A header that __has_include probes may be absent, and so
+** may an #include of a name probed absent (the guard of an optional
+** header). Where that cannot be known for certain (a file named by a
 ** macro, #include_next, an option that moves the search elsewhere, a
 ** header in none of those folders that an OpenCL compiler may find in one
 ** of its own), there is no key: the program is compiled, and not kept.
