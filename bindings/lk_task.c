@@ -3,6 +3,9 @@
 ** definition table, parameters, constraints, thread modifiers, references,
 ** and k:space() (the space view: lk_space.c).
 */
+#define _DEFAULT_SOURCE /* realpath */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +64,19 @@ static char *load_source(lua_State *L, const char *file, char *path, size_t size
   }
   if (!src) lk_error(L, &err);
   return src;
+}
+
+/* The kernel file's folder, absolute, on the include path (kernel.h), as
+** nvcc and clang search a source file's own folder. */
+static void set_folder(lua_State *L, kt_kernel *k, const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[PATH_MAX], real[PATH_MAX];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+  kt_error err;
+  if (!realpath(dir, real))
+    luaL_error(L, "kernel.file: cannot find the folder of %s: %s", path, strerror(errno));
+  if (kt_kernel_set_folder(k, real, &err)) lk_error(L, &err);
 }
 
 static int check_sizes(lua_State *L, int idx, const char *field, size_t *out) {
@@ -175,6 +191,7 @@ int lk_new_kernel(lua_State *L, int idx) {
   if (kt_kernel_set_sizes(k, dims, global, ld ? local : NULL, &err) ||
       kt_kernel_set_options(k, lk_opt_string(L, idx, "kernel", "options", ""), &err))
     return lk_error(L, &err);
+  if (file) set_folder(L, k, path);
   if (lk_get_field(L, idx, "args") != LUA_TNIL) set_args(L, k, -1);
   lua_pop(L, 1);
   return 1;

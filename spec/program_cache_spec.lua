@@ -229,6 +229,74 @@ describe("the program cache on disk", function()
     assert.matches("^ktlua: ktlua cache: expected info or clear, got 'list'\n", out)
   end)
 
+  it("takes only regular files for entries: a FIFO at an entry's name is compiled past", function()
+    local _, results = split(tune())
+    local list = entry_files()
+    assert(os.remove(list[1]))
+    shell.must("mkfifo " .. list[1])
+    -- a tuning that opened the FIFO would wait for a writer for ever: `timeout` ends such a
+    -- one (a failure), and only such a one
+    local out, code = shell.run(("env KTLUA_CACHE=%s timeout 300 %s %s"):format(cache, shell.ktlua,
+                                                                              script()))
+    assert.are.equal(0, code, out)
+    local again, same = split(out)
+    assert.are.equal("compiles\t1\tcached\t5", again)
+    assert.are.equal(results, same)
+    -- the program compiled took the FIFO's place
+    assert.are.equal(0, select(2, shell.run("test -f " .. list[1])))
+    assert.are.equal("compiles\t0\tcached\t6", (split(tune())))
+  end)
+
+  it("counts, evicts and clears only the entries it wrote, whatever else the folder holds", function()
+    assert(os.execute("mkdir -p " .. cache))
+    -- a user's notes, a file named as an entry is and one named as an unfinished write is (two
+    -- hours old: unfinished writes of another process that old are removed)
+    local others = { notes = "notes.ktp", named = "0123456789abcdef.ktp", temp = "notes.ktp.tmp-1-2" }
+    for _, name in pairs(others) do files.write(cache .. "/" .. name, "my notes\n") end
+    shell.must(("touch -d '2 hours ago' %s/%s"):format(cache, others.temp))
+    local function kept()
+      for _, name in pairs(others) do
+        assert.are.equal("my notes\n", files.read(cache .. "/" .. name))
+      end
+    end
+    tune()
+    local out = ktlua("cache info")
+    assert.matches("\nentries: 7\n", out) -- six programs and the inputs' check kernel
+    local list, check = entry_files()
+    local bytes = files.read(check):len()
+    for _, f in ipairs(list) do
+      local text = files.read(f)
+      if text ~= "my notes\n" then bytes = bytes + #text end
+    end
+    assert.matches(("(%d bytes)"):format(bytes), out, 1, true)
+    -- a bound of one byte: every write removes all the other entries
+    assert.are.equal("compiles\t1\tcached\t0", (split((ktlua(script({ scales = "5", wgs = "1" }),
+                                                                   "KTLUA_CACHE_SIZE=1")))))
+    kept()
+    assert.matches("\nentries: 0\n", (ktlua("cache info")))
+    tune()
+    assert.are.equal("removed 7 entries from " .. cache .. "\n", (ktlua("cache clear")))
+    kept()
+    assert.matches("\nentries: 0\nsize:    0 bytes %(0 bytes%)", (ktlua("cache info")))
+  end)
+
+  it("takes a bound of at most 2^63 - 1 bytes, and says so of a larger one", function()
+    local out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=9223372036854775807")
+    assert.are.equal(0, code, out)
+    assert.matches("of at most 8.0 EiB\n$", out)
+    for _, size in ipairs({ "9223372036854775808", "18446744073709551615", "18446744073709551616",
+                            "8589934592G", "99999999999999999999999K" }) do
+      local why = ("KTLUA_CACHE_SIZE: '%s' is too large: the bound is at most 9223372036854775807 "
+        .. "bytes (8 EiB)"):format(size)
+      out, code = ktlua("cache info", "KTLUA_CACHE_SIZE=" .. size)
+      assert.are.equal(1, code, out)
+      assert.are.equal("ktlua: " .. why .. "\n", out)
+      out, code = ktlua("-e 'kt.tuner(\"opencl\")'", "KTLUA_CACHE_SIZE=" .. size)
+      assert.are.equal(1, code, out)
+      assert.matches(why, out, 1, true)
+    end
+  end)
+
   it("rejects a cache option that is no boolean", function()
     local ok, err = pcall(kt.tuner, "opencl", { cache = "no" })
     assert.is_false(ok)

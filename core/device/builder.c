@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "compile_pool.h"
-#include "program_store.h"
 #include "remote.h"
 
 typedef enum { QUEUED, RUNNING, DONE } job_state;
@@ -25,6 +24,7 @@ struct kt_build_job {
   double compile_ns;
   bool loaded;        /* from the disk cache rather than compiled */
   bool lost;          /* its compiler process died or ran past the limit: no verdict */
+  char *unkept;       /* why the disk did not keep what it compiled, or NULL */
   kt_build_job *next; /* in the queue */
 };
 
@@ -39,6 +39,8 @@ struct kt_builder {
   kt_program_disk disk; /* where programs are looked for first (store NULL: nowhere) */
   kt_compile_pool *pool; /* where programs are compiled (NULL: by the backend, here) */
   size_t compiled, loaded;
+  size_t unkept;     /* jobs whose program the disk did not keep ... */
+  char *unkept_why;  /* ... and why the last one was not */
   size_t active; /* jobs queued or compiling */
   int nthreads, started;
   pthread_t *threads;
@@ -47,6 +49,7 @@ struct kt_builder {
 static void job_free(kt_builder *b, kt_build_job *j) {
   if (j->prog) b->be->prog_free(b->ctx, j->prog);
   free(j->log);
+  free(j->unkept);
   free(j->source);
   free(j->options);
   free(j->name);
@@ -72,19 +75,19 @@ static void explain(kt_build_job *j, const char *why) {
 static void compile(kt_builder *b, kt_build_job *j, const kt_program_disk *disk) {
   kt_error err;
   j->prog = kt_program_build(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log,
-                             &j->loaded, &err);
+                             &j->loaded, &j->unkept, &err);
   explain(j, err.msg);
 }
 
 /* The binary a compiler process made, kept on the disk and loaded here. */
 static void load(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
-                 const unsigned char *bytes, size_t size) {
+                 const kt_program_src *p, const unsigned char *bytes, size_t size) {
   kt_error err;
   char *load_log = NULL;
   j->prog = b->be->prog_load(b->ctx, bytes, size, j->options, j->name, &load_log, &err);
   free(load_log);
   if (j->prog) {
-    kt_program_disk_keep(disk, b->be, j->source, j->options, j->name, bytes, size, j->log);
+    j->unkept = kt_program_disk_keep(disk, b->be, p, bytes, size, j->log);
     return;
   }
   free(j->log);
@@ -98,12 +101,13 @@ static void load(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
 ** platform gives no binaries, the backend compiles here. */
 static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
                            kt_compile_pool *pool) {
+  kt_program_src p = {j->source, j->options, j->name, {NULL, NULL}};
   bool refused;
   kt_fork_guard_enter();
-  j->prog = kt_program_disk_load(disk, b->be, b->ctx, j->source, j->options, j->name, &j->log,
-                                 &refused);
+  j->prog = kt_program_disk_load(disk, b->be, b->ctx, &p, &j->log, &refused);
   kt_fork_guard_leave();
   if ((j->loaded = j->prog != NULL || refused)) {
+    kt_program_src_clear(&p);
     explain(j, "compilation failed");
     return;
   }
@@ -114,13 +118,12 @@ static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk
                                               &size, &j->log, &err);
   kt_fork_guard_enter();
   if (o == KT_POOL_NO_BINARIES) compile(b, j, disk);
-  else if (o == KT_POOL_BUILT) load(b, j, disk, bytes, size);
-  else if (o == KT_POOL_REFUSED)
-    kt_program_disk_refused(disk, b->be, j->source, j->options, j->name, j->log);
-  else if (o == KT_POOL_LOST)
-    j->lost = true;
+  else if (o == KT_POOL_BUILT) load(b, j, disk, &p, bytes, size);
+  else if (o == KT_POOL_REFUSED) j->unkept = kt_program_disk_refused(disk, b->be, &p, j->log);
+  else if (o == KT_POOL_LOST) j->lost = true;
   if (!j->prog) explain(j, "compilation failed");
   kt_fork_guard_leave();
+  kt_program_src_clear(&p);
   free(bytes);
 }
 
@@ -155,6 +158,12 @@ static void *worker(void *arg) {
     j->state = DONE;
     if (j->loaded) b->loaded++;
     else b->compiled++;
+    if (j->unkept) {
+      b->unkept++;
+      free(b->unkept_why);
+      b->unkept_why = j->unkept;
+      j->unkept = NULL;
+    }
     b->active--;
     if (j->cancelled) {
       j->next = b->dead;
@@ -232,6 +241,14 @@ void kt_builder_counts(kt_builder *b, size_t *compiled, size_t *loaded) {
   pthread_mutex_unlock(&b->lock);
 }
 
+size_t kt_builder_unkept(kt_builder *b, char **why) {
+  pthread_mutex_lock(&b->lock);
+  size_t n = b->unkept;
+  if (why) *why = b->unkept_why ? strdup(b->unkept_why) : NULL;
+  pthread_mutex_unlock(&b->lock);
+  return n;
+}
+
 void kt_builder_free(kt_builder *b) {
   if (!b) return;
   pthread_mutex_lock(&b->lock);
@@ -245,6 +262,7 @@ void kt_builder_free(kt_builder *b) {
   pthread_cond_destroy(&b->done);
   pthread_mutex_destroy(&b->lock);
   free(b->threads);
+  free(b->unkept_why);
   free(b);
 }
 

@@ -7,7 +7,7 @@
 #define KT_BUILDER_H
 
 #include "backend.h"
-#include "program_store.h"
+#include "program_disk.h"
 
 typedef struct kt_builder kt_builder;
 typedef struct kt_build_job kt_build_job;
@@ -19,7 +19,7 @@ kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_e
 void kt_builder_free(kt_builder *b);
 int kt_builder_threads(const kt_builder *b);
 /* Where jobs from now on look for programs before compiling, and keep
-** those they compile (program_store.h); the store must outlive the
+** those they compile (program_disk.h); the store must outlive the
 ** builder. */
 void kt_builder_set_disk(kt_builder *b, kt_program_disk disk);
 /* Where jobs from now on compile (compile_pool.h; NULL: the backend's
@@ -29,6 +29,10 @@ void kt_builder_set_pool(kt_builder *b, struct kt_compile_pool *pool);
 /* Jobs that compiled (successfully or not), and that loaded a program
 ** from the disk instead. */
 void kt_builder_counts(kt_builder *b, size_t *compiled, size_t *loaded);
+/* Jobs that compiled a program the disk did not keep (its headers could
+** not be known: program_disk.h), and, where why is not NULL, why the last
+** one was not (a malloc'd copy, or NULL: none was, or memory ran out). */
+size_t kt_builder_unkept(kt_builder *b, char **why);
 
 /* Queues a compile of the kernel called name (the strings are copied). */
 kt_build_job *kt_builder_submit(kt_builder *b, const char *source, const char *options,

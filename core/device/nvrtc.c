@@ -15,6 +15,35 @@ void kt_nvrtc_out_clear(kt_nvrtc_out *out) {
   memset(out, 0, sizeof *out);
 }
 
+/* The standard headers NVRTC has the contents of built in but cannot open
+** (it has no host headers): CUDA's math functions are NVRTC builtins, so
+** <math.h> adds only the C library's M_ constants. Given to every program;
+** NVRTC reads one only where the source includes it. */
+static const char *const builtin_names[] = {"math.h"};
+static const char *const builtin_texts[] = {
+    "#pragma once\n"
+    "/* ktlua: CUDA's math functions are NVRTC builtins; these are the C library's constants */\n"
+    "#ifndef M_E\n#define M_E 2.7182818284590452354\n#endif\n"
+    "#ifndef M_LOG2E\n#define M_LOG2E 1.4426950408889634074\n#endif\n"
+    "#ifndef M_LOG10E\n#define M_LOG10E 0.43429448190325182765\n#endif\n"
+    "#ifndef M_LN2\n#define M_LN2 0.69314718055994530942\n#endif\n"
+    "#ifndef M_LN10\n#define M_LN10 2.30258509299404568402\n#endif\n"
+    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n"
+    "#ifndef M_PI_2\n#define M_PI_2 1.57079632679489661923\n#endif\n"
+    "#ifndef M_PI_4\n#define M_PI_4 0.78539816339744830962\n#endif\n"
+    "#ifndef M_1_PI\n#define M_1_PI 0.31830988618379067154\n#endif\n"
+    "#ifndef M_2_PI\n#define M_2_PI 0.63661977236758134308\n#endif\n"
+    "#ifndef M_2_SQRTPI\n#define M_2_SQRTPI 1.12837916709551257390\n#endif\n"
+    "#ifndef M_SQRT2\n#define M_SQRT2 1.41421356237309504880\n#endif\n"
+    "#ifndef M_SQRT1_2\n#define M_SQRT1_2 0.70710678118654752440\n#endif\n"};
+#define NBUILTIN_HEADERS ((int)(sizeof builtin_names / sizeof *builtin_names))
+
+const char *kt_nvrtc_builtin_header(const char *name) {
+  for (int i = 0; i < NBUILTIN_HEADERS; i++)
+    if (strcmp(name, builtin_names[i]) == 0) return builtin_texts[i];
+  return NULL;
+}
+
 #ifdef KT_HAVE_CUDA
 
 #include <stdio.h>
@@ -58,28 +87,6 @@ static int option_list_make(option_list *o, const kt_nvrtc_job *job, const char 
   return 0;
 }
 
-/* The standard headers NVRTC has the contents of built in but cannot open
-** (it has no host headers): CUDA's math functions are NVRTC builtins, so
-** <math.h> adds only the C library's M_ constants. Given to every program;
-** NVRTC reads one only where the source includes it. */
-static const char *const builtin_names[] = {"math.h"};
-static const char *const builtin_texts[] = {
-    "#pragma once\n"
-    "/* ktlua: CUDA's math functions are NVRTC builtins; these are the C library's constants */\n"
-    "#ifndef M_E\n#define M_E 2.7182818284590452354\n#endif\n"
-    "#ifndef M_LOG2E\n#define M_LOG2E 1.4426950408889634074\n#endif\n"
-    "#ifndef M_LOG10E\n#define M_LOG10E 0.43429448190325182765\n#endif\n"
-    "#ifndef M_LN2\n#define M_LN2 0.69314718055994530942\n#endif\n"
-    "#ifndef M_LN10\n#define M_LN10 2.30258509299404568402\n#endif\n"
-    "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n"
-    "#ifndef M_PI_2\n#define M_PI_2 1.57079632679489661923\n#endif\n"
-    "#ifndef M_PI_4\n#define M_PI_4 0.78539816339744830962\n#endif\n"
-    "#ifndef M_1_PI\n#define M_1_PI 0.31830988618379067154\n#endif\n"
-    "#ifndef M_2_PI\n#define M_2_PI 0.63661977236758134308\n#endif\n"
-    "#ifndef M_2_SQRTPI\n#define M_2_SQRTPI 1.12837916709551257390\n#endif\n"
-    "#ifndef M_SQRT2\n#define M_SQRT2 1.41421356237309504880\n#endif\n"
-    "#ifndef M_SQRT1_2\n#define M_SQRT1_2 0.70710678118654752440\n#endif\n"};
-#define NBUILTIN_HEADERS ((int)(sizeof builtin_names / sizeof *builtin_names))
 
 /* Whether source has `#include <name>` or `#include "name"`. */
 static bool includes(const char *source, const char *name) {

@@ -42,4 +42,8 @@ typedef struct kt_nvrtc_out {
 int kt_nvrtc_compile(const kt_nvrtc_job *job, kt_nvrtc_out *out, kt_error *err);
 void kt_nvrtc_out_clear(kt_nvrtc_out *out);
 
+/* The text of a header that ktlua gives NVRTC under name (every program
+** may include it: <math.h>), or NULL. */
+const char *kt_nvrtc_builtin_header(const char *name);
+
 #endif

@@ -3,12 +3,13 @@
 **
 ** An entry's file: MAGIC, the lengths of key, log and binary (u64, little
 ** endian), a CRC-32 (zlib's) of the lengths and everything after it, then
-** key, log and binary. The key is identity, options and name, each ended
-** by a NUL, then the source.
+** key, log and binary. The key is identity, options, name and headers, each
+** ended by a NUL, then the source.
 */
 #define _DEFAULT_SOURCE /* d_type */
 #include "program_store.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,8 @@ struct kt_program_store {
 
 /* ---- settings ---- */
 
+/* Bytes, or a number with K, M or G; at most KT_PROGRAM_STORE_MOST, which
+** every caller (Lua's integers above all) can hold. */
 static int parse_size(const char *s, uint64_t *out, kt_error *err) {
   char *end;
   errno = 0;
@@ -50,9 +53,13 @@ static int parse_size(const char *s, uint64_t *out, kt_error *err) {
   else if (*end == 'M' || *end == 'm') shift = 20;
   else if (*end == 'G' || *end == 'g') shift = 30;
   if (shift) end++;
-  if (end == s || *end || errno || s[0] == '-' || v > (UINT64_MAX >> shift))
+  /* strtoull would take white space and a sign first: "-1" as 2^64 - 1 */
+  if (!isdigit((unsigned char)s[0]) || *end)
     return kt_fail(err, "KTLUA_CACHE_SIZE: '%s' is not a size (bytes, or a number with K, M "
                         "or G)", s);
+  if (errno == ERANGE || v > (KT_PROGRAM_STORE_MOST >> shift))
+    return kt_fail(err, "KTLUA_CACHE_SIZE: '%s' is too large: the bound is at most %llu bytes "
+                        "(8 EiB)", s, (unsigned long long)KT_PROGRAM_STORE_MOST);
   *out = (uint64_t)v << shift;
   return 0;
 }
@@ -156,13 +163,13 @@ char *kt_program_identity(const kt_device_info *dev, kt_error *err) {
 
 static size_t key_size(const kt_program_key *k) {
   return strlen(k->identity) + strlen(k->options) + (k->name ? strlen(k->name) : 0) +
-         strlen(k->source) + 3;
+         strlen(k->headers) + strlen(k->source) + 4;
 }
 
 static void key_write(const kt_program_key *k, unsigned char *p) {
-  const char *parts[] = {k->identity, k->options, k->name ? k->name : "", k->source};
-  for (int i = 0; i < 4; i++) {
-    size_t n = strlen(parts[i]) + (i < 3); /* the NUL ends all but the source */
+  const char *parts[] = {k->identity, k->options, k->name ? k->name : "", k->headers, k->source};
+  for (int i = 0; i < 5; i++) {
+    size_t n = strlen(parts[i]) + (i < 4); /* the NUL ends all but the source */
     memcpy(p, parts[i], n);
     p += n;
   }
@@ -208,18 +215,28 @@ static uint32_t checksum(const unsigned char *e, size_t total) {
   return (uint32_t)crc32_z(c, e + HEADER, total - HEADER);
 }
 
-/* The whole file, or NULL (*n: its size). */
-static unsigned char *read_all(int fd, size_t *n) {
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HEADER) {
-    *n = fstat(fd, &st) == 0 ? (size_t)st.st_size : 0;
-    return NULL;
+/* A file of the folder opened for reading, or -1 unless it is a regular
+** file (*st: its status): opened without blocking, as a named pipe would
+** wait for a writer for ever, and not through a link, which the cache
+** never writes. dir: the folder's descriptor, or AT_FDCWD. */
+static int open_regular(int dir, const char *path, struct stat *st) {
+  int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+  if (fd >= 0 && (fstat(fd, st) != 0 || !S_ISREG(st->st_mode))) {
+    close(fd);
+    fd = -1;
   }
-  *n = (size_t)st.st_size;
+  return fd;
+}
+
+/* The whole file (st: its status), or NULL (*n: its size). */
+static unsigned char *read_all(int fd, const struct stat *st, size_t *n) {
+  *n = (size_t)st->st_size;
+  if (st->st_size < HEADER) return NULL;
   unsigned char *p = malloc(*n);
   size_t got = 0;
   while (p && got < *n) {
     ssize_t r = read(fd, p + got, *n - got);
+    if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
     got += (size_t)r;
   }
@@ -276,9 +293,10 @@ int kt_program_store_get(kt_program_store *s, const kt_program_key *k, unsigned 
   kt_error err;
   unsigned char *key = key_bytes(s, k, &nkey, &path, &err);
   if (!key) return 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+  struct stat st;
+  int fd = open_regular(AT_FDCWD, path, &st), rc = 0;
   if (fd >= 0) {
-    unsigned char *e = read_all(fd, &n);
+    unsigned char *e = read_all(fd, &st, &n);
     verdict v = check(e, n, key, nkey, &nlog, &nbin);
     if (v == SOUND && (rc = found(e, nkey, nlog, nbin, bytes, size, log)))
       (void)futimens(fd, NULL); /* used now: the last to go */
@@ -380,9 +398,44 @@ typedef struct listing {
   uint64_t bytes;
 } listing;
 
-static bool ends_with(const char *s, const char *end) {
-  size_t n = strlen(s), m = strlen(end);
-  return n >= m && strcmp(s + n - m, end) == 0;
+/* n lower-case hexadecimal digits at s. */
+static bool hex_digits(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f')) return false;
+  return n > 0;
+}
+
+/* An entry's name, as entry_path makes it: 16 hexadecimal digits, SUFFIX. */
+static bool entry_name(const char *name) {
+  return strlen(name) == 16 + strlen(SUFFIX) && hex_digits(name, 16) &&
+         strcmp(name + 16, SUFFIX) == 0;
+}
+
+/* An unfinished write's, as place makes it: the entry's name, ".tmp-",
+** the writer's process id, "-" and a time in hexadecimal. */
+static bool temp_name(const char *name) {
+  if (strlen(name) <= 16 + strlen(TEMP_MARK) || !hex_digits(name, 16) ||
+      strncmp(name + 16, TEMP_MARK, strlen(TEMP_MARK)) != 0)
+    return false;
+  const char *p = name + 16 + strlen(TEMP_MARK);
+  size_t pid = strspn(p, "0123456789");
+  return pid > 0 && p[pid] == '-' && hex_digits(p + pid + 1, strlen(p + pid + 1));
+}
+
+/* Whether a regular file of the folder is the cache's: it starts with
+** MAGIC (an unfinished write: with as much of it as it holds). A file the
+** cache did not write is never counted nor removed, whatever its name. */
+static bool ours(int dir, const char *name, bool unfinished) {
+  struct stat st;
+  int fd = open_regular(dir, name, &st);
+  if (fd < 0) return false;
+  unsigned char head[MAGIC_LEN];
+  ssize_t got;
+  do got = read(fd, head, sizeof head);
+  while (got < 0 && errno == EINTR);
+  close(fd);
+  return got == MAGIC_LEN ? memcmp(head, MAGIC, MAGIC_LEN) == 0
+                          : unfinished && got >= 0 && memcmp(head, MAGIC, (size_t)got) == 0;
 }
 
 static void listing_clear(listing *l) {
@@ -391,7 +444,8 @@ static void listing_clear(listing *l) {
   *l = (listing){NULL, 0, 0, 0};
 }
 
-/* The entries; unfinished writes older than STALE_TEMP_S are removed. */
+/* The entries (files the cache wrote, by their names and headers);
+** unfinished writes older than STALE_TEMP_S are removed. */
 static int list(const kt_program_store *s, listing *l, kt_error *err) {
   *l = (listing){NULL, 0, 0, 0};
   DIR *d = opendir(s->dir);
@@ -402,9 +456,10 @@ static int list(const kt_program_store *s, listing *l, kt_error *err) {
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
     struct stat st;
-    bool temp = strstr(de->d_name, TEMP_MARK) != NULL;
-    if ((!temp && !ends_with(de->d_name, SUFFIX)) ||
-        fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+    bool temp = temp_name(de->d_name);
+    if ((!temp && !entry_name(de->d_name)) ||
+        fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        !ours(fd, de->d_name, temp))
       continue; /* not ours, or gone meanwhile */
     if (temp) {
       if (now - st.st_mtime > STALE_TEMP_S) unlinkat(fd, de->d_name, 0);
@@ -484,79 +539,4 @@ int kt_program_store_clear(kt_program_store *s, size_t *removed, kt_error *err) 
     if (remove_file(s, l.files[i].name)) (*removed)++;
   listing_clear(&l);
   return 0;
-}
-
-/* ---- building through the store ---- */
-
-static kt_program_key key_of(const kt_program_disk *disk, const kt_backend *be,
-                             const char *source, const char *options, const char *name) {
-  return (kt_program_key){disk->identity, options, be->program_per_kernel ? name : NULL, source};
-}
-
-static bool usable(const kt_program_disk *disk, const kt_backend *be) {
-  return disk && disk->store && be->prog_binary && be->prog_load;
-}
-
-kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                               const char *source, const char *options, const char *name,
-                               char **log, bool *refused) {
-  *log = NULL;
-  *refused = false;
-  if (!usable(disk, be)) return NULL;
-  kt_program_key key = key_of(disk, be, source, options, name);
-  unsigned char *bytes;
-  size_t size;
-  char *kept_log, *load_log = NULL;
-  kt_error why;
-  if (!kt_program_store_get(disk->store, &key, &bytes, &size, &kept_log)) return NULL;
-  if ((*refused = size == 0)) { /* no binary: the compiler's refusal */
-    free(bytes);
-    *log = kept_log;
-    return NULL;
-  }
-  kt_bprog *prog = be->prog_load(ctx, bytes, size, options, name, &load_log, &why);
-  free(bytes);
-  free(load_log);
-  if (prog) {
-    *log = kept_log;
-    return prog;
-  }
-  free(kept_log);
-  kt_program_store_forget(disk->store, &key); /* this driver will not have it */
-  return NULL;
-}
-
-void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, const char *source,
-                          const char *options, const char *name, const unsigned char *bytes,
-                          size_t size, const char *log) {
-  if (!usable(disk, be)) return;
-  kt_program_key key = key_of(disk, be, source, options, name);
-  kt_error why;
-  kt_program_store_put(disk->store, &key, bytes, size, log, &why); /* a cache: best effort */
-}
-
-void kt_program_disk_refused(const kt_program_disk *disk, const kt_backend *be,
-                             const char *source, const char *options, const char *name,
-                             const char *log) {
-  if (log && log[0]) kt_program_disk_keep(disk, be, source, options, name, NULL, 0, log);
-}
-
-kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                           const char *source, const char *options, const char *name,
-                           char **log, bool *loaded, kt_error *err) {
-  bool refused;
-  kt_bprog *prog = kt_program_disk_load(disk, be, ctx, source, options, name, log, &refused);
-  if ((*loaded = prog != NULL || refused)) {
-    if (refused) kt_fail(err, "the compiler refused it before (the program cache on disk)");
-    return prog;
-  }
-  prog = be->compile(ctx, source, options, name, log, err);
-  unsigned char *bytes;
-  size_t size;
-  kt_error why;
-  if (prog && usable(disk, be) && be->prog_binary(ctx, prog, &bytes, &size, &why) == 0) {
-    kt_program_disk_keep(disk, be, source, options, name, bytes, size, *log);
-    free(bytes);
-  }
-  return prog;
 }

@@ -5,7 +5,8 @@
 **
 ** An entry is one file, named by a hash of its key: everything that
 ** changes the binary (the device's and compiler's identity, the options,
-** the kernel where a program serves one, the final source). The file holds
+** the kernel where a program serves one, the headers the compile reads,
+** the final source). The file holds
 ** the key itself, the compiler's log and the backend's binary
 ** (backend.h, prog_binary; none for a source the compiler refused) under
 ** a checksum: a hash collision is a miss,
@@ -17,7 +18,7 @@
 **
 ** The folder: KTLUA_CACHE names it ("off": none), else
 ** $XDG_CACHE_HOME/ktlua, else ~/.cache/ktlua. Its bound: KTLUA_CACHE_SIZE
-** (bytes, or with K, M or G), else 1 GiB.
+** (bytes, or with K, M or G; at most 2^63 - 1 bytes), else 1 GiB.
 */
 #ifndef KT_PROGRAM_STORE_H
 #define KT_PROGRAM_STORE_H
@@ -26,6 +27,8 @@
 #include "device.h"
 
 #define KT_PROGRAM_STORE_LIMIT ((uint64_t)1 << 30)
+/* The largest bound: 2^63 - 1 bytes, a Lua integer (kt.program_cache). */
+#define KT_PROGRAM_STORE_MOST ((uint64_t)INT64_MAX)
 
 typedef struct kt_program_store kt_program_store;
 
@@ -33,6 +36,7 @@ typedef struct kt_program_key {
   const char *identity; /* kt_program_identity */
   const char *options;
   const char *name;     /* the kernel, where a program serves one; else NULL */
+  const char *headers;  /* the files the compile reads beside the source (headers.h) */
   const char *source;
 } kt_program_key;
 
@@ -75,38 +79,5 @@ typedef struct kt_program_store_usage {
 int kt_program_store_usage_of(kt_program_store *s, kt_program_store_usage *u, kt_error *err);
 /* Removes every entry; *removed: how many. */
 int kt_program_store_clear(kt_program_store *s, size_t *removed, kt_error *err);
-
-/* Where a builder finds programs: a store (NULL: none) and the identity
-** of the device its programs are for. */
-typedef struct kt_program_disk {
-  kt_program_store *store;
-  const char *identity;
-} kt_program_disk;
-
-/* Compiles, or loads from the store what an earlier compile kept there
-** (*loaded: a program, or NULL for a refusal kept there), keeping what it
-** compiles. As the backend's compile; the log of a loaded program is its
-** compile's. Thread-safe. */
-kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                           const char *source, const char *options, const char *name,
-                           char **log, bool *loaded, kt_error *err);
-
-/* The parts of kt_program_build: a program loaded from the store, or NULL
-** (none there, or one that would not load: it is removed; or, *refused,
-** an earlier compile that the compiler refused, *log its messages);
-** keeping a program's binary there, or a refusal (kt_program_disk_refused:
-** the compiler's log, where it gave one, kept as an entry without a
-** binary: compilers refuse a source alike every time, and the slowest
-** compiles are often refusals, ptxas's of too much shared memory). They
-** do nothing without a store. */
-kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
-                               const char *source, const char *options, const char *name,
-                               char **log, bool *refused);
-void kt_program_disk_keep(const kt_program_disk *disk, const kt_backend *be, const char *source,
-                          const char *options, const char *name, const unsigned char *bytes,
-                          size_t size, const char *log);
-void kt_program_disk_refused(const kt_program_disk *disk, const kt_backend *be,
-                             const char *source, const char *options, const char *name,
-                             const char *log);
 
 #endif

@@ -109,8 +109,9 @@ int tune_ahead_idle(kt_run *run, void *ud, kt_error *err) {
   kt_error why = {0};
   for (size_t ki = 0; ki < x->n && ki < tu->task->nkernels; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
-    int rc = x->sources[ki] ? kt_build_ahead(t->cache, x->sources[ki], k->options, k->name, &why)
-                            : 0;
+    int rc = x->sources[ki]
+                 ? kt_build_ahead(t->cache, x->sources[ki], k->build_options, k->name, &why)
+                 : 0;
     if (rc < 0) return *err = why, -1;
     made += rc;
   }

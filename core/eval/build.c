@@ -108,9 +108,16 @@ void kt_build_cache_cancel_pending(kt_build_cache *c) {
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
   kt_build_stats s = {c->hits,   c->misses,    c->n,       c->compiles,  c->kernels,
-                      c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns, 0, 0, 0};
+                      c->ahead,  c->kernel_ns, c->wait_ns, c->longest_ns, 0, 0, 0, 0};
   kt_builder_counts(c->builder, &s.compiled, &s.cached);
+  s.unkept = kt_builder_unkept(c->builder, NULL);
   return s;
+}
+
+char *kt_build_cache_unkept_why(const kt_build_cache *c) {
+  char *why;
+  kt_builder_unkept(c->builder, &why);
+  return why;
 }
 
 void kt_build_cache_set_pool(kt_build_cache *c, struct kt_compile_pool *pool) {

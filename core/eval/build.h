@@ -7,7 +7,7 @@
 #define KT_BUILD_H
 
 #include "backend.h"
-#include "program_store.h"
+#include "program_disk.h"
 #include "task.h"
 
 typedef struct kt_build_cache kt_build_cache;
@@ -29,7 +29,7 @@ char *kt_build_source_body(const kt_task *t, const kt_kernel *k, const kt_config
 /* Starts compiling on a worker thread, unless the cache has it already. */
 int kt_build_prefetch(kt_build_cache *c, const char *source, const char *options,
                       const char *name, kt_error *err);
-/* Where compiles look for programs first and keep theirs (program_store.h). */
+/* Where compiles look for programs first and keep theirs (program_disk.h). */
 void kt_build_cache_set_disk(kt_build_cache *c, kt_program_disk disk);
 /* Where compiles run (builder.h, kt_builder_set_pool). */
 struct kt_compile_pool;
@@ -73,9 +73,13 @@ typedef struct kt_build_stats {
   size_t compiled;  /* compiles that ran (a program submitted may come from the disk) */
   size_t cached;    /* programs loaded from the disk cache instead */
   size_t workers;   /* compiler processes that ran (kt_tuner_build_stats) */
+  size_t unkept;    /* programs compiled that the disk did not keep (program_disk.h) */
 } kt_build_stats;
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c);
+/* Why the disk did not keep the last program it did not keep (malloc'd),
+** or NULL. */
+char *kt_build_cache_unkept_why(const kt_build_cache *c);
 /* Programs submitted and still compiling (queued or on a compile thread). */
 size_t kt_build_cache_compiling(const kt_build_cache *c);
 

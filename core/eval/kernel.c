@@ -5,6 +5,7 @@
 
 #include "codegen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,8 @@ kt_kernel *kt_kernel_new(const char *name, const char *source, const char *origi
   k->source = kt_strdup(source, err);
   k->origin = kt_strdup(origin, err);
   k->options = kt_strdup("", err);
-  if (!k->name || !k->source || !k->origin || !k->options) {
+  k->build_options = kt_strdup("", err);
+  if (!k->name || !k->source || !k->origin || !k->options || !k->build_options) {
     kt_kernel_release(k);
     return NULL;
   }
@@ -46,14 +48,45 @@ void kt_kernel_release(kt_kernel *k) {
   kt_codegen_free(k->gen);
   free(k->origin);
   free(k->options);
+  free(k->folder);
+  free(k->build_options);
   free(k);
+}
+
+/* -I <folder> (the form the OpenCL specification gives; NVRTC takes it
+** too) and the options: what the compiler gets. */
+static int make_build_options(kt_kernel *k, const char *folder, const char *options,
+                              kt_error *err) {
+  size_t n = (folder ? strlen(folder) + 4 : 0) + strlen(options) + 1;
+  char *s = kt_alloc(n, err);
+  if (!s) return -1;
+  snprintf(s, n, "%s%s%s%s", folder ? "-I " : "", folder ? folder : "", folder ? " " : "",
+           options);
+  free(k->build_options);
+  k->build_options = s;
+  return 0;
 }
 
 int kt_kernel_set_options(kt_kernel *k, const char *options, kt_error *err) {
   char *copy = kt_strdup(options, err);
-  if (!copy) return -1;
+  if (!copy || make_build_options(k, k->folder, copy, err)) {
+    free(copy);
+    return -1;
+  }
   free(k->options);
   k->options = copy;
+  return 0;
+}
+
+int kt_kernel_set_folder(kt_kernel *k, const char *folder, kt_error *err) {
+  if (folder && strpbrk(folder, " \t\r\n\v\f\"'\\")) folder = NULL;
+  char *copy = folder ? kt_strdup(folder, err) : NULL;
+  if ((folder && !copy) || make_build_options(k, copy, k->options, err)) {
+    free(copy);
+    return -1;
+  }
+  free(k->folder);
+  k->folder = copy;
   return 0;
 }
 

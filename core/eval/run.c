@@ -133,7 +133,7 @@ static int prepare_kernel(kt_run *run, size_t ki, kt_error *err) {
   }
   const char *log = NULL;
   double compile_ns = 0;
-  rc = kt_build_get(t->cache, source, k->options, k->name, &rk->bk, &log, &compile_ns, err);
+  rc = kt_build_get(t->cache, source, k->build_options, k->name, &rk->bk, &log, &compile_ns, err);
   run->build_ns += (double)(kt_now_ns() - t0);
   run->compile_ns += compile_ns;
   free(source);

@@ -33,8 +33,7 @@ static kt_bctx *open_here(const kt_device_info *dev, kt_error *err) {
 
 /* Only the remote backend waits where a hook can let others work. */
 static void apply_wait(kt_tuner *t) {
-  kt_build_cache_set_disk(t->cache, (kt_program_disk){t->disk_off ? NULL : t->store,
-                                                      t->identity});
+  kt_build_cache_set_disk(t->cache, kt_tuner_program_disk(t));
   kt_build_cache_set_wait(t->cache, t->wait);
   kt_build_cache_set_pool(t->cache, t->pool);
   if (t->isolate) kt_remote_set_wait(t->ctx, t->wait);
@@ -116,6 +115,12 @@ static void close_context(kt_tuner *t) {
     kt_build_stats s = kt_build_cache_stats(t->cache);
     t->compiled += s.compiled;
     t->cached += s.cached;
+    t->unkept += s.unkept;
+    char *why = kt_build_cache_unkept_why(t->cache);
+    if (why) {
+      free(t->unkept_why);
+      t->unkept_why = why;
+    }
   }
   kt_build_cache_free(t->cache);
   t->cache = NULL;
@@ -172,6 +177,7 @@ void kt_tuner_free(kt_tuner *t) {
   kt_program_store_free(t->store);
   kt_compile_pool_free(t->pool); /* after the context's compile threads */
   free(t->identity);
+  free(t->unkept_why);
   free(t);
 }
 
@@ -243,6 +249,7 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
   if (t->cache) s = kt_build_cache_stats(t->cache);
   s.compiled += t->compiled;
   s.cached += t->cached;
+  s.unkept += t->unkept;
   if (t->pool && !kt_compile_pool_fallback(t->pool))
     s.workers = (size_t)kt_compile_pool_started(t->pool);
   return s;
@@ -281,6 +288,17 @@ const char *kt_tuner_compile_fallback(const kt_tuner *t) {
 void kt_tuner_set_disk_cache(kt_tuner *t, bool on) {
   t->disk_off = !on;
   if (t->cache) apply_wait(t);
+}
+
+kt_program_disk kt_tuner_program_disk(const kt_tuner *t) {
+  const char *b = kt_device_string(&t->device, "backend");
+  return (kt_program_disk){t->disk_off ? NULL : t->store, t->identity,
+                           b && strcmp(b, "cuda") == 0 ? KT_HEADERS_CUDA : KT_HEADERS_OPENCL};
+}
+
+char *kt_tuner_unkept_why(const kt_tuner *t) {
+  char *why = t->cache ? kt_build_cache_unkept_why(t->cache) : NULL;
+  return why ? why : t->unkept_why ? strdup(t->unkept_why) : NULL;
 }
 
 const char *kt_tuner_disk_cache(const kt_tuner *t) {

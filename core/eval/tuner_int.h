@@ -68,6 +68,8 @@ struct kt_tuner {
   struct kt_compile_pool *pool; /* compiler processes (NULL: compiles in the device process) */
   int host_devices;             /* the tuning's devices on this host: they share its processors */
   size_t compiled, cached; /* builds of the contexts closed so far (kt_build_stats) */
+  size_t unkept;           /* ... and programs the disk did not keep, the last one's why: */
+  char *unkept_why;
   devarray *arrays;
   size_t narrays, caparrays;
   char *output;    /* what closed contexts' processes said, not yet taken */
@@ -199,6 +201,11 @@ int tuner_reopen(kt_tuner *t, kt_error *err);
 /* Before new work: a tuner left without a context (a reopen failed) tries
 ** to open one again, and says why it cannot. */
 int tuner_ensure_open(kt_tuner *t, kt_error *err);
+/* The program cache on disk as t's compiles use it (program_disk.h). */
+kt_program_disk kt_tuner_program_disk(const kt_tuner *t);
+/* Why the disk did not keep the last program it did not keep (malloc'd),
+** or NULL (kt_build_stats.unkept counts them). */
+char *kt_tuner_unkept_why(const kt_tuner *t);
 /* Calls fn for every distinct array the task's kernels use. */
 int tuner_each_array(const kt_task *task, int (*fn)(kt_array *a, kt_access access,
                      kt_placement place, void *ud), void *ud, kt_error *err);

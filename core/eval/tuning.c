@@ -119,7 +119,7 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
     const kt_kernel *k = tu->task->kernels[ki];
     char *source = NULL, *why = NULL; /* a generator that fails is the configuration's */
     int rc = refused_ahead(tu, ki, &cfg) ? 1 : kt_final_source(tu->task, k, &cfg, &source, &why, err);
-    if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->options, k->name, err);
+    if (rc == 0) rc = kt_build_prefetch(tu->t->cache, source, k->build_options, k->name, err);
     sources[ki] = rc == 0 ? source : NULL;
     if (rc) free(source);
     free(why);
@@ -148,7 +148,7 @@ static void prefetch_references(tuning *tu) {
     for (size_t ki = 0; ki < r->task->nkernels; ki++) {
       const kt_kernel *k = r->task->kernels[ki];
       char *source = kt_build_source(r->task, k, &cfg, &err);
-      if (source) kt_build_prefetch(tu->t->cache, source, k->options, k->name, &err);
+      if (source) kt_build_prefetch(tu->t->cache, source, k->build_options, k->name, &err);
       free(source);
     }
   }
@@ -261,11 +261,26 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   return 0;
 }
 
+/* Programs compiled that the disk did not keep, whose compiles every
+** tuning pays again: the summary says how many and why. */
+static void note_unkept(const kt_tuner *t, size_t unkept, kt_results *r) {
+  char head[128];
+  char *why = kt_tuner_unkept_why(t);
+  snprintf(head, sizeof head, "program cache: %zu program%s compiled %s not kept on disk: ", unkept,
+           unkept == 1 ? "" : "s", unkept == 1 ? "was" : "were");
+  kt_log_append(&r->device_log, head);
+  kt_log_append(&r->device_log, why ? why : "out of memory");
+  kt_log_append(&r->device_log, "\n");
+  free(why);
+}
+
 void tune_count_builds(const tuning *tu, kt_results *r) {
   kt_build_stats s = kt_tuner_build_stats(tu->t);
   r->compiles += s.compiled - tu->builds0.compiled;
   r->cached += s.cached - tu->builds0.cached;
   r->compile_workers += s.workers;
+  size_t unkept = s.unkept - tu->builds0.unkept;
+  if (unkept) note_unkept(tu->t, unkept, r);
   const char *fallback = kt_tuner_compile_fallback(tu->t);
   if (fallback) {
     kt_log_append(&r->device_log, "compile workers: ");

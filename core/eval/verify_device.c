@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program_store.h"
+#include "program_disk.h"
 #include "remote.h"
 #include "tuner_int.h"
 
@@ -80,13 +80,13 @@ static bool is_cuda(const kt_tuner *t) {
 static int ready(kt_tuner *t, kt_unchanged *u, kt_error *err) {
   if (u->broken) return 0;
   if (u->kernel) return 1;
-  kt_program_disk disk = {t->disk_off ? NULL : t->store, t->identity};
+  kt_program_disk disk = kt_tuner_program_disk(t);
   char *log = NULL;
   bool loaded;
   kt_error why;
   kt_fork_guard_enter();
   u->prog = kt_program_build(&disk, t->be, t->ctx, is_cuda(t) ? cuda_source : opencl_source,
-                             "", NAME, &log, &loaded, &why);
+                             "", NAME, &log, &loaded, NULL, &why);
   kt_fork_guard_leave();
   free(log);
   if (u->prog) u->kernel = t->be->kernel(t->ctx, u->prog, NAME, &why);

@@ -10,7 +10,7 @@ KTLUA_CACHE=off turns the cache off; KTLUA_CACHE_SIZE bounds it (default 1G).
 ]]
 
 local function size_text(n)
-  local units, i = { "bytes", "KiB", "MiB", "GiB", "TiB" }, 1
+  local units, i = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" }, 1
   while n >= 1024 and i < #units do n, i = n / 1024, i + 1 end
   return i == 1 and ("%d bytes"):format(n) or ("%.1f %s"):format(n, units[i])
 end

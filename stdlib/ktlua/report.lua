@@ -213,7 +213,12 @@ function report.print(results, opts)
     out:write(("  inputs found changed and restored %d times:\n"):format(s.inputs_changed))
     for line in s.inputs_log:gmatch("[^\n]+") do out:write("    ", printable(line), "\n") end
   end
-  if s.device_log then out:write("  the device process wrote on stderr (summary().device_log)\n") end
+  -- the program cache's notes (programs it did not keep) are ktlua's own: shown whole
+  local other = false
+  for line in (s.device_log or ""):gmatch("[^\n]+") do
+    if line:match("^program cache: ") then out:write("  ", printable(line), "\n") else other = true end
+  end
+  if other then out:write("  the device process wrote on stderr (summary().device_log)\n") end
   local rows, right = table_rows(results, shown, params)
   out:write(render(rows, right), "\n")
   if #shown < #sorted then out:write(("  ... %d more (results:print{all = true})\n"):format(#sorted - #shown)) end
