@@ -247,7 +247,11 @@ describe("a bad annotation", function()
     { "#pragma oclopts unroll 1 8", "<string>:3:3: #pragma oclopts: step: expected a whole number, got nothing" },
     { "#pragma oclopts unroll 1 x 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got 'x'" },
     { "#pragma oclopts unroll 4 2 1", "<string>:3:3: #pragma oclopts: init 4 is past end 2" },
-    { "#pragma oclopts unroll 1 99999999999999999999 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got '99999999999999999999'" },
+    { "#pragma oclopts unroll 1 99999999999999999999 1", "<string>:3:3: #pragma oclopts: end: unroll factors go up to 1024, got 99999999999999999999" },
+    { "#pragma oclopts unroll 99999999999999999999 2 1", "<string>:3:3: #pragma oclopts: init: unroll factors go up to 1024, got 99999999999999999999" },
+    { "#pragma oclopts unroll 1 2 99999999999999999999", "<string>:3:3: #pragma oclopts: step: 99999999999999999999 is out of range (at most 9223372036854775807)" },
+    { "#pragma oclopts unroll 1 2 1 number 99999999999999999999", "<string>:3:3: #pragma oclopts: number: 99999999999999999999 is out of range (at most 9223372036854775807)" },
+    { "#pragma oclopts unroll 1 2 1 tolerance 1" .. ("0"):rep(400), "<string>:3:3: #pragma oclopts: tolerance: 1" .. ("0"):rep(400) .. " is out of range (a float's at most)" },
     { "#pragma oclopts unroll 1 2048 1", "<string>:3:3: #pragma oclopts: end: unroll factors go up to 1024, got 2048" },
     { "#pragma oclopts unroll 1 2 1\n  #pragma oclopts unroll 1 2 1", "<string>:3:3: #pragma oclopts unroll: expected a for loop after the pragma, found '#pragma oclopts unroll 1 2 1'" },
     { "#pragma oclopts unroll 1 4 0", "<string>:3:3: #pragma oclopts: step: expected a step > 0, got 0" },
@@ -318,6 +322,21 @@ describe("a bad annotation", function()
     assert.are.equal("<string>:2:33: unterminated string", error_of("#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++) x = \"abc"))
     assert.are.equal("kt.annotated: unknown field files", error_of("", { files = "x" }))
   end)
+end)
+
+describe("numbers in an annotated source (issue 39, item 10)", function()
+  it("refuses a #line C does not allow, naming the line and what is wrong, and counts from one it does", function()
+    assert.are.equal("<string>:2:1: #line 99999999999999999999: the line number is out of range (at most 2147483647)",
+      error_of("void f(int n, int *c) {\n#line 99999999999999999999\n}\n"))
+    assert.are.equal("<string>:2:3: #line 2147483648: the line number is out of range (at most 2147483647)",
+      error_of("void f(int n, int *c) {\n  #line 2147483648 \"k.cl\"\n}\n"))
+    assert.are.equal("<string>:2:1: #line 12a...: expected a line number (digits), then a file name or nothing",
+      error_of("void f(int n, int *c) {\n#line 12abc\n}\n"))
+    -- a #line within C's range sets the lines that errors name
+    assert.are.equal("<string>:2147483647:1: #pragma oclopts: expected 'unroll' or 'unrollandjam', got 'x'",
+      error_of("void f(int n, int *c) {\n#line 2147483647 \"k.cl\"\n#pragma oclopts x\n}\n"))
+  end)
+
 end)
 
 describe("mutated annotated sources", function()
