@@ -337,6 +337,122 @@ describe("numbers in an annotated source (issue 39, item 10)", function()
       error_of("void f(int n, int *c) {\n#line 2147483647 \"k.cl\"\n#pragma oclopts x\n}\n"))
   end)
 
+  it("writes k steps of a literal step as a product where k times it would pass 64 bits", function()
+    local ann = kt.annotated{ source = loop("#pragma oclopts unroll 1 3 1", "for (long i = 0; i < n; i += 4611686018427387904)") }
+    local body = ann:body{ UNROLL_1 = 3 }
+    assert.is_truthy(body:find("i += 3 * (4611686018427387904)", 1, true), body)
+    assert.is_truthy(body:find("c[(i + 4611686018427387904)]", 1, true), body)
+    assert.is_nil(body:find("-%d"), body) -- no product wrapped around to a negative number
+  end)
+end)
+
+describe("reading and rewriting in work linear in the source (issue 39, item 6)", function()
+  -- The work is counted (ktlua.oclopts_parse's steps: tokens lexed,
+  -- tokens scanned, tokens written), not timed; each measure also runs
+  -- under a budget of Lua instructions that only an exponential or
+  -- quadratic reading exceeds.
+  local P = require "ktlua.oclopts_parse"
+  local function work(f)
+    local before = P.work and P.work.steps
+    debug.sethook(function() error("over the budget of 2e8 Lua instructions", 2) end, "", 200000000)
+    local ok, r = pcall(f)
+    debug.sethook()
+    assert(ok, r)
+    assert.is_table(P.work, "the reader counts no work")
+    return P.work.steps - before, r
+  end
+
+  -- d loops nested in each other, each annotated (factors 1 and 2), around one statement.
+  local function nested(d)
+    local parts, sum = { "void f(int n, global int *c) {\n" }, {}
+    for k = 1, d do
+      parts[#parts + 1] = ("#pragma oclopts unroll 1 2 1\nfor (int i%d = 0; i%d < n; i%d++)\n"):format(k, k, k)
+      sum[#sum + 1] = "i" .. k
+    end
+    parts[#parts + 1] = ("c[%s] += 1;\n}\n"):format(table.concat(sum, " + "))
+    return table.concat(parts)
+  end
+
+  -- An annotated loop after n lines of comments.
+  local function commented(n)
+    return "void f(int n, global int *c) {\n"
+      .. ("/* a comment line of the kernel, as a long header would have */\n"):rep(n)
+      .. "#pragma oclopts unroll 1 4 1\nfor (int i = 0; i < n; i++) c[i] = i;\n}\n"
+  end
+
+  -- n annotated loops one after the other, unroll and unroll-and-jam.
+  local function sequence(n)
+    local loop1 = "#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++) c[i] += i;\n"
+    local loop2 = "#pragma oclopts unrollandjam 1 2 1\nfor (int i = 0; i < n; i++) {\n  int s = 0;\n"
+      .. "  for (int j = 0; j < n; j++) s += c[j];\n  c[i] = s;\n}\n"
+    return "void f(int n, global int *c) {\n" .. (loop1 .. loop2):rep(n // 2) .. "}\n"
+  end
+
+  it("reads 7 to 56 nested annotated loops in work proportional to the source, each loop checked once", function()
+    local rates = {}
+    for _, d in ipairs { 7, 14, 28, 56 } do
+      local src = nested(d)
+      local steps, ann = work(function() return kt.annotated{ source = src } end)
+      assert.are.equal(d, #ann.params)
+      rates[d] = steps / #src
+      -- a configuration of factors 1 is written in work proportional to it
+      local body_steps, body = work(function() return ann:body{} end)
+      assert.is_true(body_steps <= #body / 10, ("%d loops: %d steps for %d bytes"):format(d, body_steps, #body))
+    end
+    assert.is_true(rates[7] < 3, "steps per byte: " .. rates[7])
+    for _, d in ipairs { 14, 28, 56 } do -- twice the loops, twice the work: no more per byte
+      assert.is_true(rates[d] <= rates[7] * 1.05, ("%d loops: %.3f steps per byte, 7: %.3f"):format(d, rates[d], rates[7]))
+    end
+  end)
+
+  it("writes a program of nested copies in work proportional to its length", function()
+    local rates = {}
+    for _, d in ipairs { 5, 6, 7, 8 } do
+      local ann = kt.annotated{ source = nested(d) }
+      local cfg = {}
+      for _, p in ipairs(ann.params) do cfg[p.name] = 2 end
+      local steps, body = work(function() return ann:body(cfg) end)
+      -- each loop's copies hold copies of the loops inside: 3^d statements
+      assert.are.equal(3 ^ d // 1, select(2, body:gsub("%] %+= 1;", "")))
+      rates[d] = steps / #body
+    end
+    assert.is_true(rates[5] < 1, "steps per byte: " .. rates[5])
+    for _, d in ipairs { 6, 7, 8 } do
+      assert.is_true(rates[d] <= rates[5] * 1.25, ("%d loops: %.3f steps per byte, 5: %.3f"):format(d, rates[d], rates[5]))
+    end
+  end)
+
+  it("lexes 16,000 lines of comments in work proportional to them, once per source, not per configuration", function()
+    local read, written = {}, {}
+    for _, n in ipairs { 16000, 32000 } do
+      local ann
+      read[n], ann = work(function() return kt.annotated{ source = commented(n) } end)
+      written[n] = work(function() return ann:body{ UNROLL_1 = 3 } end)
+    end
+    assert.is_true(read[16000] < 3 * 16000, "steps: " .. read[16000])
+    assert.is_true(read[32000] <= 2.05 * read[16000], ("%d steps, then %d"):format(read[16000], read[32000]))
+    -- a configuration reads nothing again: its work does not grow with the comments
+    assert.are.equal(written[16000], written[32000])
+    assert.is_true(written[16000] < 100, "steps: " .. written[16000])
+    -- long comments on one line, and a pragma's own comments: each searched once, within itself
+    local long = "void f(int n, global int *c) {\n" .. ("/* " .. ("x"):rep(20000) .. " */ "):rep(100)
+      .. "\n#pragma oclopts unroll 1 4 1 " .. ("/* */ "):rep(20000) .. ("/*"):rep(20000)
+      .. "\nfor (int i = 0; i < n; i++) c[i] = i;\n}\n"
+    local steps = work(function() return pcall(kt.annotated, { source = long }) end)
+    assert.is_true(steps < 1000, "steps: " .. steps)
+  end)
+
+  it("reads and writes 1,000 annotated loops in a row in work proportional to them", function()
+    local steps = {}
+    for _, n in ipairs { 500, 1000 } do
+      local ann
+      steps[n], ann = work(function() return kt.annotated{ source = sequence(n) } end)
+      local cfg = {}
+      for _, p in ipairs(ann.params) do cfg[p.name] = 2 end
+      steps[n] = steps[n] + work(function() return ann:body(cfg) end)
+    end
+    assert.is_true(steps[1000] <= 2.05 * steps[500], ("%d steps, then %d"):format(steps[500], steps[1000]))
+  end)
 end)
 
 describe("mutated annotated sources", function()
