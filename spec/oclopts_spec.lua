@@ -148,6 +148,29 @@ __kernel void k(__global const int *a, __global int *out, int n) {
     assert.are.equal(30, tuner:cache().misses) -- thirty programs
   end)
 
+  it("rewrites loops annotated in the unbraced bodies of annotated loops, in every copy and remainder (issue 39)", function()
+    -- each loop the unbraced body of the one around it: a rewrite of the outer loop
+    -- left its remainder's '#pragma oclopts' in the program, which then did not compile
+    local src = "__kernel void k(__global int *out, int n) {\n  int s = 0;\n"
+      .. "  #pragma oclopts unroll 1 2 1\n  for (int a = 0; a < n; a++)\n"
+      .. "    #pragma oclopts unroll 1 2 1\n    for (int b = 0; b < n + 1; b++)\n"
+      .. "      #pragma oclopts unroll 1 3 2\n      for (int c = 0; c < n + 2; c++)\n"
+      .. "        s += a * 100 + b * 10 + c;\n  out[get_global_id(0)] = s;\n}\n"
+    local tuner = kt.tuner()
+    local out = kt.array("int", 1)
+    local ann = kt.annotated{ source = src, device = tuner.device }
+    local body = ann:body{ UNROLL_1 = 2, UNROLL_2 = 2, UNROLL_3 = 3 }
+    assert.is_nil(body:find("oclopts", 1, true), body)
+    local k = ann:kernel(tuner, { name = "k", global = 1, args = { out:output(), kt.int(5) } })
+    local want = 0
+    for a = 0, 4 do for b = 0, 5 do for c = 0, 6 do want = want + a * 100 + b * 10 + c end end end
+    k:reference(out, function(ref) ref[0] = want end)
+    -- (a loaded machine's waits are no timeouts: the programs are what this checks)
+    local r = tuner:tune(k, { repeats = 1, time_limit = { factor = 50, floor = 600 } })
+    assert.are.equal(8, #r)
+    for _, st in ipairs(statuses(r)) do assert.are.equal("ok", st) end
+  end)
+
   it("shares iterations either way: blocks and cyclic give the same result", function()
     for _, dist in ipairs { "blocked", "cyclic" } do
       local tuner = kt.tuner()
