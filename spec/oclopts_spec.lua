@@ -274,7 +274,7 @@ describe("a bad annotation", function()
     { "#pragma oclopts unroll 99999999999999999999 2 1", "<string>:3:3: #pragma oclopts: init: unroll factors go up to 1024, got 99999999999999999999" },
     { "#pragma oclopts unroll 1 2 99999999999999999999", "<string>:3:3: #pragma oclopts: step: 99999999999999999999 is out of range (at most 9223372036854775807)" },
     { "#pragma oclopts unroll 1 2 1 number 99999999999999999999", "<string>:3:3: #pragma oclopts: number: 99999999999999999999 is out of range (at most 9223372036854775807)" },
-    { "#pragma oclopts unroll 1 2 1 tolerance 1" .. ("0"):rep(400), "<string>:3:3: #pragma oclopts: tolerance: 1" .. ("0"):rep(400) .. " is out of range (a float's at most)" },
+    { "#pragma oclopts unroll 1 2 1 tolerance 1" .. ("0"):rep(400), "<string>:3:3: #pragma oclopts: tolerance: 1" .. ("0"):rep(400) .. " is out of range (past the largest float)" },
     { "#pragma oclopts unroll 1 2048 1", "<string>:3:3: #pragma oclopts: end: unroll factors go up to 1024, got 2048" },
     { "#pragma oclopts unroll 1 2 1\n  #pragma oclopts unroll 1 2 1", "<string>:3:3: #pragma oclopts unroll: expected a for loop after the pragma, found '#pragma oclopts unroll 1 2 1'" },
     { "#pragma oclopts unroll 1 4 0", "<string>:3:3: #pragma oclopts: step: expected a step > 0, got 0" },

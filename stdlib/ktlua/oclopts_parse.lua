@@ -139,7 +139,7 @@ function M.lex(src, where)
       elseif kind == "pp" then
         newlines(i, j)
         local set = line_set(tok, where)
-        if set then line = set - 1 end -- what rewrites leave: lines stay the user's
+        if set then line = set - 1 end -- the lines after it are numbered from it, as in C
       end
       at_line_start, i = false, j + 1
     end
@@ -325,7 +325,7 @@ function M.annotation(tok, where)
     else
       local t = value and value:match("^%d+%.?%d*$") and tonumber(value)
       if not t then fail_at(("tolerance: expected a percentage >= 0, got %s"):format(value and ("'" .. value .. "'") or "nothing")) end
-      if t == math.huge then fail_at(("tolerance: %s is out of range (a float's at most)"):format(value)) end
+      if t == math.huge then fail_at(("tolerance: %s is out of range (past the largest float)"):format(value)) end
       a.tolerance = t
     end
     i = i + 2
