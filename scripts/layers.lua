@@ -15,7 +15,7 @@ return {
           "spawn", "cpus", "run_delay", "interrupt", "ktlua_exe", "log_append", "sha256" } } },
     { { folder = "core/space",
         what = "parameters, constraints, expressions and the spaces they make",
-        files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_parse", "expr_string",
+        files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_num", "expr_parse", "expr_string",
           "config", "prune_kind", "space", "space_lazy", "space_natural", "space_plan",
           "space_walk" } } },
     { { folder = "core/models",

@@ -237,3 +237,71 @@ b']]==]))
     assert.matches("at character 25: unknown name 'y'", list_error("[x for x in range(2) if y for y in range(2)]"))
   end)
 end)
+
+describe("Python's arithmetic, operator by operator (issue 39, item 5)", function()
+  -- The value of a constant expression, as a T1 file's value is computed.
+  local function value(text) return kt.python_list("[" .. text .. "]")[1] end
+  -- A float and the sign of a zero: -0.0 == 0.0 in Lua.
+  local function same_float(want, got, text)
+    assert.are.equal("float", math.type(got), text)
+    assert.are.equal(want, got, text)
+    if want == 0 then assert.are.equal(1 / want, 1 / got, text .. ": the sign of the zero") end
+  end
+
+  it("gives a float % the sign of the divisor, zeros included", function()
+    local cases = { ["-7.5 % -2"] = -1.5, ["7.5 % -2"] = -0.5, ["-7.5 % 2"] = 0.5, ["-7 % 2.5"] = 0.5,
+      ["0.0 % -5"] = -0.0, ["-0.0 % 5"] = 0.0, ["6.0 % -3"] = -0.0, ["-5.0 % 1e999"] = math.huge }
+    for text, want in pairs(cases) do same_float(want, value(text), text) end
+    -- T1 values, constraints on floats and constraints on integers alike
+    assert.are.same({ -7.5 }, kept({ -7.5, -6.5, 7.5 }, "A % -2 == -1.5"))
+    assert.are.same({ -7, 7 }, kept({ -7, -6, 7 }, "A % -2 == -1"))
+  end)
+
+  it("floors // as Python does, from the exact remainder rather than a rounded quotient", function()
+    local cases = { ["1 // 0.1"] = 9.0, ["-5.0 // 1e999"] = -1.0, ["5.0 // 1e999"] = 0.0, ["0.5 // -1e999"] = -1.0,
+      ["7 // -2.0"] = -4.0, ["9007199254740992 // 2.5"] = 3602879701896396.0, ["-0.0 // 5"] = -0.0 }
+    for text, want in pairs(cases) do same_float(want, value(text), text) end
+    local nan = value("1e999 // 2")
+    assert.is_true(nan ~= nan, "inf // 2 is nan")
+    assert.are.same({ 1 }, kept({ 1, 2 }, "A // 0.1 == 9 * A"))
+  end)
+
+  it("rounds int / int once, as Python's true division (not each operand, then the quotient)", function()
+    same_float(5918289650760.403, value("5258986265376043509 / 888599"), "beyond 2^53")
+    same_float(-3.0744573456182584e+18, value("-9223372036854775807 / 3"), "the least integer + 1")
+    same_float(-0.0, value("0 / -5"), "0 / -5")
+    same_float(-0.0, value("0 / -1000000000000000000"), "0 / -10^18")
+    assert.are.same({ 888599 }, kept({ 888598, 888599 }, "5258986265376043509 / A == 5918289650760.403"))
+  end)
+
+  it("gives infinite powers their IEEE values, as Python does, and refuses only finite ones", function()
+    same_float(math.huge, value("(-1e999) ** 0.5"), "(-inf) ** 0.5")
+    same_float(math.huge, value("0.0 ** -1e999"), "0.0 ** -inf")
+    same_float(math.huge, value("pow(0, -1e999)"), "pow(0, -inf)")
+    same_float(-math.huge, value("(-1e999) ** 3"), "(-inf) ** 3")
+    assert.matches("at character 4: '%*%*': 0 cannot be raised to a negative power", list_error("[0 ** -1e308]"))
+    assert.matches("is a complex number", list_error("[(-1e308) ** 0.5]"))
+  end)
+
+  it("makes floor and ceil of a float an integer or an error, never a float", function()
+    assert.are.equal(math.mininteger, value("floor(-9223372036854775808.0)"))
+    assert.matches("at character 2: integer overflow in floor: the result does not fit in 64 bits", list_error("[floor(1e300)]"))
+    assert.matches("at character 2: integer overflow in ceil", list_error("[ceil(9223372036854775808.0)]"))
+    assert.matches("at character 2: ceil: the float %-inf has no integer value", list_error("[ceil(-1e999)]"))
+    assert.matches("at character 2: floor: the float nan has no integer value", list_error("[floor(1e999 - 1e999)]"))
+    assert.matches("integer overflow in floor", space_error({ 1e300 }, "floor(A) > 0"))
+  end)
+
+  it("evaluates every item of an 'in' list, as Python builds the list first", function()
+    assert.matches("at character 13: integer division by zero", list_error("[1 in [1, 1 // 0]]"))
+    assert.matches("at character 17: integer division by zero", list_error("[1 not in (1, 1 // 0)]"))
+    assert.matches("at character 4: integer division by zero", list_error("[1 // 0 in []]"))
+    assert.are.same({ 0, 1 }, kt.python_list("[1 in [], 1 not in ()]"))
+    -- the integer machine and the bytecode machine alike
+    assert.matches("at character 12: integer division by zero", space_error({ 1 }, "A in [1, A // 0]"))
+    assert.matches("at character 12: float modulo by zero", space_error({ 1 }, "A in [1, A % 0.0]"))
+    assert.matches("at character 3: integer division by zero", space_error({ 1 }, "A // 0 not in []"))
+    assert.are.same({ 2 }, kept({ 1, 2 }, "A in [0, 2, 2, 3]"))
+    assert.are.same({ 1 }, kept({ 1, 2 }, "A not in [0, 2, 2, 3] and A not in []"))
+  end)
+end)

@@ -148,6 +148,29 @@ __kernel void k(__global const int *a, __global int *out, int n) {
     assert.are.equal(30, tuner:cache().misses) -- thirty programs
   end)
 
+  it("rewrites loops annotated in the unbraced bodies of annotated loops, in every copy and remainder (issue 39)", function()
+    -- each loop the unbraced body of the one around it: a rewrite of the outer loop
+    -- left its remainder's '#pragma oclopts' in the program, which then did not compile
+    local src = "__kernel void k(__global int *out, int n) {\n  int s = 0;\n"
+      .. "  #pragma oclopts unroll 1 2 1\n  for (int a = 0; a < n; a++)\n"
+      .. "    #pragma oclopts unroll 1 2 1\n    for (int b = 0; b < n + 1; b++)\n"
+      .. "      #pragma oclopts unroll 1 3 2\n      for (int c = 0; c < n + 2; c++)\n"
+      .. "        s += a * 100 + b * 10 + c;\n  out[get_global_id(0)] = s;\n}\n"
+    local tuner = kt.tuner()
+    local out = kt.array("int", 1)
+    local ann = kt.annotated{ source = src, device = tuner.device }
+    local body = ann:body{ UNROLL_1 = 2, UNROLL_2 = 2, UNROLL_3 = 3 }
+    assert.is_nil(body:find("oclopts", 1, true), body)
+    local k = ann:kernel(tuner, { name = "k", global = 1, args = { out:output(), kt.int(5) } })
+    local want = 0
+    for a = 0, 4 do for b = 0, 5 do for c = 0, 6 do want = want + a * 100 + b * 10 + c end end end
+    k:reference(out, function(ref) ref[0] = want end)
+    -- (a loaded machine's waits are no timeouts: the programs are what this checks)
+    local r = tuner:tune(k, { repeats = 1, time_limit = { factor = 50, floor = 600 } })
+    assert.are.equal(8, #r)
+    for _, st in ipairs(statuses(r)) do assert.are.equal("ok", st) end
+  end)
+
   it("shares iterations either way: blocks and cyclic give the same result", function()
     for _, dist in ipairs { "blocked", "cyclic" } do
       local tuner = kt.tuner()
@@ -247,7 +270,11 @@ describe("a bad annotation", function()
     { "#pragma oclopts unroll 1 8", "<string>:3:3: #pragma oclopts: step: expected a whole number, got nothing" },
     { "#pragma oclopts unroll 1 x 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got 'x'" },
     { "#pragma oclopts unroll 4 2 1", "<string>:3:3: #pragma oclopts: init 4 is past end 2" },
-    { "#pragma oclopts unroll 1 99999999999999999999 1", "<string>:3:3: #pragma oclopts: end: expected a whole number, got '99999999999999999999'" },
+    { "#pragma oclopts unroll 1 99999999999999999999 1", "<string>:3:3: #pragma oclopts: end: unroll factors go up to 1024, got 99999999999999999999" },
+    { "#pragma oclopts unroll 99999999999999999999 2 1", "<string>:3:3: #pragma oclopts: init: unroll factors go up to 1024, got 99999999999999999999" },
+    { "#pragma oclopts unroll 1 2 99999999999999999999", "<string>:3:3: #pragma oclopts: step: 99999999999999999999 is out of range (at most 9223372036854775807)" },
+    { "#pragma oclopts unroll 1 2 1 number 99999999999999999999", "<string>:3:3: #pragma oclopts: number: 99999999999999999999 is out of range (at most 9223372036854775807)" },
+    { "#pragma oclopts unroll 1 2 1 tolerance 1" .. ("0"):rep(400), "<string>:3:3: #pragma oclopts: tolerance: 1" .. ("0"):rep(400) .. " is out of range (past the largest float)" },
     { "#pragma oclopts unroll 1 2048 1", "<string>:3:3: #pragma oclopts: end: unroll factors go up to 1024, got 2048" },
     { "#pragma oclopts unroll 1 2 1\n  #pragma oclopts unroll 1 2 1", "<string>:3:3: #pragma oclopts unroll: expected a for loop after the pragma, found '#pragma oclopts unroll 1 2 1'" },
     { "#pragma oclopts unroll 1 4 0", "<string>:3:3: #pragma oclopts: step: expected a step > 0, got 0" },
@@ -317,6 +344,137 @@ describe("a bad annotation", function()
     assert.are.equal("<string>:2:5: '(' is never closed", error_of("#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++"))
     assert.are.equal("<string>:2:33: unterminated string", error_of("#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++) x = \"abc"))
     assert.are.equal("kt.annotated: unknown field files", error_of("", { files = "x" }))
+  end)
+end)
+
+describe("numbers in an annotated source (issue 39, item 10)", function()
+  it("refuses a #line C does not allow, naming the line and what is wrong, and counts from one it does", function()
+    assert.are.equal("<string>:2:1: #line 99999999999999999999: the line number is out of range (at most 2147483647)",
+      error_of("void f(int n, int *c) {\n#line 99999999999999999999\n}\n"))
+    assert.are.equal("<string>:2:3: #line 2147483648: the line number is out of range (at most 2147483647)",
+      error_of("void f(int n, int *c) {\n  #line 2147483648 \"k.cl\"\n}\n"))
+    assert.are.equal("<string>:2:1: #line 12a...: expected a line number (digits), then a file name or nothing",
+      error_of("void f(int n, int *c) {\n#line 12abc\n}\n"))
+    -- a #line within C's range sets the lines that errors name
+    assert.are.equal("<string>:2147483647:1: #pragma oclopts: expected 'unroll' or 'unrollandjam', got 'x'",
+      error_of("void f(int n, int *c) {\n#line 2147483647 \"k.cl\"\n#pragma oclopts x\n}\n"))
+  end)
+
+  it("writes k steps of a literal step as a product where k times it would pass 64 bits", function()
+    local ann = kt.annotated{ source = loop("#pragma oclopts unroll 1 3 1", "for (long i = 0; i < n; i += 4611686018427387904)") }
+    local body = ann:body{ UNROLL_1 = 3 }
+    assert.is_truthy(body:find("i += 3 * (4611686018427387904)", 1, true), body)
+    assert.is_truthy(body:find("c[(i + 4611686018427387904)]", 1, true), body)
+    assert.is_nil(body:find("-%d"), body) -- no product wrapped around to a negative number
+  end)
+end)
+
+describe("reading and rewriting in work linear in the source (issue 39, item 6)", function()
+  -- The work is counted (ktlua.oclopts_parse's steps: tokens lexed,
+  -- tokens scanned, tokens written), not timed; each measure also runs
+  -- under a budget of Lua instructions that only an exponential or
+  -- quadratic reading exceeds.
+  local P = require "ktlua.oclopts_parse"
+  local function work(f)
+    local before = P.work and P.work.steps
+    debug.sethook(function() error("over the budget of 2e8 Lua instructions", 2) end, "", 200000000)
+    local ok, r = pcall(f)
+    debug.sethook()
+    assert(ok, r)
+    assert.is_table(P.work, "the reader counts no work")
+    return P.work.steps - before, r
+  end
+
+  -- d loops nested in each other, each annotated (factors 1 and 2), around one statement.
+  local function nested(d)
+    local parts, sum = { "void f(int n, global int *c) {\n" }, {}
+    for k = 1, d do
+      parts[#parts + 1] = ("#pragma oclopts unroll 1 2 1\nfor (int i%d = 0; i%d < n; i%d++)\n"):format(k, k, k)
+      sum[#sum + 1] = "i" .. k
+    end
+    parts[#parts + 1] = ("c[%s] += 1;\n}\n"):format(table.concat(sum, " + "))
+    return table.concat(parts)
+  end
+
+  -- An annotated loop after n lines of comments.
+  local function commented(n)
+    return "void f(int n, global int *c) {\n"
+      .. ("/* a comment line of the kernel, as a long header would have */\n"):rep(n)
+      .. "#pragma oclopts unroll 1 4 1\nfor (int i = 0; i < n; i++) c[i] = i;\n}\n"
+  end
+
+  -- n annotated loops one after the other, unroll and unroll-and-jam.
+  local function sequence(n)
+    local loop1 = "#pragma oclopts unroll 1 2 1\nfor (int i = 0; i < n; i++) c[i] += i;\n"
+    local loop2 = "#pragma oclopts unrollandjam 1 2 1\nfor (int i = 0; i < n; i++) {\n  int s = 0;\n"
+      .. "  for (int j = 0; j < n; j++) s += c[j];\n  c[i] = s;\n}\n"
+    return "void f(int n, global int *c) {\n" .. (loop1 .. loop2):rep(n // 2) .. "}\n"
+  end
+
+  it("reads 7 to 56 nested annotated loops in work proportional to the source, each loop checked once", function()
+    local rates = {}
+    for _, d in ipairs { 7, 14, 28, 56 } do
+      local src = nested(d)
+      local steps, ann = work(function() return kt.annotated{ source = src } end)
+      assert.are.equal(d, #ann.params)
+      rates[d] = steps / #src
+      -- a configuration of factors 1 is written in work proportional to it
+      local body_steps, body = work(function() return ann:body{} end)
+      assert.is_true(body_steps <= #body / 10, ("%d loops: %d steps for %d bytes"):format(d, body_steps, #body))
+    end
+    assert.is_true(rates[7] < 3, "steps per byte: " .. rates[7])
+    for _, d in ipairs { 14, 28, 56 } do -- twice the loops, twice the work: no more per byte
+      assert.is_true(rates[d] <= rates[7] * 1.05, ("%d loops: %.3f steps per byte, 7: %.3f"):format(d, rates[d], rates[7]))
+    end
+  end)
+
+  it("writes a program of nested copies in work proportional to its length", function()
+    local rates = {}
+    for _, d in ipairs { 5, 6, 7, 8 } do
+      local ann = kt.annotated{ source = nested(d) }
+      local cfg = {}
+      for _, p in ipairs(ann.params) do cfg[p.name] = 2 end
+      local steps, body = work(function() return ann:body(cfg) end)
+      -- each loop's copies hold copies of the loops inside: 3^d statements
+      assert.are.equal(3 ^ d // 1, select(2, body:gsub("%] %+= 1;", "")))
+      rates[d] = steps / #body
+    end
+    assert.is_true(rates[5] < 1, "steps per byte: " .. rates[5])
+    for _, d in ipairs { 6, 7, 8 } do
+      assert.is_true(rates[d] <= rates[5] * 1.25, ("%d loops: %.3f steps per byte, 5: %.3f"):format(d, rates[d], rates[5]))
+    end
+  end)
+
+  it("lexes 16,000 lines of comments in work proportional to them, once per source, not per configuration", function()
+    local read, written = {}, {}
+    for _, n in ipairs { 16000, 32000 } do
+      local ann
+      read[n], ann = work(function() return kt.annotated{ source = commented(n) } end)
+      written[n] = work(function() return ann:body{ UNROLL_1 = 3 } end)
+    end
+    assert.is_true(read[16000] < 3 * 16000, "steps: " .. read[16000])
+    assert.is_true(read[32000] <= 2.05 * read[16000], ("%d steps, then %d"):format(read[16000], read[32000]))
+    -- a configuration reads nothing again: its work does not grow with the comments
+    assert.are.equal(written[16000], written[32000])
+    assert.is_true(written[16000] < 100, "steps: " .. written[16000])
+    -- long comments on one line, and a pragma's own comments: each searched once, within itself
+    local long = "void f(int n, global int *c) {\n" .. ("/* " .. ("x"):rep(20000) .. " */ "):rep(100)
+      .. "\n#pragma oclopts unroll 1 4 1 " .. ("/* */ "):rep(20000) .. ("/*"):rep(20000)
+      .. "\nfor (int i = 0; i < n; i++) c[i] = i;\n}\n"
+    local steps = work(function() return pcall(kt.annotated, { source = long }) end)
+    assert.is_true(steps < 1000, "steps: " .. steps)
+  end)
+
+  it("reads and writes 1,000 annotated loops in a row in work proportional to them", function()
+    local steps = {}
+    for _, n in ipairs { 500, 1000 } do
+      local ann
+      steps[n], ann = work(function() return kt.annotated{ source = sequence(n) } end)
+      local cfg = {}
+      for _, p in ipairs(ann.params) do cfg[p.name] = 2 end
+      steps[n] = steps[n] + work(function() return ann:body(cfg) end)
+    end
+    assert.is_true(steps[1000] <= 2.05 * steps[500], ("%d steps, then %d"):format(steps[500], steps[1000]))
   end)
 end)
 

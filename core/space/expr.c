@@ -79,7 +79,7 @@ int kt_expr_bind(kt_expr *e, const kt_named_value *consts, size_t n, kt_error *e
   return expr_build_tree(e, err);
 }
 
-/* ---- numbers, as Lua 5.4 has them ---- */
+/* ---- numbers: Lua 5.4's integers and floats, Python's arithmetic (expr_num.c) ---- */
 
 static double num(const kt_value *v) { return v->type == KT_VINT ? (double)v->u.i : v->u.f; }
 static bool ints(const kt_value *a, const kt_value *b) {
@@ -88,18 +88,6 @@ static bool ints(const kt_value *a, const kt_value *b) {
 static kt_value vint(int64_t i) { return (kt_value){.type = KT_VINT, .u.i = i}; }
 static kt_value vfloat(double f) { return (kt_value){.type = KT_VFLOAT, .u.f = f}; }
 
-static double float_mod(double a, double b) {
-  double m = fmod(a, b);
-  if (m > 0 ? b < 0 : (m < 0 && b != m)) m += b;
-  return m;
-}
-
-/* A float with an exact integer value becomes that integer, as Lua's
-** math.floor and math.ceil do. */
-static kt_value integral(double f) {
-  if (f >= -9223372036854775808.0 && f < 9223372036854775808.0) return vint((int64_t)f);
-  return vfloat(f);
-}
 
 /* An integer against a float, exactly as Lua compares them (converting
 ** the integer would round above 2^53): -1, 0 or 1, or 2 when f is NaN. */
@@ -141,20 +129,10 @@ static bool equal(const kt_value *a, const kt_value *b) {
 
 static int arith_ints(const expr_ins *in, int64_t *a, int64_t b, kt_error *err);
 
-/* x ** y on floats, and pow(x, y): where Python raises an error rather
-** than give a number, so does this. */
 static int float_pow(double x, double y, kt_value *out, unsigned pos, const char *what,
                      kt_error *err) {
-  if (x == 0 && y < 0)
-    return kt_fail(err, "at character %u: %s: 0 cannot be raised to a negative power", pos, what);
-  if (x < 0 && isfinite(y) && y != floor(y))
-    return kt_fail(err, "at character %u: %s: a negative number to a fractional power "
-                        "((%g) ** %g) is a complex number", pos, what, x, y);
-  double r = pow(x, y);
-  if (isinf(r) && isfinite(x) && isfinite(y))
-    return kt_fail(err, "at character %u: %s: the result is too large for a float", pos, what);
-  *out = vfloat(r);
-  return 0;
+  out->type = KT_VFLOAT;
+  return expr_float_pow(x, y, &out->u.f, pos, what, err);
 }
 
 static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *err) {
@@ -169,8 +147,9 @@ static int arith(const expr_ins *in, kt_value *a, const kt_value *b, kt_error *e
     case OP_POW: return float_pow(x, y, a, in->pos, "'**'", err);
     default: break;
   }
-  if (y == 0) return expr_by_zero(err, in->op, in->pos, true);
-  *a = vfloat(in->op == OP_DIV ? x / y : in->op == OP_IDIV ? floor(x / y) : float_mod(x, y));
+  if (y == 0) return expr_by_zero(err, in->op, in->pos, true); /* int / int is "division" too */
+  if (in->op == OP_DIV) *a = vfloat(ints(a, b) ? expr_int_div(a->u.i, b->u.i) : x / y);
+  else *a = vfloat(in->op == OP_IDIV ? expr_float_floordiv(x, y) : expr_float_mod(x, y));
   return 0;
 }
 
@@ -199,8 +178,15 @@ static int call(const expr_ins *in, kt_value *args, kt_error *err) {
       else if (x->u.i == INT64_MIN) return expr_overflow(err, "abs", in->pos);
       else if (x->u.i < 0) x->u.i = -x->u.i;
       break;
-    case FN_FLOOR: if (x->type == KT_VFLOAT) *x = integral(floor(x->u.f)); break;
-    case FN_CEIL: if (x->type == KT_VFLOAT) *x = integral(ceil(x->u.f)); break;
+    case FN_FLOOR:
+    case FN_CEIL:
+      if (x->type == KT_VFLOAT) {
+        double whole = in->arg == FN_FLOOR ? floor(x->u.f) : ceil(x->u.f);
+        const char *what = in->arg == FN_FLOOR ? "floor" : "ceil";
+        if (expr_float_to_int(whole, what, in->pos, &x->u.i, err)) return -1;
+        x->type = KT_VINT;
+      }
+      break;
     case FN_SQRT:
       if (num(x) < 0)
         return kt_fail(err, "at character %u: sqrt of the negative number %g", (unsigned)in->pos,

@@ -23,13 +23,17 @@
 ** ** is Python's: right to left, above unary minus on its left (-2 ** 2 is
 ** -4); integers with an exponent >= 0 give integers, other operands a
 ** float, as pow does.
-** Numbers are Lua 5.4's integers and floats: integers stay integers under
-** + - * // %, while / and pow give floats; // rounds down and % takes the
-** sign of the divisor. Where Lua and Python part, errors are Python's:
-** an integer result beyond 64 bits (Python's have no bound; Lua's wrap
-** around), a /, // or % by zero (integer or float), 0 to a negative
-** power, a negative number to a fractional power, a float ** beyond the
-** floats and sqrt of a negative number are errors that name the character.
+** Numbers are Lua 5.4's integers and floats, computed as Python computes
+** them (expr_num.c): integers stay integers under + - * // %, while / and
+** pow give floats; // rounds down and % takes the sign of the divisor, on
+** floats too (Python's float // and %, not floor(a / b)); int / int is
+** rounded once. Errors are Python's, and where Python would go on with an
+** integer beyond 64 bits ktlua stops: such a result (Python's have no
+** bound; Lua's wrap around), floor or ceil beyond them (or of inf, nan), a
+** /, // or % by zero (integer or float), 0 to a negative power, a
+** negative number to a fractional power (finite ones: Python's complex
+** numbers), a float ** beyond the floats and sqrt of a negative number
+** are errors that name the character. An 'in' list is evaluated whole.
 ** Strings are Python's literals (expr_string.c).
 ** Types are checked when parsing: arithmetic and ordering take numbers
 ** (conditions are numbers), strings are only compared for (in)equality;

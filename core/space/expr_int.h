@@ -93,6 +93,16 @@ int expr_string(const char *text, size_t pos, size_t *len, char **value, kt_erro
 ** 0 when there is none. */
 size_t expr_string_prefix(const char *s);
 
+/* Python's float arithmetic (expr_num.c): % and // (b != 0), int / int
+** rounded once (b != 0), ** and pow (errors name the character and what
+** computes), and math.floor and math.ceil of a whole float. */
+double expr_float_mod(double a, double b);
+double expr_float_floordiv(double a, double b);
+double expr_int_div(int64_t a, int64_t b);
+int expr_float_pow(double x, double y, double *out, unsigned pos, const char *what,
+                   kt_error *err);
+int expr_float_to_int(double f, const char *what, unsigned pos, int64_t *out, kt_error *err);
+
 /* The error of an integer result beyond 64 bits, at character pos: what
 ** is the operator or function ("'+'", "abs"). */
 int expr_overflow(kt_error *err, const char *what, unsigned pos);

@@ -433,10 +433,25 @@ static bool at_in(parser *p) {
   return p->tok.kind == TK_IN || (p->tok.kind == TK_NOT && next_is_in(p));
 }
 
-/* x in [a, b, ...] (or a tuple) is (x == a or x == b) or ..., x read
-** again for each item; x not in [...] is its negation. The left operand's
-** code is [start, end of code). Each jump ends after the next test, as
-** a || b || c does, which keeps the integer machine's tree shallow. */
+/* x in []: false (true for not in), once x is evaluated, as Python
+** evaluates it (its errors are the expression's): "v if x else v". */
+static int in_nothing(parser *p, bool negate, size_t open) {
+  kt_value v = {.type = KT_VINT, .u.i = negate};
+  size_t jfalse = p->e->ncode, jump;
+  if (emit(p, OP_JFALSE, 0, 0, open) || emit_const(p, &v, open)) return -1;
+  jump = p->e->ncode;
+  if (emit(p, OP_JUMP, 0, 0, open)) return -1;
+  p->e->code[jfalse].arg = (uint32_t)p->e->ncode;
+  if (emit_const(p, &v, open)) return -1;
+  p->e->code[jump].arg = (uint32_t)p->e->ncode;
+  return 0;
+}
+
+/* x in [a, b, ...] (or a tuple) is max(max(x == a, x == b), ...), x read
+** again for each item; x not in [...] is its negation. Python builds the
+** whole list before it looks in it, so every item is evaluated (an error
+** in one is the expression's), not only those up to the first equal one.
+** The left operand's code is [start, end of code). */
 static int parse_in(parser *p, operand *o, size_t start) {
   bool negate = p->tok.kind == TK_NOT;
   if ((negate && next(p)) || next(p)) return -1;
@@ -445,32 +460,23 @@ static int parse_in(parser *p, operand *o, size_t start) {
   size_t open = p->tok.pos, lend = p->e->ncode, n = 0;
   if (nest(p, open) || next(p)) return -1;
   while (p->tok.kind != close) {
-    size_t jump = SIZE_MAX;
     if (n > 0) {
       if (p->tok.kind != TK_COMMA)
         return kt_fail_at(p->err, p->tok.pos, "expected ',' or '%c' in the list at character %zu",
                           close == TK_RBRACK ? ']' : ')', open + 1);
       if (next(p)) return -1;
       if (p->tok.kind == close) break;
-      jump = p->e->ncode;
-      if (emit(p, OP_OR, 0, 0, p->tok.pos) || copy_code(p, start, lend, p->tok.pos)) return -1;
+      if (copy_code(p, start, lend, p->tok.pos)) return -1;
     }
     operand r;
     size_t pos = p->tok.pos;
     if (parse_arith(p, &r, 0) || need_comparable(p, o, &r) || emit(p, OP_EQ, 0, 0, pos))
       return -1;
-    if (jump != SIZE_MAX) p->e->code[jump].arg = (uint32_t)p->e->ncode;
+    if (n > 0 && emit(p, OP_CALL, FN_MAX, 2, pos)) return -1;
     n++;
   }
   p->nesting--;
-  if (n == 0) { /* nothing is in an empty list */
-    p->e->ncode = start;
-    p->depth--;
-    kt_value v = {.type = KT_VINT, .u.i = negate};
-    if (emit_const(p, &v, open)) return -1;
-  } else if (negate && emit(p, OP_NOT, 0, 0, open)) {
-    return -1;
-  }
+  if (n == 0 ? in_nothing(p, negate, open) : negate && emit(p, OP_NOT, 0, 0, open)) return -1;
   o->type = T_BOOL;
   if (next(p)) return -1;
   if (is_comparison(p->tok.kind) || at_in(p))

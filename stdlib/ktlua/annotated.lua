@@ -7,7 +7,8 @@
 --   tuner:tune(k, { search = ann:search() })  -- annotation after annotation
 -- Each configuration's program is the source with its annotated loops
 -- rewritten (ktlua.oclopts_rewrite), made by the kernel's source generator
--- on the tuning's thread (doc/codegen: source = function(cfg)).
+-- on the tuning's thread (doc/codegen: source = function(cfg)). The source
+-- is read and checked once, here; a configuration only writes its program.
 local R = require "ktlua.oclopts_rewrite"
 local P = require "ktlua.oclopts_parse"
 
@@ -132,16 +133,13 @@ function M.annotated(def)
   end
   local text = def.source or read(def.file)
   local where = def.file and def.file:match("[^/]*$") or "<string>"
-  local anns, tagged, uses = R.scan(text, where)
-  local self = setmetatable({ where = where, anns = anns, tagged = tagged }, Annotated)
-  self.params = params_of(anns, uses, where)
+  local prepared = R.prepare(text, where) -- every annotated loop checked, once
+  local self = setmetatable({ where = where, prepared = prepared }, Annotated)
+  self.params = params_of(prepared.anns, prepared.uses, where)
   local macros
-  macros, self.distribution = distribution_prelude(def, uses)
+  macros, self.distribution = distribution_prelude(def, prepared.uses)
   -- what identifies the kernel (journals, databases): the annotated text
   self.prelude = ("%s/* annotated source %s, fnv1a-64 %s */"):format(macros, where, fnv1a(text))
-  local two = {}
-  for i in ipairs(anns) do two[i] = 2 end
-  R.rewrite(tagged, where, anns, two) -- every annotation's rewrite, checked once
   return self
 end
 
@@ -163,7 +161,7 @@ end
 
 -- The loops of the source rewritten for cfg (what source(cfg) gives a kernel).
 function Annotated:body(cfg)
-  return R.rewrite(self.tagged, self.where, self.anns, self:factors(cfg))
+  return R.generate(self.prepared, self:factors(cfg))
 end
 
 -- The whole program of cfg: the prelude (GEN macros), then the body.

@@ -6,6 +6,13 @@
 -- Errors are "where:line:column: what", where is the file name given.
 local M = {}
 
+-- The work done, in steps (a token lexed, a comment or blank skipped, a
+-- token visited by a scan or written out): what spec/oclopts_spec.lua
+-- counts to show that reading a source and writing a configuration's
+-- program take work linear in their lengths, whatever their shapes.
+M.work = { steps = 0 }
+local W = M.work
+
 local PUNCT3 = { ["<<="] = true, [">>="] = true, ["..."] = true }
 local PUNCT2 = {}
 for p in ("-> ++ -- << >> <= >= == != && || *= /= %= += -= &= ^= |= ##"):gmatch("%S+") do
@@ -54,15 +61,50 @@ local function number_end(src, i)
   end
 end
 
+local CLOSE = { ["("] = ")", ["["] = "]", ["{"] = "}" }
+local OPEN = { [")"] = "(", ["]"] = "[", ["}"] = "{" }
+
+M.LINE_MAX = 2147483647 -- the largest line a #line may set (C11 6.10.4)
+
+-- The line that the `#line N` directive tok sets, or nil for another
+-- directive. A number C does not allow is an error here, as in C's
+-- preprocessors, naming the directive's line.
+local function line_set(tok, where)
+  local digits, after = tok.t:match("^#%s*line%s+(%d+)(.?)")
+  if not digits then return nil end
+  if after ~= "" and not after:match('[%s"]') then
+    fail(where, tok.line, tok.col, ("#line %s%s...: expected a line number (digits), then a file name or nothing"):format(digits, after))
+  end
+  local v = math.tointeger(tonumber(digits))
+  if not v or v > M.LINE_MAX then
+    fail(where, tok.line, tok.col, ("#line %s: the line number is out of range (at most %d)"):format(digits, M.LINE_MAX))
+  end
+  return v
+end
+
 -- Tokens {k = "id" | "num" | "str" | "pp" | "punct", t = text, s, e
 -- (offsets in src), line, col}. Comments and blanks are not tokens.
+-- toks.match[i] is the index of the bracket closing the one at i (a
+-- bracket is matched with its own kind alone, as M.match did by counting).
+-- Every step costs what it reads: a comment or a directive is searched
+-- within itself, never from the start of the source.
 function M.lex(src, where)
   local toks, i, n, line, bol = {}, 1, #src, 1, 1
+  local match, open = {}, { ["("] = {}, ["["] = {}, ["{"] = {} }
+  -- the lines of src[a..b]; the start of the line after its last newline
+  -- (searched within that part alone, forwards: a pattern such as
+  -- ".*()\n" tries every start again)
   local function newlines(a, b)
-    for _ in src:sub(a, b):gmatch("\n") do line = line + 1 end
+    local part = src:sub(a, b)
+    local nl = part:find("\n", 1, true)
+    while nl do
+      line, bol = line + 1, a + nl
+      nl = part:find("\n", nl + 1, true)
+    end
   end
   local at_line_start = true
   while i <= n do
+    W.steps = W.steps + 1
     local c, col = src:sub(i, i), i - bol + 1
     local j, kind
     if c == "\n" then
@@ -75,7 +117,6 @@ function M.lex(src, where)
       local _, e = src:find("*/", i + 2, true)
       if not e then fail(where, line, col, "unterminated comment") end
       newlines(i, e)
-      bol = (src:sub(1, e):match(".*()\n") or bol - 1) + 1
       i = e + 1
     else
       if c == "#" and at_line_start then j, kind = directive_end(src, i), "pp"
@@ -87,44 +128,54 @@ function M.lex(src, where)
         kind = "punct"
         j = PUNCT3[src:sub(i, i + 2)] and i + 2 or PUNCT2[src:sub(i, i + 1)] and i + 1 or i
       end
-      toks[#toks + 1] = { k = kind, t = src:sub(i, j), s = i, e = j, line = line, col = col }
-      if kind == "pp" then
+      local tok = { k = kind, t = src:sub(i, j), s = i, e = j, line = line, col = col }
+      toks[#toks + 1] = tok
+      if kind == "punct" and open[tok.t] then
+        local stack = open[tok.t]
+        stack[#stack + 1] = #toks
+      elseif kind == "punct" and OPEN[tok.t] then
+        local stack = open[OPEN[tok.t]]
+        if #stack > 0 then match[table.remove(stack)] = #toks end
+      elseif kind == "pp" then
         newlines(i, j)
-        bol = (src:sub(1, j):match(".*()\n") or bol - 1) + 1
-        local set = src:sub(i, j):match("^#%s*line%s+(%d+)")
-        if set then line = math.tointeger(tonumber(set)) - 1 end -- what rewrites leave: lines stay the user's
+        local set = line_set(tok, where)
+        if set then line = set - 1 end -- the lines after it are numbered from it, as in C
       end
       at_line_start, i = false, j + 1
     end
   end
+  toks.match = match
   return toks
 end
 
 -- ---- statements ----
 
-local CLOSE = { ["("] = ")", ["["] = "]", ["{"] = "}" }
-
--- The index of the token closing the bracket at i.
+-- The index of the token closing the bracket at i (found by the lexer).
 function M.match(toks, i, where)
-  local open, depth = toks[i].t, 0
-  for j = i, #toks do
-    local t = toks[j].t
-    if toks[j].k == "punct" then
-      if t == open then depth = depth + 1
-      elseif t == CLOSE[open] then
-        depth = depth - 1
-        if depth == 0 then return j end
-      end
-    end
-  end
-  fail(where, toks[i].line, toks[i].col, ("'%s' is never closed"):format(open))
+  local j = toks.match[i]
+  if j then return j end
+  fail(where, toks[i].line, toks[i].col, ("'%s' is never closed"):format(toks[i].t))
 end
 
 local function is(toks, i, text) return toks[i] and toks[i].k ~= "str" and toks[i].t == text end
 M.is = is
 
--- The index of the last token of the statement beginning at i.
+local statement_end
+
+-- The index of the last token of the statement beginning at i, found once
+-- (a loop's body, a jam's statements and the jumps ask again).
 function M.statement_end(toks, i, where)
+  local known = toks.statement_ends or {}
+  toks.statement_ends = known
+  local e = known[i]
+  if not e then
+    e = statement_end(toks, i, where)
+    known[i] = e
+  end
+  return e
+end
+
+function statement_end(toks, i, where)
   local t = toks[i]
   if not t then
     local last = toks[#toks]
@@ -150,6 +201,7 @@ function M.statement_end(toks, i, where)
   end
   local j = i
   while toks[j] do
+    W.steps = W.steps + 1
     if toks[j].k == "punct" and CLOSE[toks[j].t] then j = M.match(toks, j, where)
     elseif is(toks, j, ";") then return j
     elseif is(toks, j, "}") then break end
@@ -162,6 +214,7 @@ end
 function M.block_statements(toks, i, where)
   local close, list, j = M.match(toks, i, where), {}, i + 1
   while j < close do
+    W.steps = W.steps + 1
     local e = M.statement_end(toks, j, where)
     list[#list + 1] = { j, e }
     j = e + 1
@@ -175,6 +228,7 @@ function M.own_jumps(toks, a, b, where, found, in_switch)
   found = found or {}
   local j = a
   while j <= b do
+    W.steps = W.steps + 1
     local t = toks[j]
     if t.k == "id" and (t.t == "for" or t.t == "while" or t.t == "do") then
       j = M.statement_end(toks, j, where) -- their jumps are theirs
@@ -196,9 +250,26 @@ M.MAX_FACTOR = 1024 -- a program per factor, each with this many copies of the l
 
 local KINDS = { unroll = "unroll", unrollandjam = "unrollandjam", unroll_and_jam = "unrollandjam" }
 
+-- text with its /* */ comments made blanks, one after the other (the
+-- pattern "/%*.-%*/" would search the rest of the text again from each
+-- '/*' that none closes); one left open stays, as the pattern left it.
+local function block_comments(text)
+  local out, i = {}, 1
+  while true do
+    local a = text:find("/*", i, true)
+    local _, e = a and text:find("*/", a + 2, true)
+    if not e then
+      out[#out + 1] = text:sub(i)
+      return table.concat(out)
+    end
+    out[#out + 1] = text:sub(i, a - 1) .. " "
+    i = e + 1
+  end
+end
+
 -- The words of a directive, its comments and continuations dropped.
 local function words(text)
-  text = text:gsub("\\\r?\n", " "):gsub("/%*.-%*/", " "):gsub("//.*", "")
+  text = block_comments((text:gsub("\\\r?\n", " "))):gsub("//.*", "")
   local list = {}
   for w in text:gmatch("%S+") do list[#list + 1] = w end
   return list
@@ -211,9 +282,14 @@ function M.oclopts_words(tok)
   return words((text:gsub("^#pragma%s+oclopts", "")))
 end
 
-local function whole(w, what, fail_at)
-  local v = w and w:match("^%d+$") and math.tointeger(tonumber(w))
-  if not v then fail_at(("%s: expected a whole number, got %s"):format(what, w and ("'" .. w .. "'") or "nothing")) end
+-- A whole number of at most max; past it (or past 64 bits) the error is
+-- too_large with the number as written.
+local function whole(w, what, fail_at, max, too_large)
+  if not (w and w:match("^%d+$")) then
+    fail_at(("%s: expected a whole number, got %s"):format(what, w and ("'" .. w .. "'") or "nothing"))
+  end
+  local v = math.tointeger(tonumber(w))
+  if not v or v > max then fail_at(too_large:format(w)) end
   return v
 end
 
@@ -227,11 +303,15 @@ function M.annotation(tok, where)
     fail_at(("expected 'unroll' or 'unrollandjam', got %s"):format(w[1] and ("'" .. w[1] .. "'") or "nothing"))
   end
   local a = { kind = kind, line = tok.line, col = tok.col }
-  a.init, a.limit, a.step = whole(w[2], "init", fail_at), whole(w[3], "end", fail_at), whole(w[4], "step", fail_at)
+  local factor = "%s: unroll factors go up to " .. M.MAX_FACTOR .. ", got %%s"
+  local any = "%s: %%s is out of range (at most " .. math.maxinteger .. ")"
+  a.init = whole(w[2], "init", fail_at, math.maxinteger, factor:format("init"))
+  a.limit = whole(w[3], "end", fail_at, math.maxinteger, factor:format("end"))
+  a.step = whole(w[4], "step", fail_at, math.maxinteger, any:format("step"))
   if a.init < 1 then fail_at("init: an unroll factor is at least 1, got 0") end
   if a.step <= 0 then fail_at(("step: expected a step > 0, got %d"):format(a.step)) end
   if a.init > a.limit then fail_at(("init %d is past end %d"):format(a.init, a.limit)) end
-  if a.limit > M.MAX_FACTOR then fail_at(("end: unroll factors go up to %d, got %d"):format(M.MAX_FACTOR, a.limit)) end
+  if a.limit > M.MAX_FACTOR then fail_at(factor:format("end"):format(a.limit)) end
   local i = 5
   while w[i] do
     local key, value = w[i], w[i + 1]
@@ -240,11 +320,12 @@ function M.annotation(tok, where)
     end
     if a[key] then fail_at(("'%s' is given twice"):format(key)) end
     if key == "number" then
-      a.number = whole(value, "number", fail_at)
+      a.number = whole(value, "number", fail_at, math.maxinteger, any:format("number"))
       if a.number < 1 then fail_at("number: keep at least 1 version") end
     else
       local t = value and value:match("^%d+%.?%d*$") and tonumber(value)
       if not t then fail_at(("tolerance: expected a percentage >= 0, got %s"):format(value and ("'" .. value .. "'") or "nothing")) end
+      if t == math.huge then fail_at(("tolerance: %s is out of range (past the largest float)"):format(value)) end
       a.tolerance = t
     end
     i = i + 2
@@ -265,6 +346,7 @@ for p in ("= += -= *= /= %= <<= >>= &= ^= |= ++ --"):gmatch("%S+") do ASSIGN[p] 
 local function first_at_depth0(toks, a, b, set, where)
   local j = a
   while j <= b do
+    W.steps = W.steps + 1
     local t = toks[j]
     if t.k == "punct" and CLOSE[t.t] then j = M.match(toks, j, where)
     elseif t.k == "punct" and set[t.t] then return j end
@@ -299,6 +381,7 @@ local function parse_cond(L, toks, a, b, c)
   local low = first_at_depth0(toks, a + 2, b, LOW, c.where)
   if low then c.fail(("the loop's bound holds '%s': write the condition as %s %s bound"):format(toks[low].t, L.var, op)) end
   L.op, L.dir, L.limit = op, (op:sub(1, 1) == "<") and 1 or -1, text(c.src, toks, a + 2, b)
+  L.limit_at = { a + 2, b }
 end
 
 local function parse_incr(L, toks, a, b, c)
@@ -310,8 +393,10 @@ local function parse_incr(L, toks, a, b, c)
     step, dir = "1", (toks[a].t == "--" or toks[a + 1].t == "--") and -1 or 1
   elseif n >= 3 and name(a) and (is(toks, a + 1, "+=") or is(toks, a + 1, "-=")) then
     step, dir = text(c.src, toks, a + 2, b), toks[a + 1].t == "+=" and 1 or -1
+    L.step_at = { a + 2, b }
   elseif n >= 5 and name(a) and is(toks, a + 1, "=") and name(a + 2) and (is(toks, a + 3, "+") or is(toks, a + 3, "-")) then
     step, dir = text(c.src, toks, a + 4, b), toks[a + 3].t == "+" and 1 or -1
+    L.step_at = { a + 4, b }
   end
   if not step then c.fail(("the loop's increment must be %s++, %s--, %s += step or %s -= step"):format(v, v, v, v)) end
   local assigned = toks[a + 1].t == "=" -- i = i - a + b is (i - a) + b: one term only
@@ -322,15 +407,40 @@ local function parse_incr(L, toks, a, b, c)
   L.step, L.step_lit = step, step:match("^%d+$") and math.tointeger(tonumber(step))
 end
 
--- Fails where the body changes the loop variable, or jumps out of it.
-local function check_body(L, toks, c)
-  for j = L.body, L.body_end do
-    local t = toks[j]
-    if t.k == "id" and t.t == L.var and not (is(toks, j - 1, ".") or is(toks, j - 1, "->")) and
+-- Where each name is assigned (=, +=, ..., ++, --; not a member after '.'
+-- or '->'): toks.assigned[name] lists the tokens in order, found once for
+-- every loop to look up its variable.
+local function assignments(toks)
+  if toks.assigned then return toks.assigned end
+  local assigned = {}
+  for j, t in ipairs(toks) do
+    W.steps = W.steps + 1
+    if t.k == "id" and not (is(toks, j - 1, ".") or is(toks, j - 1, "->")) and
        ((toks[j + 1] and toks[j + 1].k == "punct" and ASSIGN[toks[j + 1].t]) or is(toks, j - 1, "++") or is(toks, j - 1, "--")) then
-      c.fail(("the loop's body changes %s (line %d)"):format(L.var, t.line))
+      local list = assigned[t.t] or {}
+      assigned[t.t] = list
+      list[#list + 1] = j
     end
   end
+  toks.assigned = assigned
+  return assigned
+end
+
+-- The first of the sorted token indices list within a..b, if any.
+local function first_within(list, a, b)
+  local lo, hi = 1, #list + 1
+  while lo < hi do
+    W.steps = W.steps + 1
+    local mid = (lo + hi) // 2
+    if list[mid] < a then lo = mid + 1 else hi = mid end
+  end
+  return list[lo] and list[lo] <= b and list[lo] or nil
+end
+
+-- Fails where the body changes the loop variable, or jumps out of it.
+local function check_body(L, toks, c)
+  local j = first_within(assignments(toks)[L.var] or {}, L.body, L.body_end)
+  if j then c.fail(("the loop's body changes %s (line %d)"):format(L.var, toks[j].line)) end
   local jumps = M.own_jumps(toks, L.body, L.body_end, c.where)
   for _, word in ipairs { "break", "goto" } do
     if jumps[word] then c.fail(("the loop's body leaves it with '%s' (line %d)"):format(word, jumps[word].line)) end
@@ -339,7 +449,8 @@ local function check_body(L, toks, c)
 end
 
 -- The for loop at toks[f], as rewriting needs it: var, declared, op, dir,
--- limit, step (text), step_lit, the token ranges init/cond/incr, body ..
+-- limit, step (text; their tokens limit_at, step_at, none for a step of
+-- 1), step_lit, the token ranges init/cond/incr, body ..
 -- body_end, braced, continues. c = {src, where, fail(msg)}.
 function M.loop(toks, f, c)
   if not (toks[f] and toks[f].k == "id" and toks[f].t == "for" and is(toks, f + 1, "(")) then
@@ -348,6 +459,7 @@ function M.loop(toks, f, c)
   local close = M.match(toks, f + 1, c.where)
   local semis, j = {}, f + 2
   while j < close do
+    W.steps = W.steps + 1
     if toks[j].k == "punct" and CLOSE[toks[j].t] then j = M.match(toks, j, c.where)
     elseif is(toks, j, ";") then semis[#semis + 1] = j end
     j = j + 1
