@@ -227,6 +227,7 @@ describe("the parser fuzzer", function()
     "^peer_",    -- spec/peer_expr_spec.lua
     "^python_",  -- the Python fuzzer, below
     "^names_",   -- spec/readers_names_spec.lua
+    "^include_", -- spec/program_cache_includes_spec.lua
   }
   local function owned_elsewhere(name)
     for _, prefix in ipairs(elsewhere) do if name:match(prefix) then return true end end
