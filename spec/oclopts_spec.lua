@@ -82,15 +82,18 @@ describe("kt.annotated", function()
   it("writes GENINIT/GENLIMIT/GENSTEP for the device's type: cyclic on a GPU, blocks elsewhere", function()
     local src = "void f(int n) {\n  for (int i = GENINIT(n); i < GENLIMIT(n); i += GENSTEP(n)) ;\n}\n"
     local gpu = kt.annotated{ source = src, device = { type = "gpu", backend = "opencl" } }
-    assert.matches("#define GENINIT%(n%) %(%(long%)get_global_id%(0%)%)\n#define GENLIMIT%(n%) %(%(long%)%(n%)%)\n"
-      .. "#define GENSTEP%(n%) %(%(long%)get_global_size%(0%)%)\n", gpu.prelude)
+    assert.matches("\n#define KT_GEN_INIT%(n, s, d%) KT_GEN_ID_##s%(d%)\n#define KT_GEN_LIMIT%(n, s, d%) %(%(long%)%(n%)%)\n"
+      .. "#define KT_GEN_STEP%(n, s, d%) KT_GEN_SIZE_##s%(d%)\n", gpu.prelude)
+    assert.matches("^#define KT_GEN_ID_g%(d%) %(%(long%)get_global_id%(d%)%)\n", gpu.prelude)
     assert.are.equal("cyclic", gpu.distribution)
     local cpu = kt.annotated{ source = src, device = { type = "cpu", backend = "opencl" } }
     assert.are.equal("blocked", cpu.distribution)
-    assert.matches("#define GENSTEP%(n%) 1L\n", cpu.prelude)
-    assert.matches("#define KT_GENCHUNK%(n%) %(%(%(long%)%(n%) %+ %(%(long%)get_global_size%(0%)%) %- 1%)", cpu.prelude)
+    assert.matches("\n#define KT_GEN_STEP%(n, s, d%) 1L\n", cpu.prelude)
+    assert.matches("\n#define KT_GEN_CHUNK_g%(n, d%) %(%(%(long%)%(n%) %+ KT_GEN_SIZE_g%(d%) %- 1%) / KT_GEN_SIZE_g%(d%)%)\n",
+      cpu.prelude)
+    assert.are.equal("blocked", kt.annotated{ source = src, device = { type = "accelerator", backend = "opencl" } }.distribution)
     local cuda = kt.annotated{ source = src, device = { type = "gpu", backend = "cuda" } }
-    assert.matches("blockIdx%.x %* blockDim%.x %+ threadIdx%.x", cuda.prelude)
+    assert.matches("#define KT_GEN_ID_g%(d%) %(KT_GEN_DIM%(blockIdx, d, 0L%) %* KT_GEN_SIZE_l%(d%) %+ KT_GEN_ID_l%(d%)%)", cuda.prelude)
     assert.is_nil(cuda.prelude:find("get_global_id", 1, true))
     assert.are.equal("blocked", kt.annotated{ source = src, device = { type = "gpu" }, distribution = "blocked" }.distribution)
     -- what the prelude identifies: the annotated text
