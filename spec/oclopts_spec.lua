@@ -218,6 +218,17 @@ describe("the annotated CUDA examples, compiled by NVRTC (no GPU needed)", funct
       end
     end
   end)
+
+  it("compile the paper's form (GENINIT(N, g, 0) ...) for its factors, both distributions", function()
+    if not nvrtc then return pending("needs NVRTC") end
+    for jam = 1, 4 do
+      for _, u in ipairs { 1, 8 } do
+        for _, dist in ipairs { "cyclic", "blocked" } do
+          ptx("examples/kernels/matvec_paper.cu", { UNROLL_JAM_1 = jam, UNROLL_2 = u }, dist)
+        end
+      end
+    end
+  end)
 end)
 
 describe("the annotations' search", function()
