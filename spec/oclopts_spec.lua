@@ -497,7 +497,7 @@ describe("mutated annotated sources", function()
   -- program for its largest factors, or is refused with where and what.
   local PIECES = { "{", "}", "(", ")", ";", "for", "#pragma oclopts unroll 1 3 1\n", "#pragma oclopts unrollandjam 1 2 1\n",
     "i", "continue;", "break;", "\n", "/*", "*/", '"', "'", "\\\n", "#line 5\n", "do", "while", "else", ",", "=", "++",
-    "-=", "<", ">=", "GENINIT(n)", "1e+", "->", "@1", "#" }
+    "-=", "<", ">=", "GENINIT(n)", "1e+", "->", "@1", "#", "GENLIMIT(n, l, 1)", "g, ", ", 3" }
 
   local function mutate(s)
     for _ = 1, math.random(1, 4) do
@@ -514,14 +514,14 @@ describe("mutated annotated sources", function()
 
   it("are read or refused with a position, never a Lua fault", function()
     local seeds = {}
-    for _, f in ipairs { "vadd_annotated.cl", "matvec_annotated.cl" } do
+    for _, f in ipairs { "vadd_annotated.cl", "matvec_annotated.cl", "matvec_paper.cl" } do
       local h = assert(io.open("examples/kernels/" .. f))
       seeds[#seeds + 1] = h:read("a")
       h:close()
     end
     math.randomseed(29)
     for case = 1, 400 do
-      local s = mutate(seeds[case % 2 + 1])
+      local s = mutate(seeds[case % #seeds + 1])
       local ok, ann = pcall(kt.annotated, { source = s, distribution = "cyclic" })
       local err = not ok and ann
       if ok then
