@@ -33,8 +33,8 @@ KERNELS[#KERNELS + 1] = { name = "count_1", spread = "g", dim = 0, one = true }
 -- work-item's index along dimension d and the team function (the
 -- work-items that share one loop are those whose indices differ along d
 -- alone: their global indices (g), or their work-group's and their local
--- indices (l); team numbers them). CUDA's indices come from helpers that
--- the C program of the host run defines too.
+-- indices (l); team numbers them). CUDA's at() reads x, y or z; the C
+-- program of the host run keeps one of its two (dim3 is uint3 there).
 local LANG = {
   opencl = {
     head = "__kernel void %s(__global int *count, __global int *who, int n)",
