@@ -3,7 +3,7 @@
 -- CUDA recording would: a check before device time is spent on it.
 --   ktlua nvrtc.lua --kernel=NAME [--count=N] [--arch=sm_90] [--bat=DIR] [--n=N] [--small]
 -- The kernel is made on an OpenCL tuner (the default device: PoCL will do) as for CUDA
--- (opt.backend = "cuda"); --count configurations (12 by default) spread evenly over its space
+-- (opt.backend = "cuda"); --count configurations (12 by default) drawn at random from its space (seeded)
 -- (every one with --count=0) are compiled with their #defines, the prelude and the source; each
 -- line says ok or the compiler's first error. Exits non-zero if any failed.
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
@@ -35,8 +35,15 @@ local params = {}
 for i, p in ipairs(space:params()) do params[i] = p.name end
 local count = opt.count == 0 and n or math.min(opt.count, n)
 print(("%s: %d configurations, %d compiled for %s"):format(opt.kernel, n, count, opt.arch))
-for j = 0, count - 1 do
-  local cfg = space:config(count == n and j or (j * (n - 1)) // math.max(count - 1, 1))
+local pick, seen = {}, {} -- every index, or count of them drawn at random (the same each time)
+math.randomseed(1)
+while #pick < count do
+  local i = count == n and #pick or math.random(0, n - 1)
+  if not seen[i] then seen[i], pick[#pick + 1] = true, i end
+end
+table.sort(pick)
+for _, i in ipairs(pick) do
+  local cfg = space:config(i)
   local defines = {}
   for _, p in ipairs(params) do
     local v = cfg[p]

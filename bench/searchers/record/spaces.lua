@@ -2,11 +2,12 @@
 -- (every configuration, failed ones kept) as a Kernel Tuner cache file, for
 -- the searcher benchmarks (bench/searchers/spaces/README.md).
 --   ktlua spaces.lua --kernel=NAME [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--small]
---                    [--workers=N] [--sample=N] [--seed=N] OUTPUT.json
+--                    [--check] [--workers=N] [--sample=N] [--seed=N] OUTPUT.json
 -- Each kernel family is a module of its own, record/FAMILY.lua (the list below), whose space
 -- function makes the kernel, its parameters and constraints (record/lib.lua: what they share).
 -- --n: the family's size (each module says which); --small: the size for a CPU (PoCL), where a
--- whole space records in minutes; --bat: BAT's benchmarks folder (for BAT's kernels);
+-- whole space records in minutes; --check: each output checked against the family's Lua
+-- reference, where it has one (a wrong one is recorded as failed: invalid_output); --bat: BAT's benchmarks folder (for BAT's kernels);
 -- --workers: compiler processes (the tuner's compile_workers); --sample=N: N configurations
 -- drawn at random (seeded by --seed, 1 by default; the same N and seed give the same sample)
 -- instead of every one, for a space too large to record whole. The kernels written for this
@@ -15,7 +16,7 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../?.lua;" .. package.path -- record.NAME: record/NAME.lua
 local kt = require "ktlua"
 
-local families = {"mm", "dedisp", "nbody", "triad", "pnpoly", "stencil", "transpose"}
+local families = {"mm", "dedisp", "nbody", "triad", "pnpoly", "stencil", "transpose", "reduction"}
 local kernels, names = {}, {}
 for _, family in ipairs(families) do
   local own = {}
@@ -24,14 +25,14 @@ for _, family in ipairs(families) do
   table.move(own, 1, #own, #names + 1, names)
 end
 local usage = "usage: spaces.lua --kernel=" .. table.concat(names, "|") ..
-  " [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--small] [--workers=N] [--sample=N] [--seed=N] OUTPUT.json"
+  " [--device=ID] [--repeats=N] [--bat=DIR] [--n=N] [--small] [--check] [--workers=N] [--sample=N] [--seed=N] OUTPUT.json"
 
 local opt, out = {kernel = "", device = os.getenv("KTLUA_DEVICE") or "cuda:0", repeats = 3, n = false, small = false,
-  workers = false, sample = false, seed = 1, bat = here .. "/../bat/benchmarks"}, nil
+  workers = false, sample = false, seed = 1, check = false, bat = here .. "/../bat/benchmarks"}, nil
 for _, a in ipairs(arg) do
   local k, v = a:match("^%-%-(%w+)=(.+)$")
-  if a == "--small" then opt.small = true
-  elseif k and opt[k] ~= nil and k ~= "small" then opt[k] = tonumber(v) or v
+  if a == "--small" or a == "--check" then opt[a:sub(3)] = true
+  elseif k and opt[k] ~= nil and k ~= "small" and k ~= "check" then opt[k] = tonumber(v) or v
   elseif not k and not out then out = a
   else error("unknown argument " .. a .. " (" .. usage .. ")") end
 end
