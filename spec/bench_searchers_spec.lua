@@ -98,6 +98,16 @@ describe("bench/searchers/record", function()
       { block_size_x = 1024, vector_width = 1, work_per_thread = 2, contiguous = 1, use_atomics = 1 } })
   end)
 
+  it("coulomb.cu (with portable.h) computes the potential from global, constant and shared memory (OpenCL)", function()
+    family_checks("coulomb", "coulomb2d", { n = 48, small = true }, { -- 48: blocks overhang the grid
+      { block_size_x = 16, block_size_y = 2 },
+      { block_size_x = 32, block_size_y = 4, tile_size_x = 2, inner_unroll = 4, use_constant = 1, atoms_soa = 1 },
+      { block_size_x = 64, block_size_y = 16, tile_size_x = 8, inner_unroll = 2, use_shared = 1 } })
+    family_checks("coulomb", "coulomb3d", { n = 32, small = true }, {
+      { block_size_x = 16, block_size_y = 4, tile_size_x = 2, z_iterations = 2, use_shared = 1, atoms_soa = 1 },
+      { block_size_x = 32, block_size_y = 1, z_iterations = 4, inner_unroll = 8, use_constant = 1 } })
+  end)
+
   it("mm.cu (with portable.h) computes C = A B with and without local memory (OpenCL)", function()
     local kt = require "ktlua"
     local n = 64
