@@ -108,6 +108,13 @@ describe("bench/searchers/record", function()
       { block_size_x = 32, block_size_y = 1, z_iterations = 4, inner_unroll = 8, use_constant = 1 } })
   end)
 
+  it("histogram.cu (with portable.h) counts the bytes in global and in shared memory (OpenCL)", function()
+    family_checks("histogram", "histogram", { n = 1 << 15 }, {
+      { block_size_x = 32 }, { block_size_x = 64, vector_width = 4, work_per_thread = 4, contiguous = 1 },
+      { block_size_x = 256, vector_width = 2, work_per_thread = 8, use_local = 1, copies = 4, padding = 1 },
+      { block_size_x = 128, vector_width = 1, work_per_thread = 2, use_local = 1 } })
+  end)
+
   it("mm.cu (with portable.h) computes C = A B with and without local memory (OpenCL)", function()
     local kt = require "ktlua"
     local n = 64

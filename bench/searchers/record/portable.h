@@ -18,6 +18,7 @@
 #define GZ ((int)get_group_id(2))
 #define NGX ((int)get_num_groups(0))
 #define ATOMIC_INC(p) atomic_inc(p)
+#define ATOMIC_ADD(p, v) atomic_add((p), (v))
 #define RSQRT(x) rsqrt(x)
 FUNC void atomic_add_f(volatile GMEM float *p, float v) {
   volatile GMEM unsigned *u = (volatile GMEM unsigned *)p;
@@ -41,6 +42,7 @@ FUNC void atomic_add_f(volatile GMEM float *p, float v) {
 #define GZ ((int)blockIdx.z)
 #define NGX ((int)gridDim.x)
 #define ATOMIC_INC(p) atomicAdd((p), 1u)
+#define ATOMIC_ADD(p, v) atomicAdd((p), (v))
 #define RSQRT(x) rsqrtf(x)
 FUNC void atomic_add_f(volatile float *p, float v) { atomicAdd((float *)p, v); }
 #endif
