@@ -115,6 +115,14 @@ describe("bench/searchers/record", function()
       { block_size_x = 128, vector_width = 1, work_per_thread = 2, use_local = 1 } })
   end)
 
+  it("matvec.cu (with portable.h) computes y = A x by threads and by teams, x in shared memory or not (OpenCL)", function()
+    family_checks("matvec", "matvec", { n = 64 }, {
+      { block_size_x = 1, block_size_y = 32 },
+      { block_size_x = 4, block_size_y = 8, tile_size_y = 2, vector_width = 4, loop_unroll = 4, use_shared = 1 },
+      { block_size_x = 32, block_size_y = 4, tile_size_y = 4, vector_width = 2 },
+      { block_size_x = 64, block_size_y = 16, vector_width = 1, use_shared = 1 } })
+  end)
+
   it("mm.cu (with portable.h) computes C = A B with and without local memory (OpenCL)", function()
     local kt = require "ktlua"
     local n = 64
