@@ -123,6 +123,15 @@ describe("bench/searchers/record", function()
       { block_size_x = 64, block_size_y = 16, vector_width = 1, use_shared = 1 } })
   end)
 
+  it("particles.cu (with portable.h) moves the particles of each layout 4 steps (OpenCL)", function()
+    family_checks("particles", "particles", { n = 4096, layout = 0 }, {
+      { block_size_x = 64, work_per_thread = 2, aos_load = 1, steps_per_launch = 2 },
+      { block_size_x = 32, work_per_thread = 4, contiguous = 1, aos_load = 2 } })
+    family_checks("particles", "particles", { n = 4096, layout = 1 }, { { block_size_x = 128, steps_per_launch = 4 } })
+    family_checks("particles", "particles", { n = 4096, layout = 2 },
+      { { block_size_x = 256, work_per_thread = 2, contiguous = 1, steps_per_launch = 1 } })
+  end)
+
   it("mm.cu (with portable.h) computes C = A B with and without local memory (OpenCL)", function()
     local kt = require "ktlua"
     local n = 64

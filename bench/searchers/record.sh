@@ -65,6 +65,7 @@ record coulomb.2d "$here" $(sp coulomb2d)
 record coulomb.3d "$here" $(sp coulomb3d)
 record histogram "$here" $(sp histogram)
 record matvec "$here" $(sp matvec)
+record particles "$here" $(sp particles)
 record hotspot "$here" $(sp hotspot)
 record expdist "$here" $(sp expdist)
 record md5hash "$here" $(sp md5hash)
@@ -75,7 +76,8 @@ record coulomb.2d.opencl "$here" $(sp coulomb2d opencl 15)
 record coulomb.3d.opencl "$here" $(sp coulomb3d opencl 15)
 record histogram.opencl "$here" $(sp histogram opencl 15)
 record matvec.opencl "$here" $(sp matvec opencl 15)
-for k in mm stencil transpose reduction coulomb.2d coulomb.3d histogram matvec; do
+record particles.opencl "$here" $(sp particles opencl 15)
+for k in mm stencil transpose reduction coulomb.2d coulomb.3d histogram matvec particles; do
   record "$k.pocl" "$here" $(sp "$(echo "$k" | tr -d .)" cpu "$(nproc)" --small)
 done
 record conv2d "$here" "$kt" "$here/record/conv2d.lua"
