@@ -94,13 +94,11 @@ describe("bench/searchers/record", function()
   it("reduction.cu (with portable.h) sums its input, by atomics and by the last block (OpenCL)", function()
     family_checks("reduction", "reduction", { n = 1 << 16 }, {
       { block_size_x = 32 }, { block_size_x = 64, vector_width = 4, work_per_thread = 8, contiguous = 1 },
-      { block_size_x = 256, vector_width = 2, work_per_thread = 16, loop_unroll = 1, use_atomics = 1 },
-      { block_size_x = 1024, vector_width = 1, work_per_thread = 2, contiguous = 1, use_atomics = 1 } })
+      { block_size_x = 1024, vector_width = 2, work_per_thread = 16, loop_unroll = 1, use_atomics = 1 } })
   end)
 
   it("coulomb.cu (with portable.h) computes the potential from global, constant and shared memory (OpenCL)", function()
     family_checks("coulomb", "coulomb2d", { n = 48, small = true }, { -- 48: blocks overhang the grid
-      { block_size_x = 16, block_size_y = 2 },
       { block_size_x = 32, block_size_y = 4, tile_size_x = 2, inner_unroll = 4, use_constant = 1, atoms_soa = 1 },
       { block_size_x = 64, block_size_y = 16, tile_size_x = 8, inner_unroll = 2, use_shared = 1 } })
     family_checks("coulomb", "coulomb3d", { n = 32, small = true }, {
@@ -110,15 +108,14 @@ describe("bench/searchers/record", function()
 
   it("histogram.cu (with portable.h) counts the bytes in global and in shared memory (OpenCL)", function()
     family_checks("histogram", "histogram", { n = 1 << 15 }, {
-      { block_size_x = 32 }, { block_size_x = 64, vector_width = 4, work_per_thread = 4, contiguous = 1 },
+      { block_size_x = 64, vector_width = 4, work_per_thread = 4, contiguous = 1 },
       { block_size_x = 256, vector_width = 2, work_per_thread = 8, use_local = 1, copies = 4, padding = 1 },
       { block_size_x = 128, vector_width = 1, work_per_thread = 2, use_local = 1 } })
   end)
 
   it("matvec.cu (with portable.h) computes y = A x by threads and by teams, x in shared memory or not (OpenCL)", function()
     family_checks("matvec", "matvec", { n = 64 }, {
-      { block_size_x = 1, block_size_y = 32 },
-      { block_size_x = 4, block_size_y = 8, tile_size_y = 2, vector_width = 4, loop_unroll = 4, use_shared = 1 },
+      { block_size_x = 1, block_size_y = 32, tile_size_y = 2, vector_width = 4, loop_unroll = 4, use_shared = 1 },
       { block_size_x = 32, block_size_y = 4, tile_size_y = 4, vector_width = 2 },
       { block_size_x = 64, block_size_y = 16, vector_width = 1, use_shared = 1 } })
   end)

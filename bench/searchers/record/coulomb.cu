@@ -55,7 +55,7 @@ KERNEL void coulomb(GMEM float *energy, ASPACE const float *atoms, int nx, int n
     int m = natoms;
 #define ATOM(j, c) AT(SRC, j, c)
 #endif
-#pragma unroll inner_unroll
+UNROLL(inner_unroll)
     for (int j = 0; j < m; j++) {
       float ax = ATOM(j, 0), ay = ATOM(j, 1), az = ATOM(j, 2), q = ATOM(j, 3);
       float dy = y - ay, dy2 = dy * dy, dx2[tile_size_x];

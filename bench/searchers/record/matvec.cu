@@ -33,7 +33,7 @@ KERNEL void matvec(GMEM float *y, GMEM const float *A, GMEM const float *x) {
 #endif
   float acc[tile_size_y];
   for (int t = 0; t < tile_size_y; t++) acc[t] = 0.0f;
-#pragma unroll loop_unroll
+UNROLL(loop_unroll)
   for (int c = LX; c < ncols / vector_width; c += block_size_x) {
     VEC xv = XV(c);
     for (int t = 0; t < tile_size_y; t++)

@@ -1,6 +1,8 @@
 // portable.h: what lets one kernel source of bench/searchers/record build
 // through CUDA (NVRTC) and through OpenCL alike; the families of record/
 // written for this give it as their kernels' prelude (record/lib.lua).
+#define PRAGMA_(x) _Pragma(#x)
+#define UNROLL(n) PRAGMA_(unroll n) /* #pragma unroll n, n a macro expanded first */
 #ifdef __OPENCL_VERSION__
 #define KERNEL __kernel
 #define GMEM __global
