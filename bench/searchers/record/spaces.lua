@@ -17,7 +17,8 @@ local here = arg[0]:match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../?.lua;" .. package.path -- record.NAME: record/NAME.lua
 local kt = require "ktlua"
 
-local families = {"mm", "dedisp", "nbody", "triad", "pnpoly", "stencil", "transpose", "reduction", "coulomb", "hotspot", "expdist", "md5hash", "builtin_vectors", "histogram", "fft", "matvec", "particles"}
+local families = {"mm", "dedisp", "nbody", "triad", "pnpoly", "stencil", "transpose", "reduction", "coulomb",
+  "hotspot", "expdist", "md5hash", "builtin_vectors", "histogram", "fft", "matvec", "particles"}
 local kernels, names = {}, {}
 for _, family in ipairs(families) do
   local own = {}
