@@ -1,5 +1,5 @@
 -- bench/searchers/record/histogram.lua: the space of record/histogram.cu, a
--- 256-bin histogram of the bytes of n uints (2^25, 128 MiB; 2^20 for a CPU),
+-- 256-bin histogram of the bytes of n uints (2^25, 128 MiB; 2^18 for a CPU),
 -- the counting half of a radix sort's pass (as examples/kernels/radix_sort.*
 -- count digits), one source for CUDA and OpenCL: block_size_x 32-1024 (6
 -- values), vector_width 1, 2, 4, work_per_thread 1-32 (6), contiguous (only
@@ -10,7 +10,7 @@ local kt = require "ktlua"
 local lib = require "record.lib"
 
 return {histogram = function(tuner, opt)
-  local n = lib.size(opt, 1 << 25, 1 << 20)
+  local n = lib.size(opt, 1 << 25, 1 << 18)
   local keys = kt.array("uint", n):random(5)
   local bins = kt.array("uint", 256)
   local k = tuner:kernel{file = lib.here .. "/histogram.cu", prelude = lib.portable, name = "histogram",

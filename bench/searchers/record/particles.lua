@@ -1,5 +1,5 @@
 -- bench/searchers/record/particles.lua: the space of record/particles.cu, a
--- particle push of n particles (2^24, 512 MiB; 2^18 for a CPU) for 4 time
+-- particle push of n particles (2^24, 512 MiB; 2^16 for a CPU) for 4 time
 -- steps, after the idea of examples/kernels/particles.*, one source for CUDA
 -- and OpenCL: block_size_x 32-1024 (6 values), work_per_thread 1-8 (4),
 -- contiguous (only with more than one), layout (structures, arrays, or
@@ -15,7 +15,7 @@ local kt = require "ktlua"
 local lib = require "record.lib"
 
 return {particles = function(tuner, opt)
-  local n, steps, dt = lib.size(opt, 1 << 24, 1 << 18), 4, 0.01
+  local n, steps, dt = lib.size(opt, 1 << 24, 1 << 16), 4, 0.01
   local function at(layout, i, f)
     return layout == 0 and 8 * i + f or layout == 1 and f * n + i or (i // 32) * 256 + f * 32 + i % 32
   end

@@ -1,5 +1,5 @@
 -- bench/searchers/record/reduction.lua: the space of record/reduction.cu, a
--- sum of n floats (2^27, 512 MiB; 2^22 for a CPU) in one pass, one source for
+-- sum of n floats (2^27, 512 MiB; 2^20 for a CPU) in one pass, one source for
 -- CUDA and OpenCL: block_size_x 32-1024 (6 values), vector_width 1, 2, 4,
 -- work_per_thread 1-64 (7), contiguous and loop_unroll (only with more than
 -- one vector a thread), block_reduce (warp shuffles: CUDA only), use_atomics.
@@ -9,7 +9,7 @@ local kt = require "ktlua"
 local lib = require "record.lib"
 
 return {reduction = function(tuner, opt)
-  local n = lib.size(opt, 1 << 27, 1 << 22)
+  local n = lib.size(opt, 1 << 27, 1 << 20)
   local data = kt.array("float", n):random(7)
   local sum = kt.array("float", 1)
   local k = tuner:kernel{file = lib.here .. "/reduction.cu", prelude = lib.portable, name = "reduction",
