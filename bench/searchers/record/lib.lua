@@ -33,10 +33,10 @@ end
 
 -- A kernel of record/ from an n x n input to an n x n output (stencil.cu, transpose.cu): its
 -- blocks and tiles (tile_size_x and tile_size_y in {1, 2, 4, 8}), 32 to 1024 threads a block;
--- n 4096 (256 for a CPU).
+-- n 4096 (1024 for a CPU: the largest tile, 128 x 8, fits).
 function lib.tiled(tuner, opt, name, blocks_x, blocks_y)
   local kt = require "ktlua"
-  local n = lib.size(opt, 4096, 256)
+  local n = lib.size(opt, 4096, 1024)
   local k = tuner:kernel{file = lib.here .. "/" .. name .. ".cu", prelude = lib.portable, name = name,
     global = {n, n}, group = {1, 1},
     args = {kt.array("float", n * n):output(), kt.array("float", n * n):random(1):input(), kt.int(n)}}

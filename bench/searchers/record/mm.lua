@@ -1,6 +1,7 @@
 -- bench/searchers/record/mm.lua: the space of record/mm.cu, a tiled matrix
--- product C = A B of n x n floats (2048; 256 for a CPU), one source for CUDA
--- and OpenCL. 2,240 configurations.
+-- product C = A B of n x n floats (2048; 256 for a CPU, where the 140 whose
+-- block's tile spans 512 overhang the matrix and fail), one source for CUDA and
+-- OpenCL. 2,240 configurations.
 local kt = require "ktlua"
 local lib = require "record.lib"
 

@@ -1,5 +1,5 @@
 -- bench/searchers/record/stencil.lua: the space of record/stencil.cu, one
--- five-point Jacobi step on an n x n grid (4096; 256 for a CPU), one source
+-- five-point Jacobi step on an n x n grid (4096; 1024 for a CPU), one source
 -- for CUDA and OpenCL. 1,728 configurations.
 local lib = require "record.lib"
 

@@ -1,5 +1,5 @@
 -- bench/searchers/record/transpose.lua: the space of record/transpose.cu, a
--- transpose of an n x n matrix (4096; 256 for a CPU), one source for CUDA and
+-- transpose of an n x n matrix (4096; 1024 for a CPU), one source for CUDA and
 -- OpenCL. 960 configurations.
 local lib = require "record.lib"
 
