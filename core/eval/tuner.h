@@ -84,12 +84,17 @@ typedef struct kt_repeat {
 ** time so far, and whose runs spread by at most `spread` ((slowest -
 ** fastest) / fastest), is repeated no further: it keeps its samples, is
 ** marked cut_short, and is never the best. runs 0: never. */
+/* Early stop (measure.c): after its first `runs` timed runs, a
+** configuration whose fastest run took more than the best's time times
+** max(factor, 1 + noise x the best's relative spread), plus twice the
+** device's timer resolution, and whose runs spread by at most `spread`
+** (relative to the fastest), is timed no further. */
 typedef struct kt_early_stop {
   int runs;
-  double factor, spread;
+  double factor, spread, noise;
 } kt_early_stop;
 
-#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 2.0, 0.1})
+#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 1.2, 0.1, 3.0})
 #define KT_TIME_FACTOR_DEFAULT 50.0
 #define KT_TIME_FLOOR_DEFAULT 10e9
 
