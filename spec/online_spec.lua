@@ -185,6 +185,138 @@ describe("an online tuning", function()
   end)
 end)
 
+-- x[i] += 1 on the application's data, checked against x + 1: V = 2 adds 2
+-- (always wrong); LATE = 1 adds 2 once x reaches 14 (right during the search
+-- below, wrong when its leading candidates run again). With a launcher, it
+-- launches the kernel once and counts its calls.
+local function increment(launched)
+  local x = kt.array("int", 32):fill(10)
+  local k = tuner:kernel{ name = "inc", global = 32, args = { x:inout() }, source = [[
+__kernel void inc(__global int *x) {
+  int i = get_global_id(0);
+  x[i] = x[i] + ((V == 2 || (LATE && x[i] >= 14)) ? 2 : 1);
+}]] }
+  k:param("V", { 2, 1 })
+  k:param("LATE", { 0, 1 })
+  local refs = { n = 0 }
+  k:reference(x, function(ref)
+    refs.n = refs.n + 1
+    for i = 0, 31 do ref[i] = x[i] + 1 end
+  end)
+  if launched then
+    k:launcher(function(run)
+      launched.n = launched.n + 1
+      run:launch(k)
+    end)
+  end
+  return k, x, refs
+end
+
+-- The steps of an online tuning of increment() with validate, through its
+-- search, the confirmation of its leading candidates (one of which turns
+-- wrong), its best, on:stop() and on:close(). Each step's outputs are the
+-- application's: x grows by exactly 1 a step, whatever ran it.
+local function validated_phases(launched)
+  local k, x, refs = increment(launched)
+  local on = tuner:online(k, { search = "exhaustive", validate = true, fallback = { V = 1, LATE = 0 } })
+  local steps, fell_back = {}, 0
+  local function step()
+    local s = on:step()
+    steps[#steps + 1] = s
+    if s.fell_back then fell_back = fell_back + 1 end
+    assert.are.equal(10 + #steps, x[0], "step " .. #steps)
+    assert.are.equal(10 + #steps, x[31], "step " .. #steps)
+    return s
+  end
+  -- the search: V = 2 is wrong and falls back (to the fallback, as nothing has worked yet)
+  local want = { { 2, 0, "invalid_output" }, { 2, 1, "invalid_output" }, { 1, 0, "ok" }, { 1, 1, "ok" } }
+  for i, w in ipairs(want) do
+    local s = step()
+    assert.are.same({ true, false, i - 1, w[3], w[3] ~= "ok", false },
+      { s.searching, s.confirming, s.tried, s.status, s.fell_back, s.done })
+    assert.are.same(w[3] == "ok" and { V = w[1], LATE = w[2] } or { V = 1, LATE = 0 }, s.config)
+    if w[3] ~= "ok" then
+      assert.are.equal(("element 0: got %d, expected %d"):format(10 + i + 1, 10 + i),
+        s.error:match("^element 0: got %d+, expected %d+"))
+    end
+  end
+  -- the confirmation: both candidates run again (3 times each) in turn; LATE = 1
+  -- is wrong now, takes that failure and runs no more: 4 steps, one fallen back
+  local late
+  for i = 1, 4 do
+    local s = step()
+    assert.are.same({ false, true, i == 4 }, { s.searching, s.confirming, s.done })
+    if s.tried == 3 then
+      late = 10 + #steps - 1 -- its input
+      assert.are.same({ "invalid_output", true, 2, { V = 1, LATE = 0 } },
+        { s.status, s.fell_back, s.ran, s.config })
+      assert.are.equal(("element 0: got %d, expected %d"):format(late + 2, late + 1),
+        s.error:match("^element 0: got %d+, expected %d+"))
+    else
+      assert.are.same({ "ok", false, 2, 2, { V = 1, LATE = 0 } },
+        { s.status, s.fell_back, s.tried, s.ran, s.config })
+    end
+  end
+  assert.is_not_nil(late)
+  assert.is_true(on:done())
+  local rs = on:results()
+  assert.are.same({ "invalid_output", "invalid_output", "ok", "invalid_output" },
+    { rs[1].status, rs[2].status, rs[3].status, rs[4].status })
+  assert.are.same({ 0, 0, 4, 1 }, { #rs[1].samples_ms, #rs[2].samples_ms, #rs[3].samples_ms,
+    #rs[4].samples_ms })
+  assert.are.equal(("element 0: got %d, expected %d"):format(late + 2, late + 1),
+    rs[4].error:match("^element 0: got %d+, expected %d+"))
+  local best = on:best()
+  assert.are.same({ 2, { V = 1, LATE = 0 } }, { best.index, best.config })
+  -- the best runs every step now, unchecked
+  local s = step()
+  assert.are.same({ false, false, "ok", false, 2, true }, { s.searching, s.confirming, s.status,
+    s.fell_back, s.ran, s.done })
+  assert.is_nil(s.tried)
+  on:stop() -- ended already: nothing changes
+  s = step()
+  assert.are.same({ "ok", 2, { V = 1, LATE = 0 } }, { s.status, s.ran, s.config })
+  assert.are.same(best.config, on:best().config)
+  assert.are.equal(4, #on:results())
+  on:close()
+  on:close() -- again: nothing
+  local ok, err = pcall(on.step, on)
+  assert.is_false(ok)
+  assert.matches("the online tuning has been closed %(on:close%(%)%)", err)
+  -- the references were computed for the checked steps alone: the search's and the confirmation's
+  assert.are.same({ 10, 8, 3 }, { #steps, refs.n, fell_back })
+  return k, x
+end
+
+describe("an online tuning with validate", function()
+  it("checks its search's and its confirmation's steps, then runs the best, stops and closes", function()
+    local k = validated_phases()
+    assert.are.equal(4, #tuner:tune(k, { search = "exhaustive" })) -- released by on:close()
+  end)
+
+  it("does the same through a launcher, which runs each step and each step's fallback", function()
+    local launched = { n = 0 }
+    validated_phases(launched)
+    assert.are.equal(10 + 3, launched.n)
+  end)
+
+  it("runs its best after on:stop() in the middle of the confirmation, and is freed unclosed", function()
+    local k, x = increment()
+    local on = tuner:online(k, { search = "exhaustive", validate = true, fallback = { V = 1, LATE = 0 } })
+    for _ = 1, 5 do on:step() end -- the search, and the confirmation's first step
+    assert.is_false(on:done())
+    on:stop()
+    assert.is_true(on:done())
+    local s = on:step()
+    assert.are.same({ false, false, "ok", 2 }, { s.searching, s.confirming, s.status, s.ran })
+    assert.are.equal(16, x[0])
+    on = nil
+    collectgarbage()
+    collectgarbage()
+    assert.are.equal(4, #tuner:tune(k, { search = "exhaustive" }))
+  end)
+end)
+
 describe("examples/online_heat.lua", function()
   it("tunes its stencil while the simulation runs, and the plate cools as it should", function()
     local out, code = shell.run(shell.ktlua .. " examples/online_heat.lua --n=32 --steps=40 --count=12")

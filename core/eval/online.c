@@ -13,7 +13,9 @@ struct kt_online {
   kt_tune_opts opts;   /* a copy, with the journal's path and the seeds */
   char *journal;
   uint32_t *seeds;
-  tuning tu;
+  tuning tu;           /* begun with it, released with it: its steps check outputs with
+                       ** it after the search (tune_close ends only the search) */
+  bool begun;
   kt_results *results; /* the search's, kept after it ended */
   kt_loop *loop;       /* NULL once the search ended */
   uint32_t *fallback;  /* NULL: none */
@@ -21,18 +23,21 @@ struct kt_online {
   kt_result scratch;   /* a step that is no search's */
   char *error;
   bool validate;       /* the search's steps are checked against the references */
-  kt_task *task;       /* pinned while the online tuning lives */
+  kt_task *task;       /* held (a reference, and pinned) while the online tuning lives */
   kt_online_confirm settings;
   kt_confirm confirm;  /* the leading candidates re-measured ... */
   bool confirming;     /* ... from the search's end until all have run */
 };
 
-/* Ends the search: its journal closed, later steps run the best. */
+/* Ends the search: its journal closed, compiles started ahead that nobody
+** asked for dropped, later steps run the best. The tuning's own memory
+** stays for the confirmation's checked steps. */
 static int end_search(kt_online *on, kt_error *err) {
   if (!on->loop) return 0;
   kt_loop_free(on->loop);
   on->loop = NULL;
-  return tune_end(&on->tu, 0, err);
+  kt_build_cache_cancel_pending(on->tu.t->cache);
+  return tune_close(&on->tu, 0, err);
 }
 
 kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
@@ -55,6 +60,7 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     kt_online_free(on);
     return NULL;
   }
+  on->begun = true;
   size_t np = kt_space_nparams(task->space) + 1;
   on->ran_vi = kt_calloc(np, sizeof *on->ran_vi, err);
   if (on->ran_vi && fallback && (on->fallback = kt_calloc(np, sizeof *on->fallback, err)))
@@ -62,12 +68,16 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   if (on->ran_vi && (!fallback || on->fallback))
     on->loop = kt_loop_new(task->space, &on->tu.lo, &on->tu.ev, on->results, err);
   if (!on->loop) {
-    tune_end(&on->tu, -1, NULL);
+    kt_build_cache_cancel_pending(t->cache);
+    tune_close(&on->tu, -1, NULL);
     kt_online_free(on);
     return NULL;
   }
-  /* Its search holds pointers into the task: no change while it lives. */
+  /* Its search holds pointers into the task: no change while it lives,
+  ** and a reference of its own, which no other release (a kernel released
+  ** by hand) takes. */
   on->task = task;
+  kt_task_retain(task);
   kt_task_hold_online(task, true);
   return on;
 }
@@ -221,7 +231,9 @@ void kt_online_stop(kt_online *on, kt_error *err) {
 void kt_online_free(kt_online *on) {
   if (!on) return;
   if (on->loop) kt_online_stop(on, NULL);
+  if (on->begun) tune_release(&on->tu);
   if (on->task) kt_task_hold_online(on->task, false);
+  kt_task_release(on->task);
   free(on->journal);
   free(on->seeds);
   kt_results_release(on->results);

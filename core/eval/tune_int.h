@@ -71,12 +71,25 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err);
 /* Adds the programs compiled and loaded from the disk since it began to r. */
 void tune_count_builds(const tuning *tu, kt_results *r);
-/* Ends it: compiles nobody asked for dropped, the journal closed (its
-** error into err when rc is 0), the arrays' host contents as the tuning
-** found them. Returns rc, or -1. */
+/* Ends it: compiles nobody asked for dropped, tune_close, tune_clear.
+** Returns rc, or -1. */
 int tune_end(tuning *tu, int rc, kt_error *err);
-/* Frees what the tuning holds but its results and journal (tuning.c). */
+/* Ends its search: the journal closed (its error into err when rc is 0),
+** the results' totals counted. What
+** the tuning holds stays: an online tuning (online.c) checks its later
+** steps' outputs with it, and frees it with tune_release when it goes.
+** Returns rc, or -1. */
+int tune_close(tuning *tu, int rc, kt_error *err);
+/* Frees what the tuning holds but its results and journal (tuning.c),
+** and puts back the arrays' host contents the tuner kept for it
+** (tuner_keep_hosts). */
 void tune_clear(tuning *tu);
+/* Frees what the tuning holds (its read-back outputs, the journal's prior
+** results, the checker, ...), but not its results and journal, and
+** touches nothing of the tuner's: for a driver that keeps no host
+** contents on the tuner, and may go while another tuning of the tuner
+** runs (an online tuning closed from that tuning's callback). */
+void tune_release(tuning *tu);
 /* The references and uploads before the first configuration (tune.c). */
 int tune_set_up(tuning *tu, kt_error *err);
 /* Parts of it made earlier, for a fleet (fleet.c): the references alone,
