@@ -111,8 +111,17 @@ static int online_done(lua_State *L) {
   return 1;
 }
 
+/* Its own step's callbacks (a launcher, a reference, a metric, a searcher)
+** may not end or free it while the step runs on it. */
+static void check_not_stepping(lua_State *L, const lk_online *u, const char *what) {
+  if (u->on && kt_online_stepping(u->on))
+    luaL_argerror(L, 1, lua_pushfstring(L, "the online tuning is in a step (this is one of its "
+                                           "callbacks): %s it after on:step() returns", what));
+}
+
 static int online_stop(lua_State *L) {
   lk_online *u = check_online(L, 1);
+  check_not_stepping(L, u, "stop");
   kt_error err;
   err.msg[0] = '\0';
   kt_online_stop(u->on, &err);
@@ -128,6 +137,7 @@ static int online_stop(lua_State *L) {
 static int online_close(lua_State *L) {
   lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
   if (!u->on) return 0;
+  check_not_stepping(L, u, "close");
   kt_error err;
   err.msg[0] = '\0';
   kt_online_stop(u->on, &err);
@@ -137,8 +147,11 @@ static int online_close(lua_State *L) {
   return err.msg[0] ? lk_error(L, &err) : 0;
 }
 
+/* (A collection cannot come during a step, which holds the object; a
+** call by hand can.) */
 static int online_gc(lua_State *L) {
   lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
+  check_not_stepping(L, u, "close");
   kt_online_free(u->on);
   u->on = NULL;
   return 0;

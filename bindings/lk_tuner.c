@@ -87,9 +87,15 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++)
+  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++) {
     if (kt_tuner_busy(lk_tuner_at(ut, i)))
       luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
+    /* (a collection finalizes the online tunings first: they hold the tuner,
+    ** so were made after it) */
+    if (kt_tuner_held_online(lk_tuner_at(ut, i)))
+      luaL_argerror(L, 1, "the tuner is in use by an online tuning (tuner:online): close it "
+                          "after on:close()");
+  }
   if (ut->fleet) kt_fleet_free(ut->fleet);
   else kt_tuner_free(ut->t);
   ut->t = NULL;

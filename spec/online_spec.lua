@@ -317,6 +317,85 @@ describe("an online tuning with validate", function()
   end)
 end)
 
+describe("an online tuning's lifetime", function()
+  it("cannot be stopped or closed by its own step's callbacks: the step goes on", function()
+    local k, x = increment()
+    local on, said = nil, {}
+    local function try(what)
+      local ok, err = pcall(on[what], on)
+      said[#said + 1] = ok and "ok" or err:match("%((.*)%)$")
+    end
+    k:launcher(function(run)
+      try("stop")
+      try("close")
+      run:launch(k)
+    end)
+    k:reference(x, function(ref)
+      try("close")
+      for i = 0, 31 do ref[i] = x[i] + 1 end
+    end)
+    on = tuner:online(k, { search = "exhaustive", validate = true, fallback = { V = 1, LATE = 0 } })
+    local step = on:step() -- V = 2 fails, the fallback runs: two runs and a reference
+    assert.are.same({ "invalid_output", true, 11 }, { step.status, step.fell_back, x[0] })
+    local refused = "the online tuning is in a step (this is one of its callbacks): %s it after "
+      .. "on:step() returns"
+    local stop, close = refused:format("stop"), refused:format("close")
+    assert.are.same({ close, stop, close, stop, close }, said)
+    assert.is_false(on:done())
+    assert.are.same({ "invalid_output", "ok" }, { on:step().status, on:step().status })
+    on:close()
+  end)
+
+  it("holds its tuner, which closes once the online tuning has", function()
+    local own = kt.tuner()
+    local k = plus_one(16)
+    local on = own:online(k, { search = "exhaustive" })
+    on:step()
+    local ok, err = pcall(own.close, own)
+    assert.is_false(ok)
+    assert.matches("the tuner is in use by an online tuning %(tuner:online%): close it after "
+      .. "on:close%(%)", err)
+    assert.are.equal("ok", on:step().status) -- the tuner is still there
+    on:close()
+    own:close()
+    assert.are.equal("tuner (closed)", tostring(own))
+  end)
+
+  for _, how in ipairs({ "stop", "close", "collect" }) do
+    it("ends (" .. how .. ") from another tuning's callback on its tuner, which runs to its end "
+      .. "and leaves its arrays as it found them", function()
+      local k = increment()
+      -- the other tuning's launcher writes its input: the tuning puts it back at its end
+      local other, input = plus_one(16)
+      other:launcher(function(run)
+        input[0] = -5
+        run:launch(other)
+      end)
+      local on = tuner:online(k, { search = "exhaustive", validate = true,
+        fallback = { V = 1, LATE = 0 } })
+      for _ = 1, 3 do on:step() end -- V = 2 twice, then V = 1 LATE = 0: the best so far
+      local r = tuner:tune(other, { search = "exhaustive", progress = function()
+        if how == "stop" then on:stop()
+        elseif how == "close" then on:close()
+        elseif on then
+          on = nil
+          collectgarbage()
+        end
+      end })
+      assert.are.same({ 4, "ok", "ok", "ok", "ok" }, { #r, r[1].status, r[2].status, r[3].status,
+        r[4].status })
+      assert.are.equal(1, input[0])
+      if how == "stop" then
+        assert.is_true(on:done())
+        assert.are.same({ "ok", { V = 1, LATE = 0 } }, { on:step().status, on:best().config })
+        on:close()
+      end
+      collectgarbage()
+      assert.are.equal(4, #tuner:tune(k, { search = "exhaustive" })) -- released
+    end)
+  end
+end)
+
 describe("examples/online_heat.lua", function()
   it("tunes its stencil while the simulation runs, and the plate cools as it should", function()
     local out, code = shell.run(shell.ktlua .. " examples/online_heat.lua --n=32 --steps=40 --count=12")

@@ -24,19 +24,23 @@ struct kt_online {
   char *error;
   bool validate;       /* the search's steps are checked against the references */
   kt_task *task;       /* held (a reference, and pinned) while the online tuning lives */
+  bool stepping;       /* in kt_online_step: its callbacks may not stop or free it */
   kt_online_confirm settings;
   kt_confirm confirm;  /* the leading candidates re-measured ... */
   bool confirming;     /* ... from the search's end until all have run */
 };
 
-/* Ends the search: its journal closed, compiles started ahead that nobody
-** asked for dropped, later steps run the best. The tuning's own memory
-** stays for the confirmation's checked steps. */
+/* Ends the search: its journal closed, later steps run the best. The
+** tuning's own memory stays for the confirmation's checked steps. The
+** compiles started ahead for it that nobody asked for are dropped, unless
+** another tuning runs on the tuner (this one ended from that tuning's
+** callback, or collected then): some are that tuning's, and its end drops
+** what is left. */
 static int end_search(kt_online *on, kt_error *err) {
   if (!on->loop) return 0;
   kt_loop_free(on->loop);
   on->loop = NULL;
-  kt_build_cache_cancel_pending(on->tu.t->cache);
+  if (on->stepping || !kt_tuner_busy(on->tu.t)) kt_build_cache_cancel_pending(on->tu.t->cache);
   return tune_close(&on->tu, 0, err);
 }
 
@@ -79,6 +83,7 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   on->task = task;
   kt_task_retain(task);
   kt_task_hold_online(task, true);
+  kt_tuner_hold_online(t, true);
   return on;
 }
 
@@ -214,7 +219,9 @@ int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
   memset(out, 0, sizeof *out);
   if (on->tu.t->busy) return tune_busy_error(err);
   on->tu.t->busy = true; /* the step's callbacks may not use the tuner */
+  on->stepping = true;
   int rc = step(on, out, err);
+  on->stepping = false;
   on->tu.t->busy = false;
   return rc;
 }
@@ -223,7 +230,14 @@ kt_results *kt_online_results(const kt_online *on) { return on->results; }
 
 bool kt_online_searching(const kt_online *on) { return on->loop != NULL || on->confirming; }
 
+bool kt_online_stepping(const kt_online *on) { return on->stepping; }
+
 void kt_online_stop(kt_online *on, kt_error *err) {
+  if (on->stepping) {
+    kt_fail(err, "task %s: the online tuning is in a step: stop it after the step returns",
+            on->tu.task->name);
+    return;
+  }
   if (on->loop && !on->results->stopped) on->results->stopped = "stopped by the application";
   if (end_search(on, err) == 0) end_confirm(on, err);
 }
@@ -232,7 +246,10 @@ void kt_online_free(kt_online *on) {
   if (!on) return;
   if (on->loop) kt_online_stop(on, NULL);
   if (on->begun) tune_release(&on->tu);
-  if (on->task) kt_task_hold_online(on->task, false);
+  if (on->task) {
+    kt_task_hold_online(on->task, false);
+    kt_tuner_hold_online(on->tu.t, false);
+  }
   kt_task_release(on->task);
   free(on->journal);
   free(on->seeds);

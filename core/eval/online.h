@@ -58,9 +58,15 @@ kt_results *kt_online_results(const kt_online *on);
 /* Whether the best is not declared yet: the search, or its confirmation,
 ** goes on. */
 bool kt_online_searching(const kt_online *on);
+/* Whether a step is in progress: its callbacks (a launcher, a reference,
+** a metric, a searcher) may not stop or free the online tuning. */
+bool kt_online_stepping(const kt_online *on);
 /* Ends the search (and its confirmation: candidates re-measured take the
-** median of their runs so far) now: later steps run the best. */
+** median of their runs so far) now: later steps run the best. An error,
+** changing nothing, during a step. */
 void kt_online_stop(kt_online *on, kt_error *err);
+/* Not during a step (kt_online_stepping). The tuner and the task stay
+** held (kt_tuner_hold_online, kt_task_hold_online) until then. */
 void kt_online_free(kt_online *on);
 
 #endif
