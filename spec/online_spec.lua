@@ -186,16 +186,16 @@ describe("an online tuning", function()
 end)
 
 -- x[i] += 1 on the application's data, checked against x + 1: V = 2 adds 2
--- (always wrong); LATE = 1 adds 2 once x reaches 14 (right during the search
--- below, wrong when its leading candidates run again). With a launcher, it
--- launches the kernel once and counts its calls.
-local function increment(launched)
+-- (always wrong); LATE = 1 adds 2 once x reaches late_from (14: right during
+-- the search below, wrong when its leading candidates run again). With a
+-- launcher, it launches the kernel once and counts its calls.
+local function increment(launched, late_from)
   local x = kt.array("int", 32):fill(10)
-  local k = tuner:kernel{ name = "inc", global = 32, args = { x:inout() }, source = [[
+  local k = tuner:kernel{ name = "inc", global = 32, args = { x:inout() }, source = ([[
 __kernel void inc(__global int *x) {
   int i = get_global_id(0);
-  x[i] = x[i] + ((V == 2 || (LATE && x[i] >= 14)) ? 2 : 1);
-}]] }
+  x[i] = x[i] + ((V == 2 || (LATE && x[i] >= %d)) ? 2 : 1);
+}]]):format(late_from or 14) }
   k:param("V", { 2, 1 })
   k:param("LATE", { 0, 1 })
   local refs = { n = 0 }
@@ -301,7 +301,7 @@ describe("an online tuning with validate", function()
   end)
 
   it("runs its best after on:stop() in the middle of the confirmation, and is freed unclosed", function()
-    local k, x = increment()
+    local k, x = increment(nil, 0) -- V = 1, LATE = 0 alone is right: the one candidate
     local on = tuner:online(k, { search = "exhaustive", validate = true, fallback = { V = 1, LATE = 0 } })
     for _ = 1, 5 do on:step() end -- the search, and the confirmation's first step
     assert.is_false(on:done())
@@ -310,6 +310,7 @@ describe("an online tuning with validate", function()
     local s = on:step()
     assert.are.same({ false, false, "ok", 2 }, { s.searching, s.confirming, s.status, s.ran })
     assert.are.equal(16, x[0])
+    assert.are.same({ 2, 2 }, { #on:results()[3].samples_ms, on:best().index }) -- one run again
     on = nil
     collectgarbage()
     collectgarbage()
