@@ -99,6 +99,25 @@ describe("an online tuning", function()
     assert.are.equal(-1, y[0]) -- untouched
   end)
 
+  it("leaves the arrays as they were when a step fails after its run (a metric's error)", function()
+    local k, x, y = plus_one(16)
+    local fail = false
+    local on = tuner:online(k, { search = "exhaustive", metrics = { m = function()
+      if fail then error("no metric today") end
+      return 1
+    end } })
+    assert.are.same({ "ok", 2 }, { on:step().status, y[0] })
+    y:fill(-1)
+    fail = true
+    local ok, err = pcall(on.step, on)
+    assert.is_false(ok)
+    assert.matches("no metric today", err)
+    assert.are.same({ -1, -1 }, { y[0], y[15] })
+    fail = false
+    local step = on:step()
+    assert.are.same({ true, "ok", 2 }, { step.searching, step.status, y[0] })
+  end)
+
   it("survives a configuration that hangs: the step falls back and the search goes on", function()
     local k, x, y = plus_one(16)
     k:param("HANG", { 0, 1 })

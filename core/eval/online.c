@@ -93,7 +93,8 @@ static int64_t limit_ns(const kt_online *on) {
 }
 
 /* Runs vi once on the application's data into res (checked against the
-** references computed from that data, when asked). */
+** references computed from that data, when asked). Its outputs stay on
+** the device: output() reads them back once nothing can fail the step. */
 static int run(kt_online *on, const uint32_t *vi, bool check, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuning *checked = check && on->validate && on->tu.task->nrefs ? &on->tu : NULL;
@@ -144,11 +145,17 @@ static int search_step(kt_online *on, kt_result **out, kt_error *err) {
   }
 }
 
-static void ran(kt_online *on, kt_online_outcome *out, const kt_result *r, const uint32_t *vi) {
+/* r's run gives the step its outputs: they are read back into the
+** arrays, last, so that a step that fails before (a metric's error, the
+** journal's) leaves the arrays as they were. */
+static int output(kt_online *on, kt_online_outcome *out, const kt_result *r, const uint32_t *vi,
+                  kt_error *err) {
+  if (tune_read_back(on->tu.t, on->tu.task, err)) return -1;
   memcpy(on->ran_vi, vi, kt_space_nparams(on->tu.task->space) * sizeof *vi);
   out->ran = r->index;
   out->ran_vi = on->ran_vi;
   out->time_ns = r->time_ns;
+  return 0;
 }
 
 /* The best configuration known (or the fallback) runs the step. */
@@ -166,8 +173,7 @@ static int exploit(kt_online *on, kt_online_outcome *out, kt_error *err) {
                    on->tu.task->name, best ? "best" : "fallback",
                    kt_status_name(on->scratch.status), on->scratch.error ? on->scratch.error : "");
   if (!out->searching && !out->confirming) out->status = KT_OK;
-  ran(on, out, &on->scratch, vi);
-  return 0;
+  return output(on, out, &on->scratch, vi, err);
 }
 
 /* The next candidate runs again, on the application's data; one that fails
@@ -183,7 +189,7 @@ static int confirm_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
   out->status = on->scratch.status;
   if (kt_confirm_next(&on->confirm) < 0 && end_confirm(on, err)) return -1;
   if (on->scratch.status == KT_OK) {
-    ran(on, out, &on->scratch, cand->vi);
+    if (output(on, out, &on->scratch, cand->vi, err)) return -1;
     out->ran = out->tried;
     return 0;
   }
@@ -201,10 +207,7 @@ static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
     out->searching = true;
     out->tried = tried->index;
     out->status = tried->status;
-    if (tried->status == KT_OK) {
-      ran(on, out, tried, tried->vi);
-      return 0;
-    }
+    if (tried->status == KT_OK) return output(on, out, tried, tried->vi, err);
     on->error = strdup(tried->error ? tried->error : kt_status_name(tried->status));
     out->error = on->error;
     out->fell_back = true;

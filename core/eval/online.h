@@ -51,7 +51,9 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                          kt_online_confirm confirm, kt_error *err);
 /* One step of the application. -1 when no configuration could produce the
 ** outputs (the one tried failed and nothing has worked yet), or on a
-** fatal error; the arrays then hold their contents before the step. */
+** fatal error (a metric's, the journal's, the device's); the arrays then
+** hold their contents before the step, unless reading the outputs back
+** was what failed: they are read back last. */
 int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err);
 /* The search's results so far (the configurations tried). */
 kt_results *kt_online_results(const kt_online *on);

@@ -105,11 +105,16 @@ int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
 /* Computes every reference's expected output from the arrays' current
 ** host contents (tune.c). */
 int tune_references(tuning *tu, kt_error *err);
-/* kt_tuner_run_once, and with `checked` (whose references are computed)
-** its outputs compared with them before they are read back: wrong ones
-** are invalid_output, and the arrays keep their contents. */
+/* kt_tuner_run_once but for reading the outputs back (tune_read_back),
+** and with `checked` (whose references are computed) its outputs compared
+** with them: wrong ones are invalid_output. The arrays keep their
+** contents. */
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                   tuning *checked, kt_result *out, kt_error *err);
+/* Copies every array the task writes back from the device into its host
+** array: after a run that went well (tune_run_once), once nothing that may
+** still fail comes between (an online step's metrics, its journal). */
+int tune_read_back(kt_tuner *t, kt_task *task, kt_error *err);
 /* Reads output i of the run into tu->scratch[i] (measure.c). */
 int tune_read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err);
 /* A configuration run before the references are in (refs_pending: a
