@@ -502,6 +502,13 @@ static int l_db(lua_State *L) {
 
 kt_db *lk_check_db(lua_State *L, int idx) { return check_db(L, idx); }
 
+kt_db *lk_check_db_named(lua_State *L, int idx, const char *what) {
+  lk_db *u = luaL_testudata(L, idx, LK_DB);
+  if (!u) luaL_error(L, "%s: expected a database (kt.db), got %s", what, luaL_typename(L, idx));
+  if (!u->db) luaL_error(L, "%s: the database has been closed", what);
+  return u->db;
+}
+
 void lk_open_db(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", db_close}, {"__close", db_close},
                                   {"__tostring", db_tostring}, {NULL, NULL}};

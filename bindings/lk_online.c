@@ -168,6 +168,25 @@ static int online_tostring(lua_State *L) {
 
 /* ---- tuner:online ---- */
 
+/* lk_check_config(table 1, space 2, vi 3), protected. */
+static int check_config_protected(lua_State *L) {
+  lk_check_config(L, 1, lua_touserdata(L, 2), lua_touserdata(L, 3));
+  return 0;
+}
+
+/* lk_check_config, its error naming the option. */
+static void check_option_config(lua_State *L, int idx, kt_space *space, uint32_t *vi,
+                                const char *option) {
+  lua_pushcfunction(L, check_config_protected);
+  lua_pushvalue(L, idx);
+  lua_pushlightuserdata(L, space);
+  lua_pushlightuserdata(L, vi);
+  if (lua_pcall(L, 3, 0, 0) == LUA_OK) return;
+  const char *why = luaL_tolstring(L, -1, NULL);
+  if (strncmp(why, "configuration: ", 15) == 0) why += 15;
+  luaL_error(L, "%s: %s", option, why);
+}
+
 /* fallback = a configuration (table of values or a result) -> vi in the
 ** userdata pushed, or NULL. */
 static uint32_t *check_fallback(lua_State *L, int opts, kt_space *space) {
@@ -181,7 +200,7 @@ static uint32_t *check_fallback(lua_State *L, int opts, kt_space *space) {
   if (!lua_istable(L, idx)) luaL_error(L, "online options.fallback: expected a configuration");
   size_t np = kt_space_nparams(space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
-  lk_check_config(L, idx, space, vi);
+  check_option_config(L, idx, space, vi, "online options.fallback");
   return vi;
 }
 
@@ -283,9 +302,9 @@ int lk_tuner_online(lua_State *L) {
     lua_pushvalue(L, keep[i]);
     lua_rawseti(L, -2, i + 1);
   }
-  lua_getfield(L, 3, "db");
+  lk_get_field(L, 3, "db"); /* (the options may be nil) */
   lua_rawseti(L, -2, KEEP_DB);
-  lua_getfield(L, 3, "size");
+  lk_get_field(L, 3, "size");
   lua_rawseti(L, -2, KEEP_SIZE);
   lua_pushvalue(L, metrics);
   lua_rawseti(L, -2, KEEP_METRICS);

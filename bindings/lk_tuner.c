@@ -330,7 +330,7 @@ const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *
 /* db = kt.db(...) with size = {...}: the tuning's best are stored. */
 kt_db *lk_check_db_option(lua_State *L, int opts) {
   int has_db = lk_get_field(L, opts, "db") != LUA_TNIL;
-  kt_db *db = has_db ? lk_check_db(L, lua_gettop(L)) : NULL;
+  kt_db *db = has_db ? lk_check_db_named(L, lua_gettop(L), "tune options.db") : NULL;
   int has_size = lk_get_field(L, opts, "size") != LUA_TNIL;
   lua_pop(L, 2);
   if (has_db != has_size)

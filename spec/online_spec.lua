@@ -198,9 +198,22 @@ describe("an online tuning", function()
       "online options: unknown field 'repeats' (expected one of: search, seed, stop, journal, "
       .. "resume, time_limit, lookahead, fallback, db, size, validate, metrics, objective, "
       .. "maximize, confirm)")
-    assert.has_error(function() tuner:online(k, { fallback = { WG = 3 } }) end)
+    assert.has_error(function() tuner:online(k, { fallback = { WG = 3 } }) end,
+      "online options.fallback: WG = 3 is not one of its values (1, 2, 4, 8)")
+    assert.has_error(function() tuner:online(k, { fallback = { WG = 1, V = 1 } }) end,
+      'online options.fallback: configuration names unknown parameter "V"')
     assert.has_error(function() tuner:online(k, { db = kt.db(os.tmpname()) }) end,
       "tune options: db and size go together (the database keys what it stores by the problem size)")
+    assert.has_error(function() tuner:online(k, { db = 3, size = { n = 16 } }) end,
+      "tune options.db: expected a database (kt.db), got number")
+  end)
+
+  it("needs no options", function()
+    local k, x, y = plus_one(16)
+    local on = tuner:online(k)
+    local step = on:step()
+    assert.are.same({ true, "ok", 2 }, { step.searching, step.status, y[0] })
+    on:close()
   end)
 end)
 
