@@ -531,9 +531,11 @@ static int tuner_tune(lua_State *L) {
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {
     lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
+    lua_getfield(L, 3, "db"); /* again: a callback of the tuning may have closed it */
+    db = lk_check_db_named(L, lua_gettop(L), "tune options.db");
     lua_getfield(L, 3, "size");
     lk_db_store(L, db, h->results, lua_gettop(L), 3);
-    lua_pop(L, 1);
+    lua_pop(L, 2);
   }
   return lk_tune_return(L, 3, h, rc, &err);
 }

@@ -162,7 +162,36 @@ describe("an online tuning", function()
     local next_run = tuner:online(k, { search = "random", seed = 9, db = db, size = { n = 16 } })
     local first = next_run:step()
     assert.are.same(stored.config, first.config) -- the stored best is tried first
+    next_run:close() -- (which stores its best: it holds the database until then)
     db:close()
+    os.remove(path)
+  end)
+
+  it("holds its database open until it has stored its best there, and closes when that fails", function()
+    local path = os.tmpname()
+    os.remove(path)
+    kt.db(path):close() -- made, for the read-only one below
+    local db = kt.db(path)
+    local k = plus_one(16)
+    local on = tuner:online(k, { search = "exhaustive", db = db, size = { n = 16 }, confirm = false })
+    on:step()
+    local ok, err = pcall(db.close, db)
+    assert.is_false(ok)
+    assert.matches("the database is in use by an online tuning %(tuner:online%), which stores its best "
+      .. "there when its search ends: close it after on:close%(%)", err)
+    repeat local step = on:step() until step.done
+    assert.are.same(on:best().config, db:best{ kernel = k, device = tuner, size = { n = 16 } }.config)
+    db:close() -- stored: let go
+    on:close()
+    local ro = kt.db(path, { readonly = true })
+    on = tuner:online(k, { search = "exhaustive", db = ro, size = { n = 16 }, confirm = false })
+    on:step()
+    ok, err = pcall(on.close, on)
+    assert.is_false(ok)
+    assert.matches("storing: it was opened read%-only %(as asked%)$", err)
+    assert.are.equal("online tuning (released)", tostring(on)) -- closed all the same
+    ro:close()
+    assert.are.equal(4, #tuner:tune(k, { search = "exhaustive" }))
     os.remove(path)
   end)
 
