@@ -217,10 +217,12 @@ static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
 }
 
 int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
+  memset(out, 0, sizeof *out);
+  /* (before anything changes: a step refused here may come from the
+  ** callback of a step in progress, whose error it would free) */
+  if (on->tu.t->busy) return tune_busy_error(err);
   free(on->error);
   on->error = NULL;
-  memset(out, 0, sizeof *out);
-  if (on->tu.t->busy) return tune_busy_error(err);
   on->tu.t->busy = true; /* the step's callbacks may not use the tuner */
   on->stepping = true;
   int rc = step(on, out, err);
