@@ -37,9 +37,10 @@ typedef struct kt_online_outcome {
 /* opts as for kt_tune (searcher, stop, journal and resume, time limits,
 ** seeds; repeats and progress are not used); fallback (value indices, or
 ** NULL) runs a step whose configuration failed before any has worked.
-** validate: the outputs of the search's steps are compared with the
-** task's references, computed from the step's data, before they are read
-** back (a wrong one is invalid_output, and the step falls back). */
+** validate: the outputs of the search's steps, and of its candidates' runs
+** again (online_confirm.h), are compared with the task's references,
+** computed from the step's data, before they are read back (a wrong one
+** is invalid_output, and the step falls back). */
 typedef struct kt_online_confirm {
   size_t candidates; /* the leading candidates re-measured (0: none) */
   unsigned runs;     /* ... each this many times, on as many steps */
