@@ -25,6 +25,11 @@ void kt_tuner_free(kt_tuner *t);
 /* Whether a tuning or a run is in progress on it: then it cannot tune,
 ** run or be freed (a Lua callback of that tuning might try). */
 bool kt_tuner_busy(const kt_tuner *t);
+/* The online tunings on it (online.h) count themselves while they live:
+** their steps run on it between the application's calls, so it cannot be
+** freed until they have gone. */
+void kt_tuner_hold_online(kt_tuner *t, bool hold);
+bool kt_tuner_held_online(const kt_tuner *t);
 /* A device process that has grown by more than `bytes` since its first
 ** configuration is replaced between configurations, as after a crash (0:
 ** never; the default is KT_DEVICE_GROWTH_DEFAULT). Drivers keep some of
