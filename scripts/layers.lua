@@ -48,7 +48,7 @@ return {
         files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify",
           "verify_device", "verdict_later", "size_expr",
           "tuner_zone", "validate", "validate_async", "validate_close", "validate_device", "run",
-          "run_buffers", "run_async", "run_batch", "launch_limits", "ahead", "build", "codegen", "kernel", "task",
+          "run_buffers", "run_async", "run_batch", "launch_limits", "ahead", "outlier", "build", "codegen", "kernel", "task",
           "prune", "profile", "online", "online_confirm", "split", "replay" } } },
     { { folder = "core/db",
         what = "the tuned-configuration database (SQLite) and the probes kept in it",

@@ -90,6 +90,24 @@ typedef struct kt_early_stop {
 } kt_early_stop;
 
 #define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 2.0, 0.1})
+
+/* Compile outliers (outlier.c): the tuning does not wait for a compile
+** that has run longer than `factor` times the median of the tuning's
+** compiles so far (once `after` of them are over) and longer than
+** floor_ns; its configuration is set aside (loop.h). factor < 0: off; 0
+** (each field): the default. */
+typedef struct kt_outlier_rule {
+  double factor;
+  size_t after;
+  double floor_ns;
+} kt_outlier_rule;
+
+#define KT_OUTLIER_FACTOR_DEFAULT 10.0
+#define KT_OUTLIER_AFTER_DEFAULT 3
+#define KT_OUTLIER_FLOOR_DEFAULT 1e9
+/* Beyond the floor and this many times the median, a compile holds none
+** of the configurations behind it whose compiles are over (outlier.c). */
+#define KT_OVERTAKE_FACTOR 2.0
 #define KT_TIME_FACTOR_DEFAULT 50.0
 #define KT_TIME_FLOOR_DEFAULT 10e9
 
@@ -139,6 +157,7 @@ typedef struct kt_tune_opts {
   ** as metrics of its result (profile.c); CUDA only. */
   const char *const *profile;
   size_t nprofile;
+  kt_outlier_rule outlier;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8
