@@ -89,6 +89,15 @@ for i = 1, #r do if r[i].error then print(r[i].config.F, r[i].infrastructure, r[
                       "6\t0\t0\tspace explored" }, lines)
   end)
 
+  it("wait for no compile when the tuning's time is up: the one in flight is killed", function()
+    -- in the order proposed, F = 2's compile (for ever) holds the rest; two seconds stop it
+    local lines = run("'KTLUA_TEST_COMPILER_HANG=#define F 2'",
+      "{ compile_outlier = false, stop = { seconds = 2 } }")
+    assert.are.equal("1\tok", lines[1])
+    assert.matches("^1\t0\t[1-5]\tseconds$", lines[2])
+    assert.are.equal(2, #lines)
+  end)
+
   it("reject a rule that is no rule, naming what is expected", function()
     local tuner = kt.tuner("opencl")
     local k = tuner:kernel{ name = "k", global = 4, args = { kt.array("float", 4):output() },
