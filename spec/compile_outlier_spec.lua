@@ -8,6 +8,7 @@
 local kt = require "ktlua"
 local shell = require "spec.support.shell"
 local files = require "spec.support.files"
+local fake_cuda = require "spec.support.fake_cuda"
 
 describe("compile outliers", function()
   local dir = files.tmpname()
@@ -18,14 +19,15 @@ describe("compile outliers", function()
   -- by the hooks in env; opts are the tune options (Lua text), progress the body of a progress
   -- function of (n, result) where n counts the results. Prints "F status" per result, in order,
   -- then the summary's evaluated, deferred, abandoned and stopped, then each error.
-  local function run(env, opts, progress, extra)
+  local opencl = { "opencl", "__kernel void k(__global float *c) { c[get_global_id(0)] = F; }" }
+  local function run(env, opts, progress, extra, device)
     local path = dir .. "/tune.lua"
+    device = device or opencl
     files.write(path, ([[
 local kt = require "ktlua"
-local tuner = kt.tuner("opencl", { cache = false, compile_workers = 2, build_threads = 2 })
+local tuner = kt.tuner(%q, { cache = false, compile_workers = 2, build_threads = 2 })
 local c = kt.array("float", 16)
-local k = tuner:kernel{ name = "k", global = 16, args = { c:output() },
-  source = "__kernel void k(__global float *c) { c[get_global_id(0)] = F; }" }
+local k = tuner:kernel{ name = "k", global = 16, args = { c:output() }, source = %q }
 k:param("F", { 1, 2, 3, 4, 5, 6 })
 local n = 0
 local options = %s
@@ -36,7 +38,7 @@ for i = 1, #r do print(r[i].config.F, r[i].status) end
 local s = r:summary()
 print(s.evaluated, s.deferred, s.abandoned, s.stopped)
 for i = 1, #r do if r[i].error then print(r[i].config.F, r[i].infrastructure, r[i].error) end end
-%s]]):format(opts, progress or "", extra or ""))
+%s]]):format(device[1], device[2], opts, progress or "", extra or ""))
     local out, code = shell.run(("env KTLUA_CACHE=off %s %s %s"):format(env, shell.ktlua, path))
     assert.are.equal(0, code, out)
     local lines = {}
@@ -76,6 +78,22 @@ for i = 1, #r do if r[i].error then print(r[i].config.F, r[i].infrastructure, r[
     lines = run("", ("{ journal = %q, resume = true }"):format(journal))
     assert.are.same({ "1\tok", "2\tok", "3\tok", "4\tok", "5\tok", "6\tok", "6\t0\t0\tspace explored" },
       lines)
+  end)
+
+  it("set aside a compile far beyond the median with CUDA too (NVRTC in compiler processes, a stand-in driver)",
+     function()
+    local missing = fake_cuda.missing()
+    if missing then
+      pending(missing)
+      return
+    end
+    fake_cuda.build(dir .. "/cuda")
+    local lines = run(("KTLUA_LIBCUDA=%s/cuda/libcuda.so.1 'KTLUA_TEST_COMPILER_HANG=#define F 2'"):format(dir),
+      "{ stop = { count = 4 } }", nil, nil,
+      { "cuda:0", 'extern "C" __global__ void k(float *c) { c[threadIdx.x] = F; }' })
+    assert.are.same({ "1\tok", "3\tok", "4\tok", "5\tok", "2\tcompile_deferred",
+                      "4\t1\t1\tcount" }, { table.unpack(lines, 1, 6) })
+    assert.matches("^2\ttrue\tits compile had run ", lines[7])
   end)
 
   it("keep the order proposed with compile_outlier = false, however long a compile runs", function()
