@@ -94,8 +94,10 @@ typedef struct kt_early_stop {
 /* Compile outliers (outlier.c): the tuning does not wait for a compile
 ** that has run longer than `factor` times the median of the tuning's
 ** compiles so far (once `after` of them are over) and longer than
-** floor_ns; its configuration is set aside (loop.h). factor < 0: off; 0
-** (each field): the default. */
+** floor_ns; its configuration is set aside (loop.h); one past floor_ns and
+** KT_OVERTAKE_FACTOR times the median lets those behind it go first.
+** factor < 0: neither, the order proposed always; 0 (each field): the
+** default. */
 typedef struct kt_outlier_rule {
   double factor;
   size_t after;
