@@ -31,7 +31,7 @@ local k = tuner:kernel{ name = "k", global = 16, args = { c:output() }, source =
 k:param("F", { 1, 2, 3, 4, 5, 6 })
 local n = 0
 local options = %s
-options.search, options.repeats = "exhaustive", 1
+options.search, options.repeats = options.search or "exhaustive", 1
 options.progress = function(res) n = n + 1; %s end
 local r = tuner:tune(k, options)
 for i = 1, #r do print(r[i].config.F, r[i].status) end
@@ -55,6 +55,26 @@ for i = 1, #r do if r[i].error then print(r[i].config.F, r[i].infrastructure, r[
       "{}", ("if n == 5 then io.open(%q, 'w'):close() end"):format(flag))
     assert.are.same({ "1\tok", "3\tok", "4\tok", "5\tok", "6\tok", "2\tok",
                       "6\t0\t0\tspace explored" }, lines)
+  end)
+
+  it("evaluate the configurations a random search proposes with a count, whatever their compiles take",
+     function()
+    local function set(lines)
+      local f = {}
+      for i = 1, 4 do f[i] = lines[i]:match("^(%d+)\tok$") end
+      table.sort(f)
+      return f
+    end
+    local opts = "{ search = 'random', seed = 5, stop = { count = 4 }, compile_outlier = %s }"
+    local plain = run("", opts:format("false"))
+    -- the first proposal's compile ends after the three others are in: it is evaluated last
+    local first, flag = plain[1]:match("^(%d+)"), dir .. "/first"
+    os.remove(flag)
+    local held = run(("'KTLUA_TEST_COMPILER_HANG=#define F %s' KTLUA_TEST_COMPILER_UNTIL=%s"):format(first, flag),
+      opts:format("{ factor = 1000 }"), ("if n == 3 then io.open(%q, 'w'):close() end"):format(flag))
+    assert.are.same(set(plain), set(held))
+    assert.are.equal(first .. "\tok", held[4])
+    assert.are_not.equal(first .. "\tok", held[1])
   end)
 
   it("set aside, with a count, a compile far beyond the median: another is evaluated in its place, "
