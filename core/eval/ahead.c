@@ -103,21 +103,22 @@ void kt_ahead_withdraw(kt_ahead *a, uint64_t index) {
   if (a->tried == index + 1) a->tried = 0;
 }
 
-/* Where x's programs stand: as kt_ahead_state. */
+/* Where x's programs stand: as kt_ahead_state (running_ns may be NULL). */
 static int state_of(const announced *x, const tuning *tu, double *running_ns) {
   int state = 2;
-  *running_ns = 0;
+  if (running_ns) *running_ns = 0;
   for (size_t ki = 0; ki < x->n && ki < tu->task->nkernels; ki++) {
     const kt_kernel *k = tu->task->kernels[ki];
-    double ns;
+    double ns = 0;
     if (!x->sources[ki]) continue; /* nothing to compile: it fails before */
-    int s = kt_build_state(tu->t->cache, x->sources[ki], k->build_options, k->name, &ns);
+    int s = kt_build_state(tu->t->cache, x->sources[ki], k->build_options, k->name,
+                           running_ns ? &ns : NULL);
     kt_error ignored; /* a compile that cannot start: kt_build_get says why, at once */
     if (s == 0 && kt_build_prefetch(tu->t->cache, x->sources[ki], k->build_options, k->name,
                                     &ignored) == 0)
       s = 1, ns = 0;
     if (s == 1) state = 1;
-    if (s == 1 && ns > *running_ns) *running_ns = ns;
+    if (s == 1 && running_ns && ns > *running_ns) *running_ns = ns;
   }
   return state;
 }
@@ -125,7 +126,7 @@ static int state_of(const announced *x, const tuning *tu, double *running_ns) {
 int kt_ahead_state(kt_ahead *a, const tuning *tu, uint64_t index, double *running_ns) {
   uint64_t pos;
   size_t k = find(a, index);
-  *running_ns = 0;
+  if (running_ns) *running_ns = 0;
   if (k == a->count || kt_indexmap_get(&tu->known, index, &pos)) return 2;
   return state_of(at(a, k), tu, running_ns);
 }

@@ -39,8 +39,8 @@ void kt_ahead_withdraw(kt_ahead *a, uint64_t index);
 void kt_ahead_out_of_order(kt_ahead *a);
 /* Where the programs of the configuration announced as index stand: 2
 ** ready (every compile over, nothing to compile, taken from a resumed
-** journal, or never announced), 1 compiling (*running_ns: the longest
-** its compiles have run so far, builder.h). A program that the cache no
+** journal, or never announced), 1 compiling (*running_ns, unless NULL:
+** the longest its compiles have run so far, builder.h). A program that the cache no
 ** longer holds (a compile that came to no verdict is compiled again) is
 ** submitted again now. */
 int kt_ahead_state(kt_ahead *a, const tuning *tu, uint64_t index, double *running_ns);

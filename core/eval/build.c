@@ -320,10 +320,10 @@ int kt_build_state(kt_build_cache *c, const char *source, const char *options,
                    const char *name, double *running_ns) {
   const char *kernel = key_kernel(c, name);
   entry *e = lookup(c, key_hash(source, options, kernel), source, options, kernel);
-  *running_ns = 0;
+  if (running_ns) *running_ns = 0;
   if (!e) return 0;
   if (!e->job || kt_builder_done(c->builder, e->job)) return 2;
-  *running_ns = kt_builder_running_ns(c->builder, e->job);
+  if (running_ns) *running_ns = kt_builder_running_ns(c->builder, e->job); /* reads /proc */
   return 1;
 }
 

@@ -68,8 +68,9 @@ int kt_build_ahead(kt_build_cache *c, const char *source, const char *options,
 
 /* Where a program stands, without waiting: 0 not in the cache (kt_build_get
 ** would compile it), 1 compiling (*running_ns: how long, as
-** kt_builder_running_ns says; 0 while queued), 2 ready (compiled, refused,
-** or its compile over): kt_build_get would not wait. */
+** kt_builder_running_ns says; 0 while queued; running_ns may be NULL), 2
+** ready (compiled, refused, or its compile over): kt_build_get would not
+** wait. */
 int kt_build_state(kt_build_cache *c, const char *source, const char *options,
                    const char *name, double *running_ns);
 /* Compiles finished so far, ever (a mark), and a wait until one more has

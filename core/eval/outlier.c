@@ -25,8 +25,7 @@
 
 bool tune_ready(void *ud, uint64_t index) {
   tuning *tu = ud;
-  double ns;
-  return kt_ahead_state(tu->ahead, tu, index, &ns) == 2;
+  return kt_ahead_state(tu->ahead, tu, index, NULL) == 2;
 }
 
 uint64_t tune_marked(void *ud) {
