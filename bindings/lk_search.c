@@ -180,7 +180,7 @@ static int ls_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   return lk_ref_protect(ls->self, report_body, &c, err);
 }
 
-static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy, NULL};
+static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy, NULL, NULL};
 
 static kt_searcher *lua_searcher_new(lua_State *L, int idx, int owner_idx, uint64_t seed) {
   lua_searcher *ls = calloc(1, sizeof *ls);

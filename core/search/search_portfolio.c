@@ -198,7 +198,7 @@ static void pf_destroy(void *state) {
 }
 
 static const kt_searcher_ops portfolio_ops = {"portfolio", pf_start, pf_next, pf_report,
-                                              pf_destroy, NULL};
+                                              pf_destroy, NULL, NULL};
 
 /* The members named in list ("a,b,c"), each seeded apart from the others. */
 static int add_members(portfolio *p, const char *list, kt_error *err) {
