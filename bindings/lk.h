@@ -279,13 +279,27 @@ struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */
 const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *n);
+/* prior = {{config =, weight =}, ...} (lk_prior.c): NULL when absent;
+** else the prior, in a userdata left on the stack. */
+const kt_prior *lk_check_prior(lua_State *L, int opts, const kt_space *space);
 /* tuner:online(kernel[, options]) (lk_online.c). */
 int lk_tuner_online(lua_State *L);
 /* The tuned-configuration database at idx (lk_db.c), and storing the top
 ** configurations of results in it under the size table at size_idx. */
 struct kt_db *lk_check_db(lua_State *L, int idx);
+/* What the results do not say: the names of a peer's recording (NULL: the
+** results'), the compiler and what re-runs the tuning (NULL: ""). */
+typedef struct lk_db_extra {
+  const char *kernel, *device, *backend, *compiler, *origin;
+} lk_db_extra;
 void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
-                 lua_Integer top);
+                 lua_Integer top, const lk_db_extra *x);
+/* ... of a tuning on the device whose table is at device_idx: with its
+** compiler, and its properties kept in the database's devices. */
+void lk_db_store_tuner(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
+                       int device_idx, lua_Integer top, const char *origin);
+/* The compiler of the device table at idx, as the database keeps it (pushed). */
+const char *lk_device_compiler(lua_State *L, int idx);
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);

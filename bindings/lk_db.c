@@ -2,11 +2,14 @@
 ** lk_db.c: the tuned-configuration database as a Lua object (core/db/db.h).
 **
 **   local db = kt.db(path[, {timeout = 10, readonly = false}])
-**   db:store(results, {size = {n = 4096, m = 512}, top = 3})
+**   db:store(results, {size = {n = 4096, m = 512}, top = 3, kernel =, device =,
+**            backend =, origin =})
 **   db:best{kernel = k | "name", device = tuner | device | "name", size = {...},
-**           backend =, objective = "kernel", stale = false}
-**     -> entry (entry.match is "exact" or "nearest", entry.distance), or
-**        nil and why
+**           backend =, objective = "kernel", stale = false, nearest = false}
+**     -> entry (entry.match is "exact", "nearest" or, with nearest, "alike":
+**        ktlua.transfer), or nil and why
+**   db:devices() -> {{device =, backend =, properties = {...}, date =}, ...}
+**   db:recheck{...} -> report (ktlua.db_recheck)
 **   db:list{kernel =, device =, backend =, objective =, size =} -> entries
 **     (an entry's metrics: {name = value}, where its configuration had some)
 **   db:export("header" | "json" | "lua") -> text (ktlua.db_export)
@@ -140,13 +143,13 @@ static bool push_json(lua_State *L, const char *text, char *why, size_t size) {
 /* Pushes a row as a table; false (nothing pushed) with why when its size
 ** or configuration is no JSON object. */
 static bool push_row(lua_State *L, const kt_db_row *r, char *why, size_t size) {
-  const char *keys[] = {"kernel", "device", "backend", "objective", "source",
-                        "options", "driver", "version", "date"};
-  const char *values[] = {r->kernel, r->device, r->backend, r->objective, r->source,
-                          r->options, r->driver, r->version, r->date};
+  const char *keys[] = {"kernel", "device", "backend", "objective", "source", "options",
+                        "driver", "version", "date", "compiler", "origin"};
+  const char *values[] = {r->kernel, r->device, r->backend, r->objective, r->source, r->options,
+                          r->driver, r->version, r->date, r->compiler, r->origin};
   const char *json[] = {r->size, r->config}, *json_keys[] = {"size", "config"};
-  lua_createtable(L, 0, 14);
-  for (int i = 0; i < 9; i++) {
+  lua_createtable(L, 0, 16);
+  for (int i = 0; i < 11; i++) {
     lua_pushstring(L, values[i]);
     lua_setfield(L, -2, keys[i]);
   }
@@ -245,11 +248,18 @@ static void today(char *buf, size_t size) {
   strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Stores the top configurations of r under the size table at size_idx. */
-void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua_Integer top) {
-  if (!r->source || !r->backend)
-    luaL_error(L, "db:store: the results do not say what kernel code and device they are of "
-                  "(store results of a tuning, or a results file that ktlua wrote since 0.2)");
+/* Stores the top configurations of r under the size table at size_idx;
+** x names what r does not say (a peer's recording) and what it cannot. */
+void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua_Integer top,
+                 const lk_db_extra *x) {
+  const char *kernel = x->kernel ? x->kernel : r->task, *device = x->device ? x->device : r->device;
+  const char *backend = x->backend ? x->backend : r->backend;
+  if (!backend || !device || !*device || !kernel || !*kernel)
+    luaL_error(L, "db:store: the results do not say %s they are of (a recording of another "
+                  "tuner's: name it, db:store(results, {size = ..., %s}))",
+               !backend ? "on what backend" : !device || !*device ? "what device" : "what kernel",
+               !backend ? "backend = \"cuda\" or \"opencl\"" : !device || !*device
+                        ? "device = \"NVIDIA GeForce RTX 3090\"" : "kernel = \"name\"");
   const char *size = push_size(L, size_idx, "db:store: size");
   size_t n;
   const kt_result **ranked = push_ranked(L, r, &n);
@@ -261,27 +271,198 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
   char date[32];
   today(date, sizeof date);
   for (size_t i = 0; i < n; i++) {
-    rows[i] = (kt_db_row){(char *)r->task,    (char *)r->device, r->backend, (char *)size,
-                          r->objective,       r->source,         r->options, r->driver,
-                          KTLUA_VERSION,      date,              (int64_t)i + 1,
-                          (char *)push_config_json(L, r, ranked[i]), ranked[i]->time_ns / 1e6,
-                          push_metrics(L, ranked[i]), ranked[i]->nmetrics};
+    rows[i] = (kt_db_row){.kernel = (char *)kernel, .device = (char *)device,
+                          .backend = (char *)backend, .size = (char *)size,
+                          .objective = r->objective ? r->objective : "kernel",
+                          .source = r->source ? r->source : "",
+                          .options = r->options ? r->options : "",
+                          .driver = r->driver ? r->driver : "", .version = KTLUA_VERSION,
+                          .date = date, .compiler = (char *)(x->compiler ? x->compiler : ""),
+                          .origin = (char *)(x->origin ? x->origin : ""), .rank = (int64_t)i + 1,
+                          .config = (char *)push_config_json(L, r, ranked[i]),
+                          .time_ms = ranked[i]->time_ns / 1e6,
+                          .metrics = push_metrics(L, ranked[i]), .nmetrics = ranked[i]->nmetrics};
   }
   kt_error err;
   if (kt_db_store(db, rows, n, &err)) lk_error(L, &err);
 }
 
+/* The device table at idx's scalar properties (numbers, strings,
+** booleans) as a JSON object, pushed. */
+static const char *push_properties(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  const char **names = NULL;
+  size_t n = 0, cap = 0;
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    int t = lua_type(L, -1);
+    if (lua_type(L, -2) != LUA_TSTRING || (t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN))
+      continue;
+    const char *name = lua_tostring(L, -2);
+    if (strcmp(name, "extensions") == 0 || strcmp(name, "id") == 0 || strcmp(name, "pci_bus_id") == 0)
+      continue; /* long, or of this machine only */
+    kt_error err;
+    if (kt_grow(&names, &cap, n + 1, sizeof *names, &err)) {
+      free(names);
+      lk_error(L, &err);
+    }
+    names[n++] = name;
+  }
+  if (n) qsort(names, n, sizeof *names, by_name);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    free(names);
+    luaL_error(L, "out of memory");
+  }
+  fputc('{', f);
+  for (size_t i = 0; i < n; i++) {
+    fputs(i ? "," : "", f);
+    kt_json_string(f, names[i]);
+    fputc(':', f);
+    lua_getfield(L, idx, names[i]);
+    if (lua_type(L, -1) == LUA_TBOOLEAN) fputs(lua_toboolean(L, -1) ? "true" : "false", f);
+    else if (lua_type(L, -1) == LUA_TNUMBER) write_size_number(f, L, -1);
+    else kt_json_string(f, lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  fputc('}', f);
+  fclose(f);
+  free(names);
+  lua_pushlstring(L, text, len);
+  free(text);
+  return lua_tostring(L, -1);
+}
+
+/* The compiler of a device table at idx: NVRTC's version (c_version) for
+** CUDA, the platform's name and version for OpenCL; pushed. */
+const char *lk_device_compiler(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_getfield(L, idx, "backend");
+  bool cuda = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "cuda") == 0;
+  lua_pop(L, 1);
+  if (cuda) {
+    lua_getfield(L, idx, "c_version");
+    if (!lua_isstring(L, -1)) lua_pop(L, 1), lua_pushliteral(L, "");
+    return lua_tostring(L, -1);
+  }
+  lua_getfield(L, idx, "platform");
+  lua_getfield(L, idx, "platform_version");
+  const char *p = lua_isstring(L, -2) ? lua_tostring(L, -2) : "";
+  const char *v = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  lua_pushfstring(L, "%s%s%s", p, *p && *v ? " " : "", v);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  return lua_tostring(L, -1);
+}
+
+void lk_db_store_tuner(lua_State *L, kt_db *db, const kt_results *r, int size_idx, int device_idx,
+                       lua_Integer top, const char *origin) {
+  device_idx = lua_absindex(L, device_idx);
+  size_idx = lua_absindex(L, size_idx);
+  lk_db_extra x = {0};
+  x.compiler = lk_device_compiler(L, device_idx);
+  x.origin = origin;
+  lk_db_store(L, db, r, size_idx, top, &x);
+  char date[32];
+  today(date, sizeof date);
+  lua_getfield(L, device_idx, "backend");
+  const char *backend = lua_tostring(L, -1);
+  const char *properties = push_properties(L, device_idx);
+  kt_error err;
+  if (backend && r->device && kt_db_store_device(db, r->device, backend, properties, date, &err))
+    lk_error(L, &err);
+  lua_pop(L, 3);
+}
+
 static int db_store(lua_State *L) {
-  static const char *const keys[] = {"size", "top", NULL};
+  static const char *const keys[] = {"size", "top", "kernel", "device", "backend", "origin", NULL};
   kt_db *db = check_db(L, 1);
   kt_results *r = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
   luaL_checktype(L, 3, LUA_TTABLE);
   lk_check_keys(L, 3, "db:store options", keys);
   lua_Integer top = lk_opt_integer(L, 3, "db:store options", "top", 3);
   if (top < 1) luaL_error(L, "db:store options.top: expected a positive number of configurations");
+  lk_db_extra x = {0};
+  const char **names[] = {&x.kernel, &x.device, &x.backend, &x.origin};
+  const char *fields[] = {"kernel", "device", "backend", "origin"};
+  for (int i = 0; i < 4; i++) {
+    const char *what = lua_pushfstring(L, "db:store options.%s", fields[i]);
+    if (lk_opt_string(L, 3, "db:store options", fields[i], NULL)) {
+      lk_get_field(L, 3, fields[i]);
+      *names[i] = check_name(L, -1, what);
+    }
+  }
   lua_getfield(L, 3, "size");
-  lk_db_store(L, db, r, lua_gettop(L), top);
+  lk_db_store(L, db, r, lua_gettop(L), top, &x);
   lua_settop(L, 1);
+  return 1;
+}
+
+/* db:touch(entry, {driver =, compiler =, time_ms =}): the entry's tuning
+** (its key: kernel, device, backend, size, objective) measured again now,
+** with this ktlua, by that driver and compiler; rank 1 takes time_ms.
+** true, or false when the database no longer holds it. */
+static int db_touch(lua_State *L) {
+  static const char *const keys[] = {"driver", "compiler", "time_ms", NULL};
+  kt_db *db = check_db(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lk_check_keys(L, 3, "db:touch options", keys);
+  kt_db_row r = {.version = KTLUA_VERSION, .time_ms = NAN};
+  char **key[] = {&r.kernel, &r.device, &r.backend, &r.objective};
+  const char *fields[] = {"kernel", "device", "backend", "objective"};
+  for (int i = 0; i < 4; i++) {
+    lua_getfield(L, 2, fields[i]);
+    if (!lua_isstring(L, -1))
+      luaL_error(L, "db:touch: expected an entry of db:list or db:best (its %s is missing)", fields[i]);
+    *key[i] = (char *)check_name(L, -1, "db:touch entry");
+  }
+  lua_getfield(L, 2, "size");
+  r.size = (char *)push_size(L, -1, "db:touch entry.size");
+  r.driver = (char *)lk_opt_string(L, 3, "db:touch options", "driver", "");
+  r.compiler = (char *)lk_opt_string(L, 3, "db:touch options", "compiler", "");
+  double t = lk_opt_number(L, 3, "db:touch options", "time_ms", NAN);
+  if (!isnan(t) && !(t > 0 && isfinite(t)))
+    luaL_error(L, "db:touch options.time_ms: expected a positive time in ms");
+  r.time_ms = t;
+  char date[32];
+  today(date, sizeof date);
+  r.date = date;
+  kt_error err;
+  int rc = kt_db_touch(db, &r, &err);
+  if (rc < 0) return lk_error(L, &err);
+  lua_pushboolean(L, rc == 0);
+  return 1;
+}
+
+/* db:devices() -> {{device =, backend =, properties = {...}, date =}, ...} */
+static int db_devices(lua_State *L) {
+  kt_db *db = check_db(L, 1);
+  char **list;
+  size_t n;
+  kt_error err;
+  if (kt_db_devices(db, &list, &n, &err)) return lk_error(L, &err);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    char why[256];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, list[4 * i]);
+    lua_setfield(L, -2, "device");
+    lua_pushstring(L, list[4 * i + 1]);
+    lua_setfield(L, -2, "backend");
+    if (!push_json(L, list[4 * i + 2], why, sizeof why)) {
+      lua_pushfstring(L, "%s: the properties stored for the device %s are no JSON object: %s",
+                      kt_db_path(db), list[4 * i], why);
+      kt_db_strings_free(list, 4 * n);
+      return lua_error(L);
+    }
+    lua_setfield(L, -2, "properties");
+    lua_pushstring(L, list[4 * i + 3]);
+    lua_setfield(L, -2, "date");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  kt_db_strings_free(list, 4 * n);
   return 1;
 }
 
@@ -290,6 +471,7 @@ static int db_store(lua_State *L) {
 typedef struct query {
   kt_db_filter f;
   const char *source, *options; /* of the kernel object given, if one was */
+  const char *driver, *compiler; /* of the device given as a tuner or table, if known */
   int size_idx;                 /* the size table's canonical text, or 0 */
 } query;
 
@@ -301,13 +483,19 @@ static void check_device_field(lua_State *L, int opts, query *q) {
   if (tuner) {
     q->f.device = kt_device_string(kt_tuner_device(tuner), "name");
     q->f.backend = kt_tuner_device(tuner)->backend->name;
+    q->driver = kt_device_string(kt_tuner_device(tuner), "driver_version");
+    lua_getfield(L, -1, "device");
+    q->compiler = lk_device_compiler(L, -1);
   } else if (t == LUA_TTABLE) {
-    lua_getfield(L, -1, "name");
-    lua_getfield(L, -2, "backend");
+    int dev = lua_gettop(L);
+    lua_getfield(L, dev, "name");
+    lua_getfield(L, dev, "backend");
     if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
       luaL_error(L, "db options.device: expected a tuner, a device table or a device name");
     q->f.device = check_name(L, -2, "db options.device.name");
     q->f.backend = check_name(L, -1, "db options.device.backend");
+    if (lua_getfield(L, dev, "driver_version") == LUA_TSTRING) q->driver = lua_tostring(L, -1);
+    if (q->driver) q->compiler = lk_device_compiler(L, dev);
   } else if (t == LUA_TSTRING) {
     q->f.device = check_name(L, -1, "db options.device");
   } else if (t != LUA_TNIL) {
@@ -349,7 +537,7 @@ static const char *opt_name(lua_State *L, int opts, const char *field) {
 
 static void check_query(lua_State *L, int opts, query *q) {
   static const char *const keys[] = {"kernel", "device", "backend", "objective", "size",
-                                     "stale", NULL};
+                                     "stale", "nearest", NULL};
   memset(q, 0, sizeof *q);
   if (lua_isnoneornil(L, opts)) return;
   luaL_checktype(L, opts, LUA_TTABLE);
@@ -392,6 +580,15 @@ static const char *stale(lua_State *L, const query *q, const kt_db_row *r) {
   if (q->options && strcmp(q->options, r->options) != 0)
     return lua_pushfstring(L, "stale: %s on %s was tuned with other compiler options ('%s', now "
                            "'%s')", r->kernel, r->device, r->options, q->options);
+  /* Of the same device: a driver or compiler since upgraded (unknown: ""). */
+  bool same = strcmp(q->f.device, r->device) == 0 && strcmp(q->f.backend ? q->f.backend : "",
+                                                            r->backend) == 0;
+  if (same && q->driver && *q->driver && *r->driver && strcmp(q->driver, r->driver) != 0)
+    return lua_pushfstring(L, "stale: %s on %s was tuned with the driver %s (now %s)", r->kernel,
+                           r->device, r->driver, q->driver);
+  if (same && q->compiler && *q->compiler && *r->compiler && strcmp(q->compiler, r->compiler) != 0)
+    return lua_pushfstring(L, "stale: %s on %s was tuned with the compiler %s (now %s)",
+                           r->kernel, r->device, r->compiler, q->compiler);
   return NULL;
 }
 
@@ -421,6 +618,7 @@ static int db_best(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   check_query(L, 2, &q);
   int accept = lk_opt_boolean(L, 2, "db options", "stale", 0);
+  int nearest = lk_opt_boolean(L, 2, "db options", "nearest", 0);
   if (!q.f.kernel || !q.f.device || !q.size_idx)
     luaL_error(L, "db:best: expected kernel, device and size");
   if (!q.f.objective) q.f.objective = "kernel";
@@ -437,6 +635,13 @@ static int db_best(lua_State *L) {
   if (at >= 0) {
     results = found(L, &q, &rows[at], distance, accept, bad, sizeof bad);
     if (results < 0) bad_row(L, db, rows, n, bad);
+  } else if (n == 0 && nearest) { /* another device's, the most alike (ktlua.transfer) */
+    kt_db_rows_free(rows, n);
+    lk_push_stdlib(L, "ktlua.transfer", "nearest_best");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 2);
+    return 2;
   } else {
     lua_pushnil(L);
     lua_pushfstring(L, "no configuration of %s on %s is stored%s", q.f.kernel, q.f.device,
@@ -458,6 +663,16 @@ static int db_export(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_call(L, 1, 1);
   lua_call(L, 1, 1);
+  return 1;
+}
+
+/* db:recheck{...}: ktlua.db_recheck's (a stored best timed again). */
+static int db_recheck(lua_State *L) {
+  check_db(L, 1);
+  lua_settop(L, 2);
+  lk_push_stdlib(L, "ktlua.db_recheck", "recheck");
+  lua_insert(L, 1);
+  lua_call(L, 2, 1);
   return 1;
 }
 
@@ -502,12 +717,22 @@ static int l_db(lua_State *L) {
 
 kt_db *lk_check_db(lua_State *L, int idx) { return check_db(L, idx); }
 
+/* kt.device_compiler(device) -> the compiler's version as kt.db keeps it */
+static int l_device_compiler(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lk_device_compiler(L, 1);
+  return 1;
+}
+
 void lk_open_db(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", db_close}, {"__close", db_close},
                                   {"__tostring", db_tostring}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {{"store", db_store}, {"best", db_best}, {"list", db_list},
-                                     {"export", db_export}, {"close", db_close}, {NULL, NULL}};
-  static const luaL_Reg fns[] = {{"db", l_db}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"store", db_store},     {"best", db_best},
+                                     {"list", db_list},       {"devices", db_devices},
+                                     {"recheck", db_recheck}, {"touch", db_touch},
+                                     {"export", db_export},
+                                     {"close", db_close},     {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"db", l_db}, {"device_compiler", l_device_compiler}, {NULL, NULL}};
   lk_new_class(L, LK_DB, meta, methods);
   luaL_setfuncs(L, fns, 0);
 }

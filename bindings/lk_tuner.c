@@ -486,13 +486,23 @@ static int tuner_tune(lua_State *L) {
                                      "check_inputs", "db", "size", "seeds", "metrics",
                                      "maximize", "pipeline",
                                      "validate_on", "early_stop", "energy",
-                                     "profile", NULL};
+                                     "profile", "prior", "transfer", "origin", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   struct kt_fleet *fleet = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
     lk_check_keys(L, 3, "tune options", keys);
+  }
+  lua_settop(L, 3);
+  if (lua_istable(L, 3) && lua_getfield(L, 3, "transfer") != LUA_TNIL) {
+    /* seeds and prior from a database (ktlua.transfer), in a copy of the options */
+    lk_push_stdlib(L, "ktlua.transfer", "tune_options");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_call(L, 3, 1);
+    lua_replace(L, 3);
   }
   lua_settop(L, 3);
   kt_loop_opts lo = {0};
@@ -518,7 +528,11 @@ static int tuner_tune(lua_State *L) {
                when);
   o.lookahead = lo.lookahead;
   kt_db *db = lk_check_db_option(L, 3);
+  const char *origin = lk_opt_string(L, 3, "tune options", "origin", NULL);
+  if (origin && !db) luaL_error(L, "tune options.origin: it is kept in a database: give db and size too");
   o.seeds = lk_check_seeds(L, 3, ut->task->space, &o.nseeds);
+  const kt_prior *prior = lk_check_prior(L, 3, ut->task->space);
+  if (prior) o.prior = *prior;
   kt_error err;
   int rc = fleet ? lk_fleet_tune(L, fleet, ut->task, &o, &h->results, &err)
                  : kt_tune(t, ut->task, &o, &h->results, &err);
@@ -526,8 +540,9 @@ static int tuner_tune(lua_State *L) {
   if (whole && db && kt_results_best(h->results)) {
     lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
     lua_getfield(L, 3, "size");
-    lk_db_store(L, db, h->results, lua_gettop(L), 3);
-    lua_pop(L, 1);
+    lua_getfield(L, 1, "device");
+    lk_db_store_tuner(L, db, h->results, -2, -1, 3, origin);
+    lua_pop(L, 2);
   }
   return lk_tune_return(L, 3, h, rc, &err);
 }
