@@ -90,7 +90,7 @@
 ** values in a uniformly random order), restart (0; 1: from the networks'
 ** predictions), guess (0), pool (64), adapt (0), across (0), renew (1),
 ** pairs (4), twins (2: only from a square entry; 1: every twins' step up
-** first; 0: off), trust (4; 0: a prior is ignored).
+** first; 0: off), trust (16; 0: a prior is ignored).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -655,7 +655,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_whole(o, "bestfirst", "renew", 1, 0, 2, false, &renew, err) ||
       kt_search_opt_whole(o, "bestfirst", "pairs", 4, 0, 1e6, false, &pairs, err) ||
       kt_search_opt_whole(o, "bestfirst", "twins", 2, 0, 2, false, &twins, err) ||
-      kt_search_opt_number(o, "bestfirst", "trust", 4, 0, 1e6, &trust, err))
+      kt_search_opt_number(o, "bestfirst", "trust", 16, 0, 1e6, &trust, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;

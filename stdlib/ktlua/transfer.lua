@@ -6,11 +6,11 @@
 -- device.
 --
 --   transfer.plan(db, {kernel =, device =, backend =, properties =, size =,
---                      objective =, space =, seeds = 4})
+--                      objective =, space =, seeds = 8})
 --     -> {seeds = {config, ...}, prior = {{config =, weight =}, ...},
 --         from = {{device =, backend =, size =, similarity =}, ...}}
 --   transfer.similarity(a, b) -> 0..1: how alike two devices are, each
---     {name =, backend =, properties = {...} or nil}
+--     {name =, backend =, properties = {...} or nil, probe = kt.probe's record or nil}
 --   transfer.tune_options(tuner, kernel, options) -> the options of
 --     tuner:tune(k, {transfer = db | {db =, seeds =, size =}}) with their seeds
 --     and prior (the size: transfer's, else the options' own)
@@ -20,7 +20,7 @@
 -- the database: compared and copied, never run.
 local transfer = {}
 
-local SEEDS = 4 -- seeds a tuning gets from a database unless told
+local SEEDS = 8 -- seeds a tuning gets from a database unless told
 
 -- Same GPU through another API (CUDA and OpenCL of one card): the code
 -- generated differs, the hardware does not.
@@ -69,21 +69,47 @@ local function property_distance(pa, pb)
   return n > 0 and sum / n or nil, n
 end
 
+-- The mean |log ratio| of the figures two probes (kt.probe) both measured
+-- (same kind, name and size: a transfer rate, the launch floor, a
+-- work-group size's bandwidth, an operation's rate), and how many.
+local function probe_distance(qa, qb)
+  if type(qa) ~= "table" or type(qb) ~= "table" then return nil, 0 end
+  local seen = {}
+  for _, r in ipairs(qa.rows or {}) do seen[("%s\0%s\0%s"):format(r.kind, r.name, r.size)] = r.value end
+  local sum, n = 0, 0
+  for _, r in ipairs(qb.rows or {}) do
+    local v = seen[("%s\0%s\0%s"):format(r.kind, r.name, r.size)]
+    if v and v > 0 and r.value and r.value > 0 then sum, n = sum + math.abs(math.log(v / r.value)), n + 1 end
+  end
+  return n > 0 and sum / n or nil, n
+end
+
 -- How alike two devices are, from 0 to 1: 1 for the same device and
 -- backend; OTHER_BACKEND for the same name through another backend; else
--- from their stored properties where both have some (numbers compared by
--- their ratio, the vendor and type by equality), and from their names.
+-- from their stored properties and probes where both have some (numbers
+-- compared by their ratio, the probe counting as two properties; the
+-- vendor and type by equality), and from their names.
 function transfer.similarity(a, b)
   if a.name == b.name then return a.backend == b.backend and 1 or OTHER_BACKEND end
   local like = 0.25 + 0.5 * name_likeness(a.name, b.name)
   local pa, pb = a.properties, b.properties
+  local d, n = nil, 0
+  if type(pa) == "table" and type(pb) == "table" then d, n = property_distance(pa, pb) end
+  local dq, nq = probe_distance(a.probe, b.probe)
+  if nq > 0 then d, n = ((d or 0) * n + 2 * dq) / (n + 2), n + 2 end
+  if n > 0 then like = 0.8 * math.exp(-d) + 0.1 * name_likeness(a.name, b.name) end
   if type(pa) == "table" and type(pb) == "table" then
-    local d, n = property_distance(pa, pb)
-    if n > 0 then like = 0.8 * math.exp(-d) + 0.1 * name_likeness(a.name, b.name) end
     if pa.type and pb.type and pa.type ~= pb.type then like = like * 0.3 end
     if pa.vendor and pb.vendor and pa.vendor ~= pb.vendor then like = like * 0.6 end
   end
   return math.max(0.01, math.min(like, OTHER_BACKEND - 0.01))
+end
+
+-- The probe kept in db for a device, or nil.
+local function stored_probe(db, name, backend)
+  if not name or not backend then return nil end
+  local ok, rec = pcall(db.probe, db, name, backend)
+  return ok and rec or nil
 end
 
 -- How close two sizes are, from 0 to 1: exp(-d/2) of their log2 distance
@@ -126,14 +152,16 @@ end
 local function weighted_entries(db, q)
   local props = stored_properties(db)
   local target = { name = q.device, backend = q.backend,
-    properties = q.properties or props[tostring(q.device) .. "\0" .. tostring(q.backend)] }
+    properties = q.properties or props[tostring(q.device) .. "\0" .. tostring(q.backend)],
+    probe = stored_probe(db, q.device, q.backend) }
   local groups, order, entries = {}, {}, {}
   for _, e in ipairs(db:list{ kernel = q.kernel, objective = q.objective or "kernel" }) do
     local k = key_of(e)
     local g = groups[k]
     if not g then
       local sim = transfer.similarity(target, { name = e.device, backend = e.backend,
-        properties = props[e.device .. "\0" .. e.backend] }) * size_closeness(q.size, e.size)
+        properties = props[e.device .. "\0" .. e.backend], probe = stored_probe(db, e.device, e.backend) })
+        * size_closeness(q.size, e.size)
       g = { device = e.device, backend = e.backend, size = e.size, similarity = sim }
       groups[k] = g
       order[#order + 1] = g
@@ -221,13 +249,15 @@ function transfer.nearest_best(db, query)
   end
   local props = stored_properties(db)
   if not target.properties then target.properties = props[target.name .. "\0" .. tostring(target.backend)] end
+  target.probe = stored_probe(db, target.name, target.backend)
   local best, best_sim
   local seen = {}
   for _, e in ipairs(db:list{ kernel = name, objective = query.objective or "kernel" }) do
     local k = e.device .. "\0" .. e.backend
     if e.rank == 1 and not seen[k] then
       seen[k] = true
-      local sim = transfer.similarity(target, { name = e.device, backend = e.backend, properties = props[k] })
+      local sim = transfer.similarity(target, { name = e.device, backend = e.backend, properties = props[k],
+        probe = stored_probe(db, e.device, e.backend) })
       if not best_sim or sim > best_sim then best, best_sim = e, sim end
     end
   end
