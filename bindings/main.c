@@ -24,6 +24,7 @@ void lk_preload_stdlib(lua_State *L); /* bindings/ktlua.c */
 static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
     "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
+    "       ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X]\n"
     "       ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]\n"
     "                    [--objective=NAME [--maximize]] RESULTS\n"
     "       ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] ...\n"
@@ -51,6 +52,8 @@ static const char *const usage =
     "commands:\n"
     "  db export      the tuned configurations of a database (kt.db) as a C header with a\n"
     "                 selection function by nearest size, a JSON wisdom file or a Lua table\n"
+    "  db recheck     time again the stored bests whose driver, compiler or ktlua changed\n"
+    "                 (those `ktlua run --db` stored) and say which became slower or invalid\n"
     "  report         the results of a tuning or replay (JSON, CSV, journal) as one HTML page:\n"
     "                 the best configurations, statuses, failures and plots (gnuplot): best so\n"
     "                 far against evaluations and time, time distribution, each parameter's\n"
