@@ -254,11 +254,11 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
                  const lk_db_extra *x) {
   const char *kernel = x->kernel ? x->kernel : r->task, *device = x->device ? x->device : r->device;
   const char *backend = x->backend ? x->backend : r->backend;
-  if (!backend || !device || !*device || !kernel || !*kernel)
+  if (!backend || !device || !kernel)
     luaL_error(L, "db:store: the results do not say %s they are of (a recording of another "
                   "tuner's: name it, db:store(results, {size = ..., %s}))",
-               !backend ? "on what backend" : !device || !*device ? "what device" : "what kernel",
-               !backend ? "backend = \"cuda\" or \"opencl\"" : !device || !*device
+               !backend ? "on what backend" : !device ? "what device" : "what kernel",
+               !backend ? "backend = \"cuda\" or \"opencl\"" : !device
                         ? "device = \"NVIDIA GeForce RTX 3090\"" : "kernel = \"name\"");
   const char *size = push_size(L, size_idx, "db:store: size");
   size_t n;
