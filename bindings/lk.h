@@ -294,6 +294,9 @@ typedef struct lk_db_extra {
 } lk_db_extra;
 void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
                  lua_Integer top, const lk_db_extra *x);
+/* How many of a tuning's best tuner:tune and tuner:online store: more than
+** the best alone, for what they teach a tuning elsewhere (transfer.md). */
+#define LK_DB_TUNE_TOP 10
 /* ... of a tuning on the device whose table is at device_idx: with its
 ** compiler, and its properties kept in the database's devices. */
 void lk_db_store_tuner(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,

@@ -42,7 +42,7 @@ static void store_if_ended(lua_State *L, int idx, lk_online *u) {
   lua_rawgeti(L, -1, KEEP_SIZE);
   lua_rawgeti(L, -2, KEEP_TUNER);
   lua_getfield(L, -1, "device");
-  lk_db_store_tuner(L, u->db, kt_online_results(u->on), -3, -1, 3, NULL);
+  lk_db_store_tuner(L, u->db, kt_online_results(u->on), -3, -1, LK_DB_TUNE_TOP, NULL);
   lua_pop(L, 4);
   u->db = NULL; /* once */
 }

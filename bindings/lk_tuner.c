@@ -541,7 +541,7 @@ static int tuner_tune(lua_State *L) {
     lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
     lua_getfield(L, 3, "size");
     lua_getfield(L, 1, "device");
-    lk_db_store_tuner(L, db, h->results, -2, -1, 3, origin);
+    lk_db_store_tuner(L, db, h->results, -2, -1, LK_DB_TUNE_TOP, origin);
     lua_pop(L, 2);
   }
   return lk_tune_return(L, 3, h, rc, &err);
