@@ -271,6 +271,13 @@ describe("db:recheck", function()
     local item = db:recheck{ kernel = k, tuner = tuner }[1]
     assert.are.same({ "invalid", 2 }, { item.verdict, item.config.V })
     assert.are_not.equal("ok", item.status)
+    -- tuned again, seeded with the old best, and stored
+    item = db:recheck{ kernel = k, tuner = tuner, retune = true, stop = { count = 2 } }[1]
+    assert.are.equal("invalid", item.verdict)
+    assert.truthy(item.retuned_ms > 0)
+    assert.are.equal(2, item.results:list()[1].config.V) -- the old best first
+    local e = db:best{ kernel = k, device = tuner, size = { n = 64 } }
+    assert.are.same({ 1, false }, { e.config.V, e.stale })
     db:close()
     remove(path)
   end)
@@ -289,6 +296,12 @@ describe("db:recheck", function()
     assert.matches("1 stored best was not rechecked: tuned by scripts", out)
     out = shell.must(("%s db recheck %s --all --noise=9"):format(shell.ktlua, path))
     assert.matches("saxpy on .* {x=4096}: %a+ %([%d.e%-]+ ms, was [%d.e%-]+ ms; nothing changed%)\n", out)
+    -- a run that transfers from it tries the stored best first
+    local results = files.tmpname(".json")
+    shell.must(("%s run spec/fixtures/t1/vadd_T1.json --transfer=%s --count=1 --output=%s > /dev/null")
+      :format(shell.ktlua, path, results))
+    assert.are.same(e.config, kt.load(results):list()[1].config)
+    os.remove(results)
     remove(path)
   end)
 end)
