@@ -217,6 +217,22 @@ describe("rec:tune with seeds and a prior", function()
     assert.matches("tune options.prior%[1%]: block_x = 48 is not one of its values", err)
   end)
 
+  it("gives a searcher written in Lua the prior, before any result", function()
+    local rec = kt.replay(CACHE)
+    local s = {}
+    function s:init(space) self.space, self.heard = space, {} end
+    function s:prior(list)
+      for _, p in ipairs(list) do self.heard[#self.heard + 1] = { self.space:index(p.config), p.weight } end
+    end
+    function s:next()
+      local h = table.remove(self.heard, 1)
+      return h and { h[1] } or nil
+    end
+    local cfg = { block_x = 64, block_y = 2, unroll = 1 }
+    local r = rec:tune{ search = s, prior = { { config = cfg, weight = 2 } } }
+    assert.are.same({ 1, cfg }, { #r, r:list()[1].config })
+  end)
+
   it("lets bestfirst guess its first configurations from the prior", function()
     local rec = kt.replay(CACHE)
     local best = best_config(CACHE)
