@@ -358,6 +358,7 @@ const char *lk_device_compiler(lua_State *L, int idx) {
 
 void lk_db_store_tuner(lua_State *L, kt_db *db, const kt_results *r, int size_idx, int device_idx,
                        lua_Integer top, const char *origin) {
+  int base = lua_gettop(L);
   device_idx = lua_absindex(L, device_idx);
   size_idx = lua_absindex(L, size_idx);
   lk_db_extra x = {0};
@@ -372,7 +373,7 @@ void lk_db_store_tuner(lua_State *L, kt_db *db, const kt_results *r, int size_id
   kt_error err;
   if (backend && r->device && kt_db_store_device(db, r->device, backend, properties, date, &err))
     lk_error(L, &err);
-  lua_pop(L, 3);
+  lua_settop(L, base); /* what storing pushed */
 }
 
 static int db_store(lua_State *L) {
