@@ -237,6 +237,7 @@ void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_space_def(lua_State *L); /* kt.space */
 void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
+void lk_open_db_devices(lua_State *L); /* db:devices, db:touch, kt.compiler_version */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_json(lua_State *L);    /* kt.json */
@@ -301,8 +302,19 @@ void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_i
 ** compiler, and its properties kept in the database's devices. */
 void lk_db_store_tuner(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
                        int device_idx, lua_Integer top, const char *origin);
-/* The compiler of the device table at idx, as the database keeps it (pushed). */
+/* The compiler of the device table at idx, as the database keeps it (pushed;
+** lk_db_devices.c). */
 const char *lk_device_compiler(lua_State *L, int idx);
+/* lk_db.c's readers of names, sizes and stored JSON, for lk_db_devices.c:
+** a name given for a stored one (refused where it holds a NUL byte); a
+** size table as canonical JSON text (pushed); a number as a size's;
+** stored JSON text of an object pushed as a table (false with why, nothing
+** pushed); today's date and time (UTC, ISO 8601). */
+const char *lk_db_check_name(lua_State *L, int idx, const char *what);
+const char *lk_db_push_size(lua_State *L, int idx, const char *what);
+void lk_db_write_number(FILE *f, lua_State *L, int idx);
+bool lk_db_push_json(lua_State *L, const char *text, char *why, size_t size);
+void lk_db_today(char *buf, size_t size);
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);

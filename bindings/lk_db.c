@@ -8,8 +8,8 @@
 **           backend =, objective = "kernel", stale = false, nearest = false}
 **     -> entry (entry.match is "exact", "nearest" or, with nearest, "alike":
 **        ktlua.transfer), or nil and why
-**   db:devices() -> {{device =, backend =, properties = {...}, date =}, ...}
 **   db:recheck{...} -> report (ktlua.db_recheck)
+** (db:devices, db:touch and what a tuning stores of its device: lk_db_devices.c)
 **   db:list{kernel =, device =, backend =, objective =, size =} -> entries
 **     (an entry's metrics: {name = value}, where its configuration had some)
 **   db:export("header" | "json" | "lua") -> text (ktlua.db_export)
@@ -45,7 +45,7 @@ static int by_name(const void *a, const void *b) {
 
 /* A name given for a stored one (stored names are C strings): refused where
 ** it holds a NUL byte, which would cut it short. */
-static const char *check_name(lua_State *L, int idx, const char *what) {
+const char *lk_db_check_name(lua_State *L, int idx, const char *what) {
   size_t len;
   const char *s = lua_tolstring(L, idx, &len);
   if (s && strlen(s) != len) luaL_error(L, "%s: a name holds a NUL byte (after '%s')", what, s);
@@ -54,7 +54,7 @@ static const char *check_name(lua_State *L, int idx, const char *what) {
 
 /* Writes a size's number: whole numbers below 9e15 as integers, so that
 ** {n = 4096.0} is the key of {n = 4096}, others as JSON reads them back. */
-static void write_size_number(FILE *f, lua_State *L, int idx) {
+void lk_db_write_number(FILE *f, lua_State *L, int idx) {
   if (lua_isinteger(L, idx)) {
     fprintf(f, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, idx));
     return;
@@ -66,7 +66,7 @@ static void write_size_number(FILE *f, lua_State *L, int idx) {
 
 /* A size table {n = 4096, m = 512} as canonical JSON text ({"m":512,"n":4096}),
 ** pushed; what names the table in errors. */
-static const char *push_size(lua_State *L, int idx, const char *what) {
+const char *lk_db_push_size(lua_State *L, int idx, const char *what) {
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx))
     luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got %s", what,
@@ -79,7 +79,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
       luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}); %s = %s is not one",
                  what, key, value);
     }
-    check_name(L, -2, what);
+    lk_db_check_name(L, -2, what);
     n++;
   }
   if (n == 0) luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got {}", what);
@@ -97,7 +97,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
     fputc(':', f);
     lua_pushstring(L, names[i]);
     lua_rawget(L, idx);
-    write_size_number(f, L, -1);
+    lk_db_write_number(f, L, -1);
     lua_pop(L, 1);
   }
   fputc('}', f);
@@ -111,7 +111,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
 /* Pushes stored JSON text (a size or a configuration: an object of numbers,
 ** strings and booleans) as a Lua table; false (nothing pushed) when it is
 ** none, with why. */
-static bool push_json(lua_State *L, const char *text, char *why, size_t size) {
+bool lk_db_push_json(lua_State *L, const char *text, char *why, size_t size) {
   kt_error err;
   kt_jdoc *doc = kt_json_parse(text, strlen(text), &err);
   const kt_jvalue *o = doc ? kt_json_root(doc) : NULL;
@@ -155,7 +155,7 @@ static bool push_row(lua_State *L, const kt_db_row *r, char *why, size_t size) {
   }
   for (int i = 0; i < 2; i++) {
     char bad[256], shown[256];
-    if (!push_json(L, json[i], bad, sizeof bad)) {
+    if (!lk_db_push_json(L, json[i], bad, sizeof bad)) {
       snprintf(why, size, "the %s stored for %s on %s (rank %lld) is no JSON object: %s: %s",
                i ? "configuration" : "size", r->kernel, r->device, (long long)r->rank, bad,
                kt_quote(json[i], strlen(json[i]), shown, sizeof shown));
@@ -241,7 +241,7 @@ static kt_db_metric *push_metrics(lua_State *L, const kt_result *x) {
   return m;
 }
 
-static void today(char *buf, size_t size) {
+void lk_db_today(char *buf, size_t size) {
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
@@ -260,7 +260,7 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
                !backend ? "on what backend" : !device ? "what device" : "what kernel",
                !backend ? "backend = \"cuda\" or \"opencl\"" : !device
                         ? "device = \"NVIDIA GeForce RTX 3090\"" : "kernel = \"name\"");
-  const char *size = push_size(L, size_idx, "db:store: size");
+  const char *size = lk_db_push_size(L, size_idx, "db:store: size");
   size_t n;
   const kt_result **ranked = push_ranked(L, r, &n);
   if (n == 0)
@@ -269,7 +269,7 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
   if ((lua_Integer)n > top) n = (size_t)top;
   kt_db_row *rows = lua_newuserdatauv(L, n * sizeof *rows, 0);
   char date[32];
-  today(date, sizeof date);
+  lk_db_today(date, sizeof date);
   for (size_t i = 0; i < n; i++) {
     rows[i] = (kt_db_row){.kernel = (char *)kernel, .device = (char *)device,
                           .backend = (char *)backend, .size = (char *)size,
@@ -287,51 +287,28 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
   if (kt_db_store(db, rows, n, &err)) lk_error(L, &err);
 }
 
-/* The device table at idx's scalar properties (numbers, strings,
-** booleans) as a JSON object, pushed. */
-static const char *push_properties(lua_State *L, int idx) {
-  idx = lua_absindex(L, idx);
-  const char **names = NULL;
-  size_t n = 0, cap = 0;
-  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
-    int t = lua_type(L, -1);
-    if (lua_type(L, -2) != LUA_TSTRING || (t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN))
-      continue;
-    const char *name = lua_tostring(L, -2);
-    if (strcmp(name, "extensions") == 0 || strcmp(name, "id") == 0 || strcmp(name, "pci_bus_id") == 0)
-      continue; /* long, or of this machine only */
-    kt_error err;
-    if (kt_grow(&names, &cap, n + 1, sizeof *names, &err)) {
-      free(names);
-      lk_error(L, &err);
+static int db_store(lua_State *L) {
+  static const char *const keys[] = {"size", "top", "kernel", "device", "backend", "origin", NULL};
+  kt_db *db = check_db(L, 1);
+  kt_results *r = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lk_check_keys(L, 3, "db:store options", keys);
+  lua_Integer top = lk_opt_integer(L, 3, "db:store options", "top", 3);
+  if (top < 1) luaL_error(L, "db:store options.top: expected a positive number of configurations");
+  lk_db_extra x = {0};
+  const char **names[] = {&x.kernel, &x.device, &x.backend, &x.origin};
+  const char *fields[] = {"kernel", "device", "backend", "origin"};
+  for (int i = 0; i < 4; i++) {
+    const char *what = lua_pushfstring(L, "db:store options.%s", fields[i]);
+    if (lk_opt_string(L, 3, "db:store options", fields[i], NULL)) {
+      lk_get_field(L, 3, fields[i]);
+      *names[i] = lk_db_check_name(L, -1, what);
     }
-    names[n++] = name;
   }
-  if (n) qsort(names, n, sizeof *names, by_name);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  if (!f) {
-    free(names);
-    luaL_error(L, "out of memory");
-  }
-  fputc('{', f);
-  for (size_t i = 0; i < n; i++) {
-    fputs(i ? "," : "", f);
-    kt_json_string(f, names[i]);
-    fputc(':', f);
-    lua_getfield(L, idx, names[i]);
-    if (lua_type(L, -1) == LUA_TBOOLEAN) fputs(lua_toboolean(L, -1) ? "true" : "false", f);
-    else if (lua_type(L, -1) == LUA_TNUMBER) write_size_number(f, L, -1);
-    else kt_json_string(f, lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
-  fputc('}', f);
-  fclose(f);
-  free(names);
-  lua_pushlstring(L, text, len);
-  free(text);
-  return lua_tostring(L, -1);
+  lua_getfield(L, 3, "size");
+  lk_db_store(L, db, r, lua_gettop(L), top, &x);
+  lua_settop(L, 1);
+  return 1;
 }
 
 /* The compiler of a device table at idx: NVRTC's version (c_version) for
@@ -354,117 +331,6 @@ const char *lk_device_compiler(lua_State *L, int idx) {
   lua_replace(L, -3);
   lua_pop(L, 1);
   return lua_tostring(L, -1);
-}
-
-void lk_db_store_tuner(lua_State *L, kt_db *db, const kt_results *r, int size_idx, int device_idx,
-                       lua_Integer top, const char *origin) {
-  int base = lua_gettop(L);
-  device_idx = lua_absindex(L, device_idx);
-  size_idx = lua_absindex(L, size_idx);
-  lk_db_extra x = {0};
-  x.compiler = lk_device_compiler(L, device_idx);
-  x.origin = origin;
-  lk_db_store(L, db, r, size_idx, top, &x);
-  char date[32];
-  today(date, sizeof date);
-  lua_getfield(L, device_idx, "backend");
-  const char *backend = lua_tostring(L, -1);
-  const char *properties = push_properties(L, device_idx);
-  kt_error err;
-  if (backend && r->device && kt_db_store_device(db, r->device, backend, properties, date, &err))
-    lk_error(L, &err);
-  lua_settop(L, base); /* what storing pushed */
-}
-
-static int db_store(lua_State *L) {
-  static const char *const keys[] = {"size", "top", "kernel", "device", "backend", "origin", NULL};
-  kt_db *db = check_db(L, 1);
-  kt_results *r = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
-  luaL_checktype(L, 3, LUA_TTABLE);
-  lk_check_keys(L, 3, "db:store options", keys);
-  lua_Integer top = lk_opt_integer(L, 3, "db:store options", "top", 3);
-  if (top < 1) luaL_error(L, "db:store options.top: expected a positive number of configurations");
-  lk_db_extra x = {0};
-  const char **names[] = {&x.kernel, &x.device, &x.backend, &x.origin};
-  const char *fields[] = {"kernel", "device", "backend", "origin"};
-  for (int i = 0; i < 4; i++) {
-    const char *what = lua_pushfstring(L, "db:store options.%s", fields[i]);
-    if (lk_opt_string(L, 3, "db:store options", fields[i], NULL)) {
-      lk_get_field(L, 3, fields[i]);
-      *names[i] = check_name(L, -1, what);
-    }
-  }
-  lua_getfield(L, 3, "size");
-  lk_db_store(L, db, r, lua_gettop(L), top, &x);
-  lua_settop(L, 1);
-  return 1;
-}
-
-/* db:touch(entry, {driver =, compiler =, time_ms =}): the entry's tuning
-** (its key: kernel, device, backend, size, objective) measured again now,
-** with this ktlua, by that driver and compiler; rank 1 takes time_ms.
-** true, or false when the database no longer holds it. */
-static int db_touch(lua_State *L) {
-  static const char *const keys[] = {"driver", "compiler", "time_ms", NULL};
-  kt_db *db = check_db(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  luaL_checktype(L, 3, LUA_TTABLE);
-  lk_check_keys(L, 3, "db:touch options", keys);
-  kt_db_row r = {.version = KTLUA_VERSION, .time_ms = NAN};
-  char **key[] = {&r.kernel, &r.device, &r.backend, &r.objective};
-  const char *fields[] = {"kernel", "device", "backend", "objective"};
-  for (int i = 0; i < 4; i++) {
-    lua_getfield(L, 2, fields[i]);
-    if (!lua_isstring(L, -1))
-      luaL_error(L, "db:touch: expected an entry of db:list or db:best (its %s is missing)", fields[i]);
-    *key[i] = (char *)check_name(L, -1, "db:touch entry");
-  }
-  lua_getfield(L, 2, "size");
-  r.size = (char *)push_size(L, -1, "db:touch entry.size");
-  r.driver = (char *)lk_opt_string(L, 3, "db:touch options", "driver", "");
-  r.compiler = (char *)lk_opt_string(L, 3, "db:touch options", "compiler", "");
-  double t = lk_opt_number(L, 3, "db:touch options", "time_ms", NAN);
-  if (!isnan(t) && !(t > 0 && isfinite(t)))
-    luaL_error(L, "db:touch options.time_ms: expected a positive time in ms");
-  r.time_ms = t;
-  char date[32];
-  today(date, sizeof date);
-  r.date = date;
-  kt_error err;
-  int rc = kt_db_touch(db, &r, &err);
-  if (rc < 0) return lk_error(L, &err);
-  lua_pushboolean(L, rc == 0);
-  return 1;
-}
-
-/* db:devices() -> {{device =, backend =, properties = {...}, date =}, ...} */
-static int db_devices(lua_State *L) {
-  kt_db *db = check_db(L, 1);
-  char **list;
-  size_t n;
-  kt_error err;
-  if (kt_db_devices(db, &list, &n, &err)) return lk_error(L, &err);
-  lua_createtable(L, (int)n, 0);
-  for (size_t i = 0; i < n; i++) {
-    char why[256];
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, list[4 * i]);
-    lua_setfield(L, -2, "device");
-    lua_pushstring(L, list[4 * i + 1]);
-    lua_setfield(L, -2, "backend");
-    if (!push_json(L, list[4 * i + 2], why, sizeof why)) {
-      lua_pushfstring(L, "%s: the properties stored for the device %s are no JSON object: %s",
-                      kt_db_path(db), list[4 * i], why);
-      kt_db_strings_free(list, 4 * n);
-      return lua_error(L);
-    }
-    lua_setfield(L, -2, "properties");
-    lua_pushstring(L, list[4 * i + 3]);
-    lua_setfield(L, -2, "date");
-    lua_rawseti(L, -2, (lua_Integer)i + 1);
-  }
-  kt_db_strings_free(list, 4 * n);
-  return 1;
 }
 
 /* ---- finding ---- */
@@ -493,12 +359,12 @@ static void check_device_field(lua_State *L, int opts, query *q) {
     lua_getfield(L, dev, "backend");
     if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
       luaL_error(L, "db options.device: expected a tuner, a device table or a device name");
-    q->f.device = check_name(L, -2, "db options.device.name");
-    q->f.backend = check_name(L, -1, "db options.device.backend");
+    q->f.device = lk_db_check_name(L, -2, "db options.device.name");
+    q->f.backend = lk_db_check_name(L, -1, "db options.device.backend");
     if (lua_getfield(L, dev, "driver_version") == LUA_TSTRING) q->driver = lua_tostring(L, -1);
     if (q->driver) q->compiler = lk_device_compiler(L, dev);
   } else if (t == LUA_TSTRING) {
-    q->f.device = check_name(L, -1, "db options.device");
+    q->f.device = lk_db_check_name(L, -1, "db options.device");
   } else if (t != LUA_TNIL) {
     luaL_error(L, "db options.device: expected a tuner, a device table or a device name, got %s",
                luaL_typename(L, -1));
@@ -510,7 +376,7 @@ static void check_device_field(lua_State *L, int opts, query *q) {
 static void check_kernel_field(lua_State *L, int opts, query *q) {
   int t = lk_get_field(L, opts, "kernel");
   if (t == LUA_TSTRING) {
-    q->f.kernel = check_name(L, -1, "db options.kernel");
+    q->f.kernel = lk_db_check_name(L, -1, "db options.kernel");
   } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, LK_TASK)) {
     kt_task *task = lk_check_task(L, lua_gettop(L))->task;
     const char **ids[] = {&q->source, &q->options};
@@ -533,7 +399,7 @@ static const char *opt_name(lua_State *L, int opts, const char *field) {
   if (!lk_opt_string(L, opts, "db options", field, NULL)) return NULL;
   const char *what = lua_pushfstring(L, "db options.%s", field);
   lk_get_field(L, opts, field);
-  return check_name(L, -1, what);
+  return lk_db_check_name(L, -1, what);
 }
 
 static void check_query(lua_State *L, int opts, query *q) {
@@ -549,7 +415,7 @@ static void check_query(lua_State *L, int opts, query *q) {
   if (backend) q->f.backend = backend;
   q->f.objective = opt_name(L, opts, "objective");
   if (lk_get_field(L, opts, "size") != LUA_TNIL) {
-    push_size(L, -1, "db options.size");
+    lk_db_push_size(L, -1, "db options.size");
     q->size_idx = lua_gettop(L);
   }
 }
@@ -718,22 +584,14 @@ static int l_db(lua_State *L) {
 
 kt_db *lk_check_db(lua_State *L, int idx) { return check_db(L, idx); }
 
-/* kt.device_compiler(device) -> the compiler's version as kt.db keeps it */
-static int l_device_compiler(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lk_device_compiler(L, 1);
-  return 1;
-}
-
 void lk_open_db(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", db_close}, {"__close", db_close},
                                   {"__tostring", db_tostring}, {NULL, NULL}};
   static const luaL_Reg methods[] = {{"store", db_store},     {"best", db_best},
-                                     {"list", db_list},       {"devices", db_devices},
-                                     {"recheck", db_recheck}, {"touch", db_touch},
-                                     {"export", db_export},
-                                     {"close", db_close},     {NULL, NULL}};
-  static const luaL_Reg fns[] = {{"db", l_db}, {"device_compiler", l_device_compiler}, {NULL, NULL}};
+                                     {"list", db_list},       {"recheck", db_recheck},
+                                     {"export", db_export},   {"close", db_close},
+                                     {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"db", l_db}, {NULL, NULL}};
   lk_new_class(L, LK_DB, meta, methods);
   luaL_setfuncs(L, fns, 0);
 }

@@ -64,7 +64,7 @@ describe("kt.db of version 5", function()
     local db = kt.db(path)
     tuner:tune(scaler(256), { db = db, size = { n = 256 }, origin = "script:mine.lua", progress = false })
     local e = db:list()[1]
-    assert.are.same({ kt.device_compiler(tuner.device), "script:mine.lua", tuner.device.driver_version },
+    assert.are.same({ kt.compiler_version(tuner.device), "script:mine.lua", tuner.device.driver_version },
       { e.compiler, e.origin, e.driver })
     assert.truthy(#e.compiler > 0)
     local d = db:devices()
@@ -255,7 +255,7 @@ describe("db:recheck", function()
     tuner:tune(k, { db = db, size = { n = 256 }, progress = false })
     local report = db:recheck{ kernel = k, tuner = tuner }
     assert.are.same({ 1, "not rechecked", {} }, { #report, report[1].verdict, report[1].changed })
-    db:touch(db:list()[1], { driver = "0.0-old", compiler = kt.device_compiler(tuner.device) })
+    db:touch(db:list()[1], { driver = "0.0-old", compiler = kt.compiler_version(tuner.device) })
     assert.matches("^stale: scale on .* was tuned with the driver 0.0%-old",
       select(2, db:best{ kernel = k, device = tuner, size = { n = 256 } }))
     report = db:recheck{ kernel = k, tuner = tuner, noise = 9 }

@@ -115,7 +115,7 @@ function recheck.recheck(db, o)
   local noise = check_options(o)
   local kt = require "ktlua"
   local dev = o.tuner.device
-  local now = { driver = dev.driver_version or "", compiler = kt.device_compiler(dev), version = kt.version }
+  local now = { driver = dev.driver_version or "", compiler = kt.compiler_version(dev), version = kt.version }
   local report = {}
   for _, e in ipairs(entries_of(db, o)) do
     local item = { kernel = e.kernel, device = e.device, backend = e.backend, size = e.size,
