@@ -293,6 +293,12 @@ struct kt_db *lk_check_db(lua_State *L, int idx);
 typedef struct lk_db_extra {
   const char *kernel, *device, *backend, *compiler, *origin;
 } lk_db_extra;
+/* The same for a database given as an option: the error names it (what),
+** not a position on the stack. */
+struct kt_db *lk_check_db_named(lua_State *L, int idx, const char *what);
+/* An online tuning holds the database it will store into open
+** (db:close() is an error until it lets go). */
+void lk_db_hold(lua_State *L, int idx, bool hold);
 void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
                  lua_Integer top, const lk_db_extra *x);
 /* How many of a tuning's best tuner:tune and tuner:online store: more than

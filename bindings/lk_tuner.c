@@ -87,9 +87,15 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++)
+  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++) {
     if (kt_tuner_busy(lk_tuner_at(ut, i)))
       luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
+    /* (a collection finalizes the online tunings first: they hold the tuner,
+    ** so were made after it) */
+    if (kt_tuner_held_online(lk_tuner_at(ut, i)))
+      luaL_argerror(L, 1, "the tuner is in use by an online tuning (tuner:online): close it "
+                          "after on:close()");
+  }
   if (ut->fleet) kt_fleet_free(ut->fleet);
   else kt_tuner_free(ut->t);
   ut->t = NULL;
@@ -324,7 +330,7 @@ const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *
 /* db = kt.db(...) with size = {...}: the tuning's best are stored. */
 kt_db *lk_check_db_option(lua_State *L, int opts) {
   int has_db = lk_get_field(L, opts, "db") != LUA_TNIL;
-  kt_db *db = has_db ? lk_check_db(L, lua_gettop(L)) : NULL;
+  kt_db *db = has_db ? lk_check_db_named(L, lua_gettop(L), "tune options.db") : NULL;
   int has_size = lk_get_field(L, opts, "size") != LUA_TNIL;
   lua_pop(L, 2);
   if (has_db != has_size)
@@ -539,10 +545,12 @@ static int tuner_tune(lua_State *L) {
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {
     lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
+    lua_getfield(L, 3, "db"); /* again: a callback of the tuning may have closed it */
+    db = lk_check_db_named(L, lua_gettop(L), "tune options.db");
     lua_getfield(L, 3, "size");
     lua_getfield(L, 1, "device");
     lk_db_store_tuner(L, db, h->results, -2, -1, LK_DB_TUNE_TOP, origin);
-    lua_pop(L, 2);
+    lua_pop(L, 3);
   }
   return lk_tune_return(L, 3, h, rc, &err);
 }

@@ -86,13 +86,14 @@ int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_
   out->launches = run.launches;
   out->over.build = run.build_ns;
   if (run.error) out->error = strdup(run.error);
-  if (rc == 0 && run.status == KT_OK) {
-    out->time_ns = run.kernel_ns;
-    if (tuner_each_array(task, read_back, t, err))
-      rc = kt_fail_prefix(err, "reading outputs back: ");
-  }
+  if (rc == 0 && run.status == KT_OK) out->time_ns = run.kernel_ns;
   kt_run_release(&run);
   return rc;
+}
+
+int tune_read_back(kt_tuner *t, kt_task *task, kt_error *err) {
+  if (tuner_each_array(task, read_back, t, err)) return kt_fail_prefix(err, "reading outputs back: ");
+  return 0;
 }
 
 int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
@@ -103,6 +104,7 @@ int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t li
   t->busy = true;
   kt_codegen_forget(task);
   int rc = tune_run_once(t, task, vi, limit_ns, NULL, out, err);
+  if (rc == 0 && out->status == KT_OK) rc = tune_read_back(t, task, err);
   t->busy = false;
   kt_task_unpin(task);
   return rc;

@@ -25,6 +25,11 @@ void kt_tuner_free(kt_tuner *t);
 /* Whether a tuning or a run is in progress on it: then it cannot tune,
 ** run or be freed (a Lua callback of that tuning might try). */
 bool kt_tuner_busy(const kt_tuner *t);
+/* The online tunings on it (online.h) count themselves while they live:
+** their steps run on it between the application's calls, so it cannot be
+** freed until they have gone. */
+void kt_tuner_hold_online(kt_tuner *t, bool hold);
+bool kt_tuner_held_online(const kt_tuner *t);
 /* A device process that has grown by more than `bytes` since its first
 ** configuration is replaced between configurations, as after a crash (0:
 ** never; the default is KT_DEVICE_GROWTH_DEFAULT). Drivers keep some of
@@ -84,12 +89,17 @@ typedef struct kt_repeat {
 ** time so far, and whose runs spread by at most `spread` ((slowest -
 ** fastest) / fastest), is repeated no further: it keeps its samples, is
 ** marked cut_short, and is never the best. runs 0: never. */
+/* Early stop (measure.c): after its first `runs` timed runs, a
+** configuration whose fastest run took more than the best's time times
+** max(factor, 1 + noise x the best's relative spread), plus twice the
+** device's timer resolution, and whose runs spread by at most `spread`
+** (relative to the fastest), is timed no further. */
 typedef struct kt_early_stop {
   int runs;
-  double factor, spread;
+  double factor, spread, noise;
 } kt_early_stop;
 
-#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 2.0, 0.1})
+#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 1.2, 0.1, 3.0})
 #define KT_TIME_FACTOR_DEFAULT 50.0
 #define KT_TIME_FLOOR_DEFAULT 10e9
 

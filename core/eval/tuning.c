@@ -154,8 +154,7 @@ static void prefetch_references(tuning *tu) {
   }
 }
 
-void tune_clear(tuning *tu) {
-  tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
+void tune_release(tuning *tu) {
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
@@ -167,6 +166,11 @@ void tune_clear(tuning *tu) {
   kt_checker_free(tu->checker);
   kt_devcheck_free(tu->devcheck);
   kt_ahead_free(tu->ahead);
+}
+
+void tune_clear(tuning *tu) {
+  tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
+  tune_release(tu);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
@@ -290,14 +294,19 @@ void tune_count_builds(const tuning *tu, kt_results *r) {
   }
 }
 
-int tune_end(tuning *tu, int rc, kt_error *err) {
-  kt_build_cache_cancel_pending(tu->t->cache);
+int tune_close(tuning *tu, int rc, kt_error *err) {
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
   tu->results->device_ns = tu->t->device_ns - tu->device0;
   tu->results->restores = tu->t->restores - tu->restores0;
   tune_count_builds(tu, tu->results);
+  return rc;
+}
+
+int tune_end(tuning *tu, int rc, kt_error *err) {
+  kt_build_cache_cancel_pending(tu->t->cache);
+  rc = tune_close(tu, rc, err);
   tune_clear(tu);
   return rc;
 }
