@@ -199,28 +199,39 @@ function recheck.main(args)
   local files = {}
   for f in pairs(origins) do files[#files + 1] = f end
   table.sort(files)
-  local count = 0
+  local count, failed = 0, 0
   for _, file in ipairs(files) do
-    local problem = kt.t1_read(file)
-    local device = o.device or problem.device
-    if not device and problem.language == "CUDA" then device = "cuda" end
-    local tuner = kt.tuner(device)
-    local k = kt.t1(problem, { tuner = tuner })
-    local size = require("ktlua.t1_common").db_size(problem)
-    local report = db:recheck{ kernel = k, tuner = tuner, size = size, all = o.all, retune = o.retune,
-      noise = o.noise, repeats = o.repeats }
-    for _, item in ipairs(report) do
-      io.write(line_of(item), "\n")
-      count = count + 1
+    local tuner
+    local ok, err = pcall(function()
+      local problem = kt.t1_read(file)
+      local device = o.device or problem.device
+      if not device and problem.language == "CUDA" then device = "cuda" end
+      tuner = kt.tuner(device)
+      local k = kt.t1(problem, { tuner = tuner })
+      local size = require("ktlua.t1_common").db_size(problem)
+      local report = db:recheck{ kernel = k, tuner = tuner, size = size, all = o.all, retune = o.retune,
+        noise = o.noise, repeats = o.repeats }
+      for _, item in ipairs(report) do
+        io.write(line_of(item), "\n")
+        count = count + 1
+      end
+    end)
+    if tuner then tuner:close() end
+    if not ok then -- a file gone or changed, a device missing: the others are still rechecked
+      io.write(("%s: its entries were not rechecked: %s\n"):format(file, tostring(err)))
+      failed = failed + 1
     end
-    tuner:close()
   end
   if skipped > 0 then
     io.write(("%d stored best%s not rechecked: tuned by scripts, they do not say what re-runs them "
       .. "(db:recheck{kernel =, tuner =} from the script)\n"):format(skipped, skipped == 1 and " was" or "s were"))
   end
-  if count == 0 and skipped == 0 then io.write("the database holds no tuning\n") end
+  if count == 0 and skipped == 0 and failed == 0 then io.write("the database holds no tuning\n") end
   db:close()
+  if failed > 0 then
+    error(("ktlua db recheck: the entries of %d T1 file%s could not be rechecked (above)")
+      :format(failed, failed == 1 and "" or "s"), 0)
+  end
 end
 
 return recheck
