@@ -7,8 +7,9 @@
 **
 ** An entry of prior is a configuration (a table of values, or a result),
 ** or a table {config = ..., weight = w} (w > 0; 1 when absent). Each value
-** must be one of its parameter's; a prior configuration may break a
-** constraint (it is a hint, never evaluated). ktlua.transfer makes priors
+** given must be one of its parameter's; a parameter may be left out (the
+** prior does not say it: KT_PRIOR_ANY), and a prior configuration may
+** break a constraint (it is a hint, never evaluated). ktlua.transfer makes priors
 ** from a database (doc/transfer.md).
 */
 #include <math.h>
@@ -41,9 +42,35 @@ const kt_prior *lk_check_prior(lua_State *L, int opts, const kt_space *space) {
     lua_pop(L, 1);
     if (lua_getfield(L, -1, "config") == LUA_TTABLE) lua_replace(L, -2);
     else lua_pop(L, 1);
-    const char *why = lk_to_config(L, -1, space, vi + i * np);
+    /* a copy with the parameters it leaves out set to their first value,
+    ** read as a configuration (the checks and messages of one), then those
+    ** marked not said */
+    int given = lua_gettop(L);
+    if (!lua_istable(L, given))
+      luaL_error(L, "tune options.prior[%d].config: expected a configuration", (int)i + 1);
+    lua_newtable(L);
+    int copy = lua_gettop(L);
+    for (lua_pushnil(L); lua_next(L, given);) { /* key, value */
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, copy); /* the key stays, for lua_next */
+    }
+    for (size_t p = 0; p < np; p++) {
+      const kt_param *par = kt_space_param(space, p);
+      if (lua_getfield(L, copy, par->name) == LUA_TNIL && par->nvalues) {
+        lk_push_value(L, &par->values[0]);
+        lua_setfield(L, copy, par->name);
+      }
+      lua_pop(L, 1);
+    }
+    const char *why = lk_to_config(L, copy, space, vi + i * np);
     if (why) luaL_error(L, "tune options.prior[%d]: %s", (int)i + 1, why);
-    lua_pop(L, 2);
+    for (size_t p = 0; p < np; p++) {
+      if (lua_getfield(L, given, kt_space_param(space, p)->name) == LUA_TNIL)
+        vi[i * np + p] = KT_PRIOR_ANY;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 3); /* the configuration, its copy, why */
   }
   *p = (kt_prior){vi, weight, n};
   lua_replace(L, list); /* the userdata in place of the list: anchored */

@@ -9,7 +9,8 @@
 **                              configuration tables; nil or {} when done
 **   report(self, index, result)  -- result: {index, status, time_ms, config}
 **   prior(self, list)       -- optional, before any result, with the tuning's
-**                              prior: {{config =, weight =}, ...}
+**                              prior: {{config =, weight =}, ...} (a config
+**                              may leave out parameters it does not say)
 ** (doc/searchers.md tells how to write one).
 */
 #include <math.h>
@@ -195,7 +196,14 @@ static int prior_body(lua_State *T) {
   lua_createtable(T, (int)c->p->n, 0);
   for (size_t i = 0; i < c->p->n; i++) {
     lua_createtable(T, 0, 2);
-    lk_push_config(T, c->ls->kspace, c->p->vi + i * np);
+    lua_createtable(T, 0, (int)np); /* the values it says (not KT_PRIOR_ANY) */
+    for (size_t p = 0; p < np; p++) {
+      const kt_param *par = kt_space_param(c->ls->kspace, p);
+      uint32_t v = c->p->vi[i * np + p];
+      if (v >= par->nvalues) continue;
+      lk_push_value(T, &par->values[v]);
+      lua_setfield(T, -2, par->name);
+    }
     lua_setfield(T, -2, "config");
     lua_pushnumber(T, c->p->weight[i]);
     lua_setfield(T, -2, "weight");

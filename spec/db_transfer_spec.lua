@@ -177,10 +177,31 @@ describe("transfer", function()
     assert.are.same({ 2, 9 }, { #plan.seeds, #plan.prior })
     assert.are.same(best_config(CACHE), plan.seeds[1])
     assert.is_true(plan.prior[1].weight > plan.prior[#plan.prior].weight)
-    -- a configuration the space does not hold is neither a seed nor a prior
+    -- a configuration the space does not hold is no seed; in the prior, it says only
+    -- the values the space has (two at least)
     local small = kt.space{ params = { { "block_x", { 32, 64 } }, { "block_y", { 1 } }, { "unroll", { 0, 1 } } } }
     plan = transfer.plan(db, { kernel = "small", device = "x", backend = "cuda", space = small })
-    for _, p in ipairs(plan.prior) do assert.truthy(small:index(p.config)) end
+    for _, c in ipairs(plan.seeds) do assert.truthy(small:index(c)) end
+    local partial = 0
+    for _, p in ipairs(plan.prior) do
+      local n = 0
+      for name, v in pairs(p.config) do
+        n = n + 1
+        assert.truthy((name == "block_x" and (v == 32 or v == 64)) or (name == "block_y" and v == 1)
+          or (name == "unroll" and (v == 0 or v == 1)), name)
+      end
+      assert.truthy(n >= 2)
+      if n < 3 then partial = partial + 1 end
+    end
+    assert.truthy(partial > 0)
+    -- one the space's constraints leave out is no seed, but still says which values won
+    local tight = kt.space{ params = { { "block_x", { 16, 32, 64, 128 } }, { "block_y", { 1, 2, 4 } },
+      { "unroll", { 0, 1 } } }, constraints = { "block_x * block_y <= 32" } }
+    plan = transfer.plan(db, { kernel = "small", device = "x", backend = "cuda", space = tight })
+    local left_out = 0
+    for _, p in ipairs(plan.prior) do if not tight:index(p.config) then left_out = left_out + 1 end end
+    for _, c in ipairs(plan.seeds) do assert.truthy(tight:index(c)) end
+    assert.are.same({ 9, true }, { #plan.prior, left_out > 0 })
     db:close()
     remove(path)
   end)
@@ -231,6 +252,13 @@ describe("rec:tune with seeds and a prior", function()
     local cfg = { block_x = 64, block_y = 2, unroll = 1 }
     local r = rec:tune{ search = s, prior = { { config = cfg, weight = 2 } } }
     assert.are.same({ 1, cfg }, { #r, r:list()[1].config })
+    -- a prior may leave out a parameter it does not say: the searcher hears it so
+    local heard
+    local t = {}
+    function t:prior(list) heard = list end
+    function t:next() return nil end
+    rec:tune{ search = t, prior = { { block_x = 64, unroll = 1 } } }
+    assert.are.same({ { config = { block_x = 64, unroll = 1 }, weight = 1 } }, heard)
   end)
 
   it("lets bestfirst guess its first configurations from the prior", function()

@@ -5,7 +5,8 @@
 --       [--trust=16] [--count=8] [--other_gpus] [--out=FILE.md]
 --
 -- For each kernel recorded on several devices (bench/searchers/spaces and
--- ../shared/datasets), each recording in turn is the new device: a
+-- ../shared/datasets; BAT's GEMM and convolution samples on the H100 beside
+-- benchmark_hub's RTX ones), each recording in turn is the new device: a
 -- database (kt.db, a file of its own) gets the best `top` configurations of
 -- each other recording, stored as a peer's recording with its device named
 -- (db:store(records, {device =, backend =, kernel =, size =})), and
@@ -49,6 +50,10 @@ for _, f in ipairs { "mm_H200.opencl", "mm_H100_80GB_HBM3.opencl", "stencil_H100
   "transpose_H100_80GB_HBM3.opencl" } do
   add(f:match("^(%w+)"), ("%s/%s.json.gz"):format(S, f), "opencl")
 end
+-- BAT's GEMM and convolution on the H100, seeded random samples of the
+-- same spaces as benchmark_hub's (the same parameters; sizes unknown here)
+add("gemm", S .. "/gemm_H100_80GB_HBM3.bat.json.gz")
+add("convolution", S .. "/convolution_H100_80GB_HBM3.bat.json.gz")
 add("conv2d", S .. "/conv2d_H200.json.gz", "cuda", { n = 4096, filter = 15 })
 add("conv2d", S .. "/conv2d_H100_80GB_HBM3.filter7.json.gz", "cuda", { n = 4096, filter = 7 })
 add("conv2d", S .. "/conv2d_H100_80GB_HBM3.n1024.json.gz", "cuda", { n = 1024, filter = 15 })

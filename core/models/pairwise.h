@@ -53,7 +53,8 @@ int kt_pairwise_add(kt_pairwise *m, const uint32_t *vi, double cost, kt_error *e
 /* Counts a configuration that did well elsewhere (another device or
 ** size: search.h's kt_prior) as `weight` fast configurations of this
 ** space, in every pair of its values: a prior that this space's own
-** results outweigh as they come. */
+** results outweigh as they come. A value past its parameter's (search.h's
+** KT_PRIOR_ANY: the prior does not say it) counts in no pair. */
 void kt_pairwise_prior(kt_pairwise *m, const uint32_t *vi, double weight);
 /* Scores the one-change moves from vi into m->score: parameter p to value
 ** v at m->score[m->offset[p] + v], higher for the more promising (only

@@ -17,8 +17,11 @@ typedef struct kt_searcher kt_searcher;
 /* What was learnt elsewhere (transfer.md): configurations that did well
 ** on other devices or sizes, as value indices (n lists of the space's
 ** parameters, one after the other), each with a weight > 0 (how much it
-** is to be believed: how alike that device and size are). A searcher may
-** use it to order its proposals; it is no result of this space. */
+** is to be believed: how alike that device and size are); a parameter
+** whose value it does not say (another device's space lacks it) is
+** KT_PRIOR_ANY. A searcher may use it to order its proposals; it is no
+** result of this space. */
+#define KT_PRIOR_ANY UINT32_MAX /* in a prior's vi: a value it does not say */
 typedef struct kt_prior {
   const uint32_t *vi;
   const double *weight;

@@ -9,6 +9,10 @@
 --                      objective =, space =, seeds = 8})
 --     -> {seeds = {config, ...}, prior = {{config =, weight =}, ...},
 --         from = {{device =, backend =, size =, similarity =}, ...}}
+--     seeds: configurations the space holds; prior: each with the values
+--     that are their parameter's in the space (two at least; a constraint,
+--     a recorded sample or another device's other values may leave the
+--     configuration out of the space: it still says which values won)
 --   transfer.similarity(a, b) -> 0..1: how alike two devices are, each
 --     {name =, backend =, properties = {...} or nil, probe = kt.probe's record or nil}
 --   transfer.tune_options(tuner, kernel, options) -> the options of
@@ -146,6 +150,20 @@ local function config_key(space, cfg)
   return ok and index or nil
 end
 
+-- cfg's values that are their parameter's in the space (a prior may break
+-- a constraint, be missing from a recorded sample, or hold values another
+-- device's space had and this one has not: it says the others), and how many.
+local function values_fit(params, cfg)
+  local out, n = {}, 0
+  for _, p in ipairs(params) do
+    local v = cfg[p.name]
+    for _, x in ipairs(p.values) do
+      if x == v then out[p.name], n = v, n + 1; break end
+    end
+  end
+  return out, n
+end
+
 -- Every stored entry of the kernel, weighted by how alike its device and
 -- size are to the target's, over its rank; the entries' groups (device,
 -- backend, size), most alike first.
@@ -182,11 +200,17 @@ function transfer.plan(db, q)
     error("transfer: seeds: expected a whole number of configurations >= 0, got " .. tostring(count), 2)
   end
   local entries, from = weighted_entries(db, q)
+  local params = q.space and q.space:params()
   local seeds, prior, seen = {}, {}, {}
   for _, w in ipairs(entries) do
     local index = q.space and config_key(q.space, w.entry.config)
-    if index or not q.space then
+    if not q.space then
       prior[#prior + 1] = { config = w.entry.config, weight = w.weight }
+    else
+      local said, n = values_fit(params, w.entry.config)
+      if n >= 2 then prior[#prior + 1] = { config = said, weight = w.weight } end -- a pair at least
+    end
+    if index or not q.space then -- a seed: one the space holds
       local k = index or key_of(w.entry) .. w.entry.rank
       if #seeds < count and not seen[k] then seeds[#seeds + 1] = w.entry.config end
       seen[k] = true
