@@ -326,8 +326,10 @@ int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err) {
 static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   tuning *tu = ud;
   uint64_t at;
-  if (kt_indexmap_get(&tu->known, res->index, &at))
+  if (kt_indexmap_get(&tu->known, res->index, &at)) {
+    kt_ahead_begin(tu->ahead, res->index); /* nothing to make ahead for it */
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
+  }
   if (tu->evaluated) tu->pending.loop += (double)(kt_now_ns() - tu->evaluated);
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   if (tune_guarded_evaluate(tu, tune_evaluate, res, err)) return -1;
@@ -341,6 +343,13 @@ static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results
   tuning tu;
   if (tune_begin(&tu, t, task, opts, out, err)) return -1;
   tu.ev.evaluate = device_evaluate;
+  /* what is compiled runs first: a slow compile holds nothing behind it */
+  tu.ev.ready = tune_ready;
+  tu.ev.overtake = tune_overtake;
+  tu.ev.marked = tune_marked;
+  tu.ev.await = tune_await;
+  tu.ev.outlier = tune_outlier;
+  kt_ahead_out_of_order(tu.ahead);
   kt_interrupt_guard guard;
   kt_interrupt_arm(&guard);
   int rc = kt_search_loop(task->space, &tu.lo, &tu.ev, tu.results, err);

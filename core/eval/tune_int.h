@@ -60,6 +60,7 @@ typedef struct tuning {
   int64_t measured;   /* ... when it was measured ... */
   int64_t evaluated;  /* ... and evaluated */
   kt_gaps pending;    /* the parts of the gap since then */
+  size_t compiles0;   /* the compiles that had run when it began (outlier.c) */
   double energy_ns;   /* each configuration's energy window (0: none; measure_energy.c) */
   bool counters_off;  /* hardware counters cannot be read here (profile.c) */
 } tuning;
@@ -101,6 +102,13 @@ int tune_upload_early(tuning *tu, kt_error *err);
 int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err);
 /* The evaluator's prefetch: starts compiling a configuration's kernels. */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
+/* The evaluator's view of the compiles, for a loop that evaluates out of
+** order (loop.h: ready, marked, await, outlier; outlier.c). */
+bool tune_ready(void *ud, uint64_t index);
+bool tune_overtake(void *ud, uint64_t index);
+uint64_t tune_marked(void *ud);
+void tune_await(void *ud, uint64_t mark, int64_t deadline_ns);
+bool tune_outlier(void *ud, uint64_t index, char *why, size_t size);
 
 /* Computes every reference's expected output from the arrays' current
 ** host contents (tune.c). */

@@ -111,6 +111,8 @@ static void tune_withdrawn(void *ud, uint64_t index) {
 ** keeps their sources for making its kernels ahead (ahead.h). */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   tuning *tu = ud;
+  uint64_t at;
+  if (kt_indexmap_get(&tu->known, index, &at)) return 0; /* a resumed journal's: not run */
   kt_config cfg = {tu->task->space, index, vi};
   size_t n = tu->task->nkernels;
   char **sources = kt_calloc(n ? n : 1, sizeof *sources, err);
@@ -222,6 +224,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
       generate_space(task->space, opts, err) || kt_space_natural_generate(task->space, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
+  tu->compiles0 = kt_build_cache_times(t->cache);
   prefetch_references(tu);
   kt_devcheck_prefetch(t, task, opts->validate_on);
   if (!(tu->results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
@@ -295,6 +298,7 @@ void tune_count_builds(const tuning *tu, kt_results *r) {
 }
 
 int tune_close(tuning *tu, int rc, kt_error *err) {
+  tu->results->abandoned += kt_build_cache_cancel_pending(tu->t->cache);
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
