@@ -40,7 +40,8 @@ static int end_search(kt_online *on, kt_error *err) {
   if (!on->loop) return 0;
   kt_loop_free(on->loop);
   on->loop = NULL;
-  if (on->stepping || !kt_tuner_busy(on->tu.t)) kt_build_cache_cancel_pending(on->tu.t->cache);
+  if (on->stepping || !kt_tuner_busy(on->tu.t))
+    on->tu.results->abandoned += kt_build_cache_cancel_pending(on->tu.t->cache);
   return tune_close(&on->tu, 0, err);
 }
 

@@ -298,7 +298,6 @@ void tune_count_builds(const tuning *tu, kt_results *r) {
 }
 
 int tune_close(tuning *tu, int rc, kt_error *err) {
-  tu->results->abandoned += kt_build_cache_cancel_pending(tu->t->cache);
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
@@ -309,7 +308,7 @@ int tune_close(tuning *tu, int rc, kt_error *err) {
 }
 
 int tune_end(tuning *tu, int rc, kt_error *err) {
-  kt_build_cache_cancel_pending(tu->t->cache);
+  tu->results->abandoned += kt_build_cache_cancel_pending(tu->t->cache);
   rc = tune_close(tu, rc, err);
   tune_clear(tu);
   return rc;
