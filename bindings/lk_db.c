@@ -8,7 +8,7 @@
 **           backend =, objective = "kernel", stale = false, nearest = false}
 **     -> entry (entry.match is "exact", "nearest" or, with nearest, "alike":
 **        ktlua.transfer), or nil and why
-**   db:recheck{...} -> report (ktlua.db_recheck)
+**   db:recheck{...} -> report (ktlua.db_recheck), and why where it is empty
 ** (db:devices, db:touch and what a tuning stores of its device: lk_db_devices.c)
 **   db:list{kernel =, device =, backend =, objective =, size =} -> entries
 **     (an entry's metrics: {name = value}, where its configuration had some)
@@ -542,8 +542,8 @@ static int db_recheck(lua_State *L) {
   lua_settop(L, 2);
   lk_push_stdlib(L, "ktlua.db_recheck", "recheck");
   lua_insert(L, 1);
-  lua_call(L, 2, 1);
-  return 1;
+  lua_call(L, 2, 2);
+  return 2;
 }
 
 /* (A collection finalizes the online tunings that hold it first: they

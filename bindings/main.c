@@ -138,7 +138,8 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
 }
 
 /* `ktlua db ...`, `ktlua report ...`, `ktlua run ...` and `ktlua cache ...`: the main function
-** of a stdlib module with the arguments after it. */
+** of a stdlib module with the arguments after it. A main that returns an integer from 2 to 125
+** says the exit status (`ktlua db recheck`: something regressed, nothing matched); *code. */
 static const char *command_of(const char *word) {
   static const char *const commands[][2] = {
       {"db", "ktlua.db_export"}, {"report", "ktlua.report_html"}, {"run", "ktlua.t1_run"},
@@ -148,7 +149,8 @@ static const char *command_of(const char *word) {
   return NULL;
 }
 
-static int run_command(lua_State *L, const char *module, char **argv, int argc, int first) {
+static int run_command(lua_State *L, const char *module, char **argv, int argc, int first,
+                       int *code) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ktlua");
   int status = call(L, 1, 0); /* which preloads the stdlib */
@@ -163,7 +165,12 @@ static int run_command(lua_State *L, const char *module, char **argv, int argc, 
       lua_pushstring(L, argv[i]);
       lua_rawseti(L, -2, i - first + 1);
     }
-    status = lua_pcall(L, 1, 0, 0); /* its errors speak to a user: no traceback */
+    status = lua_pcall(L, 1, 1, 0); /* its errors speak to a user: no traceback */
+    if (status == LUA_OK) {
+      lua_Integer c = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+      if (c >= 2 && c <= 125) *code = (int)c;
+      lua_pop(L, 1);
+    }
   }
   return report_status(L, status);
 }
@@ -293,7 +300,7 @@ int main(int argc, char **argv) {
   }
   luaL_openlibs(L);
   load_module(L);
-  int status = LUA_OK, i = 1;
+  int status = LUA_OK, i = 1, code = 0;
   bool interactive = false, ran = false, probe_quick = false;
   const char *probe = NULL, *probe_db = NULL;
   for (; i < argc && argv[i][0] == '-' && argv[i][1] && status == LUA_OK; i++) {
@@ -345,7 +352,7 @@ int main(int argc, char **argv) {
   }
   const char *command_module = i < argc ? command_of(argv[i]) : NULL;
   if (status == LUA_OK && command_module) {
-    status = run_command(L, command_module, argv, argc, i + 1);
+    status = run_command(L, command_module, argv, argc, i + 1, &code);
     ran = true;
   } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);
@@ -355,5 +362,5 @@ int main(int argc, char **argv) {
     if (set_kt_global(L) == LUA_OK) repl(L);
   }
   lua_close(L);
-  return status == LUA_OK ? 0 : 1;
+  return status == LUA_OK ? code : 1;
 }

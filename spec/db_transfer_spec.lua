@@ -3,7 +3,6 @@
 -- (compiler, origin, devices), peer recordings stored under the device they
 -- name, stale entries after a driver or compiler upgrade, and rechecking.
 local kt = require "ktlua"
-local shell = require "spec.support.shell"
 local files = require "spec.support.files"
 local sqlite_files = require "spec.support.sqlite_files"
 local transfer = require "ktlua.transfer"
@@ -323,38 +322,6 @@ describe("db:recheck", function()
     local e = db:best{ kernel = k, device = tuner, size = { n = 64 } }
     assert.are.same({ 1, false }, { e.config.V, e.stale })
     db:close()
-    remove(path)
-  end)
-
-  it("rechecks from the command line what `ktlua run --db` tuned, naming those it cannot re-run", function()
-    local path = files.tmpname(".db")
-    shell.must(("%s run spec/fixtures/t1/vadd_T1.json --db=%s --count=2 > /dev/null"):format(shell.ktlua, path))
-    local db = kt.db(path)
-    local e = db:list()[1]
-    assert.matches("^t1:/.*spec/fixtures/t1/vadd_T1%.json$", e.origin)
-    assert.are.same({ x = 4096 }, e.size)
-    tuner:tune(scaler(256), { db = db, size = { n = 256 }, progress = false })
-    db:close()
-    local out = shell.must(("%s db recheck %s"):format(shell.ktlua, path))
-    assert.matches("saxpy on .* {x=4096}: not rechecked %(was [%d.e%-]+ ms; nothing changed%)\n", out)
-    assert.matches("1 stored best was not rechecked: tuned by scripts", out)
-    out = shell.must(("%s db recheck %s --all --noise=9"):format(shell.ktlua, path))
-    assert.matches("saxpy on .* {x=4096}: %a+ %([%d.e%-]+ ms, was [%d.e%-]+ ms; nothing changed%)\n", out)
-    -- a run that transfers from it tries the stored best first
-    local results = files.tmpname(".json")
-    shell.must(("%s run spec/fixtures/t1/vadd_T1.json --transfer=%s --count=1 --output=%s > /dev/null")
-      :format(shell.ktlua, path, results))
-    assert.are.same(e.config, kt.load(results):list()[1].config)
-    os.remove(results)
-    -- an entry whose T1 file is gone: said, and the command fails after the others
-    local db2 = kt.db(path)
-    db2:touch(e, { driver = "0.0-old" })
-    db2:close()
-    sqlite(path, "UPDATE tuned SET origin = 't1:/nonexistent/gone_T1.json'")
-    local out2, code = shell.run(("%s db recheck %s 2>&1"):format(shell.ktlua, path))
-    assert.are_not.equal(0, code)
-    assert.matches("/nonexistent/gone_T1%.json: its entries were not rechecked: ", out2)
-    assert.matches("the entries of 1 T1 file could not be rechecked", out2)
     remove(path)
   end)
 end)

@@ -13,11 +13,15 @@
 --   db:recheck{kernel = k, tuner = t[, size = {...}, all = false, retune = false,
 --              noise = 0.05, repeats =, stop = {fraction = 0.02}, search =]}
 --     -> report: a list of {kernel, device, backend, size, objective, changed,
---        verdict, old_ms, new_ms, status, error, results (retuned)}
+--        verdict, old_ms, new_ms, status, error, results (retuned)},
+--        and, where it is empty, why (nothing of k stored for t's device)
 --
 -- `ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X]` rechecks
 -- the entries that stored what re-runs them: those that `ktlua run --db`
--- tuned (origin "t1:" and the T1 file's path).
+-- tuned (origin "t1:" and the T1 file's path). Its exit status, for CI:
+-- 0 nothing regressed, 2 something did (slower or invalid), 3 nothing of
+-- the database is of the device, 4 some entries could not be rechecked
+-- (their kernel cannot be made again) and none regressed; 1 an error.
 local recheck = {}
 
 local NOISE = 0.05 -- a change of the time below this share is noise
@@ -92,6 +96,10 @@ local function entries_of(db, o)
     error(("db:recheck: %s on %s is stored for %d sizes: name the size the kernel given was made "
       .. "for (size = {...})"):format(o.kernel.name, dev.name, n), 3)
   end
+  if #best == 0 then
+    return best, ("nothing to recheck: no stored best of %s on %s (%s)%s"):format(o.kernel.name, dev.name,
+      dev.backend, o.size and (" of size {" .. sorted_size(o.size) .. "}") or "")
+  end
   return best
 end
 
@@ -117,7 +125,8 @@ function recheck.recheck(db, o)
   local dev = o.tuner.device
   local now = { driver = dev.driver_version or "", compiler = kt.compiler_version(dev), version = kt.version }
   local report = {}
-  for _, e in ipairs(entries_of(db, o)) do
+  local entries, why = entries_of(db, o)
+  for _, e in ipairs(entries) do
     local item = { kernel = e.kernel, device = e.device, backend = e.backend, size = e.size,
       objective = e.objective, config = e.config, changed = changes(e, now), old_ms = e.time_ms }
     if #item.changed == 0 and not o.all then
@@ -147,90 +156,153 @@ function recheck.recheck(db, o)
     end
     report[#report + 1] = item
   end
-  return report
+  return report, why
 end
 
 -- ---- the command ----
 
+-- Exit statuses of `ktlua db recheck` (1: an error, as every command's).
+recheck.REGRESSED, recheck.NOTHING, recheck.NOT_REBUILT = 2, 3, 4
+
 local usage = [[
 usage: ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X] [--repeats=N]
-Times again, on the device at hand, each stored best whose driver, compiler or
-ktlua version changed (every one with --all), of the entries that `ktlua run
---db=DB` stored (they name their T1 file), and says per entry: unchanged,
-faster, slower (beyond the noise, default 5%, with both times) or invalid.
---retune tunes again those slower or invalid (2% of the space), seeded with the
-old best and transferring from DB, and stores them.
+Times again, on the device at hand (--device, else each T1 file's), each
+stored best whose driver, compiler or ktlua version changed (every one with
+--all), of the entries that `ktlua run --db=DB` stored (they name their T1
+file), and says per entry: unchanged, faster, slower (beyond the noise,
+default 5%, with both times) or invalid; entries it cannot re-run are named.
+--retune tunes again those slower or invalid (2% of the space), seeded with
+the old best and transferring from DB, and stores them.
+Exit status: 0 nothing regressed; 2 an entry is slower or invalid; 3 nothing
+in DB was tuned on the device; 4 an entry's kernel could not be made again
+(its T1 file gone or changed, its device missing), none regressed; 1 an error.
 ]]
+
+local function entry_name(e)
+  return ("%s on %s (%s) {%s}"):format(e.kernel, e.device, e.backend, sorted_size(e.size))
+end
 
 local function line_of(item)
   local times = item.new_ms and ("%.4g ms, was %.4g ms"):format(item.new_ms, item.old_ms)
     or ("was %.4g ms"):format(item.old_ms)
   local changed = #item.changed > 0 and table.concat(item.changed, ", ") or "nothing changed"
-  local s = ("%s on %s (%s) {%s}: %s (%s; %s)"):format(item.kernel, item.device, item.backend,
-    sorted_size(item.size), item.verdict, times, changed)
+  local s = ("%s: %s (%s; %s)"):format(entry_name(item), item.verdict, times, changed)
   if item.verdict == "invalid" then s = s .. ": " .. tostring(item.status) .. (item.error and (": " .. item.error) or "") end
   if item.retuned_ms then s = s .. ("; retuned: %.4g ms"):format(item.retuned_ms) end
   return s
 end
 
-function recheck.main(args)
+local function parse(args)
   local o, path = { noise = NOISE }, nil
   for _, a in ipairs(args) do
     local key, value = a:match("^%-%-([%w_]+)=(.*)$")
-    if a == "-h" or a == "--help" then io.write(usage) return
+    if a == "-h" or a == "--help" then return nil
     elseif a == "--all" then o.all = true
     elseif a == "--retune" then o.retune = true
-    elseif key == "device" then o.device = value
+    elseif key == "device" and value ~= "" then o.device = value
     elseif key == "noise" and tonumber(value) then o.noise = tonumber(value)
     elseif key == "repeats" and math.tointeger(tonumber(value)) then o.repeats = math.tointeger(tonumber(value))
     elseif not a:match("^%-") and not path then path = a
     else error(("ktlua db recheck: unexpected argument '%s'\n%s"):format(a, usage), 0) end
   end
   if not path then error("ktlua db recheck: no database given\n" .. usage, 0) end
-  local kt = require "ktlua"
-  local db = kt.db(path)
-  local origins, skipped = {}, 0
+  local f = io.open(path, "rb")
+  if not f then error(("ktlua db recheck: %s does not exist"):format(path), 0) end
+  f:close()
+  return o, path
+end
+
+-- The rank-1 entries by the T1 file that re-runs them, and those tuned by scripts.
+local function by_origin(db)
+  local origins, scripted = {}, {}
   for _, e in ipairs(db:list()) do
     if e.rank == 1 then
       local t1 = e.origin:match("^t1:(.+)$")
-      if t1 then origins[t1] = true else skipped = skipped + 1 end
+      if t1 then
+        origins[t1] = origins[t1] or {}
+        table.insert(origins[t1], e)
+      else
+        scripted[#scripted + 1] = e
+      end
     end
   end
   local files = {}
   for f in pairs(origins) do files[#files + 1] = f end
   table.sort(files)
-  local count, failed = 0, 0
+  return files, origins, scripted
+end
+
+-- Rechecks the entries of one T1 file on its device (or o.device); the report and the device's name.
+local function recheck_file(kt, db, file, o)
+  local tuner
+  local ok, report, dev = pcall(function()
+    local problem = kt.t1_read(file)
+    local device = o.device or problem.device
+    if not device and problem.language == "CUDA" then device = "cuda" end
+    tuner = kt.tuner(device)
+    local k = kt.t1(problem, { tuner = tuner })
+    local size = require("ktlua.t1_common").db_size(problem)
+    return db:recheck{ kernel = k, tuner = tuner, size = size, all = o.all, retune = o.retune,
+      noise = o.noise, repeats = o.repeats }, tuner.device
+  end)
+  if tuner then tuner:close() end
+  if not ok then return nil, tostring(report) end
+  return report, dev
+end
+
+function recheck.main(args)
+  local o, path = parse(args)
+  if not o then io.write(usage) return end
+  local kt = require "ktlua"
+  local db = kt.db(path)
+  local files, origins, scripted = by_origin(db)
+  local matched, regressed, not_rebuilt, devices = 0, 0, 0, {}
   for _, file in ipairs(files) do
-    local tuner
-    local ok, err = pcall(function()
-      local problem = kt.t1_read(file)
-      local device = o.device or problem.device
-      if not device and problem.language == "CUDA" then device = "cuda" end
-      tuner = kt.tuner(device)
-      local k = kt.t1(problem, { tuner = tuner })
-      local size = require("ktlua.t1_common").db_size(problem)
-      local report = db:recheck{ kernel = k, tuner = tuner, size = size, all = o.all, retune = o.retune,
-        noise = o.noise, repeats = o.repeats }
+    local report, dev = recheck_file(kt, db, file, o)
+    if report then
+      devices[("%s (%s)"):format(dev.name, dev.backend)] = true
       for _, item in ipairs(report) do
         io.write(line_of(item), "\n")
-        count = count + 1
+        matched = matched + 1
+        if item.verdict == "slower" or item.verdict == "invalid" then regressed = regressed + 1 end
       end
-    end)
-    if tuner then tuner:close() end
-    if not ok then -- a file gone or changed, a device missing: the others are still rechecked
-      io.write(("%s: its entries were not rechecked: %s\n"):format(file, tostring(err)))
-      failed = failed + 1
+    else -- a file gone or changed, a device missing: its entries are named, the others rechecked
+      for _, e in ipairs(origins[file]) do
+        io.write(("%s: not rechecked: its kernel could not be made again from %s: %s\n")
+          :format(entry_name(e), file, dev))
+        not_rebuilt = not_rebuilt + 1
+      end
     end
   end
-  if skipped > 0 then
-    io.write(("%d stored best%s not rechecked: tuned by scripts, they do not say what re-runs them "
-      .. "(db:recheck{kernel =, tuner =} from the script)\n"):format(skipped, skipped == 1 and " was" or "s were"))
+  for _, e in ipairs(scripted) do
+    local file = e.origin:match("^file:(.+)$")
+    io.write(("%s: not rechecked: %s\n"):format(entry_name(e), file
+      and ("stored from the recording %s (ktlua db store), nothing re-runs it"):format(file)
+      or "tuned by a script, it does not say what re-runs it"))
   end
-  if count == 0 and skipped == 0 and failed == 0 then io.write("the database holds no tuning\n") end
+  if #scripted > 0 then
+    io.write(("%d stored best%s not rechecked: tuned by scripts or stored from recordings, they do not say "
+      .. "what re-runs them (db:recheck{kernel =, tuner =} from the script)\n")
+      :format(#scripted, #scripted == 1 and " was" or "s were"))
+  end
   db:close()
-  if failed > 0 then
-    error(("ktlua db recheck: the entries of %d T1 file%s could not be rechecked (above)")
-      :format(failed, failed == 1 and "" or "s"), 0)
+  if regressed > 0 then
+    io.stderr:write(("ktlua db recheck: %d stored best%s regressed (slower or invalid)\n")
+      :format(regressed, regressed == 1 and "" or "s"))
+    return recheck.REGRESSED
+  elseif not_rebuilt > 0 then
+    io.stderr:write(("ktlua db recheck: %d stored best%s could not be rechecked: %s could not be "
+      .. "made again (above)\n"):format(not_rebuilt, not_rebuilt == 1 and "" or "s",
+      not_rebuilt == 1 and "its kernel" or "their kernels"))
+    return recheck.NOT_REBUILT
+  elseif matched == 0 then
+    local names = {}
+    for d in pairs(devices) do names[#names + 1] = d end
+    table.sort(names)
+    local on = #names > 0 and table.concat(names, ", ") or o.device or "the devices of its T1 files"
+    io.stderr:write(("ktlua db recheck: nothing to recheck: %s holds no stored best of %s that a T1 file "
+      .. "re-runs\n"):format(path, on))
+    return recheck.NOTHING
   end
 end
 
