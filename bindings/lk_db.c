@@ -2,8 +2,8 @@
 ** lk_db.c: the tuned-configuration database as a Lua object (core/db/db.h).
 **
 **   local db = kt.db(path[, {timeout = 10, readonly = false}])
-**   db:store(results, {size = {n = 4096, m = 512}, top = 3, kernel =, device =,
-**            backend =, origin =})
+**   db:store(results[, {size = {n = 4096, m = 512}, top = 3, kernel =, device =,
+**            backend =, origin =}]) (size: else the file's problem_size, {x =, y =, z =})
 **   db:best{kernel = k | "name", device = tuner | device | "name", size = {...},
 **           backend =, objective = "kernel", stale = false, nearest = false}
 **     -> entry (entry.match is "exact", "nearest" or, with nearest, "alike":
@@ -294,6 +294,7 @@ static int db_store(lua_State *L) {
   static const char *const keys[] = {"size", "top", "kernel", "device", "backend", "origin", NULL};
   kt_db *db = check_db(L, 1);
   kt_results *r = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
+  if (lua_isnoneornil(L, 3)) lua_settop(L, 2), lua_newtable(L); /* all from the results */
   luaL_checktype(L, 3, LUA_TTABLE);
   lk_check_keys(L, 3, "db:store options", keys);
   lua_Integer top = lk_opt_integer(L, 3, "db:store options", "top", 3);
@@ -308,7 +309,15 @@ static int db_store(lua_State *L) {
       *names[i] = lk_db_check_name(L, -1, what);
     }
   }
-  lua_getfield(L, 3, "size");
+  if (lua_getfield(L, 3, "size") == LUA_TNIL) { /* the file's problem size, as {x =, y =, z =} */
+    if (!r->nproblem)
+      luaL_error(L, "db:store options.size: the results do not say their problem size (a Kernel Tuner "
+                    "cache's problem_size): give it, size = {n = 4096}");
+    static const char *const axes[] = {"x", "y", "z"};
+    lua_createtable(L, 0, (int)r->nproblem);
+    for (size_t i = 0; i < r->nproblem; i++)
+      lua_pushinteger(L, (lua_Integer)r->problem_size[i]), lua_setfield(L, -2, axes[i]);
+  }
   lk_db_store(L, db, r, lua_gettop(L), top, &x);
   lua_settop(L, 1);
   return 1;

@@ -109,16 +109,19 @@ end
 local usage = [[
 usage: ktlua db export [--format=header|json|lua] [-o FILE] DB
        ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X] [--repeats=N]
+       ktlua db store DB FILE... [--kernel=NAME] [--device=NAME] [--backend=B] [--size=x=N] [--top=N]
   export writes the configurations stored in the database DB (kt.db) as a C
   header with a selection function by nearest size (header, the default), a
   JSON wisdom file (json) or a Lua table (lua), to FILE or standard output;
   recheck times the stored bests again where the driver, compiler or ktlua
-  changed (`ktlua db recheck --help`)
+  changed (`ktlua db recheck --help`); store keeps the best of results files (a
+  Kernel Tuner cache, KTT's, T4) for transfer (`ktlua db store --help`)
 ]]
 
 function export.main(args)
   local format, output, path = "header", nil, nil
   if args[1] == "recheck" then return require("ktlua.db_recheck").main(table.move(args, 2, #args, 1, {})) end
+  if args[1] == "store" then return require("ktlua.db_store").main(table.move(args, 2, #args, 1, {})) end
   if args[1] ~= "export" then error(usage, 0) end
   local i = 2
   while i <= #args do
