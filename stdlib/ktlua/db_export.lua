@@ -122,6 +122,7 @@ function export.main(args)
   local format, output, path = "header", nil, nil
   if args[1] == "recheck" then return require("ktlua.db_recheck").main(table.move(args, 2, #args, 1, {})) end
   if args[1] == "store" then return require("ktlua.db_store").main(table.move(args, 2, #args, 1, {})) end
+  if args[1] == "-h" or args[1] == "--help" then io.write(usage) return end
   if args[1] ~= "export" then error(usage, 0) end
   local i = 2
   while i <= #args do
