@@ -396,6 +396,8 @@ lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_def
 ** a configuration ran: a tuning refused or failed before its first leaves
 ** the files as they were. */
 void lk_tune_write(lua_State *L, int opts, lk_tune_hold *h);
+/* Each file of the tune option output can be written (lk_tune_output.c). */
+void lk_check_outputs(lua_State *L, int opts);
 /* Pushes the tuning's results (if any), writes them (lk_tune_write), and
 ** raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);

@@ -63,7 +63,7 @@ return {
           "lk_energy", "lk_fleet", "lk_json", "lk_metrics", "lk_mpi", "lk_online", "lk_pipeline",
           "lk_prior", "lk_probe", "lk_profile", "lk_program_cache", "lk_prune", "lk_replay", "lk_results",
           "lk_run", "lk_search", "lk_space", "lk_space_def", "lk_spawn", "lk_split", "lk_t1",
-          "lk_task", "lk_tuner" } } },
+          "lk_task", "lk_tune_output", "lk_tuner" } } },
   },
 
   -- Loops, upward calls and upward includes that are allowed, each with
