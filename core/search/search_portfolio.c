@@ -29,6 +29,8 @@
 ** ties (bench/RESULTS.md, "Search that generalises"), so it is not the
 ** default.
 **
+** A prior (search.h) goes to every member that takes one (bestfirst).
+**
 ** Options: members ("bestfirst,greedy,annealing", or with + for commas:
 ** built-in searchers with their defaults), floor (0.1), fade (0.99),
 ** ahead (8), share (1).
@@ -197,8 +199,18 @@ static void pf_destroy(void *state) {
   free(p);
 }
 
+/* A prior goes to every member that takes one. */
+static int pf_prior(kt_searcher *s, const kt_prior *prior, kt_error *err) {
+  portfolio *p = s->state;
+  for (size_t i = 0; i < p->n; i++) {
+    kt_searcher *m = p->m[i].s;
+    if (m->ops->prior && m->ops->prior(m, prior, err)) return -1;
+  }
+  return 0;
+}
+
 static const kt_searcher_ops portfolio_ops = {"portfolio", pf_start, pf_next, pf_report,
-                                              pf_destroy, NULL};
+                                              pf_destroy, NULL, pf_prior};
 
 /* The members named in list ("a,b,c"), each seeded apart from the others. */
 static int add_members(portfolio *p, const char *list, kt_error *err) {
