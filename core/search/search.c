@@ -75,6 +75,7 @@ int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
 int kt_search_model_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_portfolio_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 int kt_search_profile_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
+int kt_search_forest_init(kt_searcher *s, const kt_search_opts *o, kt_error *err);
 
 static const struct {
   const char *name;
@@ -93,13 +94,14 @@ static const struct {
     {"model", kt_search_model_init},
     {"portfolio", kt_search_portfolio_init},
     {"profile", kt_search_profile_init},
+    {"forest", kt_search_forest_init},
 };
 
 #define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 const char *kt_searcher_names(void) {
   return "exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, pso, "
-         "staged, model, portfolio, profile";
+         "staged, model, portfolio, profile, forest";
 }
 
 const char *kt_search_default(const kt_stop *s) {
