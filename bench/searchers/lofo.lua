@@ -142,7 +142,19 @@ local function spaces(dirs, only)
   return found
 end
 
+-- Settings whose options do not fit name:option=value (a portfolio's members
+-- carry options of their own), by the name the command line gives them.
+local ALIASES = {
+  bandit = {"portfolio", bandit = 1,
+            members = "forest+greedy:sample=1:model=0:adjacent=0+annealing"},
+}
+
 local function search_option(setting, seed)
+  if ALIASES[setting] then
+    local options = {seed = seed}
+    for k, v in pairs(ALIASES[setting]) do options[k] = v end
+    return options
+  end
   local options = {setting:match("^([^:]+)"), seed = seed}
   for k, v in setting:gmatch(":(%w+)=([^:]+)") do options[k] = tonumber(v) or v end
   return options
