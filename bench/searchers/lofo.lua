@@ -15,7 +15,8 @@
 -- / best time found (rec:score): failed configurations cost an evaluation
 -- and never win.
 --
--- Families. A space's kernel is its file name up to the first "_"; its
+-- Families. A space's kernel is its file name up to the first "_" (or a
+-- longer name of FAMILY's: builtin_vectors, gemm_bat); its
 -- family is the kernel's algorithm (FAMILY below: gemm with mm and BAT's
 -- GEMM, convolution with conv2d, ...), so that no fold holds a close
 -- relative of what it leaves out. A kernel the table does not name is a
@@ -49,35 +50,54 @@
 -- the folds where it loses to annealing or rrhc beyond a standard error).
 local kt = require "ktlua"
 
--- The kernel algorithm of each kernel name (the file name up to its first "_").
+-- The kernel algorithm of each kernel name: the file name up to the
+-- first "_", or the longest of these names that the file name begins with
+-- followed by "_" (builtin_vectors, gemm_bat). BAT's kernels go with the
+-- same algorithm recorded otherwise (gemm_bat with gemm, CLBlast's Xgemm,
+-- and mm; convolution_bat with convolution and conv2d).
 local FAMILY = {
-  gemm = "gemm", mm = "gemm", xgemm = "gemm",
-  convolution = "convolution", conv2d = "convolution",
+  gemm = "gemm", mm = "gemm", xgemm = "gemm", gemm_bat = "gemm",
+  convolution = "convolution", conv2d = "convolution", convolution_bat = "convolution",
   pnpoly = "pnpoly",
   dedisp = "dedispersion", dedispersion = "dedispersion",
-  nbody = "nbody",
-  triad = "triad",
+  nbody = "nbody", nbody_bat = "nbody",
+  triad = "triad", triad_bat = "triad",
   stencil = "stencil",
   transpose = "transpose",
   hotspot = "hotspot",
   md5hash = "md5hash",
   fft = "fft",
-  reduction = "reduction", reduce = "reduction", sum = "reduction",
-  coulomb = "coulomb", coulomb_sum = "coulomb",
+  reduction = "reduction",
+  coulomb = "coulomb",
+  histogram = "histogram",
+  matvec = "matvec",
+  particles = "particles",
   expdist = "expdist",
-  spmv = "spmv",
+  builtin_vectors = "builtin_vectors",
 }
 
--- The device family of a space, from its name KERNEL_GPU[.VARIANT].
+-- A space's name KERNEL_DEVICE[.VARIANT] parted: kernel, device, variant.
+local function parts(name)
+  local kernel
+  for k in pairs(FAMILY) do
+    if name:sub(1, #k + 1) == k .. "_" and (not kernel or #k > #kernel) then kernel = k end
+  end
+  kernel = kernel or name:match("^([^_]+)") or name
+  local rest = name:sub(#kernel + 2)
+  local device, variant = rest:match("^([^.]*)%.?(.*)$")
+  return kernel, device or "", variant or ""
+end
+
+-- The device family of a space: a CPU through PoCL, the RTX GPUs of the
+-- shared datasets, NVIDIA's OpenCL, Hopper through CUDA; else its device.
 local function device_family(name)
-  local gpu = name:gsub("%.[^_]*$", ""):match("^[^_]+_(.+)$") or name
-  local variant = name:match("%.([^_]*)$") or ""
+  local _, device, variant = parts(name)
   local lower = name:lower()
   if lower:find("pocl", 1, true) or lower:find("cpu", 1, true) then return "CPU (PoCL)" end
-  if gpu:match("^RTX") then return "RTX (shared datasets)" end
+  if device:match("^RTX") then return "RTX (shared datasets)" end
   if variant:find("opencl", 1, true) then return "NVIDIA OpenCL" end
-  if gpu:match("^H100") or gpu:match("^H200") or gpu:match("^GH200") then return "Hopper CUDA" end
-  return gpu
+  if device:match("^H100") or device:match("^H200") or device:match("^GH200") then return "Hopper CUDA" end
+  return device
 end
 
 local BUDGETS = {1, 2, 5}
@@ -128,7 +148,7 @@ local function spaces(dirs, only)
       local name = file:match("^(.-)%.json%.gz$") or file:match("^(.-)%.json$")
       if name and not seen[name] and (not only or name:find(only, 1, true)) then
         seen[name] = true
-        local kernel = name:match("^([^_]+)")
+        local kernel = parts(name)
         found[#found + 1] = {name = name, path = dir .. "/" .. file, kernel = kernel,
                              family = FAMILY[kernel:lower()], device = device_family(name)}
         if not found[#found].family then

@@ -175,3 +175,24 @@ double kt_forest_predict(const kt_forest *f, const uint32_t *vi, double *sd) {
   if (sd) *sd = v > 0 ? sqrt(v) : 0;
   return m;
 }
+
+void kt_forest_predict_many(const kt_forest *f, const uint32_t *vi, size_t n, double *mean,
+                            double *sd) {
+  size_t P = f->nparams;
+  for (size_t i = 0; i < n; i++) mean[i] = sd[i] = 0; /* sums, then moments */
+  for (unsigned t = 0; t < f->ntrees; t++) {
+    const kt_forest_node *root = &f->nodes[f->roots[t]];
+    for (size_t i = 0; i < n; i++) {
+      const uint32_t *v = vi + i * P;
+      const kt_forest_node *nd = root;
+      while (nd->left) nd = &f->nodes[nd->left + (v[nd->param] > nd->split)];
+      mean[i] += nd->value;
+      sd[i] += (double)nd->value * nd->value;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    double m = mean[i] / f->ntrees, v = sd[i] / f->ntrees - m * m;
+    mean[i] = m;
+    sd[i] = v > 0 ? sqrt(v) : 0;
+  }
+}

@@ -67,5 +67,9 @@ int kt_forest_fit(kt_forest *f, const uint32_t *x, const double *y, size_t n, ui
                   kt_error *err);
 /* The mean prediction for vi, and in *sd the trees' standard deviation. */
 double kt_forest_predict(const kt_forest *f, const uint32_t *vi, double *sd);
+/* The same for n points (vi: n rows of nparams), tree by tree (each tree's
+** nodes stay in cache): means into mean, deviations into sd. */
+void kt_forest_predict_many(const kt_forest *f, const uint32_t *vi, size_t n, double *mean,
+                            double *sd);
 
 #endif
