@@ -51,8 +51,12 @@ describe("forest searcher", function()
     assert.same({12, 21, 19, 14, 10, 9, 2, 13, 16, 4, 17, 5}, indices(results))
     assert.equal(17, results:best().index)
     -- with a sample of 4 the forest proposes from the fifth on
-    assert.same({12, 21, 19, 14, 2, 3, 20, 8, 16, 4, 11, 10},
+    assert.same({12, 21, 19, 14, 2, 3, 20, 8, 16, 4, 10, 17},
                 indices(run(small, {"forest", seed = 3, sample = 4}, 12)))
+    -- with apart = 0 the second configuration whose neighbours it lists is the second best
+    -- wherever it is, not the best one at least 4 parameters from the best: other proposals
+    assert.same({12, 21, 19, 14, 2, 3, 20, 8, 16, 4, 11, 10},
+                indices(run(small, {"forest", seed = 3, sample = 4, apart = 0}, 12)))
   end)
 
   it("tries every configuration once, failed ones included, given the whole space", function()
@@ -79,7 +83,7 @@ describe("forest searcher", function()
     -- random search fails about half the time; the forest, having seen 8 random
     -- configurations, hardly ever
     local forest, results = failed_after_sample({"forest", seed = 1})
-    assert.equal(5, forest)
+    assert.equal(4, forest)
     assert.equal(18, (failed_after_sample({"random", seed = 1})))
     assert.equal(1.0, rec:score(results)) -- and it finds the optimum
   end)
@@ -127,6 +131,10 @@ describe("forest searcher", function()
       "searcher 'forest': option trees must be in [1, 256], got 0")
     assert.has_error(function() run(small, {"forest", top = 1.5}, 1) end,
       "searcher 'forest': option top must be a whole number, got 1.5")
+    assert.has_error(function() run(small, {"forest", top = 65}, 1) end,
+      "searcher 'forest': option top must be in [0, 64], got 65")
+    assert.has_error(function() run(small, {"forest", apart = -1}, 1) end,
+      "searcher 'forest': option apart must be in [0, 1000000], got -1")
     assert.has_error(function() run(small, {"forest", explore = 2}, 1) end,
       "searcher 'forest': option explore must be in [0, 1], got 2")
     assert.has_error(function() run(small, {"forest", clip = 0}, 1) end,
@@ -134,8 +142,8 @@ describe("forest searcher", function()
     assert.has_error(function() run(small, {"forest", kappa = "big"}, 1) end,
       "searcher 'forest': option kappa must be a number")
     assert.has_error(function() run(small, {"forest", depth = 3}, 1) end,
-      "searcher 'forest' has no option 'depth' (its options: sample, trees, leaf, top, pairs, pool, "
-      .. "explore, kappa, refit, clip, ahead)")
+      "searcher 'forest' has no option 'depth' (its options: sample, trees, leaf, top, apart, pairs, "
+      .. "pool, explore, kappa, refit, clip, ahead)")
   end)
 end)
 

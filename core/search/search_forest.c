@@ -19,9 +19,12 @@
 ** the best measured (Jones et al. 1998: for y ~ N(m, s^2), the forest's mean
 ** m and spread s, E[max(best - y, 0)]; with `kappa` K > 0 the lowest
 ** m - K s instead), ties going to the lower mean. The candidates are
-** - the neighbours of the `top` best configurations measured: those one
-**   parameter away, and with `pairs` those that move two parameters each to
-**   an adjacent value (a step along a diagonal, where a product of two
+** - the neighbours of the `top` best configurations measured, each (with
+**   `apart` D) at least D parameters away from every better one of them:
+**   the best, and the best elsewhere, so that the search climbs in a second
+**   basin too, as a hill climber's restarts do; neighbours are those one
+**   parameter away, and with `pairs` those that move two parameters each
+**   to an adjacent value (a step along a diagonal, where a product of two
 **   parameters is bounded): local moves, where the forest has most data;
 ** - `pool` random configurations not yet measured: global ones, where it is
 **   least sure.
@@ -49,9 +52,9 @@
 ** (results:summary().withdrawn).
 **
 ** Options: sample (8; below 1, a fraction of the valid configurations),
-** trees (10), leaf (2: the fewest results in a leaf), top (2), pairs (1),
-** pool (256), explore (0), kappa (0: expected improvement), refit (0.25),
-** clip (0.5), ahead (8).
+** trees (10), leaf (2: the fewest results in a leaf), top (2), apart (4;
+** 0: the best `top` wherever they are), pairs (1), pool (256), explore (0),
+** kappa (0: expected improvement), refit (0.25), clip (0.5), ahead (8).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -85,16 +88,19 @@ typedef struct cand {
 typedef struct ranked {
   uint64_t index;
   double y;
+  uint64_t row; /* its place among the results */
 } ranked;
 
 typedef struct fsearch {
   kt_walker w;
   uint64_t seed;
   double sample_opt, explore, refit, kappa, clip;
-  unsigned sample, ntrees, leaf, top, pairs, pool, ahead;
+  unsigned sample, ntrees, leaf, top, apart, pairs, pool, ahead;
   kt_forest model;
   uint32_t *x;          /* every result's value indices, by arrival */
   double *y;            /* and its log cost, INFINITY when it failed */
+  uint64_t *rowindex;   /* and its index */
+  size_t caprowindex;
   double *target;       /* what a fit learns of each */
   size_t n, capx, capy, captarget, nok;
   double ybest, ymax;
@@ -335,15 +341,50 @@ static int fit(fsearch *f, kt_error *err) {
   return rebuild(f, err);
 }
 
+static unsigned distance(const fsearch *f, size_t a, size_t b) {
+  size_t P = f->w.nparams;
+  unsigned d = 0;
+  for (size_t p = 0; p < P; p++) d += f->x[a * P + p] != f->x[b * P + p];
+  return d;
+}
+
+/* With apart D: the best `top` successes each at least D parameters from
+** every better one of them, listed again from all results. */
+static int enter_apart(fsearch *f, kt_error *err) {
+  ranked old[64];
+  size_t nold = f->nbest < 64 ? f->nbest : 64;
+  memcpy(old, f->best, nold * sizeof *old);
+  f->nbest = 0;
+  while (f->nbest < f->top) {
+    size_t at = SIZE_MAX;
+    for (size_t r = 0; r < f->n; r++) {
+      if (!isfinite(f->y[r]) || (at != SIZE_MAX && !(f->y[r] < f->y[at]))) continue;
+      bool far = true;
+      for (size_t k = 0; k < f->nbest && far; k++)
+        far = distance(f, r, (size_t)f->best[k].row) >= f->apart;
+      if (far) at = r;
+    }
+    if (at == SIZE_MAX) break;
+    f->best[f->nbest++] = (ranked){f->rowindex[at], f->y[at], at};
+  }
+  for (size_t k = 0; f->model.fitted && k < f->nbest; k++) {
+    bool was = false;
+    for (size_t j = 0; j < nold && !was; j++) was = old[j].index == f->best[k].index;
+    if (!was && add_neighbours(f, f->best[k].index, err)) return -1;
+  }
+  return 0;
+}
+
 /* Enters a success among the best `top`; its neighbours become candidates. */
 static int enter_best(fsearch *f, uint64_t index, double y, kt_error *err) {
   if (!f->top || (f->nbest == f->top && !(y < f->best[f->nbest - 1].y))) return 0;
+  if (f->apart) return enter_apart(f, err);
   size_t at = f->nbest < f->top ? f->nbest++ : f->nbest - 1;
   while (at > 0 && y < f->best[at - 1].y) {
     f->best[at] = f->best[at - 1];
     at--;
   }
-  f->best[at] = (ranked){index, y};
+  f->best[at] = (ranked){index, y, f->n - 1};
   return f->model.fitted ? add_neighbours(f, index, err) : 0;
 }
 
@@ -434,8 +475,10 @@ static int fo_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   double y = log_cost(kt_result_cost(r));
   if (kt_walker_record(&f->w, index, r, err) ||
       kt_grow(&f->x, &f->capx, (f->n + 1) * P + 1, sizeof *f->x, err) ||
-      kt_grow(&f->y, &f->capy, f->n + 1, sizeof *f->y, err))
+      kt_grow(&f->y, &f->capy, f->n + 1, sizeof *f->y, err) ||
+      kt_grow(&f->rowindex, &f->caprowindex, f->n + 1, sizeof *f->rowindex, err))
     return -1;
+  f->rowindex[f->n] = index;
   memcpy(f->x + f->n * P, r->vi, P * sizeof *f->x);
   f->y[f->n++] = y;
   remove_cand(f, index);
@@ -475,6 +518,7 @@ static void fo_destroy(void *state) {
   forget(f);
   free(f->x);
   free(f->y);
+  free(f->rowindex);
   free(f->target);
   free(f->best);
   free(f->cands);
@@ -489,14 +533,16 @@ static const kt_searcher_ops forest_ops = {"forest", fo_start, fo_next, fo_repor
                                            fo_withdraw};
 
 int kt_search_forest_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
-  static const char *const allowed[] = {"sample", "trees", "leaf", "top", "pairs", "pool",
-                                        "explore", "kappa", "refit", "clip", "ahead", NULL};
-  double sample, trees, leaf, top, pairs, pool, explore, kappa, refit, clip, ahead;
+  static const char *const allowed[] = {"sample", "trees", "leaf", "top", "apart", "pairs",
+                                        "pool", "explore", "kappa", "refit", "clip", "ahead",
+                                        NULL};
+  double sample, trees, leaf, top, apart, pairs, pool, explore, kappa, refit, clip, ahead;
   if (kt_search_opts_check(o, "forest", allowed, err) ||
       kt_search_opt_whole(o, "forest", "sample", 8, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "forest", "trees", 10, 1, 256, false, &trees, err) ||
       kt_search_opt_whole(o, "forest", "leaf", 2, 1, 1e6, false, &leaf, err) ||
-      kt_search_opt_whole(o, "forest", "top", 2, 0, 1024, false, &top, err) ||
+      kt_search_opt_whole(o, "forest", "top", 2, 0, 64, false, &top, err) ||
+      kt_search_opt_whole(o, "forest", "apart", 4, 0, 1e6, false, &apart, err) ||
       kt_search_opt_whole(o, "forest", "pairs", 1, 0, 1, false, &pairs, err) ||
       kt_search_opt_whole(o, "forest", "pool", 256, 0, 1e6, false, &pool, err) ||
       kt_search_opt_number(o, "forest", "explore", 0, 0, 1, &explore, err) ||
@@ -510,7 +556,8 @@ int kt_search_forest_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
   *f = (fsearch){.seed = o->seed, .sample_opt = sample, .explore = explore, .refit = refit,
                  .kappa = kappa, .clip = clip, .ntrees = (unsigned)trees, .leaf = (unsigned)leaf,
                  .top = (unsigned)top, .pairs = (unsigned)pairs, .pool = (unsigned)pool,
-                 .ahead = (unsigned)ahead, .ybest = INFINITY, .ymax = -INFINITY};
+                 .apart = (unsigned)apart, .ahead = (unsigned)ahead, .ybest = INFINITY,
+                 .ymax = -INFINITY};
   kt_indexmap_init(&f->in_cands);
   f->flights = kt_calloc(f->ahead, sizeof *f->flights, err);
   f->best = kt_calloc(f->top + 1, sizeof *f->best, err);
