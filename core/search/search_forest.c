@@ -40,8 +40,9 @@
 ** at a fit, tree by tree; at a fit the random ones are kept but a share
 ** RENEW, drawn anew, and the neighbours of configurations no longer among
 ** the best leave. A proposal then costs a scan of the candidates. On a
-** space of 100,000 configurations that is 4 to 10 µs of CPU per
-** evaluation up to budgets of 5% (bench/overhead/searcher_cpu.lua).
+** space of 100,000 configurations that is about 12, 8 and 5 µs of CPU per
+** evaluation at budgets of 1%, 2% and 5% (bench/overhead/searcher_cpu.lua,
+** a busy machine; 8 trees: 11, 7 and 4 µs).
 **
 ** Up to `ahead` proposals are in flight (so that a device compiles them
 ** together). After each result those not yet evaluated are taken back (the
