@@ -121,7 +121,7 @@ typedef struct kt_stop_state {
 int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err);
 void kt_stop_state_clear(kt_stop_state *st);
 /* The searcher of a tuning that names none: with a budget (count, fraction
-** or seconds) "bestfirst", which finds most within one; otherwise
+** or seconds) "forest", which finds most within one; otherwise
 ** "exhaustive", which tries everything in index order. */
 const char *kt_search_default(const kt_stop *s);
 /* Counts one new evaluation and its outcome. */
