@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "devout.h"
+#include "far.h"
 #include "remote.h"
 #include "remote_proto.h"
 #include "run_delay.h"
@@ -32,8 +33,9 @@ typedef struct rm_read {
 struct kt_bctx {
   kt_device_info dev;     /* to open again after a loss */
   bool has_device;        /* false for a server that only lists devices */
-  int rank;               /* the MPI rank whose process forks the server (0: this one) */
-  pid_t pid;              /* on another rank, the relay's link (mpi.h) */
+  const kt_far *far;      /* the way to the node that forks the server (NULL: this process) */
+  int node;               /* ... its number for far */
+  pid_t pid;              /* on another node, far's link */
   bool alive;
   uint64_t generation;
   int fd;                 /* the main connection (the owning thread's) */

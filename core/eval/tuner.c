@@ -260,7 +260,7 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
 ** them. */
 int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
   if (t->pool || workers == 0) return 0;
-  if (!t->isolate || t->device.rank > 0) {
+  if (!t->isolate || t->device.far) {
     if (workers < 0) return 0;
     return kt_fail(err, "compile workers need an isolated tuner of a device of this host "
                         "(isolate = true, no MPI rank of its own)");

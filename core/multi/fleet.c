@@ -19,7 +19,7 @@
 
 #include "ahead.h"
 #include "interrupt.h"
-#include "mpi.h"
+#include "far.h"
 #include "tune_int.h"
 #include "validate_device.h"
 
@@ -214,10 +214,10 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
 
 /* ---- devices lost for good ---- */
 
-/* A device of an MPI rank that died cannot come back (mpi.h). */
+/* A device of a node that died (an MPI rank: mpi.h) cannot come back. */
 static bool device_gone(const worker *w) {
-  int rank = kt_tuner_device(w->tu.t)->rank;
-  return rank > 0 && !kt_mpi_rank_alive(rank);
+  const kt_device_info *d = kt_tuner_device(w->tu.t);
+  return d->far && !d->far->alive(d->rank);
 }
 
 static bool others_live(const kt_fleet *f, const worker *w) {

@@ -49,6 +49,12 @@ void kt_mpi_end(void);
 ** job is over (or stops answering); then exits. */
 void kt_mpi_serve(void) __attribute__((noreturn));
 
+/* The way to another rank's device processes, as the device layer takes
+** it (far.h): kt_mpi_link_open, kt_mpi_link_stop, kt_mpi_local_id and
+** kt_mpi_rank_alive. The devices kt_mpi_devices_append adds carry it. */
+struct kt_far;
+extern const struct kt_far kt_mpi_far;
+
 /* Rank 0's relay (mpi_relay.c). Starts a device server on `rank` whose
 ** connections are the far ends of main_fd and compile_fds[0..n-1] (and
 ** whose stderr goes to said_fd, or nowhere when -1); data for the staging

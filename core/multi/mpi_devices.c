@@ -9,8 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "far.h"
 #include "mpi.h"
 #include "remote.h"
+
+/* The way to the device processes of another rank (far.h): through rank
+** 0's relay (mpi_relay.c). Every device of another rank carries it. */
+const kt_far kt_mpi_far = {kt_mpi_link_open, kt_mpi_link_stop, kt_mpi_local_id, kt_mpi_rank_alive};
 
 /* ---- the devices of other ranks ---- */
 
@@ -29,6 +34,7 @@ static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t
     kt_device_info *d = &grown[(*n)++];
     *d = more[i];
     d->rank = rank;
+    d->far = &kt_mpi_far;
     if (snprintf(d->id, sizeof d->id, "mpi:%d:%s", rank, more[i].id) < 0) d->id[0] = '\0';
   }
   free(more); /* its devices' properties now belong to the list */
@@ -49,7 +55,8 @@ typedef struct listing {
 
 static void *list_rank(void *ud) {
   listing *l = ud;
-  l->rc = kt_devices_remote_on(l->rank, &l->list, &l->n, l->said, sizeof l->said, &l->err);
+  l->rc = kt_devices_remote_far(&kt_mpi_far, l->rank, &l->list, &l->n, l->said, sizeof l->said,
+                                &l->err);
   return NULL;
 }
 
