@@ -29,6 +29,7 @@ static void end_at_exit(void) {
 
 int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
   kt_mpi_describe(); /* now: later, the relay thread alone may call MPI */
+  kt_mpi_host();     /* now, on one thread */
   if (!launched_by_mpirun()) return 0;
   if (mw_join(argc, argv, err)) return -1;
   if (kt_mpi_rank() == 0 && kt_mpi_size() > 1) {
