@@ -417,6 +417,7 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .prog_free = rm_prog_free,                \
   .prog_binary = rm_prog_binary,            \
   .prog_load = rm_prog_load,                \
+  .build_there = rm_build_there,            \
   .kernel = rm_kernel,                      \
   .kernel_free = rm_kernel_free,            \
   .kernel_usage = rm_kernel_usage,          \

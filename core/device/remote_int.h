@@ -139,6 +139,9 @@ int rm_unstage(kt_bctx *c, kt_error *err);
 kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, const char *name,
                      char **log, kt_error *err);
 int rm_prog_binary(kt_bctx *c, kt_bprog *p, unsigned char **bytes, size_t *size, kt_error *err);
+/* OP_BUILD: a compile through the server's own program cache (backend.h, build_there). */
+kt_bprog *rm_build_there(kt_bctx *c, const char *source, const char *options, const char *name,
+                         char **log, bool *loaded, char **unkept, kt_error *err);
 kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, const char *options,
                        const char *name, char **log, kt_error *err);
 /* The backend's finish (remote_async.c) and its events (backend_remote.c). */
