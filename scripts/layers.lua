@@ -55,7 +55,7 @@ return {
         files = { "db", "db_open", "db_probe", "db_metrics" } } },
     { { folder = "core/multi",
         what = "one tuning over several devices: fleets and MPI ranks",
-        files = { "fleet", "mpi_devices", "mpi_rank", "mpi_job", "mpi_relay", "mpi_wire" } } },
+        files = { "fleet", "mpi_devices", "mpi_rank", "mpi_job", "mpi_relay", "mpi_self", "mpi_wire" } } },
     { { folder = "bindings",
         what = "the Lua API over the core, and the executable",
         files = { "ktlua", "main", "prompt", "lk_util", "lk_types", "lk_arg", "lk_array",

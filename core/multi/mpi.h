@@ -38,8 +38,12 @@ const char *kt_mpi_describe(void);
 
 /* Joins the MPI job when the process was started by mpirun (else does
 ** nothing): returns this process's rank (0 when alone), or -1 with err. On
-** rank 0 the relay thread starts, and the job ends at exit (kt_mpi_end). */
-int kt_mpi_start(int *argc, char ***argv, kt_error *err);
+** rank 0 the relay thread starts, every other rank says who it is, and a
+** rank whose ktlua or script differs from rank 0's ends the job with err
+** (kt_mpi_self_check); the job ends at exit (kt_mpi_end). version names
+** this ktlua ("ktlua 0.2.0"); script is the file given to run, or NULL. */
+int kt_mpi_start(int *argc, char ***argv, const char *version, const char *script,
+                 kt_error *err);
 /* The number of ranks (1 when alone) and this process's rank. */
 int kt_mpi_size(void);
 int kt_mpi_rank(void);
@@ -73,6 +77,17 @@ void kt_mpi_link_stop(int link, char *why, size_t size);
 #define KT_MPI_HOST_MAX 64
 #define KT_MPI_HOST_SCAN "63"
 const char *kt_mpi_host(void);
+
+/* What every rank must agree on (mpi_self.c): "VERSION\nSCRIPT", SCRIPT
+** being "-" (none given), "PATH SHA256" (its contents) or "PATH !why"
+** (unreadable). kt_mpi_start sets this process's. */
+#define KT_MPI_SELF_MAX 480
+void kt_mpi_self_set(const char *version, const char *script);
+const char *kt_mpi_self(void);
+/* Rank 0: -1 with err naming the rank, its host and what differs when a
+** rank said (its hello) another version, or a script that is not rank 0's
+** or that it cannot read; 0 when it agrees (a rank without a script does). */
+int kt_mpi_self_check(int rank, const char *host, const char *said, kt_error *err);
 
 /* What a rank said of itself when it joined. */
 typedef struct kt_mpi_node {

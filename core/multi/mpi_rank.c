@@ -242,8 +242,9 @@ void kt_mpi_serve(void) {
   signal(SIGPIPE, SIG_IGN);
   rank_state s = {0};
   kt_msg_init(&s.m);
-  char hello[KT_MPI_HOST_MAX + 64];
-  snprintf(hello, sizeof hello, "%d %d %s", (int)getpid(), kt_cpus_usable(), kt_mpi_host());
+  char hello[KT_MPI_HOST_MAX + KT_MPI_SELF_MAX + 64];
+  snprintf(hello, sizeof hello, "%d %d %s\n%s", (int)getpid(), kt_cpus_usable(), kt_mpi_host(),
+           kt_mpi_self());
   reply(&s, MK_HELLO, 0, 0, 0, hello, strlen(hello), NULL, 0);
   s.heard = s.last_beat = kt_now_ns();
   bool going = true;

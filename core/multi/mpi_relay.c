@@ -43,6 +43,7 @@ typedef struct peer {
   bool dead;
   int pid, cpus;            /* from its hello */
   char host[KT_MPI_HOST_MAX];
+  char self[KT_MPI_SELF_MAX]; /* its version and script (kt_mpi_self) */
 } peer;
 
 /* One relay per process, as MPI is (mpi_wire.c). */
@@ -175,8 +176,10 @@ static void dispatch(mw_in *in) {
   R.peers[in->from].heard = kt_now_ns();
   if (in->h.kind == MK_HELLO) {
     peer *p = &R.peers[in->from];
-    char text[KT_MPI_HOST_MAX + 64];
+    char text[KT_MPI_HOST_MAX + KT_MPI_SELF_MAX + 64];
     snprintf(text, sizeof text, "%.*s", (int)in->h.frame, (const char *)in->frame);
+    const char *nl = strchr(text, '\n');
+    snprintf(p->self, sizeof p->self, "%s", nl ? nl + 1 : "?\n-");
     if (sscanf(text, "%d %d %" KT_MPI_HOST_SCAN "s", &p->pid, &p->cpus, p->host) < 3) p->pid = -1;
     pthread_cond_broadcast(&R.changed);
     return;
@@ -342,8 +345,13 @@ int mr_start(kt_error *err) {
   pthread_mutex_lock(&R.lock);
   for (int r = 1; r < kt_mpi_size(); r++)
     while (R.peers[r].pid == 0 && !R.peers[r].dead) pthread_cond_wait(&R.changed, &R.lock);
+  int rc = 0;
+  for (int r = 1; r < kt_mpi_size() && rc == 0; r++)
+    if (R.peers[r].pid > 0 && !R.peers[r].dead)
+      rc = kt_mpi_self_check(r, R.peers[r].host, R.peers[r].self, err);
   pthread_mutex_unlock(&R.lock);
-  return 0;
+  if (rc) mr_stop(); /* the other ranks are told to end */
+  return rc;
 }
 
 /* The other ranks are told to end (they stop their device processes); the
