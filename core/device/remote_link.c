@@ -93,7 +93,7 @@ static int open_device(kt_bctx *c, kt_error *err) {
 
 /* Forks a server; with a device, opens it there. */
 int rm_spawn(kt_bctx *c, kt_error *err) {
-  int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
+  int n = c->nchannels, mainp = -1, mainc = -1, *child = calloc((size_t)n + 1, sizeof *child);
   if (!child) return kt_fail(err, "out of memory starting the device process");
   int said = c->has_device ? kt_devout_pipe(&c->said) : -1;
   bool ok = make_pair(&mainp, &mainc) == 0;
@@ -114,6 +114,7 @@ int rm_spawn(kt_bctx *c, kt_error *err) {
   }
   for (int i = 0; i < n; i++)
     if (ok || child[i] > 0) close(child[i]);
+  c->compiler = ok && pid > 0 && !c->far ? pid : 0;
   pthread_mutex_unlock(&c->lock);
   kt_fork_end();
   free(child);
