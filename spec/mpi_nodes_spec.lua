@@ -56,7 +56,7 @@ local function mpirun(args, opts)
   end
   local transport = netns and ("ip netns exec %sh env PMIX_MCA_ptl_tcp_if_include=10.44.0.0/24 "
     .. "mpirun --mca btl self,tcp --mca btl_tcp_if_include 10.44.0.0/24 "):format(tag)
-    or "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun "
+    or "env OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun "
   -- `timeout 600` only ends a hang.
   return shell.run(("%stimeout 600 %s%s%s-x %s %s"):format(env, transport,
     opts.recovery and "--enable-recovery " or "", latency, mark, table.concat(contexts, " : ")))
@@ -235,6 +235,13 @@ describe("MPI ranks as nodes", function()
     refused({ args = { [1] = work .. "/absent.lua" } }, "MPI rank 1 (on node1) was started with "
       .. "the script " .. work .. "/absent.lua, which it cannot read: it is not there")
   end)
+  it("ends a job of one rank as MPI wants (mpirun's status is the script's)", function()
+    local out, code = shell.run(("%s%s env OMPI_MCA_btl=self,vader timeout 600 mpirun -np 1 %s "
+      .. "-e 'print(kt.mpi().size)'"):format(env, mark, shell.ktlua))
+    assert.are.equal(0, code, out)
+    assert.are.equal("1\n", out)
+  end)
+
   -- doc/scaling.md's commands for a cluster, as written but for the hosts.
   it("runs doc/scaling.md's mpirun command, on two ranks of this host, and its resume", function()
     local doc = files.read("doc/scaling.md")

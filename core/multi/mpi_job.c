@@ -34,12 +34,14 @@ int kt_mpi_start(int *argc, char ***argv, const char *version, const char *scrip
   if (!launched_by_mpirun()) return 0;
   kt_mpi_self_set(version, script);
   if (mw_join(argc, argv, err)) return -1;
-  if (kt_mpi_rank() == 0 && kt_mpi_size() > 1) {
-    if (mr_start(err)) {
-      mw_leave();
-      MPI_Finalize();
-      return -1;
-    }
+  if (kt_mpi_rank() == 0 && kt_mpi_size() > 1 && mr_start(err)) {
+    mw_leave();
+    MPI_Finalize();
+    return -1;
+  }
+  /* Rank 0 finalizes at exit, alone in its job too (mpirun -np 1: else
+  ** mpirun takes its exit for a crash); the others in kt_mpi_serve. */
+  if (kt_mpi_rank() == 0) {
     joined = getpid();
     atexit(end_at_exit);
   }
