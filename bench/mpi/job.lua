@@ -19,7 +19,7 @@ function job.command(o)
   end
   local transport = o.netns and ("ip netns exec %sh env PMIX_MCA_ptl_tcp_if_include=10.44.0.0/24 "
     .. "mpirun --mca btl self,tcp --mca btl_tcp_if_include 10.44.0.0/24 "):format(o.netns)
-    or "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun "
+    or "env OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun "
   return ("%stimeout 600 %s%s-x KTLUA_MPI_LATENCY_MS=%g %s%s 2>&1"):format(job.env, transport,
     o.recovery and "--enable-recovery " or "", o.latency or 0,
     o.mark and "-x " .. o.mark .. " " or "", table.concat(contexts, " : "))
