@@ -28,9 +28,12 @@ const kt_backend *kt_remote_backend(const kt_device_info *dev);
 ** devices' backend fields name the real backends; their handles are NULL. */
 int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
                       kt_error *err);
-/* The same from a server on another MPI rank (mpi.h); 0: this process. */
-int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why,
-                         size_t whysize, kt_error *err);
+/* The same from a server on another node, reached through far (far.h;
+** NULL: this process's). Their far and rank fields are left for the
+** caller to set. */
+struct kt_far;
+int kt_devices_remote_far(const struct kt_far *far, int node, kt_device_info **list, size_t *n,
+                          char *why, size_t whysize, kt_error *err);
 
 /* Whether this process has initialised a driver itself (and so may no
 ** longer fork device servers), and marking that it has. */
