@@ -12,7 +12,7 @@ return {
         what = "errors, values, allocation, host arrays, JSON, wire framing, files, child programs",
         files = { "kt", "copy_wide", "types", "array", "arg", "rng", "indices", "stats", "indexmap", "trie",
           "permutation", "json", "json_read", "wire", "atomic_file", "regular_file", "dynlib",
-          "spawn", "cpus", "run_delay", "interrupt", "ktlua_exe", "log_append", "sha256" } } },
+          "spawn", "cpus", "run_delay", "interrupt", "ktlua_exe", "log_append", "sha256", "handles" } } },
     { { folder = "core/space",
         what = "parameters, constraints, expressions and the spaces they make",
         files = { "expr", "expr_errors", "expr_ints", "expr_list", "expr_num", "expr_parse", "expr_string", "preproc", "preproc_expr",

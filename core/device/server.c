@@ -16,25 +16,12 @@
 #endif
 
 #include "device_wire.h"
+#include "handles.h"
 #include "remote.h"
 #include "remote_proto.h"
 #include "server_build.h"
 #include "server_loads.h"
 #include "wire.h"
-
-/* Handles by the number the tuner gave them. Numbers only grow (one per
-** buffer, program, kernel and event ever made), so they are hashed into
-** slots as many as the handles alive need, not as the largest number:
-** open addressing, linear probing; p == NULL marks a free slot. */
-typedef struct slot {
-  uint32_t id;
-  void *p;
-} slot;
-
-typedef struct table {
-  slot *slots;
-  size_t cap, n; /* cap: 0 or a power of two */
-} table;
 
 typedef struct pending_event {
   uint32_t id;
@@ -56,7 +43,7 @@ typedef struct server {
   kt_bctx *ctx;
   kt_device_info *devices;
   size_t ndevices;
-  table bufs, progs, kernels, events;
+  kt_handles bufs, progs, kernels, events; /* by the numbers the tuner gave them */
   pthread_mutex_t progs_lock; /* compile threads add programs */
   pthread_cond_t opened;      /* compiles wait (under progs_lock) for OP_OPEN, */
   int open_state;             /* which sets this: 1 open, -1 failed, 0 not yet */
@@ -80,59 +67,6 @@ typedef struct compile_thread {
   server *s;
   int fd;
 } compile_thread;
-
-static size_t home(const table *t, uint32_t id) {
-  return (size_t)(id * 2654435761u) & (t->cap - 1); /* Knuth's multiplicative hash */
-}
-
-static size_t find(const table *t, uint32_t id) {
-  size_t i = home(t, id);
-  while (t->slots[i].p && t->slots[i].id != id) i = (i + 1) & (t->cap - 1);
-  return i;
-}
-
-static void place(table *t, uint32_t id, void *p) {
-  size_t i = find(t, id);
-  if (!t->slots[i].p) t->n++;
-  t->slots[i] = (slot){id, p};
-}
-
-static int table_put(table *t, uint32_t id, void *p) {
-  if ((t->n + 1) * 2 > t->cap) { /* at most half full */
-    table old = *t;
-    size_t cap = old.cap ? old.cap * 2 : 64;
-    slot *slots = calloc(cap, sizeof *slots);
-    if (!slots) return -1;
-    *t = (table){slots, cap, 0};
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.slots[i].p) place(t, old.slots[i].id, old.slots[i].p);
-    free(old.slots);
-  }
-  place(t, id, p);
-  return 0;
-}
-
-static void *table_get(const table *t, uint32_t id) {
-  return t->cap ? t->slots[find(t, id)].p : NULL;
-}
-
-/* Takes the handle out; the slots after it in its run move back where a
-** search will find them. */
-static void *table_take(table *t, uint32_t id) {
-  if (!t->cap) return NULL;
-  size_t i = find(t, id);
-  void *p = t->slots[i].p;
-  if (!p) return NULL;
-  t->slots[i].p = NULL;
-  t->n--;
-  for (size_t j = (i + 1) & (t->cap - 1); t->slots[j].p; j = (j + 1) & (t->cap - 1)) {
-    slot moved = t->slots[j];
-    t->slots[j].p = NULL;
-    t->n--;
-    place(t, moved.id, moved.p);
-  }
-  return p;
-}
 
 /* ---- replies ---- */
 
@@ -211,7 +145,7 @@ static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
 /* ---- buffers and transfers ---- */
 
 static kt_bbuf *buffer(server *s, uint32_t id, kt_error *err) {
-  kt_bbuf *b = table_get(&s->bufs, id);
+  kt_bbuf *b = kt_handles_get(&s->bufs, id);
   if (!b) kt_fail(err, "no buffer %u in the device server", id);
   return b;
 }
@@ -231,7 +165,7 @@ static void op_buf_new(server *s, kt_msg *in, int fd, kt_msg *out) {
   kt_access access = (kt_access)kt_msg_get_u32(in);
   kt_error err;
   kt_bbuf *b = s->be->buffer_new(s->ctx, (size_t)bytes, place, access, &err);
-  if (b && table_put(&s->bufs, id, b)) {
+  if (b && kt_handles_put(&s->bufs, id, b)) {
     s->be->buffer_free(s->ctx, b);
     b = NULL;
     kt_fail(&err, "out of memory in the device server");
@@ -286,13 +220,13 @@ static void op_kernel(server *s, kt_msg *in, int fd, kt_msg *out) {
   char *name = kt_msg_get_str(in);
   kt_error err;
   pthread_mutex_lock(&s->progs_lock);
-  kt_bprog *prog = table_get(&s->progs, pid);
+  kt_bprog *prog = kt_handles_get(&s->progs, pid);
   pthread_mutex_unlock(&s->progs_lock);
   kt_bkernel *k = NULL;
   named_kernel *nk = NULL;
   if (!prog || !name) kt_fail(&err, "no program %u in the device server", pid);
   else k = s->be->kernel(s->ctx, prog, name, &err);
-  if (k && (!(nk = malloc(sizeof *nk)) || table_put(&s->kernels, kid, nk))) {
+  if (k && (!(nk = malloc(sizeof *nk)) || kt_handles_put(&s->kernels, kid, nk))) {
     s->be->kernel_free(s->ctx, k);
     free(nk);
     k = NULL;
@@ -311,8 +245,8 @@ static void kernel_free(server *s, named_kernel *nk) {
   free(nk);
 }
 
-static void op_free(server *s, table *t, kt_msg *in, int kind) {
-  void *p = table_take(t, kt_msg_get_u32(in));
+static void op_free(server *s, kt_handles *t, kt_msg *in, int kind) {
+  void *p = kt_handles_take(t, kt_msg_get_u32(in));
   if (!p) return;
   switch (kind) {
     case OP_BUF_FREE: s->be->buffer_free(s->ctx, p); break;
@@ -374,7 +308,7 @@ static void op_launch(server *s, kt_msg *in) {
   uint32_t n = kt_msg_get_u32(in);
   kt_error err;
   kt_launch_arg *args = n ? calloc(n, sizeof *args) : NULL;
-  named_kernel *nk = table_get(&s->kernels, kid);
+  named_kernel *nk = kt_handles_get(&s->kernels, kid);
   kt_bevent *ev = NULL;
   kt_fault fault = KT_FAULT_LAUNCH;
   if (!nk) kt_fail(&err, "no kernel %u in the device server", kid);
@@ -391,7 +325,7 @@ static void op_launch(server *s, kt_msg *in) {
     return;
   }
   if (!eid) return;
-  if (table_put(&s->events, eid, ev) ||
+  if (kt_handles_put(&s->events, eid, ev) ||
       kt_grow(&s->pending, &s->cappending, s->npending + 1, sizeof *s->pending, NULL)) {
     s->be->event_free(s->ctx, ev);
     kt_fail(&err, "out of memory in the device server");
@@ -481,7 +415,7 @@ static void op_marker(server *s, kt_msg *in, int fd, kt_msg *out) {
   kt_bevent *ev = NULL;
   int rc = s->be->marker ? s->be->marker(s->ctx, (int)queue, &ev, &err)
                          : kt_fail(&err, "the %s backend has no events between queues", s->be->name);
-  if (rc == 0 && table_put(&s->events, eid, ev)) {
+  if (rc == 0 && kt_handles_put(&s->events, eid, ev)) {
     s->be->event_free(s->ctx, ev);
     rc = kt_fail(&err, "out of memory in the device server");
   }
@@ -491,7 +425,7 @@ static void op_marker(server *s, kt_msg *in, int fd, kt_msg *out) {
 static void op_queue_wait(server *s, kt_msg *in, int fd, kt_msg *out) {
   uint32_t queue = kt_msg_get_u32(in), eid = kt_msg_get_u32(in);
   kt_error err;
-  kt_bevent *ev = table_get(&s->events, eid);
+  kt_bevent *ev = kt_handles_get(&s->events, eid);
   int rc = !ev ? kt_fail(&err, "no event %u in the device server", eid)
            : s->be->queue_wait ? s->be->queue_wait(s->ctx, (int)queue, ev, &err)
                                : kt_fail(&err, "the %s backend has no events between queues",
@@ -500,7 +434,7 @@ static void op_queue_wait(server *s, kt_msg *in, int fd, kt_msg *out) {
 }
 
 static double event_ns(server *s, uint32_t id) {
-  kt_bevent *ev = table_get(&s->events, id);
+  kt_bevent *ev = kt_handles_get(&s->events, id);
   return ev ? s->be->event_ns(s->ctx, ev) : -1;
 }
 
@@ -532,7 +466,7 @@ static void op_finish(server *s, kt_msg *in, int fd, kt_msg *out) {
     kt_msg_put_f64(out, rc ? -1 : event_ns(s, p.id));
     /* Reported once, an event is done with: the tuner frees its side
     ** without a message. */
-    kt_bevent *ev = table_take(&s->events, p.id);
+    kt_bevent *ev = kt_handles_take(&s->events, p.id);
     if (ev) s->be->event_free(s->ctx, ev);
     count++;
   }
@@ -586,7 +520,7 @@ static void op_program(server *s, uint32_t op, kt_msg *in, kt_msg *out) {
   kt_built b = {false, NULL};
   kt_bprog *prog = make_program(s, op, in, &log, &b, &err);
   pthread_mutex_lock(&s->progs_lock);
-  if (prog && table_put(&s->progs, pid, prog)) {
+  if (prog && kt_handles_put(&s->progs, pid, prog)) {
     s->be->prog_free(s->ctx, prog);
     prog = NULL;
     kt_fail(&err, "out of memory in the device server");
@@ -606,7 +540,7 @@ static void op_prog_binary(server *s, kt_msg *in, kt_msg *out) {
   size_t size = 0;
   kt_error err;
   pthread_mutex_lock(&s->progs_lock);
-  kt_bprog *prog = table_get(&s->progs, pid);
+  kt_bprog *prog = kt_handles_get(&s->progs, pid);
   int rc = !prog                ? kt_fail(&err, "no program %u in the device server", pid)
            : !s->be->prog_binary ? kt_fail(&err, "the %s backend gives no binaries", s->be->name)
                                  : s->be->prog_binary(s->ctx, prog, &bytes, &size, &err);
