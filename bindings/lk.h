@@ -239,6 +239,7 @@ void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
+void lk_open_watch(lua_State *L);   /* the preloaded module ktlua.watch (the live view's) */
 void lk_open_json(lua_State *L);    /* kt.json */
 void lk_open_program_cache(lua_State *L); /* kt.program_cache, kt.program_cache_clear */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
