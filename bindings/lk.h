@@ -346,6 +346,10 @@ typedef struct lk_tune_hold {
   /* What is tuned, held here too: a callback may release its Lua object. */
   kt_task *task;
   kt_replay *replay;
+  /* tune option live (lk_live.c): ktlua.live's session, and the progress
+  ** hook it comes before */
+  lk_ref *live;
+  kt_progress_fn progress_fn;
 } lk_tune_hold;
 
 /* A registry field that main.c sets to true while it runs a script: then
@@ -365,6 +369,19 @@ void lk_tune_write(lua_State *L, int opts, lk_tune_hold *h);
 /* Pushes the tuning's results (if any), writes them (lk_tune_write), and
 ** raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);
+
+/* ---- the live view (lk_live.c) ---- */
+
+/* The tune option live at opts (a page): ktlua.live checks the page can be
+** written and drawn and writes its first, before the tuning; where
+** *journal is NULL the tuning gets one of its own (kept by the session). */
+void lk_live_check(lua_State *L, int opts, lk_tune_hold *h, const char *task, const char *device,
+                   const char **journal);
+/* Puts the session's hook before the tuning's progress hook (*fn, *ud). */
+void lk_live_progress(lk_tune_hold *h, kt_progress_fn *fn, void **ud);
+/* After the tuning: the finished report from the results at index results
+** (or nil); err: the tuning's error, which a failing page does not hide. */
+void lk_live_finish(lua_State *L, lk_tune_hold *h, int results, const kt_error *err);
 
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */
 int lk_new_kernel(lua_State *L, int idx);
