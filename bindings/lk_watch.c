@@ -13,6 +13,7 @@
 **   watch.ktlua()           -> the ktlua executable's path (ktlua_exe.h)
 **   watch.writable(path)    -> true, or nil and why a file cannot be
 **                              written there whole (atomic_file.h)
+**   watch.processors()      -> the processors this process may use (cpus.h)
 **   watch.start(argv)       -> a follower: argv[1] (a path) started beside
 **                              this process (spawn.h: its own process
 **                              group, nice 19), its standard input a
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "../core/base/atomic_file.h"
+#include "../core/base/cpus.h"
 #include "../core/base/ktlua_exe.h"
 #include "../core/base/spawn.h"
 #include "../core/results/journal.h"
@@ -124,6 +126,11 @@ static int l_writable(lua_State *L) {
   return 1;
 }
 
+static int l_processors(lua_State *L) {
+  lua_pushinteger(L, kt_cpus_usable());
+  return 1;
+}
+
 static void end_input(follower *f) {
   if (f->fd >= 0) close(f->fd);
   f->fd = -1;
@@ -206,7 +213,8 @@ static int open_watch(lua_State *L) {
   lua_pop(L, 1);
   static const luaL_Reg fns[] = {{"stat", l_stat},   {"held", l_held},   {"now", l_now},
                                  {"wait", l_wait},   {"ktlua", l_ktlua}, {"start", l_start},
-                                 {"writable", l_writable}, {NULL, NULL}};
+                                 {"writable", l_writable}, {"processors", l_processors},
+                                 {NULL, NULL}};
   luaL_newlib(L, fns);
   return 1;
 }

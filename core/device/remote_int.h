@@ -34,6 +34,7 @@ struct kt_bctx {
   bool has_device;        /* false for a server that only lists devices */
   int rank;               /* the MPI rank whose process forks the server (0: this one) */
   pid_t pid;              /* on another rank, the relay's link (mpi.h) */
+  int threads;            /* POCL_MAX_PTHREAD_COUNT the server was given; 0: none (pocl_threads) */
   bool alive;
   uint64_t generation;
   int fd;                 /* the main connection (the owning thread's) */

@@ -7,6 +7,7 @@
 
 #include "indexmap.h"
 #include "journal.h"
+#include "run_delay.h"
 #include "tuner_int.h"
 
 /* The configurations run since the inputs were last found intact, and
@@ -61,6 +62,10 @@ typedef struct tuning {
   int64_t evaluated;  /* ... and evaluated */
   kt_gaps pending;    /* the parts of the gap since then */
   double energy_ns;   /* each configuration's energy window (0: none; measure_energy.c) */
+  pid_t host_pid;     /* a CPU device's process, whose threads' waits for a processor
+                      ** (run_delay.h) each configuration's runs count; 0: none */
+  kt_run_delays delays; /* ... at the start of the configuration's runs, ... */
+  int64_t runs_t0;    /* ... then */
   bool counters_off;  /* hardware counters cannot be read here (profile.c) */
 } tuning;
 

@@ -73,6 +73,8 @@ function live.progress(results, o, now, since)
   end
   if o.seconds then p.left = math.min(p.left or math.huge, math.max(0, o.seconds - p.elapsed)) end
   if total and done >= total then p.left = 0 end
+  local report = require "ktlua.report"
+  if list[done] and report.busy(list[done], results) then p.busy = report.busy_line(list[done], results) end
   return p
 end
 

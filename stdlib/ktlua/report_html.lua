@@ -332,6 +332,7 @@ local function best_table(m)
   if obj.metric then head[#head + 1] = { obj.name, attrs = 'class="n"' } end
   head[#head + 1] = { "time (ms)", attrs = 'class="n"' }
   head[#head + 1] = { "runs", attrs = 'class="n"' }
+  head[#head + 1] = { "spread", attrs = 'class="n"' }
   head[#head + 1] = { "vs best", attrs = 'class="n"' }
   local out = { '<table id="best">', row(head, "th") }
   for rank = 1, math.min(m.top, #m.ranked) do
@@ -345,6 +346,10 @@ local function best_table(m)
     cells[#cells + 1] = { ms(r.time_ms), attrs = ('class="n time" data-ms="%.17g"'):format(r.time_ms) }
     -- a CSV file keeps no samples: unknown, not none
     cells[#cells + 1] = { #r.samples_ms > 0 and #r.samples_ms or "-", attrs = 'class="n"' }
+    -- half the middle half of its runs around their median (ktlua.report's spread)
+    local spread = require("ktlua.report").spread(r)
+    cells[#cells + 1] = { require("ktlua.report").fmt_spread(r), attrs = 'class="n"'
+      .. (spread and (' data-spread="%.6g"'):format(spread) or "") }
     cells[#cells + 1] = { ("%.2fx"):format(versus(m, r)), attrs = 'class="n"' }
     out[#out + 1] = row(cells)
   end
