@@ -234,6 +234,13 @@ describe("ktlua report --follow", function()
     assert.matches("the page would replace the journal", out)
     out = run(ktlua .. " report --follow " .. text .. " --seconds=0")
     assert.matches("ktlua report: %-%-seconds needs a positive number", out)
+    -- a page that cannot be written, before anything is followed
+    local whole_journal = files.tmpname(".jsonl")
+    files.write(whole_journal, table.concat(journal_lines, "\n") .. "\n")
+    out, code = run(ktlua .. " report --follow " .. whole_journal .. " -o /nonexistent/dir/page.html")
+    assert.are.equal(1, code)
+    assert.matches("^ktlua: ktlua report %-%-follow: cannot write /nonexistent/dir/page.html: ", out)
+    os.remove(whole_journal)
     for _, p in ipairs({ results, csv, text }) do os.remove(p) end
   end)
 end)

@@ -133,6 +133,8 @@ function live.follow(journal, page, o, who)
   local kt = require "ktlua"
   local html = require "ktlua.report_html"
   check_journal(journal, who)
+  local ok, why = watch.writable(page)
+  if not ok then error(who .. ": " .. why, 0) end
   local seen, written_at, spacing, pages = nil, -math.huge, SPACING, 0
   local function final()
     local results = kt.load(journal)
