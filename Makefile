@@ -4,7 +4,7 @@
 #                     build/libktlua.a (the C core, for programs that embed it)
 #   make demo         install what is missing, build, tune an example on the default device
 #   make check        install what is missing, build, run every test (also under ASan/UBSan)
-#   make fuzz         the fuzzers of spec/fuzz_spec.lua for long (FUZZ_SEED, FUZZ_CASES)
+#   make fuzz         the fuzzers of spec/fuzz_spec.lua for long (FUZZ_SEED, FUZZ_CASES, FUZZ_ONLY)
 #   make install      install into $(DESTDIR)$(PREFIX) (default /usr/local): the
 #                     executable, the module, the library with its headers and
 #                     ktlua.pc, the man page, the docs and the examples
@@ -195,8 +195,8 @@ test: all
 	@scripts/check.sh --quick
 
 # The fuzzers of the suite (spec/fuzz_spec.lua), sanitized, with many more
-# cases: FUZZ_CASES per fuzzer (5000) from FUZZ_SEED (the time); a failing
-# case is left in build/fuzz.
+# cases: FUZZ_CASES per fuzzer (5000) from FUZZ_SEED (the time), only those
+# named by FUZZ_ONLY (scripts/fuzz.sh); a failing case is left in build/fuzz.
 fuzz: all asan
 	@scripts/fuzz.sh
 

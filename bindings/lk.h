@@ -285,6 +285,12 @@ int lk_tuner_online(lua_State *L);
 /* The tuned-configuration database at idx (lk_db.c), and storing the top
 ** configurations of results in it under the size table at size_idx. */
 struct kt_db *lk_check_db(lua_State *L, int idx);
+/* The same for a database given as an option: the error names it (what),
+** not a position on the stack. */
+struct kt_db *lk_check_db_named(lua_State *L, int idx, const char *what);
+/* An online tuning holds the database it will store into open
+** (db:close() is an error until it lets go). */
+void lk_db_hold(lua_State *L, int idx, bool hold);
 void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
                  lua_Integer top);
 /* A device table for the device at idx (string, table, nil); pushes

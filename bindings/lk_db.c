@@ -26,7 +26,10 @@
 #include "../core/search/neighbors.h"
 #include "lk.h"
 
-typedef struct lk_db { kt_db *db; } lk_db;
+typedef struct lk_db {
+  kt_db *db;
+  unsigned holds; /* online tunings that store their best here when their search ends */
+} lk_db;
 
 static kt_db *check_db(lua_State *L, int idx) {
   lk_db *u = luaL_checkudata(L, idx, LK_DB);
@@ -461,8 +464,13 @@ static int db_export(lua_State *L) {
   return 1;
 }
 
+/* (A collection finalizes the online tunings that hold it first: they
+** were made after it.) */
 static int db_close(lua_State *L) {
   lk_db *u = luaL_checkudata(L, 1, LK_DB);
+  if (u->holds)
+    luaL_argerror(L, 1, "the database is in use by an online tuning (tuner:online), which stores "
+                        "its best there when its search ends: close it after on:close()");
   kt_db_close(u->db);
   u->db = NULL;
   return 0;
@@ -493,7 +501,7 @@ static int l_db(lua_State *L) {
     readonly = lk_opt_boolean(L, 2, "kt.db options", "readonly", 0);
   }
   lk_db *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->db = NULL;
+  *u = (lk_db){NULL, 0};
   luaL_setmetatable(L, LK_DB);
   kt_error err;
   if (!(u->db = kt_db_open(path, (int)(timeout * 1000), readonly, &err))) return lk_error(L, &err);
@@ -501,6 +509,19 @@ static int l_db(lua_State *L) {
 }
 
 kt_db *lk_check_db(lua_State *L, int idx) { return check_db(L, idx); }
+
+void lk_db_hold(lua_State *L, int idx, bool hold) {
+  lk_db *u = luaL_checkudata(L, idx, LK_DB);
+  if (hold) u->holds++;
+  else u->holds--;
+}
+
+kt_db *lk_check_db_named(lua_State *L, int idx, const char *what) {
+  lk_db *u = luaL_testudata(L, idx, LK_DB);
+  if (!u) luaL_error(L, "%s: expected a database (kt.db), got %s", what, luaL_typename(L, idx));
+  if (!u->db) luaL_error(L, "%s: the database has been closed", what);
+  return u->db;
+}
 
 void lk_open_db(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", db_close}, {"__close", db_close},

@@ -21,7 +21,7 @@
 
 typedef struct lk_online {
   kt_online *on;
-  struct kt_db *db;
+  struct kt_db *db; /* held open until the search's best are stored there (lk_db_hold) */
 } lk_online;
 
 /* The uservalue keeps what the online tuning uses alive: the tuner, the
@@ -35,6 +35,16 @@ static lk_online *check_online(lua_State *L, int idx) {
   return u;
 }
 
+/* Lets go of the database (once its best are stored, or never will be). */
+static void release_db(lua_State *L, int idx, lk_online *u) {
+  if (!u->db) return;
+  lua_getiuservalue(L, idx, 1);
+  lua_rawgeti(L, -1, KEEP_DB);
+  lk_db_hold(L, lua_gettop(L), false);
+  lua_pop(L, 2);
+  u->db = NULL;
+}
+
 /* Stores the search's best once it has ended. */
 static void store_if_ended(lua_State *L, int idx, lk_online *u) {
   if (!u->db || kt_online_searching(u->on) || !kt_results_best(kt_online_results(u->on))) return;
@@ -42,7 +52,7 @@ static void store_if_ended(lua_State *L, int idx, lk_online *u) {
   lua_rawgeti(L, -1, KEEP_SIZE);
   lk_db_store(L, u->db, kt_online_results(u->on), lua_gettop(L), 3);
   lua_pop(L, 2);
-  u->db = NULL; /* once */
+  release_db(L, idx, u); /* once */
 }
 
 static void push_config(lua_State *L, const kt_results *r, const uint32_t *vi) {
@@ -111,8 +121,17 @@ static int online_done(lua_State *L) {
   return 1;
 }
 
+/* Its own step's callbacks (a launcher, a reference, a metric, a searcher)
+** may not end or free it while the step runs on it. */
+static void check_not_stepping(lua_State *L, const lk_online *u, const char *what) {
+  if (u->on && kt_online_stepping(u->on))
+    luaL_argerror(L, 1, lua_pushfstring(L, "the online tuning is in a step (this is one of its "
+                                           "callbacks): %s it after on:step() returns", what));
+}
+
 static int online_stop(lua_State *L) {
   lk_online *u = check_online(L, 1);
+  check_not_stepping(L, u, "stop");
   kt_error err;
   err.msg[0] = '\0';
   kt_online_stop(u->on, &err);
@@ -122,23 +141,42 @@ static int online_stop(lua_State *L) {
   return 1;
 }
 
+/* store_if_ended(online 1), protected. */
+static int store_protected(lua_State *L) {
+  store_if_ended(L, 1, luaL_checkudata(L, 1, LK_ONLINE));
+  return 0;
+}
+
 /* on:close(): ends the search (its best stored, as on:stop()) and releases
 ** the kernel, which can then change or be tuned again; later calls do
-** nothing, and every other method is an error. */
+** nothing, and every other method is an error. It closes also when the
+** store fails (a read-only database), then says why. */
 static int online_close(lua_State *L) {
   lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
   if (!u->on) return 0;
+  check_not_stepping(L, u, "close");
   kt_error err;
   err.msg[0] = '\0';
   kt_online_stop(u->on, &err);
-  if (!err.msg[0]) store_if_ended(L, 1, u);
+  int stored = LUA_OK;
+  if (!err.msg[0]) {
+    lua_pushcfunction(L, store_protected);
+    lua_pushvalue(L, 1);
+    stored = lua_pcall(L, 1, 0, 0);
+  }
+  release_db(L, 1, u);
   kt_online_free(u->on);
   u->on = NULL;
+  if (stored != LUA_OK) return lua_error(L);
   return err.msg[0] ? lk_error(L, &err) : 0;
 }
 
+/* (A collection cannot come during a step, which holds the object; a
+** call by hand can.) */
 static int online_gc(lua_State *L) {
   lk_online *u = luaL_checkudata(L, 1, LK_ONLINE);
+  check_not_stepping(L, u, "close");
+  release_db(L, 1, u);
   kt_online_free(u->on);
   u->on = NULL;
   return 0;
@@ -155,6 +193,25 @@ static int online_tostring(lua_State *L) {
 
 /* ---- tuner:online ---- */
 
+/* lk_check_config(table 1, space 2, vi 3), protected. */
+static int check_config_protected(lua_State *L) {
+  lk_check_config(L, 1, lua_touserdata(L, 2), lua_touserdata(L, 3));
+  return 0;
+}
+
+/* lk_check_config, its error naming the option. */
+static void check_option_config(lua_State *L, int idx, kt_space *space, uint32_t *vi,
+                                const char *option) {
+  lua_pushcfunction(L, check_config_protected);
+  lua_pushvalue(L, idx);
+  lua_pushlightuserdata(L, space);
+  lua_pushlightuserdata(L, vi);
+  if (lua_pcall(L, 3, 0, 0) == LUA_OK) return;
+  const char *why = luaL_tolstring(L, -1, NULL);
+  if (strncmp(why, "configuration: ", 15) == 0) why += 15;
+  luaL_error(L, "%s: %s", option, why);
+}
+
 /* fallback = a configuration (table of values or a result) -> vi in the
 ** userdata pushed, or NULL. */
 static uint32_t *check_fallback(lua_State *L, int opts, kt_space *space) {
@@ -168,7 +225,7 @@ static uint32_t *check_fallback(lua_State *L, int opts, kt_space *space) {
   if (!lua_istable(L, idx)) luaL_error(L, "online options.fallback: expected a configuration");
   size_t np = kt_space_nparams(space);
   uint32_t *vi = lua_newuserdatauv(L, (np ? np : 1) * sizeof *vi, 0);
-  lk_check_config(L, idx, space, vi);
+  check_option_config(L, idx, space, vi, "online options.fallback");
   return vi;
 }
 
@@ -262,7 +319,7 @@ int lk_tuner_online(lua_State *L) {
     if (!fallback) fallback = stored;
   }
   lk_online *u = lua_newuserdatauv(L, sizeof *u, 1);
-  *u = (lk_online){NULL, db};
+  *u = (lk_online){NULL, NULL};
   luaL_setmetatable(L, LK_ONLINE);
   lua_createtable(L, 6, 0);
   int keep[] = {1, 2, hold};
@@ -270,9 +327,9 @@ int lk_tuner_online(lua_State *L) {
     lua_pushvalue(L, keep[i]);
     lua_rawseti(L, -2, i + 1);
   }
-  lua_getfield(L, 3, "db");
+  lk_get_field(L, 3, "db"); /* (the options may be nil) */
   lua_rawseti(L, -2, KEEP_DB);
-  lua_getfield(L, 3, "size");
+  lk_get_field(L, 3, "size");
   lua_rawseti(L, -2, KEEP_SIZE);
   lua_pushvalue(L, metrics);
   lua_rawseti(L, -2, KEEP_METRICS);
@@ -283,6 +340,12 @@ int lk_tuner_online(lua_State *L) {
   kt_online_confirm confirm = check_confirm(L, 3);
   if (!(u->on = kt_online_new(t, ut->task, &o, fallback, validate, confirm, &err)))
     return lk_error(L, &err);
+  if (db) {
+    lua_getfield(L, 3, "db");
+    lk_db_hold(L, lua_gettop(L), true);
+    lua_pop(L, 1);
+    u->db = db;
+  }
   (void)h;
   return 1;
 }

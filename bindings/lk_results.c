@@ -335,8 +335,11 @@ static int results_summary(lua_State *L) {
     sum.total += x->over.total;
   }
   lua_createtable(L, 0, 16);
-  lua_pushinteger(L, (lua_Integer)r->n);
+  /* those whose compile was not over when the tuning stopped were not evaluated */
+  lua_pushinteger(L, (lua_Integer)(r->n - count[KT_COMPILE_DEFERRED]));
   lua_setfield(L, -2, "evaluated");
+  lua_pushinteger(L, (lua_Integer)count[KT_COMPILE_DEFERRED]);
+  lua_setfield(L, -2, "deferred");
   lua_pushinteger(L, (lua_Integer)resumed);
   lua_setfield(L, -2, "resumed");
   lua_createtable(L, 0, KT_STATUS_COUNT);
@@ -377,6 +380,7 @@ static int results_summary(lua_State *L) {
       {"compiles", r->compiles},
       {"cached", r->cached},
       {"withdrawn", r->withdrawn},
+      {"abandoned", r->abandoned},
       {"compile_workers", r->compile_workers},
       {"input_checks", r->input_checks},
       {"input_checks_device", r->input_checks_device},

@@ -87,9 +87,15 @@ static int l_tuner(lua_State *L) {
 ** than when the tuner is collected. */
 static int tuner_gc(lua_State *L) {
   lk_tuner *ut = luaL_checkudata(L, 1, LK_TUNER);
-  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++)
+  for (size_t i = 0; ut->t && i < lk_tuner_count(ut); i++) {
     if (kt_tuner_busy(lk_tuner_at(ut, i)))
       luaL_argerror(L, 1, "the tuner is in use: close it after its tuning or run returns");
+    /* (a collection finalizes the online tunings first: they hold the tuner,
+    ** so were made after it) */
+    if (kt_tuner_held_online(lk_tuner_at(ut, i)))
+      luaL_argerror(L, 1, "the tuner is in use by an online tuning (tuner:online): close it "
+                          "after on:close()");
+  }
   if (ut->fleet) kt_fleet_free(ut->fleet);
   else kt_tuner_free(ut->t);
   ut->t = NULL;
@@ -284,6 +290,37 @@ static void check_fail_fast(lua_State *L, int opts, kt_tune_opts *o) {
   lua_pop(L, 1);
 }
 
+/* compile_outlier = factor, true (the defaults), false (off), or {factor =,
+** after = compiles, floor = seconds} (kt_outlier_rule, tuner.h). */
+static void check_outlier(lua_State *L, int opts, kt_outlier_rule *r) {
+  static const char *const keys[] = {"factor", "after", "floor", NULL};
+  const char *what = "tune options.compile_outlier";
+  int t = lk_get_field(L, opts, "compile_outlier");
+  int at = lua_gettop(L);
+  if (t == LUA_TBOOLEAN) {
+    if (!lua_toboolean(L, at)) r->factor = -1;
+  } else if (t == LUA_TNUMBER || t == LUA_TTABLE) {
+    if (t == LUA_TTABLE) lk_check_keys(L, at, what, keys);
+    lua_Number factor = t == LUA_TNUMBER ? lua_tonumber(L, at)
+                                         : lk_opt_number(L, at, what, "factor", KT_OUTLIER_FACTOR_DEFAULT);
+    lua_Integer after = t == LUA_TTABLE ? lk_opt_integer(L, at, what, "after", KT_OUTLIER_AFTER_DEFAULT)
+                                        : KT_OUTLIER_AFTER_DEFAULT;
+    lua_Number floor_s = t == LUA_TTABLE ? lk_opt_number(L, at, what, "floor", KT_OUTLIER_FLOOR_DEFAULT / 1e9)
+                                         : KT_OUTLIER_FLOOR_DEFAULT / 1e9;
+    if (!(factor >= 1 && factor <= 1e6))
+      luaL_error(L, "%s: expected a factor from 1 to 10^6 (times the median compile), or false", what);
+    if (after < 1 || after > 1 << 20)
+      luaL_error(L, "%s.after: expected a number of compiles from 1", what);
+    if (!(floor_s > 0 && floor_s <= 1e6))
+      luaL_error(L, "%s.floor: expected seconds above 0 (up to 10^6)", what);
+    *r = (kt_outlier_rule){factor, (size_t)after, floor_s * 1e9};
+  } else if (t != LUA_TNIL) {
+    luaL_error(L, "%s: expected a factor, a table {factor =, after =, floor =} or false, got %s",
+               what, luaL_typename(L, at));
+  }
+  lua_pop(L, 1);
+}
+
 /* seeds = {config, ...} (tables of values, results, 0-based indices in the
 ** space as defined, as results number it): the configurations evaluated
 ** first, as value indices in a userdata pushed. */
@@ -324,7 +361,7 @@ const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *
 /* db = kt.db(...) with size = {...}: the tuning's best are stored. */
 kt_db *lk_check_db_option(lua_State *L, int opts) {
   int has_db = lk_get_field(L, opts, "db") != LUA_TNIL;
-  kt_db *db = has_db ? lk_check_db(L, lua_gettop(L)) : NULL;
+  kt_db *db = has_db ? lk_check_db_named(L, lua_gettop(L), "tune options.db") : NULL;
   int has_size = lk_get_field(L, opts, "size") != LUA_TNIL;
   lua_pop(L, 2);
   if (has_db != has_size)
@@ -489,7 +526,7 @@ static int tuner_tune(lua_State *L) {
                                      "check_inputs", "db", "size", "seeds", "metrics",
                                      "maximize", "pipeline",
                                      "validate_on", "early_stop", "energy",
-                                     "profile", "live", NULL};
+                                     "profile", "compile_outlier", "live", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   struct kt_fleet *fleet = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   lk_task *ut = lk_check_task(L, 2);
@@ -507,6 +544,7 @@ static int tuner_tune(lua_State *L) {
   lk_check_journal(L, 3, ut->task->name, &o);
   lk_check_time_limit(L, 3, &o);
   check_fail_fast(L, 3, &o);
+  check_outlier(L, 3, &o.outlier);
   lk_check_pipeline(L, 3, &o);
   lk_check_energy(L, 3, &o);
   lk_check_profile(L, 3, &o);
@@ -531,9 +569,11 @@ static int tuner_tune(lua_State *L) {
   bool whole = rc == 0 && strcmp(h->results->stopped, "interrupted") != 0;
   if (whole && db && kt_results_best(h->results)) {
     lk_tune_write(L, 3, h); /* first: a database that refuses them loses no results */
+    lua_getfield(L, 3, "db"); /* again: a callback of the tuning may have closed it */
+    db = lk_check_db_named(L, lua_gettop(L), "tune options.db");
     lua_getfield(L, 3, "size");
     lk_db_store(L, db, h->results, lua_gettop(L), 3);
-    lua_pop(L, 1);
+    lua_pop(L, 2);
   }
   return lk_tune_return(L, 3, h, rc, &err);
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # gpu-check.sh: the GPU run of ktlua, from inside the folder that `make
 # bundle` builds, on an NVIDIA machine with the driver and CUDA but no Lua:
-# lists the devices, runs every example and the backend specs on cuda:0 and
-# on the NVIDIA OpenCL device, and writes a summary for bench/RESULTS.md.
+# lists the devices, runs every example and the backend specs (with the
+# GEN macros' spec, spec/oclopts_gen_spec.lua) on cuda:0 and on the NVIDIA
+# OpenCL device, and writes a summary for bench/RESULTS.md.
 #
 #   ./gpu-check.sh [out-dir]          (default: ./gpu-check-out)
 #
@@ -117,7 +118,8 @@ done
 # Each spec file in a process of its own: a GPU in exclusive-process mode
 # takes one device process at a time, and a file's tuners live until it ends.
 for dev in $devices; do
-  specs=spec/backend_spec.lua
+  # oclopts_gen_spec: GENINIT/GENLIMIT/GENSTEP share every loop exactly once on the device
+  specs="spec/backend_spec.lua spec/oclopts_gen_spec.lua"
   case $dev in cuda:*) specs="$specs spec/cuda_spec.lua" ;; esac
   KTLUA_DEVICE=$dev
   export KTLUA_DEVICE

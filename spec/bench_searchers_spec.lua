@@ -65,6 +65,70 @@ describe("bench/searchers/record", function()
     k:param("tile_size_y", { cfg[at + 3] }, { global_y = "div" })
   end
 
+  -- Kernel `name` of record/FAMILY.lua as spaces.lua makes it, with opt (its size; check on:
+  -- the family's Lua reference) on PoCL, run in the configurations cfgs (tables of values; each
+  -- listed parameter's value, the others their first): each must come out ok.
+  local function family_checks(family, name, opt, cfgs)
+    local kt = require "ktlua"
+    package.path = "bench/searchers/?.lua;" .. package.path
+    local tuner = kt.tuner("opencl", { compile_workers = 0, cache = false })
+    opt.check, opt.backend, opt.bat = true, "opencl", "../shared/bat/benchmarks"
+    local k = require("record." .. family)[name](tuner, opt)
+    k:prune{ divisible = false }
+    local s, seeds = k:space(), {}
+    for _, cfg in ipairs(cfgs) do
+      local full = {}
+      for _, p in ipairs(s:params()) do full[p.name] = cfg[p.name] == nil and p.values[1] or cfg[p.name] end
+      seeds[#seeds + 1] = assert(s:index(full), name .. ": a configuration not in the space")
+    end
+    local r = tuner:tune(k, { repeats = 1, progress = false, seeds = seeds, stop = { count = #seeds } })
+    tuner:close()
+    assert.are.equal(#cfgs, #r)
+    for _, x in ipairs(r) do
+      local line = {}
+      for p, v in pairs(x.config) do line[#line + 1] = p .. "=" .. tostring(v) end
+      assert.are.equal("ok", x.status, name .. " " .. table.concat(line, " ") .. ": " .. tostring(x.error))
+    end
+  end
+
+  it("reduction.cu (with portable.h) sums its input, by atomics and by the last block (OpenCL)", function()
+    family_checks("reduction", "reduction", { n = 1 << 16 }, {
+      { block_size_x = 32 }, { block_size_x = 64, vector_width = 4, work_per_thread = 8, contiguous = 1 },
+      { block_size_x = 1024, vector_width = 2, work_per_thread = 16, loop_unroll = 1, use_atomics = 1 } })
+  end)
+
+  it("coulomb.cu (with portable.h) computes the potential from global, constant and shared memory (OpenCL)", function()
+    family_checks("coulomb", "coulomb2d", { n = 48, small = true }, { -- 48: blocks overhang the grid
+      { block_size_x = 32, block_size_y = 4, tile_size_x = 2, inner_unroll = 4, use_constant = 1, atoms_soa = 1 },
+      { block_size_x = 64, block_size_y = 16, tile_size_x = 8, inner_unroll = 2, use_shared = 1 } })
+    family_checks("coulomb", "coulomb3d", { n = 32, small = true }, {
+      { block_size_x = 16, block_size_y = 4, tile_size_x = 2, z_iterations = 2, use_shared = 1, atoms_soa = 1 },
+      { block_size_x = 32, block_size_y = 1, z_iterations = 4, inner_unroll = 8, use_constant = 1 } })
+  end)
+
+  it("histogram.cu (with portable.h) counts the bytes in global and in shared memory (OpenCL)", function()
+    family_checks("histogram", "histogram", { n = 1 << 15 }, {
+      { block_size_x = 64, vector_width = 4, work_per_thread = 4, contiguous = 1 },
+      { block_size_x = 256, vector_width = 2, work_per_thread = 8, use_local = 1, copies = 4, padding = 1 },
+      { block_size_x = 128, vector_width = 1, work_per_thread = 2, use_local = 1 } })
+  end)
+
+  it("matvec.cu (with portable.h) computes y = A x by threads and by teams, x in shared memory or not (OpenCL)", function()
+    family_checks("matvec", "matvec", { n = 64 }, {
+      { block_size_x = 1, block_size_y = 32, tile_size_y = 2, vector_width = 4, loop_unroll = 4, use_shared = 1 },
+      { block_size_x = 32, block_size_y = 4, tile_size_y = 4, vector_width = 2 },
+      { block_size_x = 64, block_size_y = 16, vector_width = 1, use_shared = 1 } })
+  end)
+
+  it("particles.cu (with portable.h) moves the particles of each layout 4 steps (OpenCL)", function()
+    family_checks("particles", "particles", { n = 4096, layout = 0 }, {
+      { block_size_x = 64, work_per_thread = 2, aos_load = 1, steps_per_launch = 2 },
+      { block_size_x = 32, work_per_thread = 4, contiguous = 1, aos_load = 2 } })
+    family_checks("particles", "particles", { n = 4096, layout = 1 }, { { block_size_x = 128, steps_per_launch = 4 } })
+    family_checks("particles", "particles", { n = 4096, layout = 2 },
+      { { block_size_x = 256, work_per_thread = 2, contiguous = 1, steps_per_launch = 1 } })
+  end)
+
   it("mm.cu (with portable.h) computes C = A B with and without local memory (OpenCL)", function()
     local kt = require "ktlua"
     local n = 64

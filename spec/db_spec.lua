@@ -103,6 +103,21 @@ describe("kt.db", function()
     os.remove(path)
   end)
 
+  it("is named when tuner:tune is given something else, or closed by the tuning's callback", function()
+    local path = tmpdb()
+    local db = kt.db(path)
+    assert.has_error(function() tuner:tune(doubler(64), { db = 3, size = { n = 64 } }) end,
+      "tune options.db: expected a database (kt.db), got number")
+    local out = tmpdb() .. ".json"
+    assert.has_error(function()
+      tuner:tune(doubler(64), { db = db, size = { n = 64 }, output = out, progress = function() db:close() end })
+    end, "tune options.db: the database has been closed")
+    assert.are.equal(6, #kt.load(out)) -- the results were written first
+    assert.are.equal("tuned-configuration database (closed)", tostring(db))
+    os.remove(out)
+    os.remove(path)
+  end)
+
   it("refuses a file that is not a SQLite database, and loses nothing of it", function()
     local path = tmpdb()
     write(path, ("not a database\n"):rep(100))

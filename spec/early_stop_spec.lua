@@ -54,6 +54,17 @@ describe("early stop", function()
     assert.is_nil(early:best().cut_short)
   end)
 
+  it("widens its bound by the best's own spread, times noise", function()
+    -- The same order as above: with noise = 1e9 the bound is the best's time times a billion
+    -- times its runs' relative spread, which six runs timed to the nanosecond never make 0.
+    local k = spin({ 8, 128, 1, 16, 32 })
+    local r = tuner:tune(k, { repeats = 6, early_stop = { runs = 2, factor = 1.5, spread = 10, noise = 1e9 } })
+    for i = 1, #r do
+      assert.is_nil(r[i].cut_short, r[i].config.ITER)
+      assert.are.equal(6, #r[i].samples_ms)
+    end
+  end)
+
   it("is never the best, also when the results are written and read back", function()
     local k = spin({ 8, 1, 64 })
     local path = files.tmpname(".json")
@@ -92,7 +103,8 @@ describe("early stop", function()
       { { factor = 0.5 }, "tune options.early_stop.factor: expected a number above 1, got 0.5" },
       { { spread = -1 }, "tune options.early_stop.spread: expected a number of 0 or more, got -1.0" },
       { { runs = 0 }, "tune options.early_stop.runs: expected an integer of 1 or more, got 0" },
-      { "yes", "tune options.early_stop: expected true, false or {runs =, factor =, spread =}, got string" },
+      { { noise = -1 }, "tune options.early_stop.noise: expected a number of 0 or more, got -1.0" },
+      { "yes", "tune options.early_stop: expected true, false or {runs =, factor =, spread =, noise =}, got string" },
     }
     for _, c in ipairs(cases) do
       local ok, e = pcall(tuner.tune, tuner, k, { early_stop = c[1] })

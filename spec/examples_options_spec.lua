@@ -12,6 +12,7 @@ local small = {
   ["tune_particles.lua"] = { "--n=2000", "particles on .-: COUNT of 64 configurations %(random search, stopped: count%)" },
   ["tune_annotated_vadd.lua"] = { "--n=10000", "vadd on .-: COUNT of 32 configurations %(random search, stopped: count%)" },
   ["tune_annotated_matvec.lua"] = { "--rows=300 --cols=37", "matvec on .-: COUNT of 32 configurations %(random search, stopped: count%)" },
+  ["tune_annotated_paper.lua"] = { "--n=100", "matvec on .-: COUNT of 288 configurations %(random search, stopped: count%)" },
   ["online_heat.lua"] = { "--n=32 --steps=20", ": COUNT configurations tried online" },
 }
 

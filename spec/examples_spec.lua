@@ -72,4 +72,50 @@ describe("annotated examples (OCLoptimizer's pragmas, doc/annotations.md)", func
     assert.are.equal(0, code, out)
     assert.matches("matvec on .-: 6 of 32 configurations %(genetic search, stopped: count%)", out)
   end)
+
+  it("tune_annotated_paper.lua tunes the paper's form breadth first: the work sizes, then each annotation", function()
+    local file = os.tmpname()
+    finally(function() os.remove(file) end)
+    local out, code = run(ktlua .. " examples/tune_annotated_paper.lua --n=100 --output=" .. file .. ".json")
+    finally(function() os.remove(file .. ".json") end)
+    assert.are.equal(0, code, out)
+    -- 3 x 3 work sizes, then the 4 jam factors and the 8 unroll factors on the best (one of each seen): 19
+    assert.matches("matvec on .-: 19 of 288 configurations %(staged search, stopped: searcher finished%)", out)
+    assert.matches("\n  19 ok\n", out)
+    -- in that order, each stage on the fastest of the one before
+    local r = require("ktlua").load(file .. ".json")
+    local function configs(from, to, fields)
+      local list = {}
+      for i = from, to do
+        local v = {}
+        for j, f in ipairs(fields) do v[j] = r[i].config[f] end
+        list[#list + 1] = table.concat(v, " ")
+      end
+      table.sort(list)
+      return list
+    end
+    -- the one of stage that the next stage went on with (whose fields match
+    -- the next stage's first result), no slower than any other
+    local function fastest(stage, fields, next_one)
+      local kept
+      for _, e in ipairs(stage) do
+        local same = true
+        for _, f in ipairs(fields) do same = same and e.config[f] == next_one.config[f] end
+        if same then kept = e end
+      end
+      assert.is_table(kept)
+      for _, e in ipairs(stage) do assert.is_true(kept.time_ms <= e.time_ms) end
+      return kept
+    end
+    assert.are.same({ "1 1 128 16", "1 1 128 4", "1 1 128 64", "1 1 32 16", "1 1 32 4", "1 1 32 64", "1 1 64 16",
+      "1 1 64 4", "1 1 64 64" }, configs(1, 9, { "UNROLL_JAM_1", "UNROLL_2", "WG", "GROUPS" }))
+    local sizes = fastest({ table.unpack(r, 1, 9) }, { "WG", "GROUPS" }, r[10])
+    local at = sizes.config.WG .. " " .. sizes.config.GROUPS
+    assert.are.same({ "2 1 " .. at, "3 1 " .. at, "4 1 " .. at },
+      configs(10, 12, { "UNROLL_JAM_1", "UNROLL_2", "WG", "GROUPS" }))
+    local jam = fastest({ sizes, r[10], r[11], r[12] }, { "UNROLL_JAM_1" }, r[13]).config.UNROLL_JAM_1
+    local unrolls = {}
+    for u = 2, 8 do unrolls[#unrolls + 1] = ("%d %d %s"):format(jam, u, at) end
+    assert.are.same(unrolls, configs(13, 19, { "UNROLL_JAM_1", "UNROLL_2", "WG", "GROUPS" }))
+  end)
 end)

@@ -2,11 +2,12 @@
 -- Kernel Tuner caches, T4 and KTT results; what they accept is written as
 -- JSON, CSV, T4 and a cache and read again), expression constraints, the
 -- expressions' values against Python 3's, and the API (spec/support/
--- fuzz_api.lua). Each fuzzer runs a bounded number of cases here and many
--- more under `make fuzz` (KTLUA_FUZZ_SEED, KTLUA_FUZZ_CASES: see
--- spec/support/fuzz.lua). A document that once broke a reader is kept in
+-- fuzz_api.lua), online tuning among it and on its own. Each fuzzer runs a
+-- bounded number of cases here and many more under `make fuzz`
+-- (KTLUA_FUZZ_SEED, KTLUA_FUZZ_CASES: see spec/support/fuzz.lua). A document that once broke a reader is kept in
 -- spec/fixtures/fuzz/ and read here every time; what the API fuzzer found
--- is in spec/release_spec.lua.
+-- is in spec/release_spec.lua, what the online fuzzer found in
+-- spec/online_spec.lua.
 local kt = require "ktlua"
 local fuzz = require "spec.support.fuzz"
 local docs = require "spec.support.fuzz_docs"
@@ -227,6 +228,7 @@ describe("the parser fuzzer", function()
     "^peer_",    -- spec/peer_expr_spec.lua
     "^python_",  -- the Python fuzzer, below
     "^names_",   -- spec/readers_names_spec.lua
+    "^include_", -- spec/program_cache_includes_spec.lua
   }
   local function owned_elsewhere(name)
     for _, prefix in ipairs(elsewhere) do if name:match(prefix) then return true end end
@@ -358,8 +360,42 @@ describe("the API fuzzer", function()
       local w = api.world(fuzz.rng(settings.seed, n), open_tuner, log, settings.dir)
       w:start()
       for _ = 1, 12 do w:step() end
-      w:close()
-      assert(not w.bad, w.bad)
+      local bad = api.finish(w)
+      assert(not bad, bad)
+    end)
+  end)
+end)
+
+-- Online tuning: sequences of calls three in four of which are online
+-- tunings' (tuner:online with options right and wrong, on:step, best,
+-- results, done, stop, close, released by hand, from callbacks too), on the
+-- world's own kernel mostly, whose steps' outputs are checked
+-- (spec/support/fuzz_api.lua). A case costs about what one and a half of
+-- the API fuzzer's do: a fifth as many of them here, a tenth of
+-- KTLUA_FUZZ_CASES as the API fuzzer; FUZZ_ONLY=online make fuzz runs this
+-- fuzzer alone.
+describe("the online fuzzer", function()
+  local count = api_cases // 5
+  if settings.only then count = 1
+  elseif settings.cases then count = math.max(1, settings.cases // 10) end
+  local last = settings.first + count - 1
+  it(("survives seeded sequences of online calls (seed %d, cases %d to %d)")
+    :format(settings.seed, settings.first, last), function()
+    local tuner
+    local function open_tuner()
+      tuner = kt.tuner()
+      return tuner
+    end
+    run_cases(settings.first, last, function(n)
+      local log = settings.dir .. "/online.log"
+      fuzz.note(settings, "online", n, "-- the calls: " .. log)
+      os.remove(log)
+      local w = api.world(fuzz.rng(settings.seed, n), open_tuner, log, settings.dir, { online = true })
+      w:start()
+      w:start_online()
+      for _ = 1, 30 do w:step() end
+      local bad = api.finish(w)
+      assert(not bad, bad)
     end)
   end)
 end)

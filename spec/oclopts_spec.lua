@@ -82,15 +82,18 @@ describe("kt.annotated", function()
   it("writes GENINIT/GENLIMIT/GENSTEP for the device's type: cyclic on a GPU, blocks elsewhere", function()
     local src = "void f(int n) {\n  for (int i = GENINIT(n); i < GENLIMIT(n); i += GENSTEP(n)) ;\n}\n"
     local gpu = kt.annotated{ source = src, device = { type = "gpu", backend = "opencl" } }
-    assert.matches("#define GENINIT%(n%) %(%(long%)get_global_id%(0%)%)\n#define GENLIMIT%(n%) %(%(long%)%(n%)%)\n"
-      .. "#define GENSTEP%(n%) %(%(long%)get_global_size%(0%)%)\n", gpu.prelude)
+    assert.matches("\n#define KT_GEN_INIT%(n, s, d%) KT_GEN_ID_##s%(d%)\n#define KT_GEN_LIMIT%(n, s, d%) %(%(long%)%(n%)%)\n"
+      .. "#define KT_GEN_STEP%(n, s, d%) KT_GEN_SIZE_##s%(d%)\n", gpu.prelude)
+    assert.matches("^#define KT_GEN_ID_g%(d%) %(%(long%)get_global_id%(d%)%)\n", gpu.prelude)
     assert.are.equal("cyclic", gpu.distribution)
     local cpu = kt.annotated{ source = src, device = { type = "cpu", backend = "opencl" } }
     assert.are.equal("blocked", cpu.distribution)
-    assert.matches("#define GENSTEP%(n%) 1L\n", cpu.prelude)
-    assert.matches("#define KT_GENCHUNK%(n%) %(%(%(long%)%(n%) %+ %(%(long%)get_global_size%(0%)%) %- 1%)", cpu.prelude)
+    assert.matches("\n#define KT_GEN_STEP%(n, s, d%) 1L\n", cpu.prelude)
+    assert.matches("\n#define KT_GEN_CHUNK_g%(n, d%) %(%(%(long%)%(n%) %+ KT_GEN_SIZE_g%(d%) %- 1%) / KT_GEN_SIZE_g%(d%)%)\n",
+      cpu.prelude)
+    assert.are.equal("blocked", kt.annotated{ source = src, device = { type = "accelerator", backend = "opencl" } }.distribution)
     local cuda = kt.annotated{ source = src, device = { type = "gpu", backend = "cuda" } }
-    assert.matches("blockIdx%.x %* blockDim%.x %+ threadIdx%.x", cuda.prelude)
+    assert.matches("#define KT_GEN_ID_g%(d%) %(KT_GEN_DIM%(blockIdx, d, 0L%) %* KT_GEN_SIZE_l%(d%) %+ KT_GEN_ID_l%(d%)%)", cuda.prelude)
     assert.is_nil(cuda.prelude:find("get_global_id", 1, true))
     assert.are.equal("blocked", kt.annotated{ source = src, device = { type = "gpu" }, distribution = "blocked" }.distribution)
     -- what the prelude identifies: the annotated text
@@ -211,6 +214,17 @@ describe("the annotated CUDA examples, compiled by NVRTC (no GPU needed)", funct
       for u = 1, 4 do
         for _, dist in ipairs { "cyclic", "blocked" } do
           ptx("examples/kernels/matvec_annotated.cu", { UNROLL_JAM_1 = jam, UNROLL_2 = u }, dist)
+        end
+      end
+    end
+  end)
+
+  it("compile the paper's form (GENINIT(N, g, 0) ...) for its factors, both distributions", function()
+    if not nvrtc then return pending("needs NVRTC") end
+    for jam = 1, 4 do
+      for _, u in ipairs { 1, 8 } do
+        for _, dist in ipairs { "cyclic", "blocked" } do
+          ptx("examples/kernels/matvec_paper.cu", { UNROLL_JAM_1 = jam, UNROLL_2 = u }, dist)
         end
       end
     end
@@ -483,7 +497,7 @@ describe("mutated annotated sources", function()
   -- program for its largest factors, or is refused with where and what.
   local PIECES = { "{", "}", "(", ")", ";", "for", "#pragma oclopts unroll 1 3 1\n", "#pragma oclopts unrollandjam 1 2 1\n",
     "i", "continue;", "break;", "\n", "/*", "*/", '"', "'", "\\\n", "#line 5\n", "do", "while", "else", ",", "=", "++",
-    "-=", "<", ">=", "GENINIT(n)", "1e+", "->", "@1", "#" }
+    "-=", "<", ">=", "GENINIT(n)", "1e+", "->", "@1", "#", "GENLIMIT(n, l, 1)", "g, ", ", 3" }
 
   local function mutate(s)
     for _ = 1, math.random(1, 4) do
@@ -500,14 +514,14 @@ describe("mutated annotated sources", function()
 
   it("are read or refused with a position, never a Lua fault", function()
     local seeds = {}
-    for _, f in ipairs { "vadd_annotated.cl", "matvec_annotated.cl" } do
+    for _, f in ipairs { "vadd_annotated.cl", "matvec_annotated.cl", "matvec_paper.cl" } do
       local h = assert(io.open("examples/kernels/" .. f))
       seeds[#seeds + 1] = h:read("a")
       h:close()
     end
     math.randomseed(29)
     for case = 1, 400 do
-      local s = mutate(seeds[case % 2 + 1])
+      local s = mutate(seeds[case % #seeds + 1])
       local ok, ann = pcall(kt.annotated, { source = s, distribution = "cyclic" })
       local err = not ok and ann
       if ok then

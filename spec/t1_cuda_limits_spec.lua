@@ -78,3 +78,52 @@ print(tuner.device.shared_per_block_optin, s:count(), s:pruned().local_memory)]]
     assert.are.equal("101376\t3\t3\n", out)
   end)
 end)
+
+describe("a CUDA T1 problem's static shared memory, as its source declares it (stand-in driver)", function()
+  local missing = fake_cuda.missing()
+  if missing then
+    pending(missing)
+    return
+  end
+  local dir = files.tmpname()
+  setup(function() fake_cuda.build(dir) end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  -- BAT's convolution's declaration in small (spec/fixtures/t1/static_shared.cu): 86 rows of
+  -- 30, 48, 142, 144 (16 threads wide, 1 or 8 columns each, unpadded or padded) or 46 and 270
+  -- (32 wide) floats. Over 48 KiB: 144 and 270 columns, which NVRTC's ptxas refuses.
+  local function tune(off)
+    files.write(dir .. "/script.lua", ([[
+local kt = require "ktlua"
+local tuner = kt.tuner("cuda:0", { cache = false })
+local k, options = kt.t1("spec/fixtures/t1/static_shared_T1.json", { tuner = tuner })
+if %s then k:prune{ local_memory = false } end
+options.repeats, options.progress = 1, false
+local r = tuner:tune(k, options)
+local rows = {}
+for i = 1, #r do
+  local c = r[i].config
+  rows[#rows + 1] = ("%%d %%d %%d %%s %%s"):format(c.block_size_x, c.tile_size_x, c.use_padding,
+    r[i].status, (r[i].error or ""):match("uses too much shared data") or "")
+end
+table.sort(rows)
+print(table.concat(rows, "\n"))
+local s = r:summary()
+print(s.compiles, s.pruned.local_memory)]]):format(tostring(off)))
+    local out, code = shell.run(("KTLUA_LIBCUDA=%s/libcuda.so.1 %s %s/script.lua"):format(dir, shell.ktlua, dir))
+    assert.are.equal(0, code, out)
+    return out
+  end
+
+  it("prunes before compiling the configurations whose __shared__ arrays pass 48 KiB, which ptxas refuses",
+     function()
+    assert.are.equal(table.concat({
+      "16 1 0 ok ", "16 1 1 ok ", "16 8 0 ok ", "32 1 0 ok ", "32 1 1 ok ",
+      "5\t3", "" }, "\n"), tune(false))
+    local refused = "compile_failed uses too much shared data"
+    assert.are.equal(table.concat({
+      "16 1 0 ok ", "16 1 1 ok ", "16 8 0 ok ", "16 8 1 " .. refused, "32 1 0 ok ", "32 1 1 ok ",
+      "32 8 0 " .. refused, "32 8 1 " .. refused,
+      "8\t0", "" }, "\n"), tune(true))
+  end)
+end)

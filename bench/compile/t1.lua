@@ -7,11 +7,17 @@
 --     [--nocache (tuner option cache = false)] [--label=TEXT]
 --     [--each (then the 10 longest compiles: index, status, ms; and each status's first error)]
 --     [--check_inputs=auto|always|failures (tune option check_inputs)]
+--     [--outlier=FACTOR|false (tune option compile_outlier; default: its default)]
+--     [--noprune (k:prune{local_memory = false}: static shared memory compiled, as before issue 41)]
+-- Then "outliers:": the longest single compile of a configuration evaluated, the wall over it,
+-- those set aside and not evaluated (deferred), the compiles killed at the end (abandoned), and
+-- when the last result came in against when the tuning ended.
 -- The disk cache is the one KTLUA_CACHE names (bench/compile/targets.sh gives each run its own).
 local t0 = require("ktlua").clock()
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "cuda:0", count = 200, repeats = 7, seed = 1,
-  workers = -1, threads = 0, nocache = false, label = "", file = "", each = false, check_inputs = "auto" }, "bench/compile/t1.lua --file=T1.json")
+  workers = -1, threads = 0, nocache = false, label = "", file = "", each = false, check_inputs = "auto",
+  outlier = "", noprune = false }, "bench/compile/t1.lua --file=T1.json")
 local path = opt.file ~= "" and opt.file or error("bench/compile/t1.lua: no --file=T1.json given", 0)
 
 local problem = kt.t1_read(path)
@@ -22,6 +28,9 @@ local k, options = kt.t1(problem, { tuner = tuner })
 options.stop = { count = opt.count }
 options.search, options.seed, options.repeats, options.progress = "random", opt.seed, opt.repeats, false
 options.check_inputs = opt.check_inputs
+if opt.outlier == "false" then options.compile_outlier = false
+elseif opt.outlier ~= "" then options.compile_outlier = tonumber(opt.outlier) end
+if opt.noprune then k:prune{ local_memory = false } end
 local r = tuner:tune(k, options)
 local done = kt.clock()
 local sm = r:summary()
@@ -57,6 +66,16 @@ if r[1] then -- the rest at the start: before the search loop (results' elapsed_
   for i = 1, #r do last = math.max(last, r[i].elapsed_ms or 0) end
   print(("          the start: %.1f ms before the search began (the space, the task's checks); the first configuration over %.1f ms after it and the set-up, %.1f ms of that its timed runs"):format(
     sm.wall_ms - last, (r[1].elapsed_ms or 0) - sm.setup_ms, timed(r[1])))
+end
+do -- issue 41: the wall against the longest compile, and what the end did not wait for
+  local longest, at, last = 0, -1, 0
+  for i = 1, #r do
+    if (r[i].compile_ms or 0) > longest then longest, at = r[i].compile_ms, r[i].index end
+    if r[i].status ~= "compile_deferred" then last = math.max(last, r[i].elapsed_ms or 0) end
+  end
+  print(("          outliers: longest compile %.2f s (index %d), wall / longest %.2f; deferred %d, abandoned %d; pruned local_memory %d; the last result at %.2f s of the search, the tuning over at %.2f s"):format(
+    longest / 1e3, at, longest > 0 and wall / (longest / 1e3) or 0, sm.deferred, sm.abandoned,
+    sm.pruned.local_memory, last / 1e3, wall))
 end
 if sm.device_log and sm.device_log ~= "" then print("          device log: " .. sm.device_log:sub(1, 300)) end
 local best = r:best()

@@ -55,7 +55,7 @@ int kt_fail_prefix(kt_error *err, const char *fmt, ...) {
 static const char *const status_names[KT_STATUS_COUNT] = {
     "ok",      "compile_failed",  "launch_failed",   "runtime_failed",
     "timeout", "invalid_output", "too_many_threads", "out_of_bounds",
-    "generator_failed", "too_much_local_memory",
+    "generator_failed", "too_much_local_memory", "compile_deferred",
 };
 
 const char *kt_status_name(kt_status s) {

@@ -53,6 +53,8 @@ typedef enum kt_status {
   KT_OUT_OF_BOUNDS,    /* wrote past its buffers or into its inputs */
   KT_GENERATOR_FAILED, /* the kernel's source generator failed (codegen.h) */
   KT_TOO_MUCH_LOCAL_MEMORY, /* a work-group needs more local (shared) memory than the device has */
+  KT_COMPILE_DEFERRED, /* its compile ran far beyond the others' and was not over when the
+                       ** tuning stopped: not evaluated, and no verdict (loop.c) */
   KT_STATUS_COUNT
 } kt_status;
 

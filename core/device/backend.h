@@ -16,6 +16,8 @@
 #ifndef KT_BACKEND_H
 #define KT_BACKEND_H
 
+#include <sys/types.h>
+
 #include "access.h"
 #include "kt.h"
 
@@ -139,6 +141,11 @@ typedef struct kt_backend {
   int (*compile_binary)(const kt_device_info *dev, const char *source, const char *options,
                         const char *name, unsigned char **bytes, size_t *size, char **log,
                         kt_error *err);
+  /* Optional, thread-safe: the process of this host whose threads run
+  ** compile (a device process), 0 where none is (another MPI rank's);
+  ** NULL: the calling one. Its threads' waits for a processor are not a
+  ** compile's own time (builder.h). */
+  pid_t (*compiler_pid)(kt_bctx *ctx);
   kt_bkernel *(*kernel)(kt_bctx *ctx, kt_bprog *prog, const char *name,
                         kt_error *err);
   void (*kernel_free)(kt_bctx *ctx, kt_bkernel *k);

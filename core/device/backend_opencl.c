@@ -100,6 +100,7 @@ static int describe_device(kt_device_info *dev, const char *platform, kt_error *
       {"max_alloc", CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8},
       {"clock_mhz", CL_DEVICE_MAX_CLOCK_FREQUENCY, 4},
       {"address_bits", CL_DEVICE_ADDRESS_BITS, 4},
+      {"timer_resolution_ns", CL_DEVICE_PROFILING_TIMER_RESOLUTION, 8},
   };
   struct { const char *key; cl_device_info what; } strs[] = {
       {"name", CL_DEVICE_NAME}, {"vendor", CL_DEVICE_VENDOR},

@@ -375,6 +375,13 @@ static uint64_t rm_generation(kt_bctx *c) {
 
 static char *rm_take_output(kt_bctx *c) { return kt_devout_take(&c->said); }
 
+static pid_t rm_compiler_pid(kt_bctx *c) {
+  pthread_mutex_lock(&c->lock);
+  pid_t pid = c->compiler;
+  pthread_mutex_unlock(&c->lock);
+  return pid;
+}
+
 /* From /proc (Linux); elsewhere unknown. */
 static size_t rm_resident(kt_bctx *c) {
   char path[64];
@@ -426,6 +433,7 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .set_deadline = rm_set_deadline,          \
   .generation = rm_generation,              \
   .take_output = rm_take_output,            \
+  .compiler_pid = rm_compiler_pid,          \
   .resident = rm_resident,                  \
   .renew = rm_renew,                        \
   .marker = rm_marker,                      \

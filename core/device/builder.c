@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compile_pool.h"
@@ -25,6 +26,12 @@ struct kt_build_job {
   bool loaded;        /* from the disk cache rather than compiled */
   bool lost;          /* its compiler process died or ran past the limit: no verdict */
   char *unkept;       /* why the disk did not keep what it compiled, or NULL */
+  int64_t started;    /* kt_now_ns() when a compile thread took it */
+  kt_compile_pool *pool; /* where it compiles, once taken (NULL: here) */
+  kt_pool_watch watch; /* its compile in a compiler process (compile_pool.h) */
+  pid_t cpid;         /* else the process that compiles it (0: unknown) ... */
+  kt_run_delays delays; /* ... and its threads' waits for a processor when it began */
+  double own_ns;      /* its own time, once done (builder.h) */
   kt_build_job *next; /* in the queue */
 };
 
@@ -42,6 +49,9 @@ struct kt_builder {
   size_t unkept;     /* jobs whose program the disk did not keep ... */
   char *unkept_why;  /* ... and why the last one was not */
   size_t active; /* jobs queued or compiling */
+  uint64_t finished; /* jobs whose compile is over, ever */
+  double *times;     /* the own times of the compiles that ran (not loaded), in order */
+  size_t ntimes, captimes;
   int nthreads, started;
   pthread_t *threads;
 };
@@ -115,7 +125,7 @@ static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk
   size_t size;
   kt_error err;
   kt_pool_outcome o = kt_compile_pool_compile(pool, j->source, j->options, j->name, &bytes,
-                                              &size, &j->log, &err);
+                                              &size, &j->log, &j->watch, &err);
   kt_fork_guard_enter();
   if (o == KT_POOL_NO_BINARIES) compile(b, j, disk);
   else if (o == KT_POOL_BUILT) load(b, j, disk, &p, bytes, size);
@@ -125,6 +135,21 @@ static void compile_pooled(kt_builder *b, kt_build_job *j, const kt_program_disk
   kt_fork_guard_leave();
   kt_program_src_clear(&p);
   free(bytes);
+}
+
+/* A compile's own time: in a compiler process, less its waits for a
+** processor (compile_pool.h); here, the wall time. Under the lock. */
+static void note_time(kt_builder *b, const kt_build_job *j) {
+  if (j->loaded || j->lost) return; /* loaded from the disk, or no compile to speak of */
+  double ns = j->pool && j->watch.own_ns >= 0 ? j->watch.own_ns : j->own_ns;
+  if (b->ntimes == b->captimes) {
+    size_t cap = b->captimes ? 2 * b->captimes : 64;
+    double *grown = realloc(b->times, cap * sizeof *grown);
+    if (!grown) return; /* the median goes on without it */
+    b->times = grown;
+    b->captimes = cap;
+  }
+  b->times[b->ntimes++] = ns;
 }
 
 static void build(kt_builder *b, kt_build_job *j, const kt_program_disk *disk,
@@ -150,12 +175,24 @@ static void *worker(void *arg) {
     if (b->stopping) break;
     kt_build_job *j = take(b);
     j->state = RUNNING;
+    j->started = kt_now_ns();
     kt_program_disk disk = b->disk;
-    kt_compile_pool *pool = b->pool;
+    kt_compile_pool *pool = j->pool = b->pool;
+    pthread_mutex_unlock(&b->lock);
+    pid_t cpid = pool ? 0 : b->be->compiler_pid ? b->be->compiler_pid(b->ctx) : getpid();
+    kt_run_delays delays = {0};
+    if (cpid) kt_run_delays_read(cpid, &delays);
+    pthread_mutex_lock(&b->lock);
+    j->cpid = cpid;
+    j->delays = delays;
     pthread_mutex_unlock(&b->lock);
     build(b, j, &disk, pool);
+    j->own_ns = j->compile_ns - (cpid ? (double)kt_run_delays_since(cpid, &delays) : 0);
+    if (j->own_ns < 0) j->own_ns = 0;
     pthread_mutex_lock(&b->lock);
     j->state = DONE;
+    b->finished++;
+    note_time(b, j);
     if (j->loaded) b->loaded++;
     else b->compiled++;
     if (j->unkept) {
@@ -199,7 +236,11 @@ kt_builder *kt_builder_new(const kt_backend *be, kt_bctx *ctx, int threads, kt_e
   b->ctx = ctx;
   pthread_mutex_init(&b->lock, NULL);
   pthread_cond_init(&b->work, NULL);
-  pthread_cond_init(&b->done, NULL);
+  pthread_condattr_t monotonic; /* kt_builder_await's deadline is kt_now_ns's */
+  pthread_condattr_init(&monotonic);
+  pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+  pthread_cond_init(&b->done, &monotonic);
+  pthread_condattr_destroy(&monotonic);
   if (!(b->threads = kt_calloc((size_t)threads, sizeof *b->threads, err))) {
     kt_builder_free(b);
     return NULL;
@@ -263,6 +304,7 @@ void kt_builder_free(kt_builder *b) {
   pthread_mutex_destroy(&b->lock);
   free(b->threads);
   free(b->unkept_why);
+  free(b->times);
   free(b);
 }
 
@@ -337,7 +379,8 @@ size_t kt_builder_active(kt_builder *b) {
   return n;
 }
 
-void kt_builder_cancel(kt_builder *b, kt_build_job *j) {
+bool kt_builder_cancel(kt_builder *b, kt_build_job *j) {
+  bool killed = false;
   bury(b);
   pthread_mutex_lock(&b->lock);
   if (j->state == QUEUED) {
@@ -346,8 +389,68 @@ void kt_builder_cancel(kt_builder *b, kt_build_job *j) {
     job_free(b, j);
   } else if (j->state == RUNNING) {
     j->cancelled = true;
+    /* nobody waits: a compiler process stops now (a compile here runs on) */
+    killed = j->pool && kt_compile_pool_kill(j->pool, &j->watch);
   } else {
     job_free(b, j);
   }
   pthread_mutex_unlock(&b->lock);
+  return killed;
+}
+
+double kt_builder_running_ns(kt_builder *b, kt_build_job *j) {
+  pthread_mutex_lock(&b->lock);
+  bool running = j->state == RUNNING;
+  kt_compile_pool *pool = j->pool;
+  int64_t started = j->started;
+  pid_t cpid = j->cpid;
+  kt_run_delays delays = j->delays;
+  pthread_mutex_unlock(&b->lock);
+  double ns = 0;
+  if (running && pool) {
+    ns = kt_compile_pool_watch_ns(pool, &j->watch); /* the job stays: its owner asks */
+  } else if (running) {
+    ns = (double)(kt_now_ns() - started) - (cpid ? (double)kt_run_delays_since(cpid, &delays) : 0);
+  }
+  return ns > 0 ? ns : 0;
+}
+
+uint64_t kt_builder_finished(kt_builder *b) {
+  pthread_mutex_lock(&b->lock);
+  uint64_t n = b->finished;
+  pthread_mutex_unlock(&b->lock);
+  return n;
+}
+
+void kt_builder_await(kt_builder *b, uint64_t mark, int64_t deadline_ns) {
+  struct timespec at = {(time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000)};
+  pthread_mutex_lock(&b->lock);
+  while (b->finished == mark && kt_now_ns() < deadline_ns)
+    pthread_cond_timedwait(&b->done, &b->lock, &at);
+  pthread_mutex_unlock(&b->lock);
+}
+
+static int by_value(const void *x, const void *y) {
+  double a = *(const double *)x, c = *(const double *)y;
+  return (a > c) - (a < c);
+}
+
+size_t kt_builder_times(kt_builder *b) {
+  pthread_mutex_lock(&b->lock);
+  size_t n = b->ntimes;
+  pthread_mutex_unlock(&b->lock);
+  return n;
+}
+
+double kt_builder_median(kt_builder *b, size_t from, size_t *n) {
+  pthread_mutex_lock(&b->lock);
+  *n = b->ntimes > from ? b->ntimes - from : 0;
+  double *copy = *n ? malloc(*n * sizeof *copy) : NULL;
+  if (copy) memcpy(copy, b->times + from, *n * sizeof *copy);
+  pthread_mutex_unlock(&b->lock);
+  if (!copy) return *n = 0, 0;
+  qsort(copy, *n, sizeof *copy, by_value);
+  double m = *n % 2 ? copy[*n / 2] : (copy[*n / 2 - 1] + copy[*n / 2]) / 2;
+  free(copy);
+  return m;
 }

@@ -49,7 +49,30 @@ bool kt_builder_done(kt_builder *b, kt_build_job *job);
 /* How many jobs are queued or compiling (any thread may ask). */
 size_t kt_builder_active(kt_builder *b);
 /* Forgets a job: a queued one is dropped, a running one is freed (with its
-** program) by a later call on the owning thread once it finishes. */
-void kt_builder_cancel(kt_builder *b, kt_build_job *job);
+** program) by a later call on the owning thread once it finishes. A
+** running one in a compiler process is ended at once (its process killed
+** and replaced: kt_compile_pool_kill); one that compiles in this process
+** or the device process cannot be stopped, and keeps its compile thread
+** until it is over. Returns whether it killed a compile. */
+bool kt_builder_cancel(kt_builder *b, kt_build_job *job);
+
+/* How long a job has been compiling, in ns (0: queued, or over): its own
+** time, that is its wall time less the longest wait for a processor of a
+** thread of the process that compiles it (run_delay.h: other jobs on the
+** machine make no compile look slow): a compiler process (compile_pool.h;
+** 0 while it starts), the device process (backend.h, compiler_pid), or
+** this one. For the owning thread. */
+double kt_builder_running_ns(kt_builder *b, kt_build_job *job);
+/* How many jobs have finished, ever; kt_builder_await waits until that
+** count is no longer mark, or until kt_now_ns() reaches deadline_ns. */
+uint64_t kt_builder_finished(kt_builder *b);
+void kt_builder_await(kt_builder *b, uint64_t mark, int64_t deadline_ns);
+/* The compiles that ran (not loaded from the disk, not lost) are counted
+** in the order they finished, with their own times (as for
+** kt_builder_running_ns); kt_builder_times says how many so far, and
+** kt_builder_median gives the median of those from the from-th on (*n of
+** them; 0 when none). */
+size_t kt_builder_times(kt_builder *b);
+double kt_builder_median(kt_builder *b, size_t from, size_t *n);
 
 #endif

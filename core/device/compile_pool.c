@@ -246,15 +246,64 @@ static int greeted(kt_compile_pool *p, worker *w, double limit, int64_t deadline
   return -1;
 }
 
+/* The request is out: watch follows it (w's process, held by the calling
+** thread, cannot end meanwhile). */
+static void watch_start(kt_compile_pool *p, const worker *w, kt_pool_watch *watch) {
+  kt_run_delays delays;
+  kt_run_delays_read(w->pid, &delays);
+  pthread_mutex_lock(&p->lock);
+  watch->pid = w->pid;
+  watch->since = kt_now_ns();
+  watch->delays = delays;
+  watch->active = true;
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* The answer is in, or the connection failed: before w's process is
+** buried, so that kt_compile_pool_kill never signals a process reaped. */
+static void watch_end(kt_compile_pool *p, kt_pool_watch *watch) {
+  double own = (double)(kt_now_ns() - watch->since) -
+               (double)kt_run_delays_since(watch->pid, &watch->delays);
+  pthread_mutex_lock(&p->lock);
+  watch->active = false;
+  watch->own_ns = own > 0 ? own : 0;
+  pthread_mutex_unlock(&p->lock);
+}
+
+double kt_compile_pool_watch_ns(kt_compile_pool *p, kt_pool_watch *watch) {
+  pthread_mutex_lock(&p->lock);
+  double ns = -1;
+  if (watch->active) {
+    ns = (double)(kt_now_ns() - watch->since) -
+         (double)kt_run_delays_since(watch->pid, &watch->delays);
+    if (ns < 0) ns = 0;
+  }
+  pthread_mutex_unlock(&p->lock);
+  return ns;
+}
+
+bool kt_compile_pool_kill(kt_compile_pool *p, kt_pool_watch *watch) {
+  pthread_mutex_lock(&p->lock);
+  bool now = watch->active && !watch->killed;
+  if (now) {
+    kill(watch->pid, SIGKILL); /* not reaped before watch_end, which takes the lock */
+    watch->killed = true;
+  }
+  pthread_mutex_unlock(&p->lock);
+  return now;
+}
+
 /* The answer of w's process to the request in out, in in; its death or
 ** its time running out as KT_POOL_LOST with why in *log. */
 static kt_pool_outcome ask(kt_compile_pool *p, worker *w, double limit, kt_msg *out,
                            kt_msg *in, unsigned char **bytes, size_t *size, char **log,
-                           kt_error *err) {
+                           kt_pool_watch *watch, kt_error *err) {
   int64_t deadline = limit > 0 ? kt_now_ns() + kt_ns_clamp(limit * 1e9) : 0;
   if (greeted(p, w, limit, deadline, err)) return KT_POOL_NO_BINARIES;
+  watch_start(p, w, watch);
   kt_wire_rc rc = kt_wire_send(w->fd, out);
   if (rc == KT_WIRE_OK) rc = kt_wire_recv(w->fd, in, deadline);
+  watch_end(p, watch);
   if (rc != KT_WIRE_OK) {
     *log = bury(w, rc == KT_WIRE_TIMEOUT ? limit : 0);
     return KT_POOL_LOST;
@@ -294,10 +343,11 @@ static int ready(kt_compile_pool *p, worker *w, char **log) {
 kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
                                         const char *options, const char *name,
                                         unsigned char **bytes, size_t *size, char **log,
-                                        kt_error *err) {
+                                        kt_pool_watch *watch, kt_error *err) {
   *bytes = NULL;
   *size = 0;
   *log = NULL;
+  watch->own_ns = -1;
   double limit;
   wake(p);
   worker *w = take(p, &limit);
@@ -312,7 +362,7 @@ kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
   kt_msg_put_str(&out, source);
   kt_msg_put_str(&out, options);
   kt_msg_put_str(&out, name);
-  kt_pool_outcome o = ask(p, w, limit, &out, &in, bytes, size, log, err);
+  kt_pool_outcome o = ask(p, w, limit, &out, &in, bytes, size, log, watch, err);
   kt_msg_free(&out);
   kt_msg_free(&in);
   char *ignored = NULL; /* the next compile says it, if it lasts */

@@ -28,7 +28,9 @@
 ** specs can watch a compiler die at a known configuration.
 **
 ** Test-only: KTLUA_TEST_COMPILER_HANG=TEXT makes it wait for ever instead,
-** as a compiler that hangs on that configuration would.
+** as a compiler that hangs on that configuration would; with
+** KTLUA_TEST_COMPILER_UNTIL=PATH, until a file PATH exists (a slow compile
+** that a spec ends when it chooses), then it compiles.
 **
 ** The wire between them: the tuner greets the process with the protocol
 ** (u32, KT_COMPILE_PROTOCOL) and the device (device_wire.h); it answers with
@@ -41,9 +43,27 @@
 #ifndef KT_COMPILE_POOL_H
 #define KT_COMPILE_POOL_H
 
+#include <sys/types.h>
+
 #include "device.h"
+#include "run_delay.h"
 
 typedef struct kt_compile_pool kt_compile_pool;
+
+/* One compile as it runs in a compiler process, for the thread that waits
+** for another (builder.h): how long it has run, and a way to end it. The
+** caller owns it (zeroed before the compile); the pool fills it under its
+** lock. A compile's own time is its wall time less the longest wait of
+** one of its process's threads for a processor (run_delay.h), so that a
+** machine busy with other jobs does not make a compile look slow. */
+typedef struct kt_pool_watch {
+  pid_t pid;        /* its process, while active */
+  int64_t since;    /* kt_now_ns() when the request was sent */
+  kt_run_delays delays; /* the process's threads' waits then */
+  bool active;      /* the request is out and not yet answered */
+  bool killed;      /* kt_compile_pool_kill ended it */
+  double own_ns;    /* once answered: the compile's own time (< 0: none) */
+} kt_pool_watch;
 
 /* Changes whenever the wire below does: a ktlua executable of another
 ** protocol is not used. */
@@ -94,7 +114,16 @@ void kt_compile_pool_free(kt_compile_pool *p);
 kt_pool_outcome kt_compile_pool_compile(kt_compile_pool *p, const char *source,
                                         const char *options, const char *name,
                                         unsigned char **bytes, size_t *size, char **log,
-                                        kt_error *err);
+                                        kt_pool_watch *watch, kt_error *err);
+/* Another thread's view of a compile in progress (watch as given to
+** kt_compile_pool_compile): its own time so far in ns, or -1 when its
+** request is not out (the process is starting, or the compile is over). */
+double kt_compile_pool_watch_ns(kt_compile_pool *p, kt_pool_watch *watch);
+/* Ends the compile in progress (nobody waits for it any more): its process
+** is killed, the compile comes back KT_POOL_LOST and a new process takes
+** its place. Nothing happens when its request is not out: returns whether
+** it killed the process. */
+bool kt_compile_pool_kill(kt_compile_pool *p, kt_pool_watch *watch);
 
 /* What the processes wrote on stderr since the last call (malloc'd), or
 ** NULL: as a device process's (devout.h), it reaches results, not the

@@ -21,6 +21,7 @@ typedef struct worker {
   kt_bctx *ctx;          /* where the backend compiles in a context; NULL until the first */
   const char *crash_on;  /* KTLUA_TEST_COMPILER_CRASH */
   const char *hang_on;   /* KTLUA_TEST_COMPILER_HANG */
+  const char *until;     /* KTLUA_TEST_COMPILER_UNTIL */
 } worker;
 
 /* The device as this process lists it (a handle of its own), in place. */
@@ -74,7 +75,9 @@ static void in_context(worker *w, const char *source, const char *options, const
 static void compile(worker *w, const char *source, const char *options, const char *name,
                     kt_msg *out) {
   if (w->crash_on && w->crash_on[0] && strstr(source, w->crash_on)) raise(SIGKILL);
-  while (w->hang_on && w->hang_on[0] && strstr(source, w->hang_on)) pause();
+  bool hang = w->hang_on && w->hang_on[0] && strstr(source, w->hang_on);
+  while (hang && !(w->until && w->until[0])) pause();
+  while (hang && access(w->until, F_OK) != 0) usleep(10000);
   if (!w->be->compile_binary) {
     in_context(w, source, options, name, out);
     return;
@@ -137,7 +140,7 @@ void kt_compile_worker_main(int fd) {
   kt_device_info dev;
   if (greet(fd, &dev)) _exit(2);
   worker w = {&dev, dev.backend, NULL, getenv("KTLUA_TEST_COMPILER_CRASH"),
-              getenv("KTLUA_TEST_COMPILER_HANG")};
+              getenv("KTLUA_TEST_COMPILER_HANG"), getenv("KTLUA_TEST_COMPILER_UNTIL")};
   warm_up(&w);
   kt_msg in, out;
   kt_msg_init(&in);

@@ -106,6 +106,8 @@ static int describe_device(kt_device_info *dev, const kt_cuda_lib *lib, CUdevice
       kt_device_set_int(dev, "global_memory", (int64_t)total, err) ||
       kt_device_set_int(dev, "max_alloc", (int64_t)total, err) ||
       kt_device_set_int(dev, "address_bits", 64, err) ||
+      /* CUDA documents its events' resolution as around half a microsecond */
+      kt_device_set_int(dev, "timer_resolution_ns", 500, err) ||
       set_dims(dev, cu, d, "max_group_dims", CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, err) ||
       set_dims(dev, cu, d, "max_grid_dims", CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, err))
     return -1;

@@ -35,6 +35,7 @@ struct kt_bctx {
   int rank;               /* the MPI rank whose process forks the server (0: this one) */
   pid_t pid;              /* on another rank, the relay's link (mpi.h) */
   int threads;            /* POCL_MAX_PTHREAD_COUNT the server was given; 0: none (pocl_threads) */
+  pid_t compiler;         /* the server of this host that compiles (under lock; 0: none) */
   bool alive;
   uint64_t generation;
   int fd;                 /* the main connection (the owning thread's) */

@@ -116,7 +116,7 @@ int kt_remote_threads(const kt_bctx *c) { return c->threads; }
 
 /* Forks a server; with a device, opens it there. */
 int rm_spawn(kt_bctx *c, kt_error *err) {
-  int n = c->nchannels, mainp, mainc, *child = calloc((size_t)n + 1, sizeof *child);
+  int n = c->nchannels, mainp = -1, mainc = -1, *child = calloc((size_t)n + 1, sizeof *child);
   if (!child) return kt_fail(err, "out of memory starting the device process");
   int said = c->has_device ? kt_devout_pipe(&c->said) : -1;
   char threads[24];
@@ -141,6 +141,7 @@ int rm_spawn(kt_bctx *c, kt_error *err) {
   }
   for (int i = 0; i < n; i++)
     if (ok || child[i] > 0) close(child[i]);
+  c->compiler = ok && pid > 0 && c->rank <= 0 ? pid : 0;
   pthread_mutex_unlock(&c->lock);
   kt_fork_end();
   free(child);

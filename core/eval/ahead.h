@@ -34,6 +34,16 @@ void kt_ahead_begin(kt_ahead *a, uint64_t index);
 /* index will not be evaluated after all (the searcher took it back): its
 ** first announcement is forgotten, so no kernel is made ahead for it. */
 void kt_ahead_withdraw(kt_ahead *a, uint64_t index);
+/* From now on the loop may evaluate the configurations announced out of
+** order (loop.h, ready): kt_ahead_begin forgets only the one it names. */
+void kt_ahead_out_of_order(kt_ahead *a);
+/* Where the programs of the configuration announced as index stand: 2
+** ready (every compile over, nothing to compile, taken from a resumed
+** journal, or never announced), 1 compiling (*running_ns, unless NULL:
+** the longest its compiles have run so far, builder.h). A program that the cache no
+** longer holds (a compile that came to no verdict is compiled again) is
+** submitted again now. */
+int kt_ahead_state(kt_ahead *a, const tuning *tu, uint64_t index, double *running_ns);
 
 /* The run's idle work (kt_run.idle, ud: the tuning): makes the kernels
 ** of the next configuration to be evaluated, where compiled. Returns 1

@@ -65,8 +65,9 @@ void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook) { c->wait = h
 
 int kt_build_cache_threads(const kt_build_cache *c) { return kt_builder_threads(c->builder); }
 
-static void entry_clear(kt_build_cache *c, entry *e) {
-  if (e->job) kt_builder_cancel(c->builder, e->job);
+/* Returns whether a compile was killed (kt_builder_cancel). */
+static bool entry_clear(kt_build_cache *c, entry *e) {
+  bool killed = e->job && kt_builder_cancel(c->builder, e->job);
   for (size_t i = 0; i < e->nkernels; i++) {
     if (e->kernels[i].kernel) c->be->kernel_free(c->ctx, e->kernels[i].kernel);
     free(e->kernels[i].name);
@@ -79,6 +80,7 @@ static void entry_clear(kt_build_cache *c, entry *e) {
   free(e->kernel);
   free(e->log);
   memset(e, 0, sizeof *e);
+  return killed;
 }
 
 void kt_build_cache_free(kt_build_cache *c) {
@@ -96,14 +98,16 @@ void kt_build_cache_clear(kt_build_cache *c) {
 
 /* Prefetched compiles that nobody asked for are dropped (a tuning ended
 ** before reaching them). */
-void kt_build_cache_cancel_pending(kt_build_cache *c) {
-  if (!c) return; /* no cache: a reopen failed */
+size_t kt_build_cache_cancel_pending(kt_build_cache *c) {
+  if (!c) return 0; /* no cache: a reopen failed */
+  size_t killed = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (c->entries[i].job) entry_clear(c, &c->entries[i]);
+    if (c->entries[i].job) killed += entry_clear(c, &c->entries[i]);
   size_t kept = 0;
   for (size_t i = 0; i < c->n; i++)
     if (c->entries[i].source) c->entries[kept++] = c->entries[i];
   c->n = kept;
+  return killed;
 }
 
 kt_build_stats kt_build_cache_stats(const kt_build_cache *c) {
@@ -310,6 +314,33 @@ int kt_build_ahead(kt_build_cache *c, const char *source, const char *options,
   c->ahead++;
   if (!ck->kernel) kt_fail(err, "%s", ck->error ? ck->error : "kernel not found");
   return 1;
+}
+
+int kt_build_state(kt_build_cache *c, const char *source, const char *options,
+                   const char *name, double *running_ns) {
+  const char *kernel = key_kernel(c, name);
+  entry *e = lookup(c, key_hash(source, options, kernel), source, options, kernel);
+  if (running_ns) *running_ns = 0;
+  if (!e) return 0;
+  if (!e->job || kt_builder_done(c->builder, e->job)) return 2;
+  if (running_ns) *running_ns = kt_builder_running_ns(c->builder, e->job); /* reads /proc */
+  return 1;
+}
+
+uint64_t kt_build_cache_finished(const kt_build_cache *c) {
+  return kt_builder_finished(c->builder);
+}
+
+void kt_build_cache_await(kt_build_cache *c, uint64_t mark, int64_t deadline_ns) {
+  if (c->wait.fn) c->wait.fn(c->wait.ud, true);
+  kt_builder_await(c->builder, mark, deadline_ns);
+  if (c->wait.fn) c->wait.fn(c->wait.ud, false);
+}
+
+size_t kt_build_cache_times(const kt_build_cache *c) { return kt_builder_times(c->builder); }
+
+double kt_build_cache_median(const kt_build_cache *c, size_t from, size_t *n) {
+  return kt_builder_median(c->builder, from, n);
 }
 
 /* Compilers log a blank line or two for a clean build. */

@@ -38,8 +38,12 @@ void kt_build_cache_set_pool(kt_build_cache *c, struct kt_compile_pool *pool);
 void kt_build_cache_set_wait(kt_build_cache *c, kt_wait_hook hook);
 /* Forgets every program (their context is gone). */
 void kt_build_cache_clear(kt_build_cache *c);
-/* Drops prefetched compiles that were never asked for. */
-void kt_build_cache_cancel_pending(kt_build_cache *c);
+/* Drops prefetched compiles that were never asked for: those queued, and
+** those running in compiler processes, which are killed (builder.h); one
+** running in this process or the device process goes on to its end on its
+** compile thread, and its program is dropped then. Returns how many were
+** killed. */
+size_t kt_build_cache_cancel_pending(kt_build_cache *c);
 
 /* Finds, waits for or compiles. Returns 0 with *out set (and *log the
 ** compiler's warnings, or NULL); 1 when the source does not compile or has
@@ -61,6 +65,22 @@ int kt_build_get(kt_build_cache *c, const char *source, const char *options,
 ** not submitted, failed, made before), -1 on a fatal error. */
 int kt_build_ahead(kt_build_cache *c, const char *source, const char *options,
                    const char *name, kt_error *err);
+
+/* Where a program stands, without waiting: 0 not in the cache (kt_build_get
+** would compile it), 1 compiling (*running_ns: how long, as
+** kt_builder_running_ns says; 0 while queued; running_ns may be NULL), 2
+** ready (compiled, refused, or its compile over): kt_build_get would not
+** wait. */
+int kt_build_state(kt_build_cache *c, const char *source, const char *options,
+                   const char *name, double *running_ns);
+/* Compiles finished so far, ever (a mark), and a wait until one more has
+** finished since mark, or until kt_now_ns() reaches deadline_ns. */
+uint64_t kt_build_cache_finished(const kt_build_cache *c);
+void kt_build_cache_await(kt_build_cache *c, uint64_t mark, int64_t deadline_ns);
+/* The compiles that ran so far (a mark), and the median of their own times
+** from the from-th on, *n of them (builder.h). */
+size_t kt_build_cache_times(const kt_build_cache *c);
+double kt_build_cache_median(const kt_build_cache *c, size_t from, size_t *n);
 
 typedef struct kt_build_stats {
   size_t hits, misses, entries;

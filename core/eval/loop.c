@@ -17,6 +17,17 @@
 ** the newest of the proposals not yet evaluated (search.h): they count
 ** as never proposed. Their compiles may have started; results->withdrawn
 ** counts those withdrawn and not proposed again, whose programs went unused.
+**
+** A synchronous evaluator that says which proposals are ready (loop.h)
+** may have them evaluated out of order: one whose compile has run long
+** (the evaluator's overtake) holds none of those behind it whose compiles
+** are over. What is evaluated is what was proposed, so a searcher that
+** does not need the results to propose (exhaustive, random) evaluates
+** the same configurations for a seed, perhaps in another order; one that
+** does (bestfirst hears of results in the order they come) may search on
+** differently. The loop sets aside a proposal whose compile the evaluator
+** calls an outlier (loop.h), and then no longer counts it against the
+** budget.
 */
 #include "loop.h"
 
@@ -40,6 +51,8 @@ typedef struct proposal {
   double searcher_ns;
   unsigned again; /* proposed again while pending: reported that many more times */
   bool seed;      /* not the searcher's own: see start() */
+  bool deferred;  /* set aside: its compile is an outlier (defer_outliers) */
+  char *why;      /* ... and why (malloc'd), until it is taken or recorded */
 } proposal;
 
 /* A configuration in flight on an asynchronous evaluator. */
@@ -58,8 +71,10 @@ struct kt_loop {
   kt_indexmap taken_back; /* withdrawn index -> 1 while not proposed again, else 0 */
   uint32_t *vi;
   double clock_ns;     /* KT_CLOCK_RESULTS: the results' summed time */
-  proposal *pending;   /* FIFO of proposals not yet evaluated */
+  proposal *pending;   /* proposals not yet evaluated, in the order proposed (a ring) */
   size_t head, npending, lookahead;
+  size_t cap;          /* the ring's size: the lookahead, and as many set aside */
+  size_t ndeferred;    /* pending proposals set aside */
   uint64_t *batch;     /* what the searcher proposed last */
   bool exhausted;      /* the searcher said it has nothing more */
   bool waiting;        /* it proposed fewer than asked: it waits for a result */
@@ -102,8 +117,8 @@ static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
   if (kt_indexmap_put(&l->seen, index, PENDING, err) ||
       kt_space_config(l->space, index, l->vi, err) || natural(l, l->vi, &nat, err))
     return -1;
-  l->pending[(l->head + l->npending++) % l->lookahead] =
-      (proposal){index, nat, searcher_ns, 0, false};
+  l->pending[(l->head + l->npending++) % l->cap] =
+      (proposal){index, nat, searcher_ns, 0, false, false, NULL};
   return l->ev->prefetch ? l->ev->prefetch(l->ev->ud, nat, l->vi, err) : 0;
 }
 
@@ -112,9 +127,10 @@ static int enqueue(loop *l, uint64_t index, double searcher_ns, kt_error *err) {
 static int fill(loop *l, kt_error *err) {
   kt_searcher *s = l->o->searcher;
   uint64_t budget = kt_stop_remaining(&l->o->stop, &l->st);
-  size_t held = l->npending + l->inflight;
+  size_t held = l->npending - l->ndeferred + l->inflight;
   budget = budget > held ? budget - held : 0;
-  size_t want = l->lookahead - l->npending;
+  size_t want = l->lookahead - (l->npending - l->ndeferred);
+  if (want > l->cap - l->npending) want = l->cap - l->npending;
   if (want > budget) want = (size_t)budget;
   if (want == 0 || l->exhausted) return 0;
   size_t got = 0;
@@ -133,7 +149,7 @@ static int fill(loop *l, kt_error *err) {
       fresh = true;
     } else if (at == PENDING) {
       for (size_t k = 0; k < l->npending; k++) {
-        proposal *p = &l->pending[(l->head + k) % l->lookahead];
+        proposal *p = &l->pending[(l->head + k) % l->cap];
         if (p->index == index) p->again++;
       }
       for (size_t k = 0; k < l->nslots; k++) /* or in flight */
@@ -149,23 +165,33 @@ static int fill(loop *l, kt_error *err) {
   return 0;
 }
 
-static proposal pop(loop *l) {
-  proposal p = l->pending[l->head];
-  l->head = (l->head + 1) % l->lookahead;
+static proposal *pending_at(loop *l, size_t k) {
+  return &l->pending[(l->head + k) % l->cap];
+}
+
+/* The pending proposal at position at, taken out of them. */
+static proposal take_at(loop *l, size_t at) {
+  proposal p = *pending_at(l, at);
+  if (at == 0) {
+    l->head = (l->head + 1) % l->cap;
+  } else {
+    for (size_t k = at; k + 1 < l->npending; k++) *pending_at(l, k) = *pending_at(l, k + 1);
+  }
   l->npending--;
+  if (p.deferred) l->ndeferred--;
   return p;
 }
 
-/* The next pending proposal gets its (empty) result. */
-static int take_next(loop *l, kt_result **res, kt_error *err) {
-  l->current = pop(l);
+static proposal pop(loop *l) { return take_at(l, 0); }
+
+/* The pending proposal at position at gets its (empty) result. */
+static int take_next(loop *l, size_t at, kt_result **res, kt_error *err) {
+  l->current = take_at(l, at);
+  free(l->current.why); /* set aside, but its compile came to an end in time */
+  l->current.why = NULL;
   if (kt_space_config(l->space, l->current.index, l->vi, err)) return -1;
   if (!(*res = kt_results_add(l->results, l->current.natural, l->vi, err))) return -1;
   return kt_indexmap_put(&l->seen, l->current.index, l->results->n - 1, err);
-}
-
-static proposal *pending_at(loop *l, size_t k) {
-  return &l->pending[(l->head + k) % l->lookahead];
 }
 
 /* The searcher's say over the newest pending proposals (search.h): those
@@ -175,7 +201,8 @@ static int withdraw(loop *l, kt_error *err) {
   if (!s->ops->withdraw) return 0;
   size_t first = 0;
   for (size_t k = 0; k < l->npending; k++)
-    if (pending_at(l, k)->seed || pending_at(l, k)->again) first = k + 1;
+    if (pending_at(l, k)->seed || pending_at(l, k)->again || pending_at(l, k)->deferred)
+      first = k + 1;
   size_t n = l->npending - first, keep = n;
   if (n == 0) return 0;
   for (size_t k = 0; k < n; k++) l->batch[k] = pending_at(l, first + k)->index;
@@ -199,7 +226,7 @@ static int withdraw(loop *l, kt_error *err) {
 
 /* The result at `at` of proposal p is in: journal, progress, searcher. */
 static int record(loop *l, proposal p, uint64_t at, bool recorded, kt_error *err) {
-  if (p.seed) l->seeds--;
+  if (p.seed && !p.deferred) l->seeds--; /* a seed set aside was counted out then */
   kt_result *res = &l->results->items[at];
   res->resumed = recorded;
   if (l->o->metrics && kt_metrics_apply(l->o->metrics, l->results, res, err)) return -1;
@@ -226,7 +253,7 @@ void kt_loop_drop(kt_loop *l) {
   kt_error ignored; /* the index is in the map already: nothing to allocate */
   kt_results_drop_last(l->results);
   kt_indexmap_put(&l->seen, l->current.index, DROPPED, &ignored);
-  if (l->current.seed) l->seeds--;
+  if (l->current.seed && !l->current.deferred) l->seeds--;
   l->waiting = false;
 }
 
@@ -257,7 +284,7 @@ static int start(loop *l, kt_error *err) {
     if (index >= l->st.space) return kt_fail(err, "seed %zu is beyond the space", i + 1);
     if (kt_indexmap_get(&l->seen, index, &at)) continue;
     if (enqueue(l, index, 0, err)) return -1;
-    l->pending[(l->head + l->npending - 1) % l->lookahead].seed = true;
+    pending_at(l, l->npending - 1)->seed = true;
     l->seeds++;
   }
   return 0;
@@ -268,13 +295,14 @@ static int start(loop *l, kt_error *err) {
 static int advance(loop *l, const char **why, kt_error *err) {
   if (!l->started && start(l, err)) return -1;
   *why = stop_reason(l, l->t0);
-  while (!*why && !l->seeds && l->npending < l->lookahead && !l->exhausted && !l->waiting) {
+  while (!*why && !l->seeds && l->npending - l->ndeferred < l->lookahead &&
+         l->npending < l->cap && !l->exhausted && !l->waiting) {
     size_t before = l->npending;
     if (fill(l, err)) return -1;
     if (l->repeats >= MAX_REPEATS) *why = "searcher repeats itself";
     /* nothing new: go on with what is pending, or wait for what is in flight */
     if (l->npending == before && (l->npending > 0 || l->inflight > 0)) break;
-    if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending + l->inflight) break;
+    if (kt_stop_remaining(&l->o->stop, &l->st) <= l->npending - l->ndeferred + l->inflight) break;
   }
   if (*why) return 0;
   if (l->npending > 0) return 1;
@@ -283,15 +311,95 @@ static int advance(loop *l, const char **why, kt_error *err) {
   return 0;
 }
 
-int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
-  const char *why = NULL;
-  int rc = advance(l, &why, err);
-  if (rc < 0) return -1;
-  if (rc == 0) {
-    l->results->stopped = why;
-    return 0;
+/* How often a wait for compiles looks up (kt_loop_next): at the clock
+** (stop.seconds), for Ctrl-C and for outliers. */
+#define LOOK_UP_NS 100000000
+
+/* The pending proposal to evaluate next (loop.h): the first that is ready
+** behind only proposals set aside or that it may overtake; without ready,
+** the first. SIZE_MAX: none may go now. */
+static size_t choose(loop *l) {
+  const kt_evaluator *ev = l->ev;
+  if (!ev->ready) return 0;
+  for (size_t k = 0; k < l->npending; k++) {
+    const proposal *p = pending_at(l, k);
+    if (ev->ready(ev->ud, p->natural)) return k;
+    if (!p->deferred && !(ev->overtake && ev->overtake(ev->ud, p->natural))) break;
   }
-  return take_next(l, res, err) ? -1 : 1;
+  return SIZE_MAX;
+}
+
+/* Sets aside the pending proposals whose compiles the evaluator calls
+** outliers; returns how many it set aside now, or -1. A seed set aside
+** holds the searcher's proposals back no more. */
+static int defer_outliers(loop *l, kt_error *err) {
+  int n = 0;
+  for (size_t k = 0; l->ev->outlier && k < l->npending; k++) {
+    proposal *p = pending_at(l, k);
+    char why[512];
+    if (p->deferred || !l->ev->outlier(l->ev->ud, p->natural, why, sizeof why)) continue;
+    if (!(p->why = kt_strdup(why, err))) return -1;
+    p->deferred = true;
+    l->ndeferred++;
+    if (p->seed) l->seeds--;
+    n++;
+  }
+  return n;
+}
+
+/* The search is over (stopped says why): each proposal set aside is
+** recorded compile_deferred, with why, and leaves the pending ones; the
+** others stay unevaluated, as ever (their compiles are the evaluator's to
+** end). */
+static int settle(loop *l, const char *stopped, kt_error *err) {
+  for (size_t k = 0; k < l->npending;) {
+    proposal *p = pending_at(l, k);
+    if (!p->deferred) {
+      k++;
+      continue;
+    }
+    proposal d = take_at(l, k);
+    kt_result *res = NULL;
+    size_t size = strlen(d.why) + strlen(stopped) + 96;
+    if (kt_space_config(l->space, d.index, l->vi, err) ||
+        !(res = kt_results_add(l->results, d.natural, l->vi, err)) ||
+        !(res->error = kt_alloc(size, err))) {
+      free(d.why);
+      return -1;
+    }
+    snprintf(res->error, size, "%s; the tuning stopped (%s) before it was over: not evaluated",
+             d.why, stopped);
+    free(d.why);
+    res->status = KT_COMPILE_DEFERRED;
+    res->infrastructure = true;
+    res->finished = kt_wall_s();
+    res->elapsed_ns = l->o->clock == KT_CLOCK_WALL ? (double)(kt_now_ns() - l->t0) : l->clock_ns;
+    if (kt_indexmap_put(&l->seen, d.index, l->results->n - 1, err) ||
+        (l->o->journal && kt_journal_append(l->o->journal, l->results, res, err)))
+      return -1;
+    if (l->o->progress && l->o->progress(l->results, res, l->o->progress_ud, err))
+      return kt_fail_prefix(err, "progress: ");
+  }
+  return 0;
+}
+
+int kt_loop_next(kt_loop *l, kt_result **res, kt_error *err) {
+  for (;;) {
+    uint64_t mark = l->ev->marked ? l->ev->marked(l->ev->ud) : 0;
+    const char *why = NULL;
+    int rc = advance(l, &why, err);
+    if (rc < 0) return -1;
+    if (rc == 0) {
+      l->results->stopped = why;
+      return settle(l, why, err) ? -1 : 0;
+    }
+    size_t at = choose(l);
+    if (at != SIZE_MAX) return take_next(l, at, res, err) ? -1 : 1;
+    int deferred = defer_outliers(l, err);
+    if (deferred < 0) return -1;
+    /* none is ready: wait for a compile, unless others may come in place of those set aside */
+    if (deferred == 0) l->ev->await(l->ev->ud, mark, kt_now_ns() + LOOK_UP_NS);
+  }
 }
 
 /* ---- asynchronous evaluators ---- */
@@ -327,15 +435,9 @@ static int land(loop *l, size_t s, bool recorded, kt_error *err) {
 ** does not pick), taken out of the pending ones. */
 static proposal pick(loop *l, const kt_evaluator *ev, size_t s) {
   if (!ev->pick) return pop(l);
-  for (size_t k = 0; k < l->npending; k++)
-    l->batch[k] = l->pending[(l->head + k) % l->lookahead].natural;
+  for (size_t k = 0; k < l->npending; k++) l->batch[k] = pending_at(l, k)->natural;
   size_t at = ev->pick(ev->ud, s, l->batch, l->npending);
-  if (at >= l->npending) at = 0;
-  proposal p = l->pending[(l->head + at) % l->lookahead];
-  for (size_t k = at; k + 1 < l->npending; k++)
-    l->pending[(l->head + k) % l->lookahead] = l->pending[(l->head + k + 1) % l->lookahead];
-  l->npending--;
-  return p;
+  return take_at(l, at < l->npending ? at : 0);
 }
 
 /* A pending proposal, into a free slot and on to the evaluator. */
@@ -409,8 +511,9 @@ kt_loop *kt_loop_new(const kt_space *space, const kt_loop_opts *o, const kt_eval
     return NULL;
   }
   l->vi = kt_calloc(kt_space_nparams(space) + 1, sizeof *l->vi, err);
-  l->pending = kt_calloc(l->lookahead, sizeof *l->pending, err);
-  l->batch = kt_calloc(l->lookahead, sizeof *l->batch, err);
+  l->cap = ev->ready && ev->outlier ? 2 * l->lookahead : l->lookahead;
+  l->pending = kt_calloc(l->cap, sizeof *l->pending, err);
+  l->batch = kt_calloc(l->cap, sizeof *l->batch, err);
   l->nslots = ev->slots > 1 ? ev->slots : 0;
   if (l->nslots) l->slots = kt_calloc(l->nslots, sizeof *l->slots, err);
   if (!l->vi || !l->pending || !l->batch || (l->nslots && !l->slots)) {
@@ -425,6 +528,7 @@ void kt_loop_free(kt_loop *l) {
   if (!l) return;
   kt_stop_state_clear(&l->st);
   free(l->vi);
+  for (size_t k = 0; l->pending && k < l->npending; k++) free(pending_at(l, k)->why);
   free(l->pending);
   free(l->batch);
   for (size_t s = 0; s < l->nslots; s++) kt_result_clear(&l->slots[s].res);

@@ -30,9 +30,28 @@
 ** each as it comes. pick (may be NULL: the first) chooses which of the n
 ** proposals pending, in the order proposed, slot takes: the one whose
 ** compiles started on its device, say.
-** The indices the evaluator sees (res->index, prefetch's, pick's) number
-** the space as defined (space.h: the natural numbering); the searcher's
-** number it as the device's limits left it. */
+** The indices the evaluator sees (res->index, prefetch's, pick's, ready's
+** and outlier's) number the space as defined (space.h: the natural
+** numbering); the searcher's number it as the device's limits left it.
+**
+** Out of order (a synchronous evaluator with ready; without it, the
+** proposals pending are evaluated in the order proposed): ready says
+** whether evaluate would not wait for a compile of index now, and
+** overtake (may be NULL: never) whether the compile of index has run long
+** enough that proposals behind it whose compiles are over may go first.
+** The loop evaluates the first proposal pending that is ready and that
+** only proposals it may overtake come before; while there is none, it
+** waits with await (until a compile may have finished since mark, a count
+** that marked gives, or until kt_now_ns() reaches deadline_ns), and asks
+** outlier (may be NULL) whether the compile of a proposal pending has run
+** so far beyond the others' that the loop should not wait for it (why
+** then says so, in at most size bytes). Such a proposal is set aside: the
+** budget no longer counts it, so that the searcher may propose others in
+** its place, and it holds none behind it; it is evaluated once its
+** compile is over, if the search has not ended by then, else recorded
+** compile_deferred with why (an infrastructure failure: no verdict, a
+** resumed tuning runs it again), neither counted by the stop conditions
+** nor reported to the searcher. */
 typedef struct kt_evaluator {
   int (*evaluate)(void *ud, kt_result *res, kt_error *err);
   int (*prefetch)(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
@@ -42,6 +61,11 @@ typedef struct kt_evaluator {
   int (*wait)(void *ud, size_t *slot, kt_error *err);
   size_t (*pick)(void *ud, size_t slot, const uint64_t *pending, size_t n);
   void (*withdrawn)(void *ud, uint64_t index);
+  bool (*ready)(void *ud, uint64_t index);
+  bool (*overtake)(void *ud, uint64_t index);
+  uint64_t (*marked)(void *ud);
+  void (*await)(void *ud, uint64_t mark, int64_t deadline_ns);
+  bool (*outlier)(void *ud, uint64_t index, char *why, size_t size);
 } kt_evaluator;
 
 /* Called after each new configuration; an error stops the loop. */

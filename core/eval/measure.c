@@ -219,19 +219,28 @@ static size_t next_batch(const tuning *tu, size_t n) {
   return want;
 }
 
+static void sample_range(const kt_result *r, double *lo, double *hi) {
+  *lo = *hi = r->nsamples ? r->samples_ns[0] : 0;
+  for (size_t i = 1; i < r->nsamples; i++) {
+    if (r->samples_ns[i] < *lo) *lo = r->samples_ns[i];
+    if (r->samples_ns[i] > *hi) *hi = r->samples_ns[i];
+  }
+}
+
 /* Whether the configuration is clearly slower than the best so far, after
-** exactly its first early.runs timed runs (kt_early_stop). */
+** exactly its first early.runs timed runs (kt_early_stop): beyond what
+** the best's own noise and the device's timer could make of it. */
 static bool clearly_slower(const tuning *tu, const kt_result *res) {
   const kt_early_stop *e = &tu->opts->early;
   if (e->runs <= 0 || res->nsamples != (size_t)e->runs) return false;
   const kt_result *best = kt_results_best(tu->results);
   if (!best || best == res || !(best->time_ns > 0)) return false;
-  double lo = res->samples_ns[0], hi = lo;
-  for (size_t i = 1; i < res->nsamples; i++) {
-    if (res->samples_ns[i] < lo) lo = res->samples_ns[i];
-    if (res->samples_ns[i] > hi) hi = res->samples_ns[i];
-  }
-  return lo > e->factor * best->time_ns && hi - lo <= e->spread * lo;
+  double lo, hi, best_lo, best_hi;
+  sample_range(res, &lo, &hi);
+  sample_range(best, &best_lo, &best_hi);
+  double ratio = fmax(e->factor, 1 + e->noise * (best_hi - best_lo) / best->time_ns);
+  double resolution = (double)kt_device_int(&tu->t->device, "timer_resolution_ns", 1000);
+  return lo > ratio * best->time_ns + 2 * resolution && hi - lo <= e->spread * lo;
 }
 
 static int time_one(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {

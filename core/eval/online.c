@@ -13,7 +13,9 @@ struct kt_online {
   kt_tune_opts opts;   /* a copy, with the journal's path and the seeds */
   char *journal;
   uint32_t *seeds;
-  tuning tu;
+  tuning tu;           /* begun with it, released with it: its steps check outputs with
+                       ** it after the search (tune_close ends only the search) */
+  bool begun;
   kt_results *results; /* the search's, kept after it ended */
   kt_loop *loop;       /* NULL once the search ended */
   uint32_t *fallback;  /* NULL: none */
@@ -21,18 +23,26 @@ struct kt_online {
   kt_result scratch;   /* a step that is no search's */
   char *error;
   bool validate;       /* the search's steps are checked against the references */
-  kt_task *task;       /* pinned while the online tuning lives */
+  kt_task *task;       /* held (a reference, and pinned) while the online tuning lives */
+  bool stepping;       /* in kt_online_step: its callbacks may not stop or free it */
   kt_online_confirm settings;
   kt_confirm confirm;  /* the leading candidates re-measured ... */
   bool confirming;     /* ... from the search's end until all have run */
 };
 
-/* Ends the search: its journal closed, later steps run the best. */
+/* Ends the search: its journal closed, later steps run the best. The
+** tuning's own memory stays for the confirmation's checked steps. The
+** compiles started ahead for it that nobody asked for are dropped, unless
+** another tuning runs on the tuner (this one ended from that tuning's
+** callback, or collected then): some are that tuning's, and its end drops
+** what is left. */
 static int end_search(kt_online *on, kt_error *err) {
   if (!on->loop) return 0;
   kt_loop_free(on->loop);
   on->loop = NULL;
-  return tune_end(&on->tu, 0, err);
+  if (on->stepping || !kt_tuner_busy(on->tu.t))
+    on->tu.results->abandoned += kt_build_cache_cancel_pending(on->tu.t->cache);
+  return tune_close(&on->tu, 0, err);
 }
 
 kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
@@ -55,6 +65,7 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     kt_online_free(on);
     return NULL;
   }
+  on->begun = true;
   size_t np = kt_space_nparams(task->space) + 1;
   on->ran_vi = kt_calloc(np, sizeof *on->ran_vi, err);
   if (on->ran_vi && fallback && (on->fallback = kt_calloc(np, sizeof *on->fallback, err)))
@@ -62,13 +73,18 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   if (on->ran_vi && (!fallback || on->fallback))
     on->loop = kt_loop_new(task->space, &on->tu.lo, &on->tu.ev, on->results, err);
   if (!on->loop) {
-    tune_end(&on->tu, -1, NULL);
+    kt_build_cache_cancel_pending(t->cache);
+    tune_close(&on->tu, -1, NULL);
     kt_online_free(on);
     return NULL;
   }
-  /* Its search holds pointers into the task: no change while it lives. */
+  /* Its search holds pointers into the task: no change while it lives,
+  ** and a reference of its own, which no other release (a kernel released
+  ** by hand) takes. */
   on->task = task;
+  kt_task_retain(task);
   kt_task_hold_online(task, true);
+  kt_tuner_hold_online(t, true);
   return on;
 }
 
@@ -78,7 +94,8 @@ static int64_t limit_ns(const kt_online *on) {
 }
 
 /* Runs vi once on the application's data into res (checked against the
-** references computed from that data, when asked). */
+** references computed from that data, when asked). Its outputs stay on
+** the device: output() reads them back once nothing can fail the step. */
 static int run(kt_online *on, const uint32_t *vi, bool check, kt_result *res, kt_error *err) {
   int64_t t0 = kt_now_ns();
   tuning *checked = check && on->validate && on->tu.task->nrefs ? &on->tu : NULL;
@@ -129,11 +146,17 @@ static int search_step(kt_online *on, kt_result **out, kt_error *err) {
   }
 }
 
-static void ran(kt_online *on, kt_online_outcome *out, const kt_result *r, const uint32_t *vi) {
+/* r's run gives the step its outputs: they are read back into the
+** arrays, last, so that a step that fails before (a metric's error, the
+** journal's) leaves the arrays as they were. */
+static int output(kt_online *on, kt_online_outcome *out, const kt_result *r, const uint32_t *vi,
+                  kt_error *err) {
+  if (tune_read_back(on->tu.t, on->tu.task, err)) return -1;
   memcpy(on->ran_vi, vi, kt_space_nparams(on->tu.task->space) * sizeof *vi);
   out->ran = r->index;
   out->ran_vi = on->ran_vi;
   out->time_ns = r->time_ns;
+  return 0;
 }
 
 /* The best configuration known (or the fallback) runs the step. */
@@ -151,8 +174,7 @@ static int exploit(kt_online *on, kt_online_outcome *out, kt_error *err) {
                    on->tu.task->name, best ? "best" : "fallback",
                    kt_status_name(on->scratch.status), on->scratch.error ? on->scratch.error : "");
   if (!out->searching && !out->confirming) out->status = KT_OK;
-  ran(on, out, &on->scratch, vi);
-  return 0;
+  return output(on, out, &on->scratch, vi, err);
 }
 
 /* The next candidate runs again, on the application's data; one that fails
@@ -168,7 +190,7 @@ static int confirm_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
   out->status = on->scratch.status;
   if (kt_confirm_next(&on->confirm) < 0 && end_confirm(on, err)) return -1;
   if (on->scratch.status == KT_OK) {
-    ran(on, out, &on->scratch, cand->vi);
+    if (output(on, out, &on->scratch, cand->vi, err)) return -1;
     out->ran = out->tried;
     return 0;
   }
@@ -186,10 +208,7 @@ static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
     out->searching = true;
     out->tried = tried->index;
     out->status = tried->status;
-    if (tried->status == KT_OK) {
-      ran(on, out, tried, tried->vi);
-      return 0;
-    }
+    if (tried->status == KT_OK) return output(on, out, tried, tried->vi, err);
     on->error = strdup(tried->error ? tried->error : kt_status_name(tried->status));
     out->error = on->error;
     out->fell_back = true;
@@ -199,12 +218,16 @@ static int step(kt_online *on, kt_online_outcome *out, kt_error *err) {
 }
 
 int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err) {
+  memset(out, 0, sizeof *out);
+  /* (before anything changes: a step refused here may come from the
+  ** callback of a step in progress, whose error it would free) */
+  if (on->tu.t->busy) return tune_busy_error(err);
   free(on->error);
   on->error = NULL;
-  memset(out, 0, sizeof *out);
-  if (on->tu.t->busy) return tune_busy_error(err);
   on->tu.t->busy = true; /* the step's callbacks may not use the tuner */
+  on->stepping = true;
   int rc = step(on, out, err);
+  on->stepping = false;
   on->tu.t->busy = false;
   return rc;
 }
@@ -213,7 +236,14 @@ kt_results *kt_online_results(const kt_online *on) { return on->results; }
 
 bool kt_online_searching(const kt_online *on) { return on->loop != NULL || on->confirming; }
 
+bool kt_online_stepping(const kt_online *on) { return on->stepping; }
+
 void kt_online_stop(kt_online *on, kt_error *err) {
+  if (on->stepping) {
+    kt_fail(err, "task %s: the online tuning is in a step: stop it after the step returns",
+            on->tu.task->name);
+    return;
+  }
   if (on->loop && !on->results->stopped) on->results->stopped = "stopped by the application";
   if (end_search(on, err) == 0) end_confirm(on, err);
 }
@@ -221,7 +251,12 @@ void kt_online_stop(kt_online *on, kt_error *err) {
 void kt_online_free(kt_online *on) {
   if (!on) return;
   if (on->loop) kt_online_stop(on, NULL);
-  if (on->task) kt_task_hold_online(on->task, false);
+  if (on->begun) tune_release(&on->tu);
+  if (on->task) {
+    kt_task_hold_online(on->task, false);
+    kt_tuner_hold_online(on->tu.t, false);
+  }
+  kt_task_release(on->task);
   free(on->journal);
   free(on->seeds);
   kt_results_release(on->results);

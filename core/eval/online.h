@@ -37,9 +37,10 @@ typedef struct kt_online_outcome {
 /* opts as for kt_tune (searcher, stop, journal and resume, time limits,
 ** seeds; repeats and progress are not used); fallback (value indices, or
 ** NULL) runs a step whose configuration failed before any has worked.
-** validate: the outputs of the search's steps are compared with the
-** task's references, computed from the step's data, before they are read
-** back (a wrong one is invalid_output, and the step falls back). */
+** validate: the outputs of the search's steps, and of its candidates' runs
+** again (online_confirm.h), are compared with the task's references,
+** computed from the step's data, before they are read back (a wrong one
+** is invalid_output, and the step falls back). */
 typedef struct kt_online_confirm {
   size_t candidates; /* the leading candidates re-measured (0: none) */
   unsigned runs;     /* ... each this many times, on as many steps */
@@ -51,16 +52,24 @@ kt_online *kt_online_new(kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                          kt_online_confirm confirm, kt_error *err);
 /* One step of the application. -1 when no configuration could produce the
 ** outputs (the one tried failed and nothing has worked yet), or on a
-** fatal error; the arrays then hold their contents before the step. */
+** fatal error (a metric's, the journal's, the device's); the arrays then
+** hold their contents before the step, unless reading the outputs back
+** was what failed: they are read back last. */
 int kt_online_step(kt_online *on, kt_online_outcome *out, kt_error *err);
 /* The search's results so far (the configurations tried). */
 kt_results *kt_online_results(const kt_online *on);
 /* Whether the best is not declared yet: the search, or its confirmation,
 ** goes on. */
 bool kt_online_searching(const kt_online *on);
+/* Whether a step is in progress: its callbacks (a launcher, a reference,
+** a metric, a searcher) may not stop or free the online tuning. */
+bool kt_online_stepping(const kt_online *on);
 /* Ends the search (and its confirmation: candidates re-measured take the
-** median of their runs so far) now: later steps run the best. */
+** median of their runs so far) now: later steps run the best. An error,
+** changing nothing, during a step. */
 void kt_online_stop(kt_online *on, kt_error *err);
+/* Not during a step (kt_online_stepping). The tuner and the task stay
+** held (kt_tuner_hold_online, kt_task_hold_online) until then. */
 void kt_online_free(kt_online *on);
 
 #endif

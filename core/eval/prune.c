@@ -284,6 +284,7 @@ int kt_task_prune(kt_task *t, const kt_device_info *dev, kt_error *err) {
   for (size_t ki = 0; ki < t->nkernels && rc == 0; ki++) {
     rc = add_size_rules(t, ki, dev, err);
     if (rc == 0 && !p->off[KT_PRUNE_LOCAL_MEMORY]) rc = add_local_memory(t, ki, a.local, err);
+    if (rc == 0 && !p->off[KT_PRUNE_LOCAL_MEMORY]) rc = kt_prune_static_local(t, ki, dev, err);
   }
   if (rc) {
     kt_space_remove_tagged(t->space, KT_PRUNE_GROUP_DIMS);

@@ -1,8 +1,9 @@
 /*
 ** prune.h: constraints that come from the device (after Erdem). A
 ** configuration whose work-group is larger than the device allows, per
-** dimension or in all, whose local memory (an expression the user gives)
-** is more than the device has, or whose global size is not a multiple of
+** dimension or in all, whose local memory (an expression the user gives,
+** or the static local memory its source declares: prune_shared.c) is more
+** than the device has, or whose global size is not a multiple of
 ** its work-group size where the API requires it, cannot run. Pruning takes
 ** such configurations out of the space before tuning, so that they are
 ** never proposed; each kind can be switched off, and the space counts
@@ -33,6 +34,11 @@ int kt_task_set_pruning(kt_task *t, kt_prune_kind k, bool on, kt_error *err);
 ** consts; replaces an earlier one for the same kernel. */
 int kt_task_set_local_memory(kt_task *t, int kernel, const char *expr,
                              const kt_named_value *consts, size_t nconsts, kt_error *err);
+
+/* The static local (CUDA: shared) memory that kernel ki's source declares,
+** as a constraint of kind KT_PRUNE_LOCAL_MEMORY: at most the device's limit
+** (prune_shared.c). */
+int kt_prune_static_local(kt_task *t, size_t ki, const kt_device_info *dev, kt_error *err);
 
 /* Replaces the device constraints in the task's space by those for dev;
 ** nothing changes (and nothing regenerates) when they would be the same. */

@@ -86,13 +86,14 @@ int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_
   out->launches = run.launches;
   out->over.build = run.build_ns;
   if (run.error) out->error = strdup(run.error);
-  if (rc == 0 && run.status == KT_OK) {
-    out->time_ns = run.kernel_ns;
-    if (tuner_each_array(task, read_back, t, err))
-      rc = kt_fail_prefix(err, "reading outputs back: ");
-  }
+  if (rc == 0 && run.status == KT_OK) out->time_ns = run.kernel_ns;
   kt_run_release(&run);
   return rc;
+}
+
+int tune_read_back(kt_tuner *t, kt_task *task, kt_error *err) {
+  if (tuner_each_array(task, read_back, t, err)) return kt_fail_prefix(err, "reading outputs back: ");
+  return 0;
 }
 
 int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
@@ -103,6 +104,7 @@ int kt_tuner_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t li
   t->busy = true;
   kt_codegen_forget(task);
   int rc = tune_run_once(t, task, vi, limit_ns, NULL, out, err);
+  if (rc == 0 && out->status == KT_OK) rc = tune_read_back(t, task, err);
   t->busy = false;
   kt_task_unpin(task);
   return rc;
@@ -324,8 +326,10 @@ int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err) {
 static int device_evaluate(void *ud, kt_result *res, kt_error *err) {
   tuning *tu = ud;
   uint64_t at;
-  if (kt_indexmap_get(&tu->known, res->index, &at))
+  if (kt_indexmap_get(&tu->known, res->index, &at)) {
+    kt_ahead_begin(tu->ahead, res->index); /* nothing to make ahead for it */
     return kt_result_copy(res, &tu->prior->items[at], err) ? -1 : 1;
+  }
   if (tu->evaluated) tu->pending.loop += (double)(kt_now_ns() - tu->evaluated);
   if (!tu->set_up && tune_set_up(tu, err)) return -1;
   if (tune_guarded_evaluate(tu, tune_evaluate, res, err)) return -1;
@@ -339,6 +343,13 @@ static int tune(kt_tuner *t, kt_task *task, const kt_tune_opts *opts, kt_results
   tuning tu;
   if (tune_begin(&tu, t, task, opts, out, err)) return -1;
   tu.ev.evaluate = device_evaluate;
+  /* what is compiled runs first: a slow compile holds nothing behind it */
+  tu.ev.ready = tune_ready;
+  tu.ev.overtake = tune_overtake;
+  tu.ev.marked = tune_marked;
+  tu.ev.await = tune_await;
+  tu.ev.outlier = tune_outlier;
+  kt_ahead_out_of_order(tu.ahead);
   kt_interrupt_guard guard;
   kt_interrupt_arm(&guard);
   int rc = kt_search_loop(task->space, &tu.lo, &tu.ev, tu.results, err);

@@ -61,6 +61,7 @@ typedef struct tuning {
   int64_t measured;   /* ... when it was measured ... */
   int64_t evaluated;  /* ... and evaluated */
   kt_gaps pending;    /* the parts of the gap since then */
+  size_t compiles0;   /* the compiles that had run when it began (outlier.c) */
   double energy_ns;   /* each configuration's energy window (0: none; measure_energy.c) */
   pid_t host_pid;     /* a CPU device's process, whose threads' waits for a processor
                       ** (run_delay.h) each configuration's runs count; 0: none */
@@ -76,12 +77,25 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
                kt_results **out, kt_error *err);
 /* Adds the programs compiled and loaded from the disk since it began to r. */
 void tune_count_builds(const tuning *tu, kt_results *r);
-/* Ends it: compiles nobody asked for dropped, the journal closed (its
-** error into err when rc is 0), the arrays' host contents as the tuning
-** found them. Returns rc, or -1. */
+/* Ends it: compiles nobody asked for dropped, tune_close, tune_clear.
+** Returns rc, or -1. */
 int tune_end(tuning *tu, int rc, kt_error *err);
-/* Frees what the tuning holds but its results and journal (tuning.c). */
+/* Ends its search: the journal closed (its error into err when rc is 0),
+** the results' totals counted. What
+** the tuning holds stays: an online tuning (online.c) checks its later
+** steps' outputs with it, and frees it with tune_release when it goes.
+** Returns rc, or -1. */
+int tune_close(tuning *tu, int rc, kt_error *err);
+/* Frees what the tuning holds but its results and journal (tuning.c),
+** and puts back the arrays' host contents the tuner kept for it
+** (tuner_keep_hosts). */
 void tune_clear(tuning *tu);
+/* Frees what the tuning holds (its read-back outputs, the journal's prior
+** results, the checker, ...), but not its results and journal, and
+** touches nothing of the tuner's: for a driver that keeps no host
+** contents on the tuner, and may go while another tuning of the tuner
+** runs (an online tuning closed from that tuning's callback). */
+void tune_release(tuning *tu);
 /* The references and uploads before the first configuration (tune.c). */
 int tune_set_up(tuning *tu, kt_error *err);
 /* Parts of it made earlier, for a fleet (fleet.c): the references alone,
@@ -93,15 +107,27 @@ int tune_upload_early(tuning *tu, kt_error *err);
 int tune_same_failure(tuning *tu, const kt_result *res, kt_error *err);
 /* The evaluator's prefetch: starts compiling a configuration's kernels. */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err);
+/* The evaluator's view of the compiles, for a loop that evaluates out of
+** order (loop.h: ready, marked, await, outlier; outlier.c). */
+bool tune_ready(void *ud, uint64_t index);
+bool tune_overtake(void *ud, uint64_t index);
+uint64_t tune_marked(void *ud);
+void tune_await(void *ud, uint64_t mark, int64_t deadline_ns);
+bool tune_outlier(void *ud, uint64_t index, char *why, size_t size);
 
 /* Computes every reference's expected output from the arrays' current
 ** host contents (tune.c). */
 int tune_references(tuning *tu, kt_error *err);
-/* kt_tuner_run_once, and with `checked` (whose references are computed)
-** its outputs compared with them before they are read back: wrong ones
-** are invalid_output, and the arrays keep their contents. */
+/* kt_tuner_run_once but for reading the outputs back (tune_read_back),
+** and with `checked` (whose references are computed) its outputs compared
+** with them: wrong ones are invalid_output. The arrays keep their
+** contents. */
 int tune_run_once(kt_tuner *t, kt_task *task, const uint32_t *vi, int64_t limit_ns,
                   tuning *checked, kt_result *out, kt_error *err);
+/* Copies every array the task writes back from the device into its host
+** array: after a run that went well (tune_run_once), once nothing that may
+** still fail comes between (an online step's metrics, its journal). */
+int tune_read_back(kt_tuner *t, kt_task *task, kt_error *err);
 /* Reads output i of the run into tu->scratch[i] (measure.c). */
 int tune_read_output(tuning *tu, kt_run *run, size_t i, kt_result *res, kt_error *err);
 /* A configuration run before the references are in (refs_pending: a

@@ -226,6 +226,11 @@ const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }
 bool kt_tuner_busy(const kt_tuner *t) { return t->busy; }
+void kt_tuner_hold_online(kt_tuner *t, bool hold) {
+  if (hold) t->online++;
+  else t->online--;
+}
+bool kt_tuner_held_online(const kt_tuner *t) { return t->online > 0; }
 void kt_tuner_set_device_growth(kt_tuner *t, size_t bytes) { t->growth = bytes; }
 unsigned kt_tuner_renewals(const kt_tuner *t) { return t->renewals; }
 

@@ -25,6 +25,11 @@ void kt_tuner_free(kt_tuner *t);
 /* Whether a tuning or a run is in progress on it: then it cannot tune,
 ** run or be freed (a Lua callback of that tuning might try). */
 bool kt_tuner_busy(const kt_tuner *t);
+/* The online tunings on it (online.h) count themselves while they live:
+** their steps run on it between the application's calls, so it cannot be
+** freed until they have gone. */
+void kt_tuner_hold_online(kt_tuner *t, bool hold);
+bool kt_tuner_held_online(const kt_tuner *t);
 /* A device process that has grown by more than `bytes` since its first
 ** configuration is replaced between configurations, as after a crash (0:
 ** never; the default is KT_DEVICE_GROWTH_DEFAULT). Drivers keep some of
@@ -86,16 +91,38 @@ typedef struct kt_repeat {
 #define KT_CROWDED_WAIT 0.1
 
 /* Early stop (measure.c): after its first `runs` timed runs, a
-** configuration whose fastest run took more than `factor` times the best
-** time so far, and whose runs spread by at most `spread` ((slowest -
-** fastest) / fastest), is repeated no further: it keeps its samples, is
-** marked cut_short, and is never the best. runs 0: never. */
+** configuration whose fastest run took more than the best time so far
+** times max(factor, 1 + noise x the best's relative spread), plus twice
+** the device's timer resolution, and whose runs spread by at most
+** `spread` ((slowest - fastest) / fastest), is repeated no further: it
+** keeps its samples, is marked cut_short, and is never the best. runs 0:
+** never. */
 typedef struct kt_early_stop {
   int runs;
-  double factor, spread;
+  double factor, spread, noise;
 } kt_early_stop;
 
-#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 2.0, 0.1})
+#define KT_EARLY_STOP_DEFAULT ((kt_early_stop){2, 1.2, 0.1, 3.0})
+
+/* Compile outliers (outlier.c): the tuning does not wait for a compile
+** that has run longer than `factor` times the median of the tuning's
+** compiles so far (once `after` of them are over) and longer than
+** floor_ns; its configuration is set aside (loop.h); one past floor_ns and
+** KT_OVERTAKE_FACTOR times the median lets those behind it go first.
+** factor < 0: neither, the order proposed always; 0 (each field): the
+** default. */
+typedef struct kt_outlier_rule {
+  double factor;
+  size_t after;
+  double floor_ns;
+} kt_outlier_rule;
+
+#define KT_OUTLIER_FACTOR_DEFAULT 10.0
+#define KT_OUTLIER_AFTER_DEFAULT 3
+#define KT_OUTLIER_FLOOR_DEFAULT 1e9
+/* Beyond the floor and this many times the median, a compile holds none
+** of the configurations behind it whose compiles are over (outlier.c). */
+#define KT_OVERTAKE_FACTOR 2.0
 #define KT_TIME_FACTOR_DEFAULT 50.0
 #define KT_TIME_FLOOR_DEFAULT 10e9
 
@@ -145,6 +172,7 @@ typedef struct kt_tune_opts {
   ** as metrics of its result (profile.c); CUDA only. */
   const char *const *profile;
   size_t nprofile;
+  kt_outlier_rule outlier;
 } kt_tune_opts;
 
 #define KT_FAIL_FAST_DEFAULT 8

@@ -78,6 +78,7 @@ struct kt_tuner {
   hostcopy *hosts; /* during a tuning */
   size_t nhosts, caphosts;
   bool busy;       /* tuning or running: its callbacks may not use it */
+  size_t online;   /* online tunings on it (kt_tuner_hold_online) */
   size_t growth;   /* what the device process may grow by (0: any) ... */
   uint64_t watched; /* ... in this generation of the context, */
   unsigned checks;  /* checked this many times, */

@@ -111,6 +111,8 @@ static void tune_withdrawn(void *ud, uint64_t index) {
 ** keeps their sources for making its kernels ahead (ahead.h). */
 int tune_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   tuning *tu = ud;
+  uint64_t at;
+  if (kt_indexmap_get(&tu->known, index, &at)) return 0; /* a resumed journal's: not run */
   kt_config cfg = {tu->task->space, index, vi};
   size_t n = tu->task->nkernels;
   char **sources = kt_calloc(n ? n : 1, sizeof *sources, err);
@@ -154,8 +156,7 @@ static void prefetch_references(tuning *tu) {
   }
 }
 
-void tune_clear(tuning *tu) {
-  tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
+void tune_release(tuning *tu) {
   if (tu->scratch)
     for (size_t i = 0; i < tu->task->nrefs; i++) kt_array_release(tu->scratch[i]);
   free(tu->scratch);
@@ -167,6 +168,11 @@ void tune_clear(tuning *tu) {
   kt_checker_free(tu->checker);
   kt_devcheck_free(tu->devcheck);
   kt_ahead_free(tu->ahead);
+}
+
+void tune_clear(tuning *tu) {
+  tuner_drop_hosts(tu->t); /* the tuning leaves the arrays' host contents as it found them */
+  tune_release(tu);
 }
 
 /* Says whether the constraints or the device's limits left nothing. */
@@ -218,6 +224,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
       generate_space(task->space, opts, err) || kt_space_natural_generate(task->space, err))
     return -1;
   if (kt_space_count(task->space) == 0) return no_configuration(task, &t->device, err);
+  tu->compiles0 = kt_build_cache_times(t->cache);
   prefetch_references(tu);
   kt_devcheck_prefetch(t, task, opts->validate_on);
   if (!(tu->results = kt_results_for_task(task, kt_device_string(&t->device, "name"), err)))
@@ -290,8 +297,7 @@ void tune_count_builds(const tuning *tu, kt_results *r) {
   }
 }
 
-int tune_end(tuning *tu, int rc, kt_error *err) {
-  kt_build_cache_cancel_pending(tu->t->cache);
+int tune_close(tuning *tu, int rc, kt_error *err) {
   if (kt_journal_close(tu->journal, rc ? NULL : err)) rc = -1;
   tu->journal = NULL;
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
@@ -299,6 +305,12 @@ int tune_end(tuning *tu, int rc, kt_error *err) {
   tu->results->restores = tu->t->restores - tu->restores0;
   tu->results->device_threads = tuner_device_threads(tu->t); /* a new device process may differ */
   tune_count_builds(tu, tu->results);
+  return rc;
+}
+
+int tune_end(tuning *tu, int rc, kt_error *err) {
+  tu->results->abandoned += kt_build_cache_cancel_pending(tu->t->cache);
+  rc = tune_close(tu, rc, err);
   tune_clear(tu);
   return rc;
 }

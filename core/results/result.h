@@ -127,6 +127,8 @@ typedef struct kt_results {
   size_t compiles;       /* programs the tuning compiled ... */
   size_t cached;         /* ... and loaded from the program cache on disk instead */
   size_t withdrawn;      /* proposals the searcher took back before evaluation (loop.c) */
+  size_t abandoned;      /* compiles still running when the tuning ended, ended then:
+                         ** their compiler processes killed (builder.h) */
   size_t compile_workers; /* compiler processes that ran (compile_pool.h), over its devices */
   size_t input_checks;   /* device inputs compared with the tuning's host contents */
   size_t input_checks_device; /* ... of them compared on the device (verify_device.c) */

@@ -326,7 +326,8 @@ static void write_entry(FILE *f, const kt_results *r, const kt_result *x) {
   }
   fputs("\"time\":", f);
   if (x->status == KT_OK) kt_json_number(f, MS(x->time_ns));
-  else fputs(x->status == KT_COMPILE_FAILED ? "\"CompilationFailedConfig\"" : "\"RuntimeFailedConfig\"", f);
+  else fputs(x->status == KT_COMPILE_FAILED || x->status == KT_COMPILE_DEFERRED
+                 ? "\"CompilationFailedConfig\"" : "\"RuntimeFailedConfig\"", f);
   fputs(",\"times\":[", f);
   for (size_t s = 0; s < x->nsamples; s++) {
     fputs(s ? "," : "", f);

@@ -235,7 +235,8 @@ kt_results *kt_results_from_t4(const kt_jvalue *root, kt_error *err) {
 static const char *invalidity(kt_status s) {
   switch (s) {
     case KT_OK: return "correct";
-    case KT_COMPILE_FAILED: return "compile";
+    case KT_COMPILE_FAILED:
+    case KT_COMPILE_DEFERRED: return "compile"; /* its exact status: ktlua_status */
     case KT_TIMEOUT: return "timeout";
     case KT_INVALID_OUTPUT: return "correctness";
     default: return "runtime";
@@ -267,7 +268,8 @@ static void write_measurements(FILE *f, const kt_results *r, const kt_result *x)
     write_measure(f, &n, "time", MS(x->time_ns), "milliseconds");
   } else {
     fprintf(f, "{\"name\":\"time\",\"value\":\"%s\",\"unit\":\"milliseconds\"}",
-            x->status == KT_COMPILE_FAILED ? "CompilationFailedConfig" : "RuntimeFailedConfig");
+            x->status == KT_COMPILE_FAILED || x->status == KT_COMPILE_DEFERRED
+                ? "CompilationFailedConfig" : "RuntimeFailedConfig");
     n++;
   }
   for (size_t m = 0; m < x->nmetrics; m++) { /* unit: none that ktlua knows, but energy's */

@@ -6,6 +6,10 @@
 -- a Lua error with a message, never a crash. Each call is logged (flushed)
 -- before it is made, so that the log of a case that crashes ends with the
 -- call that crashed it.
+--
+-- Online tunings (tuner:online and its methods) are among the calls; the
+-- online fuzzer (api.world(..., {online = true})) makes mostly those, also
+-- on a kernel of its own whose steps it checks (World:start_online).
 local kt = require "ktlua"
 local fuzz = require "spec.support.fuzz"
 
@@ -24,14 +28,30 @@ local NAMES = { "A", "B", "WG" }
 local FIXTURE = "spec/fixtures/small_cache.json"
 
 -- world.tuner() gives the tuner, opening another if a case closed it.
-function api.world(rng, open_tuner, log_path, dir)
+-- options.online: three calls in four are online calls.
+function api.world(rng, open_tuner, log_path, dir, options)
   local w = setmetatable({ rng = rng, open_tuner = open_tuner, dir = dir, depth = 0, steps = 0,
-                           objects = {}, kinds = {} }, World)
+                           objects = {}, kinds = {}, online = options and options.online,
+                           checked = setmetatable({}, { __mode = "k" }) }, World)
   w.log = assert(io.open(log_path, "a"))
   return w
 end
 
 function World:close() self.log:close() end
+
+-- Ends a case: its world closed and collected, and what broke it (nil:
+-- nothing). Each case opens a tuner, a device process with a 32 MB staging
+-- area that the collector sees as a small userdata: uncollected, a long
+-- run's tuners filled the memory (the online fuzzer, seed 4: killed for
+-- memory after 233 cases).
+function api.finish(w)
+  w:close()
+  local bad = w.bad
+  for k in pairs(w) do w[k] = nil end
+  collectgarbage()
+  collectgarbage()
+  return bad
+end
 
 -- What the calls start from: arrays, a scalar, a kernel with a parameter
 -- (and its space), a replay.
@@ -260,7 +280,7 @@ end
 
 calls[#calls + 1] = function(w, rng)
   local o = rng:chance(0.8) and w:get(rng:pick({ "array", "type", "arg", "task", "space", "results",
-                                                  "replay", "tuner" })) or w:any()
+                                                  "replay", "tuner", "online", "db" })) or w:any()
   return "release", function()
     local mt = getmetatable(o)
     if type(mt) == "table" and mt.__gc then
@@ -281,6 +301,163 @@ calls[#calls + 1] = function(w, rng)
     collectgarbage()
   end
 end
+
+-- ---- online tuning ----
+
+-- The online calls: made by the API fuzzer as any others, and three times
+-- in four by the online fuzzer.
+local online_calls = {}
+
+-- x[i] += V on the world's own kernel for online tunings, checked against
+-- x + 1: V = 2 is invalid_output when validated, BAD = 1 does not compile.
+-- Its arrays are no objects of the world: only its online tunings' steps
+-- change them. A launcher of the fuzzer's, at times (then its steps'
+-- outputs are not checked), else one that launches it.
+function World:start_online()
+  local rng = self.rng
+  local x = kt.array("int", 32):fill(0)
+  local k = self:tuner():kernel{ name = "inc", global = 32, args = { x:inout() }, source = [[
+__kernel void inc(__global int *x) {
+#if BAD
+  syntax error
+#endif
+  int i = get_global_id(0);
+  x[i] = x[i] + V;
+}]] }
+  k:param("V", { 1, 2 })
+  k:param("BAD", { 0, 1 })
+  k:param("WG", { 1, 2, 4 }, { group_x = "mul" })
+  k:reference(x, function(ref) for i = 0, 31 do ref[i] = x[i] + 1 end end)
+  local fuzzed = rng:chance(0.3)
+  if fuzzed then k:launcher(api.launcher(self))
+  elseif rng:chance(0.3) then k:launcher(function(run) run:launch(k) end) end
+  self.own = { k = k, x = x, outputs = not fuzzed }
+end
+
+-- A database of the world's, mostly the one it has (a release may have
+-- closed it).
+function World:database()
+  local list = self.kinds.db
+  if list and #list > 0 and self.rng:chance(0.8) then return self.rng:pick(list) end
+  return self:keep(kt.db(self.dir .. "/online.db"))
+end
+
+-- One option of tuner:online wrong, and what its error must name.
+local function wrong_online_option(w, rng, opts)
+  local cases = {
+    function() opts.confirm = true return "online options.confirm: expected a table" end,
+    function() opts.confirm = { candidates = -1 } return "online options.confirm.candidates" end,
+    function() opts.confirm = { runs = 1001 } return "online options.confirm.runs" end,
+    function() opts.confirm = { rounds = 1 } return "online options.confirm: unknown field 'rounds'" end,
+    function() opts.bad = rng:pick({ 1, "x", {} }) return "online options: unknown field 'bad'" end,
+    function() opts.validate = "yes" return "online options.validate" end,
+    function() opts.objective = "kernel+host" return "online options.objective" end,
+    function() opts.fallback = { V = 7, BAD = 0, WG = 1 } return "online options.fallback" end,
+    function() opts.fallback = rng:pick({ 5, "x", true }) return "online options.fallback" end,
+    function() opts.db, opts.size = rng:pick({ 5, "x", {} }), { n = 1 } return "options.db" end,
+    function() opts.stop = rng:pick({ 3, "x" }) return "options.stop" end,
+    function() opts.search = 3 return "options.search" end,
+    function() opts.search = "nosuch" return "unknown searcher 'nosuch'" end,
+    function() opts.seed = "x" return "options.seed" end,
+    function() opts.time_limit = "x" return "options.time_limit" end,
+    function() opts.lookahead = -1 return "options.lookahead" end,
+  }
+  return rng:pick(cases)()
+end
+
+-- tuner:online on the world's own kernel mostly, options at random; at
+-- times one wrong, whose error must name it.
+online_calls[#online_calls + 1] = function(w, rng)
+  local own = w.own and rng:chance(0.8)
+  local k = own and w.own.k or w:kernel()
+  local opts = { search = rng:pick({ "exhaustive", "random", "bestfirst", "greedy", api.searcher(w) }),
+                 seed = rng:int(0, 9) }
+  local wrong
+  if own and rng:chance(0.2) then
+    wrong = wrong_online_option(w, rng, opts)
+  else
+    opts.validate = own and rng:chance(0.7) or (rng:chance(0.1) and w:any()) or nil
+    if rng:chance(0.5) then opts.stop = { count = rng:int(1, 8) } end
+    local confirm = { candidates = rng:int(0, 3), runs = rng:int(0, 3) }
+    opts.confirm = rng:pick({ nil, false, confirm, confirm })
+    if rng:chance(0.5) then
+      opts.fallback = own and { V = rng:pick({ 1, 1, 2 }), BAD = rng:pick({ 0, 0, 1 }), WG = 2 }
+        or w:any()
+    end
+    if rng:chance(0.1) then opts.journal, opts.resume = w.dir .. "/online.jsonl", rng:chance(0.5) end
+    if rng:chance(0.1) then opts.metrics, opts.objective = { m = w:callback() }, "m" end
+    if rng:chance(0.1) then opts.db, opts.size = w:database(), { n = rng:int(1, 3) } end
+    if rng:chance(0.1) then opts[rng:pick({ "time_limit", "lookahead", "confirm", "fallback" })] = w:any() end
+  end
+  return "tuner:online", function()
+    local ok, on = pcall(w:tuner().online, w:tuner(), k, opts)
+    if wrong and ok then w:fail("tuner:online accepted a wrong option (" .. wrong .. ")") end
+    if wrong and type(on) == "string" and not on:find(wrong, 1, true) then
+      w:fail(("tuner:online's error does not name the wrong option (%s): %s"):format(wrong, on))
+    end
+    if not ok then error(on, 0) end
+    if own then w.checked[on] = opts.validate == true end
+    return w:keep(on)
+  end
+end
+
+-- What a step of an online tuning of the world's own kernel gave, checked:
+-- what failed fell back; unless the fuzzer's launcher runs it, its outputs
+-- are x + V of what ran, a validated search's ok step ran V = 1 and a step
+-- that raised changed nothing.
+local function check_step(w, on, before, ok, step)
+  local x = w.own.x
+  if not ok then
+    if w.own.outputs and x[0] ~= before then
+      w:fail(("a step that raised changed its outputs (%d, not %d): %s"):format(x[0], before,
+        tostring(step)))
+    end
+    return
+  end
+  local function expect(cond, what) if not cond then w:fail("step: " .. what) end end
+  expect(not (step.searching and step.confirming), "searching and confirming")
+  expect(step.status == "ok" or step.fell_back, step.status .. " did not fall back")
+  expect(not step.fell_back or type(step.error) == "string", "fell back without an error")
+  expect(step.done == on:done(), "done is not on:done()")
+  if not w.own.outputs then return end -- a launcher of the fuzzer's made them
+  if w.checked[on] and step.status == "ok" and (step.searching or step.confirming) then
+    expect(step.config.V == 1 and step.config.BAD == 0, "a validated ok step ran V = 2")
+  end
+  expect(x[0] == before + step.config.V and x[31] == x[0],
+    ("outputs %d, %d after %d with V = %d"):format(x[0], x[31], before, step.config.V))
+end
+
+-- The online tuning's methods, at times on a wrong self (the error must
+-- say what was expected).
+online_calls[#online_calls + 1] = function(w, rng)
+  local on = w:get("online")
+  local m = rng:pick({ "step", "step", "step", "step", "step", "best", "results", "done", "stop",
+                       "close", "tostring" })
+  local mt = type(on) == "userdata" and getmetatable(on)
+  local wrong = mt and mt.__name == "ktlua.online" and m ~= "tostring" and rng:chance(0.1)
+    and rng:pick({ 42, "on", {}, kt.array("int", 1) })
+  local x = rng:chance(0.2) and w:any() or nil
+  return "online:" .. m, function()
+    if m == "tostring" then return tostring(on) end
+    local f = on[m]
+    if wrong then
+      local ok, err = pcall(f, wrong, x)
+      if ok or not tostring(err):find("ktlua.online expected", 1, true) then
+        w:fail(("on:%s on a wrong self gave %s"):format(m, tostring(err)))
+      end
+      return
+    end
+    local own = w.checked[on] ~= nil
+    local before = own and w.own.x[0]
+    local ok, r = pcall(f, on, x)
+    if own and m == "step" then check_step(w, on, before, ok, r) end
+    if not ok then error(r, 0) end
+    if m == "best" or m == "results" then w:keep(r) end
+    return r
+  end
+end
+
+for _, call in ipairs(online_calls) do calls[#calls + 1] = call end
 
 -- A launcher that calls the run object's methods with random arguments,
 -- and sometimes keeps the run object for later.
@@ -328,10 +505,16 @@ function World:note(what)
   self.log:flush()
 end
 
+-- What broke the case (the first thing).
+function World:fail(what)
+  if not self.bad then self.bad = ("step %d: %s"):format(self.steps, what) end
+end
+
 -- One random call. Its error must be a message (a string).
 function World:step()
   if self.steps > 400 then return end -- callbacks calling callbacks stop somewhere
-  local what, call = calls[self.rng:int(#calls)](self, self.rng)
+  local list = self.online and self.rng:chance(0.75) and online_calls or calls
+  local what, call = list[self.rng:int(#list)](self, self.rng)
   self:note(what)
   local ok, err = pcall(call)
   if not ok and type(err) ~= "string" and not self.bad then

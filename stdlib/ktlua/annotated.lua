@@ -47,26 +47,126 @@ local function read(file)
 end
 
 -- ---- GENINIT, GENLIMIT, GENSTEP ----
+--
+-- As OCLoptimizer's paper writes them, GENINIT(n, s, d), GENLIMIT(n, s, d)
+-- and GENSTEP(n, s, d) share the iterations 0..n-1 of a loop: s is g (all
+-- the work-items of the NDRange along dimension d share them) or l (the
+-- work-items of each work-group along d share them: every work-group runs
+-- all n); GENINIT(n) is GENINIT(n, g, 0). The macro's arity picks the form
+-- (__VA_ARGS__ counted), and s is pasted onto a name, so that the bare
+-- token g or l selects the helper: KT_GEN_INIT_g(n, d), ...
 
+-- A work-item's index along dimension d, and the number of them, within
+-- the NDRange (g) or its work-group (l). CUDA's indices are chosen by
+-- d at run time (d may be any expression); past 2, as OpenCL's
+-- get_global_id, index 0 of 1.
 local INDEX = {
-  opencl = { "((long)get_global_id(0))", "((long)get_global_size(0))" },
-  cuda = { "((long)blockIdx.x * blockDim.x + threadIdx.x)", "((long)gridDim.x * blockDim.x)" },
+  opencl = {
+    "#define KT_GEN_ID_g(d) ((long)get_global_id(d))",
+    "#define KT_GEN_SIZE_g(d) ((long)get_global_size(d))",
+    "#define KT_GEN_ID_l(d) ((long)get_local_id(d))",
+    "#define KT_GEN_SIZE_l(d) ((long)get_local_size(d))",
+  },
+  cuda = {
+    "#define KT_GEN_DIM(v, d, past) ((d) == 0 ? (long)(v).x : (d) == 1 ? (long)(v).y : (d) == 2 ? (long)(v).z : (past))",
+    "#define KT_GEN_ID_l(d) KT_GEN_DIM(threadIdx, d, 0L)",
+    "#define KT_GEN_SIZE_l(d) KT_GEN_DIM(blockDim, d, 1L)",
+    "#define KT_GEN_ID_g(d) (KT_GEN_DIM(blockIdx, d, 0L) * KT_GEN_SIZE_l(d) + KT_GEN_ID_l(d))",
+    "#define KT_GEN_SIZE_g(d) (KT_GEN_DIM(gridDim, d, 1L) * KT_GEN_SIZE_l(d))",
+  },
 }
 
--- The loop over iterations 0..n-1 each work-item runs: on a GPU,
--- work-item g takes g, g + G, g + 2G, ... (neighbours touch neighbouring
--- elements); elsewhere, a block of consecutive iterations (a core streams
--- through its own part of memory).
+-- On a GPU, work-item k of K takes k, k + K, k + 2K, ... (neighbours touch
+-- neighbouring elements); elsewhere, the k-th block of ceil(n / K)
+-- consecutive iterations (a core streams through its own part of memory).
+-- s is pasted wherever it is used, never passed on: a macro named g or l
+-- would not change the one-argument form.
+local SHARE = {
+  cyclic = {
+    "#define KT_GEN_INIT(n, s, d) KT_GEN_ID_##s(d)",
+    "#define KT_GEN_LIMIT(n, s, d) ((long)(n))",
+    "#define KT_GEN_STEP(n, s, d) KT_GEN_SIZE_##s(d)",
+  },
+  blocked = {
+    "#define KT_GEN_CHUNK_g(n, d) (((long)(n) + KT_GEN_SIZE_g(d) - 1) / KT_GEN_SIZE_g(d))",
+    "#define KT_GEN_CHUNK_l(n, d) (((long)(n) + KT_GEN_SIZE_l(d) - 1) / KT_GEN_SIZE_l(d))",
+    "#define KT_GEN_INIT(n, s, d) (KT_GEN_ID_##s(d) * KT_GEN_CHUNK_##s(n, d))",
+    "#define KT_GEN_LIMIT(n, s, d) ((KT_GEN_ID_##s(d) + 1) * KT_GEN_CHUNK_##s(n, d) < (long)(n) "
+      .. "? (KT_GEN_ID_##s(d) + 1) * KT_GEN_CHUNK_##s(n, d) : (long)(n))",
+    "#define KT_GEN_STEP(n, s, d) 1L",
+  },
+}
+
+-- The forms: three arguments as the paper writes them, or one (n, g, 0).
+-- KT_GEN_ARITY's fourth argument is the form's macro; two arguments name
+-- none (kt.annotated refuses them, with where they are, before a compile).
+local FORMS = {
+  "#define KT_GEN_ARITY(a, b, c, form, ...) form",
+  "#define KT_GEN_3(what, n, s, d) KT_GEN_##what(n, s, d)",
+  "#define KT_GEN_1(what, n) KT_GEN_##what(n, g, 0)",
+  "#define GENINIT(...) KT_GEN_ARITY(__VA_ARGS__, KT_GEN_3, KT_GEN_2, KT_GEN_1, -)(INIT, __VA_ARGS__)",
+  "#define GENLIMIT(...) KT_GEN_ARITY(__VA_ARGS__, KT_GEN_3, KT_GEN_2, KT_GEN_1, -)(LIMIT, __VA_ARGS__)",
+  "#define GENSTEP(...) KT_GEN_ARITY(__VA_ARGS__, KT_GEN_3, KT_GEN_2, KT_GEN_1, -)(STEP, __VA_ARGS__)",
+}
+
+-- The macros' text for a distribution ("cyclic" or "blocked") and a
+-- language ("opencl" or "cuda").
 function M.gen_macros(distribution, language)
-  local id, size = INDEX[language][1], INDEX[language][2]
-  if distribution == "cyclic" then
-    return ("#define GENINIT(n) %s\n#define GENLIMIT(n) ((long)(n))\n#define GENSTEP(n) %s\n"):format(id, size)
+  local lines = {}
+  for _, part in ipairs { INDEX[language], SHARE[distribution], FORMS } do
+    for _, line in ipairs(part) do lines[#lines + 1] = line end
   end
-  return table.concat({
-    ("#define KT_GENCHUNK(n) (((long)(n) + %s - 1) / %s)"):format(size, size),
-    ("#define GENINIT(n) (%s * KT_GENCHUNK(n))"):format(id),
-    "#define GENLIMIT(n) (GENINIT(n) + KT_GENCHUNK(n) < (long)(n) ? GENINIT(n) + KT_GENCHUNK(n) : (long)(n))",
-    "#define GENSTEP(n) 1L", "" }, "\n")
+  lines[#lines + 1] = ""
+  return table.concat(lines, "\n")
+end
+
+local GEN = { GENINIT = true, GENLIMIT = true, GENSTEP = true }
+local SPREAD = { g = true, l = true }
+
+-- Fails, naming where, at a use of GENINIT, GENLIMIT or GENSTEP that no
+-- form reads: other than 1 or 3 arguments, a second one other than the
+-- bare g or l, a dimension written as a number other than 0, 1 or 2 (one
+-- written as an expression is the kernel's to keep within 0..2). Reads
+-- each token once more.
+local function check_gen_uses(src, toks, where)
+  local W = P.work
+  for j, t in ipairs(toks) do
+    W.steps = W.steps + 1
+    if t.k == "id" and GEN[t.t] and P.is(toks, j + 1, "(") then
+      local close = P.match(toks, j + 1, where)
+      local args, a = {}, j + 2
+      local k = a
+      while k <= close do
+        W.steps = W.steps + 1
+        local u = toks[k]
+        if k == close or P.is(toks, k, ",") then
+          args[#args + 1] = { a, k - 1 }
+          a = k + 1
+        elseif u.k == "punct" and (u.t == "(" or u.t == "[" or u.t == "{") then
+          k = P.match(toks, k, where)
+        end
+        k = k + 1
+      end
+      local function fail(msg, at) P.fail(where, (at or t).line, (at or t).col, t.t .. msg) end
+      if #args ~= 1 and #args ~= 3 then
+        fail((" takes 1 argument (n) or 3 (n, g or l, the dimension), got %d"):format(#args))
+      end
+      for _, arg in ipairs(args) do
+        if arg[1] > arg[2] then fail(" has an empty argument", toks[arg[1]]) end
+      end
+      if #args == 3 then
+        local s, d = args[2], args[3]
+        if s[1] ~= s[2] or not SPREAD[toks[s[1]].t] or toks[s[1]].k ~= "id" then
+          fail(("'s second argument is g (the NDRange's work-items share the iterations) or l (each "
+            .. "work-group's do), got %s"):format(src:sub(toks[s[1]].s, toks[s[2]].e)), toks[s[1]])
+        end
+        local v = d[1] == d[2] and toks[d[1]].k == "num" and tonumber((toks[d[1]].t:gsub("[uUlL]+$", "")))
+        if d[1] == d[2] and toks[d[1]].k == "num" and v ~= 0 and v ~= 1 and v ~= 2 then
+          fail(("'s dimension is 0, 1 or 2, got %s"):format(toks[d[1]].t), toks[d[1]])
+        end
+      end
+    end
+  end
 end
 
 local function choice(def, field, allowed, default)
@@ -82,7 +182,7 @@ local function choice(def, field, allowed, default)
 end
 
 -- The macros' text for def (nil where the source uses none).
-local function distribution_prelude(def, uses)
+local function distribution_prelude(def, gen)
   local device = def.device
   if device ~= nil and type(device) ~= "table" then
     error(("kt.annotated: device: expected a device table (tuner.device, kt.device(...)), got %s"):format(type(device)), 3)
@@ -91,7 +191,7 @@ local function distribution_prelude(def, uses)
     device and (device.type == "gpu" and "cyclic" or "blocked"))
   local lang = choice(def, "language", { opencl = true, cuda = true },
     device and device.backend == "cuda" and "cuda" or "opencl")
-  if not (uses.GENINIT or uses.GENLIMIT or uses.GENSTEP) then return "", dist end
+  if not gen then return "", dist end
   if not dist then
     error("kt.annotated: the source uses GENINIT/GENLIMIT/GENSTEP: give the device (its type chooses "
       .. "how iterations are shared) or distribution = 'cyclic' or 'blocked'", 3)
@@ -136,8 +236,15 @@ function M.annotated(def)
   local prepared = R.prepare(text, where) -- every annotated loop checked, once
   local self = setmetatable({ where = where, prepared = prepared }, Annotated)
   self.params = params_of(prepared.anns, prepared.uses, where)
+  local gen = prepared.uses.GENINIT or prepared.uses.GENLIMIT or prepared.uses.GENSTEP
+  if gen then check_gen_uses(text, prepared.toks, where) end
+  for _, t in ipairs(gen and {} or prepared.toks) do -- or the source's own macros
+    if t.k == "pp" then
+      for w in t.t:gmatch("[%a_][%w_]*") do gen = gen or GEN[w] end
+    end
+  end
   local macros
-  macros, self.distribution = distribution_prelude(def, prepared.uses)
+  macros, self.distribution = distribution_prelude(def, gen)
   -- what identifies the kernel (journals, databases): the annotated text
   self.prelude = ("%s/* annotated source %s, fnv1a-64 %s */"):format(macros, where, fnv1a(text))
   return self

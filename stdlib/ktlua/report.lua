@@ -176,7 +176,7 @@ local function status_counts(statuses)
   local parts = {}
   for _, name in ipairs({ "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
                           "invalid_output", "too_many_threads", "out_of_bounds",
-                          "generator_failed", "too_much_local_memory" }) do
+                          "generator_failed", "too_much_local_memory", "compile_deferred" }) do
     if (statuses[name] or 0) > 0 then parts[#parts + 1] = ("%d %s"):format(statuses[name], name) end
   end
   return table.concat(parts, ", ")

@@ -19,7 +19,7 @@ local gnuplot = require("ktlua.gnuplot")
 
 local STATUSES = { "ok", "compile_failed", "launch_failed", "runtime_failed", "timeout",
                    "invalid_output", "too_many_threads", "out_of_bounds", "generator_failed",
-                   "too_much_local_memory" }
+                   "too_much_local_memory", "compile_deferred" }
 -- The plots' colours (the browser test looks for them in a screenshot).
 local EFFECT_WIDTH = 400 -- pixels, of each parameter's plot
 local COLOURS = { best = "#d62728", each = "#8c9db5", failed = "#ff7f0e", bars = "#1f77b4",
