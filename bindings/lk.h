@@ -368,6 +368,9 @@ typedef struct lk_tune_hold {
 ** owner is the kernel or replay a Lua searcher explores. */
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_default,
                             kt_loop_opts *o);
+/* Each file of the tune option output (lk_output.c) can be written: found
+** before the first configuration, a bad path loses no results. */
+void lk_check_outputs(lua_State *L, int opts);
 /* Writes the tuning's results to the files of the output field, once, if
 ** a configuration ran: a tuning refused or failed before its first leaves
 ** the files as they were. */
