@@ -109,22 +109,38 @@ end)
 describe("local memory beyond the device's", function()
   local lim = dev.local_memory
 
-  it("is refused before the launch with a status of its own (a __local array)", function()
+  -- An array of floats is pruned from the source's declaration before any compile
+  -- (prune_static_spec.lua); one of a struct, whose size the source does not say to ktlua, is
+  -- measured once compiled.
+  local function local_array(elem)
     local k = tuner:kernel{ source = [[
+      typedef struct { float x; } one;
       __kernel void k(__global float *a) {
-        __local float buf[N];
+        __local ]] .. elem .. [[ buf[N];
         int i = get_local_id(0);
-        buf[i] = a[get_global_id(0)];
+        buf[i] = ]] .. (elem == "one" and "(one){ a[get_global_id(0)] }" or "a[get_global_id(0)]") .. [[;
         barrier(CLK_LOCAL_MEM_FENCE);
-        a[get_global_id(0)] = buf[(i + 1) % 64] + buf[N - 1];
+        a[get_global_id(0)] = ]] .. (elem == "one" and "buf[(i + 1) % 64].x + buf[N - 1].x" or
+                                     "buf[(i + 1) % 64] + buf[N - 1]") .. [[;
       }]], name = "k", global = 64, group = 64 }
     k:args { kt.array("float", 64) }
     k:param("N", { 64, lim // 4 * 2 })
-    local r = tuner:tune(k, { search = "exhaustive" })
+    return k
+  end
+
+  it("is refused before the launch with a status of its own (a __local array)", function()
+    local r = tuner:tune(local_array("one"), { search = "exhaustive" })
     assert.are.same({ "ok", "too_much_local_memory" }, statuses(r))
     assert.are.equal(("kernel k: a work-group needs %d bytes of local memory, more than the %d "
                       .. "the device has"):format(lim * 2, lim), r[2].error)
     assert.are.equal(0, r[2].launches)
+  end)
+
+  it("is pruned before any compile where the source's declaration sizes it", function()
+    local k = local_array("float")
+    assert.are.equal(1, k:space(tuner.device):pruned().local_memory)
+    local r = tuner:tune(k, { search = "exhaustive" })
+    assert.are.same({ "ok" }, statuses(r))
   end)
 
   it("counts the kernel's local-memory arguments too", function()
