@@ -115,6 +115,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_cuda(L);
   lk_open_replay(L);
   lk_open_db(L);
+  lk_open_db_devices(L);
   lk_open_online(L);
   lk_open_spawn(L);
   lk_open_watch(L);

@@ -237,6 +237,7 @@ void lk_open_space(lua_State *L);   /* the space view's class */
 void lk_open_space_def(lua_State *L); /* kt.space */
 void lk_open_replay(lua_State *L);  /* kt.replay */
 void lk_open_db(lua_State *L);      /* kt.db */
+void lk_open_db_devices(lua_State *L); /* db:devices, db:touch, kt.compiler_version */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
 void lk_open_watch(lua_State *L);   /* the preloaded module ktlua.watch (the live view's) */
@@ -280,11 +281,19 @@ struct kt_db *lk_check_db_option(lua_State *L, int opts);
 /* seeds = {config, ...}: value indices, one list after another, in a
 ** userdata left on the stack. */
 const uint32_t *lk_check_seeds(lua_State *L, int opts, kt_space *space, size_t *n);
+/* prior = {{config =, weight =}, ...} (lk_prior.c): NULL when absent;
+** else the prior, in a userdata left on the stack. */
+const kt_prior *lk_check_prior(lua_State *L, int opts, const kt_space *space);
 /* tuner:online(kernel[, options]) (lk_online.c). */
 int lk_tuner_online(lua_State *L);
 /* The tuned-configuration database at idx (lk_db.c), and storing the top
 ** configurations of results in it under the size table at size_idx. */
 struct kt_db *lk_check_db(lua_State *L, int idx);
+/* What the results do not say: the names of a peer's recording (NULL: the
+** results'), the compiler and what re-runs the tuning (NULL: ""). */
+typedef struct lk_db_extra {
+  const char *kernel, *device, *backend, *compiler, *origin;
+} lk_db_extra;
 /* The same for a database given as an option: the error names it (what),
 ** not a position on the stack. */
 struct kt_db *lk_check_db_named(lua_State *L, int idx, const char *what);
@@ -292,7 +301,27 @@ struct kt_db *lk_check_db_named(lua_State *L, int idx, const char *what);
 ** (db:close() is an error until it lets go). */
 void lk_db_hold(lua_State *L, int idx, bool hold);
 void lk_db_store(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
-                 lua_Integer top);
+                 lua_Integer top, const lk_db_extra *x);
+/* How many of a tuning's best tuner:tune and tuner:online store: more than
+** the best alone, for what they teach a tuning elsewhere (transfer.md). */
+#define LK_DB_TUNE_TOP 10
+/* ... of a tuning on the device whose table is at device_idx: with its
+** compiler, and its properties kept in the database's devices. */
+void lk_db_store_tuner(lua_State *L, struct kt_db *db, const kt_results *r, int size_idx,
+                       int device_idx, lua_Integer top, const char *origin);
+/* The compiler of the device table at idx, as the database keeps it (pushed;
+** lk_db_devices.c). */
+const char *lk_device_compiler(lua_State *L, int idx);
+/* lk_db.c's readers of names, sizes and stored JSON, for lk_db_devices.c:
+** a name given for a stored one (refused where it holds a NUL byte); a
+** size table as canonical JSON text (pushed); a number as a size's;
+** stored JSON text of an object pushed as a table (false with why, nothing
+** pushed); today's date and time (UTC, ISO 8601). */
+const char *lk_db_check_name(lua_State *L, int idx, const char *what);
+const char *lk_db_push_size(lua_State *L, int idx, const char *what);
+void lk_db_write_number(FILE *f, lua_State *L, int idx);
+bool lk_db_push_json(lua_State *L, const char *text, char *why, size_t size);
+void lk_db_today(char *buf, size_t size);
 /* A device table for the device at idx (string, table, nil); pushes
 ** nothing, fills *out (caller clears). */
 void lk_check_device(lua_State *L, int idx, kt_device_info *out);
@@ -368,13 +397,12 @@ typedef struct lk_tune_hold {
 ** owner is the kernel or replay a Lua searcher explores. */
 lk_tune_hold *lk_check_tune(lua_State *L, int opts, int owner, bool progress_default,
                             kt_loop_opts *o);
-/* Each file of the tune option output (lk_output.c) can be written: found
-** before the first configuration, a bad path loses no results. */
-void lk_check_outputs(lua_State *L, int opts);
 /* Writes the tuning's results to the files of the output field, once, if
 ** a configuration ran: a tuning refused or failed before its first leaves
 ** the files as they were. */
 void lk_tune_write(lua_State *L, int opts, lk_tune_hold *h);
+/* Each file of the tune option output can be written (lk_tune_output.c). */
+void lk_check_outputs(lua_State *L, int opts);
 /* Pushes the tuning's results (if any), writes them (lk_tune_write), and
 ** raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);

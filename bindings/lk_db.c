@@ -2,11 +2,14 @@
 ** lk_db.c: the tuned-configuration database as a Lua object (core/db/db.h).
 **
 **   local db = kt.db(path[, {timeout = 10, readonly = false}])
-**   db:store(results, {size = {n = 4096, m = 512}, top = 3})
+**   db:store(results[, {size = {n = 4096, m = 512}, top = 3, kernel =, device =,
+**            backend =, origin =}]) (size: else the file's problem_size, {x =, y =, z =})
 **   db:best{kernel = k | "name", device = tuner | device | "name", size = {...},
-**           backend =, objective = "kernel", stale = false}
-**     -> entry (entry.match is "exact" or "nearest", entry.distance), or
-**        nil and why
+**           backend =, objective = "kernel", stale = false, nearest = false}
+**     -> entry (entry.match is "exact", "nearest" or, with nearest, "alike":
+**        ktlua.transfer), or nil and why
+**   db:recheck{...} -> report (ktlua.db_recheck), and why where it is empty
+** (db:devices, db:touch and what a tuning stores of its device: lk_db_devices.c)
 **   db:list{kernel =, device =, backend =, objective =, size =} -> entries
 **     (an entry's metrics: {name = value}, where its configuration had some)
 **   db:export("header" | "json" | "lua") -> text (ktlua.db_export)
@@ -45,7 +48,7 @@ static int by_name(const void *a, const void *b) {
 
 /* A name given for a stored one (stored names are C strings): refused where
 ** it holds a NUL byte, which would cut it short. */
-static const char *check_name(lua_State *L, int idx, const char *what) {
+const char *lk_db_check_name(lua_State *L, int idx, const char *what) {
   size_t len;
   const char *s = lua_tolstring(L, idx, &len);
   if (s && strlen(s) != len) luaL_error(L, "%s: a name holds a NUL byte (after '%s')", what, s);
@@ -54,7 +57,7 @@ static const char *check_name(lua_State *L, int idx, const char *what) {
 
 /* Writes a size's number: whole numbers below 9e15 as integers, so that
 ** {n = 4096.0} is the key of {n = 4096}, others as JSON reads them back. */
-static void write_size_number(FILE *f, lua_State *L, int idx) {
+void lk_db_write_number(FILE *f, lua_State *L, int idx) {
   if (lua_isinteger(L, idx)) {
     fprintf(f, LUA_INTEGER_FMT, (LUAI_UACINT)lua_tointeger(L, idx));
     return;
@@ -66,7 +69,7 @@ static void write_size_number(FILE *f, lua_State *L, int idx) {
 
 /* A size table {n = 4096, m = 512} as canonical JSON text ({"m":512,"n":4096}),
 ** pushed; what names the table in errors. */
-static const char *push_size(lua_State *L, int idx, const char *what) {
+const char *lk_db_push_size(lua_State *L, int idx, const char *what) {
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx))
     luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got %s", what,
@@ -79,7 +82,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
       luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}); %s = %s is not one",
                  what, key, value);
     }
-    check_name(L, -2, what);
+    lk_db_check_name(L, -2, what);
     n++;
   }
   if (n == 0) luaL_error(L, "%s: expected a table of named positive numbers ({n = 4096}), got {}", what);
@@ -97,7 +100,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
     fputc(':', f);
     lua_pushstring(L, names[i]);
     lua_rawget(L, idx);
-    write_size_number(f, L, -1);
+    lk_db_write_number(f, L, -1);
     lua_pop(L, 1);
   }
   fputc('}', f);
@@ -111,7 +114,7 @@ static const char *push_size(lua_State *L, int idx, const char *what) {
 /* Pushes stored JSON text (a size or a configuration: an object of numbers,
 ** strings and booleans) as a Lua table; false (nothing pushed) when it is
 ** none, with why. */
-static bool push_json(lua_State *L, const char *text, char *why, size_t size) {
+bool lk_db_push_json(lua_State *L, const char *text, char *why, size_t size) {
   kt_error err;
   kt_jdoc *doc = kt_json_parse(text, strlen(text), &err);
   const kt_jvalue *o = doc ? kt_json_root(doc) : NULL;
@@ -143,19 +146,19 @@ static bool push_json(lua_State *L, const char *text, char *why, size_t size) {
 /* Pushes a row as a table; false (nothing pushed) with why when its size
 ** or configuration is no JSON object. */
 static bool push_row(lua_State *L, const kt_db_row *r, char *why, size_t size) {
-  const char *keys[] = {"kernel", "device", "backend", "objective", "source",
-                        "options", "driver", "version", "date"};
-  const char *values[] = {r->kernel, r->device, r->backend, r->objective, r->source,
-                          r->options, r->driver, r->version, r->date};
+  const char *keys[] = {"kernel", "device", "backend", "objective", "source", "options",
+                        "driver", "version", "date", "compiler", "origin"};
+  const char *values[] = {r->kernel, r->device, r->backend, r->objective, r->source, r->options,
+                          r->driver, r->version, r->date, r->compiler, r->origin};
   const char *json[] = {r->size, r->config}, *json_keys[] = {"size", "config"};
-  lua_createtable(L, 0, 14);
-  for (int i = 0; i < 9; i++) {
+  lua_createtable(L, 0, 16);
+  for (int i = 0; i < 11; i++) {
     lua_pushstring(L, values[i]);
     lua_setfield(L, -2, keys[i]);
   }
   for (int i = 0; i < 2; i++) {
     char bad[256], shown[256];
-    if (!push_json(L, json[i], bad, sizeof bad)) {
+    if (!lk_db_push_json(L, json[i], bad, sizeof bad)) {
       snprintf(why, size, "the %s stored for %s on %s (rank %lld) is no JSON object: %s: %s",
                i ? "configuration" : "size", r->kernel, r->device, (long long)r->rank, bad,
                kt_quote(json[i], strlen(json[i]), shown, sizeof shown));
@@ -241,19 +244,26 @@ static kt_db_metric *push_metrics(lua_State *L, const kt_result *x) {
   return m;
 }
 
-static void today(char *buf, size_t size) {
+void lk_db_today(char *buf, size_t size) {
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Stores the top configurations of r under the size table at size_idx. */
-void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua_Integer top) {
-  if (!r->source || !r->backend)
-    luaL_error(L, "db:store: the results do not say what kernel code and device they are of "
-                  "(store results of a tuning, or a results file that ktlua wrote since 0.2)");
-  const char *size = push_size(L, size_idx, "db:store: size");
+/* Stores the top configurations of r under the size table at size_idx;
+** x names what r does not say (a peer's recording) and what it cannot. */
+void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua_Integer top,
+                 const lk_db_extra *x) {
+  const char *kernel = x->kernel ? x->kernel : r->task, *device = x->device ? x->device : r->device;
+  const char *backend = x->backend ? x->backend : r->backend;
+  if (!backend || !device || !kernel)
+    luaL_error(L, "db:store: the results do not say %s they are of (a recording of another "
+                  "tuner's: name it, db:store(results, {size = ..., %s}))",
+               !backend ? "on what backend" : !device ? "what device" : "what kernel",
+               !backend ? "backend = \"cuda\" or \"opencl\"" : !device
+                        ? "device = \"NVIDIA GeForce RTX 3090\"" : "kernel = \"name\"");
+  const char *size = lk_db_push_size(L, size_idx, "db:store: size");
   size_t n;
   const kt_result **ranked = push_ranked(L, r, &n);
   if (n == 0)
@@ -262,30 +272,77 @@ void lk_db_store(lua_State *L, kt_db *db, const kt_results *r, int size_idx, lua
   if ((lua_Integer)n > top) n = (size_t)top;
   kt_db_row *rows = lua_newuserdatauv(L, n * sizeof *rows, 0);
   char date[32];
-  today(date, sizeof date);
+  lk_db_today(date, sizeof date);
   for (size_t i = 0; i < n; i++) {
-    rows[i] = (kt_db_row){(char *)r->task,    (char *)r->device, r->backend, (char *)size,
-                          r->objective,       r->source,         r->options, r->driver,
-                          KTLUA_VERSION,      date,              (int64_t)i + 1,
-                          (char *)push_config_json(L, r, ranked[i]), ranked[i]->time_ns / 1e6,
-                          push_metrics(L, ranked[i]), ranked[i]->nmetrics};
+    rows[i] = (kt_db_row){.kernel = (char *)kernel, .device = (char *)device,
+                          .backend = (char *)backend, .size = (char *)size,
+                          .objective = r->objective ? r->objective : "kernel",
+                          .source = r->source ? r->source : "",
+                          .options = r->options ? r->options : "",
+                          .driver = r->driver ? r->driver : "", .version = KTLUA_VERSION,
+                          .date = date, .compiler = (char *)(x->compiler ? x->compiler : ""),
+                          .origin = (char *)(x->origin ? x->origin : ""), .rank = (int64_t)i + 1,
+                          .config = (char *)push_config_json(L, r, ranked[i]),
+                          .time_ms = ranked[i]->time_ns / 1e6,
+                          .metrics = push_metrics(L, ranked[i]), .nmetrics = ranked[i]->nmetrics};
   }
   kt_error err;
   if (kt_db_store(db, rows, n, &err)) lk_error(L, &err);
 }
 
 static int db_store(lua_State *L) {
-  static const char *const keys[] = {"size", "top", NULL};
+  static const char *const keys[] = {"size", "top", "kernel", "device", "backend", "origin", NULL};
   kt_db *db = check_db(L, 1);
   kt_results *r = ((lk_results *)luaL_checkudata(L, 2, LK_RESULTS))->r;
+  if (lua_isnoneornil(L, 3)) lua_settop(L, 2), lua_newtable(L); /* all from the results */
   luaL_checktype(L, 3, LUA_TTABLE);
   lk_check_keys(L, 3, "db:store options", keys);
   lua_Integer top = lk_opt_integer(L, 3, "db:store options", "top", 3);
   if (top < 1) luaL_error(L, "db:store options.top: expected a positive number of configurations");
-  lua_getfield(L, 3, "size");
-  lk_db_store(L, db, r, lua_gettop(L), top);
+  lk_db_extra x = {0};
+  const char **names[] = {&x.kernel, &x.device, &x.backend, &x.origin};
+  const char *fields[] = {"kernel", "device", "backend", "origin"};
+  for (int i = 0; i < 4; i++) {
+    const char *what = lua_pushfstring(L, "db:store options.%s", fields[i]);
+    if (lk_opt_string(L, 3, "db:store options", fields[i], NULL)) {
+      lk_get_field(L, 3, fields[i]);
+      *names[i] = lk_db_check_name(L, -1, what);
+    }
+  }
+  if (lua_getfield(L, 3, "size") == LUA_TNIL) { /* the file's problem size, as {x =, y =, z =} */
+    if (!r->nproblem)
+      luaL_error(L, "db:store options.size: the results do not say their problem size (a Kernel Tuner "
+                    "cache's problem_size): give it, size = {n = 4096}");
+    static const char *const axes[] = {"x", "y", "z"};
+    lua_createtable(L, 0, (int)r->nproblem);
+    for (size_t i = 0; i < r->nproblem; i++)
+      lua_pushinteger(L, (lua_Integer)r->problem_size[i]), lua_setfield(L, -2, axes[i]);
+  }
+  lk_db_store(L, db, r, lua_gettop(L), top, &x);
   lua_settop(L, 1);
   return 1;
+}
+
+/* The compiler of a device table at idx: NVRTC's version (c_version) for
+** CUDA, the platform's name and version for OpenCL; pushed. */
+const char *lk_device_compiler(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_getfield(L, idx, "backend");
+  bool cuda = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "cuda") == 0;
+  lua_pop(L, 1);
+  if (cuda) {
+    lua_getfield(L, idx, "c_version");
+    if (!lua_isstring(L, -1)) lua_pop(L, 1), lua_pushliteral(L, "");
+    return lua_tostring(L, -1);
+  }
+  lua_getfield(L, idx, "platform");
+  lua_getfield(L, idx, "platform_version");
+  const char *p = lua_isstring(L, -2) ? lua_tostring(L, -2) : "";
+  const char *v = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  lua_pushfstring(L, "%s%s%s", p, *p && *v ? " " : "", v);
+  lua_replace(L, -3);
+  lua_pop(L, 1);
+  return lua_tostring(L, -1);
 }
 
 /* ---- finding ---- */
@@ -293,6 +350,7 @@ static int db_store(lua_State *L) {
 typedef struct query {
   kt_db_filter f;
   const char *source, *options; /* of the kernel object given, if one was */
+  const char *driver, *compiler; /* of the device given as a tuner or table, if known */
   int size_idx;                 /* the size table's canonical text, or 0 */
 } query;
 
@@ -304,15 +362,21 @@ static void check_device_field(lua_State *L, int opts, query *q) {
   if (tuner) {
     q->f.device = kt_device_string(kt_tuner_device(tuner), "name");
     q->f.backend = kt_tuner_device(tuner)->backend->name;
+    q->driver = kt_device_string(kt_tuner_device(tuner), "driver_version");
+    lua_getfield(L, -1, "device");
+    q->compiler = lk_device_compiler(L, -1);
   } else if (t == LUA_TTABLE) {
-    lua_getfield(L, -1, "name");
-    lua_getfield(L, -2, "backend");
+    int dev = lua_gettop(L);
+    lua_getfield(L, dev, "name");
+    lua_getfield(L, dev, "backend");
     if (!lua_isstring(L, -2) || !lua_isstring(L, -1))
       luaL_error(L, "db options.device: expected a tuner, a device table or a device name");
-    q->f.device = check_name(L, -2, "db options.device.name");
-    q->f.backend = check_name(L, -1, "db options.device.backend");
+    q->f.device = lk_db_check_name(L, -2, "db options.device.name");
+    q->f.backend = lk_db_check_name(L, -1, "db options.device.backend");
+    if (lua_getfield(L, dev, "driver_version") == LUA_TSTRING) q->driver = lua_tostring(L, -1);
+    if (q->driver) q->compiler = lk_device_compiler(L, dev);
   } else if (t == LUA_TSTRING) {
-    q->f.device = check_name(L, -1, "db options.device");
+    q->f.device = lk_db_check_name(L, -1, "db options.device");
   } else if (t != LUA_TNIL) {
     luaL_error(L, "db options.device: expected a tuner, a device table or a device name, got %s",
                luaL_typename(L, -1));
@@ -324,7 +388,7 @@ static void check_device_field(lua_State *L, int opts, query *q) {
 static void check_kernel_field(lua_State *L, int opts, query *q) {
   int t = lk_get_field(L, opts, "kernel");
   if (t == LUA_TSTRING) {
-    q->f.kernel = check_name(L, -1, "db options.kernel");
+    q->f.kernel = lk_db_check_name(L, -1, "db options.kernel");
   } else if (t == LUA_TUSERDATA && luaL_testudata(L, -1, LK_TASK)) {
     kt_task *task = lk_check_task(L, lua_gettop(L))->task;
     const char **ids[] = {&q->source, &q->options};
@@ -347,12 +411,12 @@ static const char *opt_name(lua_State *L, int opts, const char *field) {
   if (!lk_opt_string(L, opts, "db options", field, NULL)) return NULL;
   const char *what = lua_pushfstring(L, "db options.%s", field);
   lk_get_field(L, opts, field);
-  return check_name(L, -1, what);
+  return lk_db_check_name(L, -1, what);
 }
 
 static void check_query(lua_State *L, int opts, query *q) {
   static const char *const keys[] = {"kernel", "device", "backend", "objective", "size",
-                                     "stale", NULL};
+                                     "stale", "nearest", NULL};
   memset(q, 0, sizeof *q);
   if (lua_isnoneornil(L, opts)) return;
   luaL_checktype(L, opts, LUA_TTABLE);
@@ -363,7 +427,7 @@ static void check_query(lua_State *L, int opts, query *q) {
   if (backend) q->f.backend = backend;
   q->f.objective = opt_name(L, opts, "objective");
   if (lk_get_field(L, opts, "size") != LUA_TNIL) {
-    push_size(L, -1, "db options.size");
+    lk_db_push_size(L, -1, "db options.size");
     q->size_idx = lua_gettop(L);
   }
 }
@@ -395,6 +459,15 @@ static const char *stale(lua_State *L, const query *q, const kt_db_row *r) {
   if (q->options && strcmp(q->options, r->options) != 0)
     return lua_pushfstring(L, "stale: %s on %s was tuned with other compiler options ('%s', now "
                            "'%s')", r->kernel, r->device, r->options, q->options);
+  /* Of the same device: a driver or compiler since upgraded (unknown: ""). */
+  bool same = strcmp(q->f.device, r->device) == 0 && strcmp(q->f.backend ? q->f.backend : "",
+                                                            r->backend) == 0;
+  if (same && q->driver && *q->driver && *r->driver && strcmp(q->driver, r->driver) != 0)
+    return lua_pushfstring(L, "stale: %s on %s was tuned with the driver %s (now %s)", r->kernel,
+                           r->device, r->driver, q->driver);
+  if (same && q->compiler && *q->compiler && *r->compiler && strcmp(q->compiler, r->compiler) != 0)
+    return lua_pushfstring(L, "stale: %s on %s was tuned with the compiler %s (now %s)",
+                           r->kernel, r->device, r->compiler, q->compiler);
   return NULL;
 }
 
@@ -424,6 +497,7 @@ static int db_best(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   check_query(L, 2, &q);
   int accept = lk_opt_boolean(L, 2, "db options", "stale", 0);
+  int nearest = lk_opt_boolean(L, 2, "db options", "nearest", 0);
   if (!q.f.kernel || !q.f.device || !q.size_idx)
     luaL_error(L, "db:best: expected kernel, device and size");
   if (!q.f.objective) q.f.objective = "kernel";
@@ -440,6 +514,13 @@ static int db_best(lua_State *L) {
   if (at >= 0) {
     results = found(L, &q, &rows[at], distance, accept, bad, sizeof bad);
     if (results < 0) bad_row(L, db, rows, n, bad);
+  } else if (n == 0 && nearest) { /* another device's, the most alike (ktlua.transfer) */
+    kt_db_rows_free(rows, n);
+    lk_push_stdlib(L, "ktlua.transfer", "nearest_best");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 2);
+    return 2;
   } else {
     lua_pushnil(L);
     lua_pushfstring(L, "no configuration of %s on %s is stored%s", q.f.kernel, q.f.device,
@@ -462,6 +543,16 @@ static int db_export(lua_State *L) {
   lua_call(L, 1, 1);
   lua_call(L, 1, 1);
   return 1;
+}
+
+/* db:recheck{...}: ktlua.db_recheck's (a stored best timed again). */
+static int db_recheck(lua_State *L) {
+  check_db(L, 1);
+  lua_settop(L, 2);
+  lk_push_stdlib(L, "ktlua.db_recheck", "recheck");
+  lua_insert(L, 1);
+  lua_call(L, 2, 2);
+  return 2;
 }
 
 /* (A collection finalizes the online tunings that hold it first: they
@@ -526,8 +617,10 @@ kt_db *lk_check_db_named(lua_State *L, int idx, const char *what) {
 void lk_open_db(lua_State *L) {
   static const luaL_Reg meta[] = {{"__gc", db_close}, {"__close", db_close},
                                   {"__tostring", db_tostring}, {NULL, NULL}};
-  static const luaL_Reg methods[] = {{"store", db_store}, {"best", db_best}, {"list", db_list},
-                                     {"export", db_export}, {"close", db_close}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"store", db_store},     {"best", db_best},
+                                     {"list", db_list},       {"recheck", db_recheck},
+                                     {"export", db_export},   {"close", db_close},
+                                     {NULL, NULL}};
   static const luaL_Reg fns[] = {{"db", l_db}, {NULL, NULL}};
   lk_new_class(L, LK_DB, meta, methods);
   luaL_setfuncs(L, fns, 0);

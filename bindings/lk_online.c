@@ -50,8 +50,10 @@ static void store_if_ended(lua_State *L, int idx, lk_online *u) {
   if (!u->db || kt_online_searching(u->on) || !kt_results_best(kt_online_results(u->on))) return;
   lua_getiuservalue(L, idx, 1);
   lua_rawgeti(L, -1, KEEP_SIZE);
-  lk_db_store(L, u->db, kt_online_results(u->on), lua_gettop(L), 3);
-  lua_pop(L, 2);
+  lua_rawgeti(L, -2, KEEP_TUNER);
+  lua_getfield(L, -1, "device");
+  lk_db_store_tuner(L, u->db, kt_online_results(u->on), -3, -1, LK_DB_TUNE_TOP, NULL);
+  lua_pop(L, 4);
   release_db(L, idx, u); /* once */
 }
 

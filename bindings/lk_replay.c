@@ -2,8 +2,8 @@
 ** lk_replay.c: kt.replay(path), a recorded space to tune without a device
 ** (any results file kt.load reads: ktlua's, T4, KTT, Kernel Tuner caches;
 ** gzipped or not):
-**   rec:tune{search, seed, stop, progress, output} -> results; stop.seconds
-**       and summary().total_ms count the simulated clock
+**   rec:tune{search, seed, stop, progress, output, seeds, prior} -> results;
+**       stop.seconds and summary().total_ms count the simulated clock
 **   rec:optimum([{objective =, maximize =}]) -> the best recorded result,
 **       by the recording's objective or the one given (nil if none)
 **   rec:space()             -> the space view (see lk_space.c)
@@ -34,10 +34,23 @@ static int l_replay(lua_State *L) {
   return 1;
 }
 
+/* seeds of a replay: indices in its space (those not in it left out), in a
+** userdata left on the stack (with lk_check_seeds'). */
+static const uint64_t *check_seeds(lua_State *L, int opts, kt_space *space, size_t *n) {
+  size_t count;
+  const uint32_t *vi = lk_check_seeds(L, opts, space, &count);
+  *n = 0;
+  if (!vi) return NULL;
+  uint64_t *out = lua_newuserdatauv(L, (count ? count : 1) * sizeof *out, 0);
+  for (size_t i = 0; i < count; i++)
+    if (kt_space_index(space, vi + i * kt_space_nparams(space), &out[*n]) == 0) (*n)++;
+  return out;
+}
+
 /* rec:tune([options]) -> results */
 static int replay_tune(lua_State *L) {
   static const char *const keys[] = {"search", "seed", "stop", "progress", "output", "lookahead",
-                                     "metrics", "objective", "maximize", NULL};
+                                     "metrics", "objective", "maximize", "seeds", "prior", NULL};
   kt_replay *r = check_replay(L, 1);
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -49,6 +62,10 @@ static int replay_tune(lua_State *L) {
   bool host;
   o.metrics = lk_check_metrics(L, 2, &o.stop, &host, kt_replay_records(r), false);
   if (host) luaL_error(L, "tune options.objective: a recording holds no host time");
+  kt_space *space = kt_replay_space(r);
+  o.seeds = check_seeds(L, 2, space, &o.nseeds);
+  const kt_prior *prior = lk_check_prior(L, 2, space);
+  if (prior) o.prior = *prior;
   kt_error err;
   int rc = kt_replay_tune(r, &o, &h->results, &err);
   return lk_tune_return(L, 2, h, rc, &err);

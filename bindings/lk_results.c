@@ -476,7 +476,12 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
   else if (strcmp(key, "device_threads") == 0 && r->device_threads > 0)
     lua_pushinteger(L, r->device_threads); /* nil: ktlua set none */
-  else lua_pushnil(L);
+  else if (strcmp(key, "backend") == 0) lua_pushstring(L, r->backend); /* nil: unknown */
+  else if (strcmp(key, "problem_size") == 0 && r->nproblem) {
+    lua_createtable(L, (int)r->nproblem, 0);
+    for (size_t i = 0; i < r->nproblem; i++)
+      lua_pushinteger(L, (lua_Integer)r->problem_size[i]), lua_rawseti(L, -2, (lua_Integer)i + 1);
+  } else lua_pushnil(L);
   return 1;
 }
 
@@ -530,8 +535,9 @@ void lk_open_results(lua_State *L) {
                                      {"print", results_print}, {"report", results_report},
                                      {NULL, NULL}};
   static const luaL_Reg fns[] = {{"load", l_load}, {NULL, NULL}};
-  static const char *const fields[] = {"task", "device", "searcher", "params", "stopped",
-                                      "objective", "maximize", "notice", "device_threads", NULL};
+  static const char *const fields[] = {"task",      "device",  "searcher", "params",
+                                      "stopped",   "objective", "maximize", "notice",
+                                      "backend",   "problem_size", "device_threads", NULL};
   lk_new_class(L, LK_RESULTS, meta, methods);
   lk_class_fields(L, LK_RESULTS, fields);
   luaL_setfuncs(L, fns, 0);

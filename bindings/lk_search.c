@@ -8,6 +8,9 @@
 **   next(self, n)           -- up to n configuration indices (0-based), or
 **                              configuration tables; nil or {} when done
 **   report(self, index, result)  -- result: {index, status, time_ms, config}
+**   prior(self, list)       -- optional, before any result, with the tuning's
+**                              prior: {{config =, weight =}, ...} (a config
+**                              may leave out parameters it does not say)
 ** (doc/searchers.md tells how to write one).
 */
 #include <math.h>
@@ -180,7 +183,44 @@ static int ls_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   return lk_ref_protect(ls->self, report_body, &c, err);
 }
 
-static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy, NULL};
+typedef struct prior_call {
+  lua_searcher *ls;
+  const kt_prior *p;
+} prior_call;
+
+/* searcher:prior(list): each {config =, weight =}, before any result. */
+static int prior_body(lua_State *T) {
+  prior_call *c = lua_touserdata(T, 1);
+  if (!push_method(c->ls, "prior")) return 0; /* prior is optional */
+  size_t np = kt_space_nparams(c->ls->kspace);
+  lua_createtable(T, (int)c->p->n, 0);
+  for (size_t i = 0; i < c->p->n; i++) {
+    lua_createtable(T, 0, 2);
+    lua_createtable(T, 0, (int)np); /* the values it says (not KT_PRIOR_ANY) */
+    for (size_t p = 0; p < np; p++) {
+      const kt_param *par = kt_space_param(c->ls->kspace, p);
+      uint32_t v = c->p->vi[i * np + p];
+      if (v >= par->nvalues) continue;
+      lk_push_value(T, &par->values[v]);
+      lua_setfield(T, -2, par->name);
+    }
+    lua_setfield(T, -2, "config");
+    lua_pushnumber(T, c->p->weight[i]);
+    lua_setfield(T, -2, "weight");
+    lua_rawseti(T, -2, (lua_Integer)i + 1);
+  }
+  lua_call(T, 2, 0);
+  return 0;
+}
+
+static int ls_prior(kt_searcher *s, const kt_prior *p, kt_error *err) {
+  lua_searcher *ls = s->state;
+  prior_call c = {ls, p};
+  return lk_ref_protect(ls->self, prior_body, &c, err);
+}
+
+static const kt_searcher_ops lua_ops = {"lua", ls_start, ls_next, ls_report, ls_destroy, NULL,
+                                        ls_prior};
 
 static kt_searcher *lua_searcher_new(lua_State *L, int idx, int owner_idx, uint64_t seed) {
   lua_searcher *ls = calloc(1, sizeof *ls);

@@ -453,13 +453,24 @@ static int tuner_tune(lua_State *L) {
                                      "check_inputs", "db", "size", "seeds", "metrics",
                                      "maximize", "pipeline",
                                      "validate_on", "early_stop", "energy",
-                                     "profile", "compile_outlier", "live", NULL};
+                                     "profile", "compile_outlier", "prior", "transfer", "origin",
+                                     "live", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   struct kt_fleet *fleet = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   lk_task *ut = lk_check_task(L, 2);
   if (!lua_isnoneornil(L, 3)) {
     luaL_checktype(L, 3, LUA_TTABLE);
     lk_check_keys(L, 3, "tune options", keys);
+  }
+  lua_settop(L, 3);
+  if (lua_istable(L, 3) && lua_getfield(L, 3, "transfer") != LUA_TNIL) {
+    /* seeds and prior from a database (ktlua.transfer), in a copy of the options */
+    lk_push_stdlib(L, "ktlua.transfer", "tune_options");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_call(L, 3, 1);
+    lua_replace(L, 3);
   }
   lua_settop(L, 3);
   kt_loop_opts lo = {0};
@@ -486,7 +497,11 @@ static int tuner_tune(lua_State *L) {
                when);
   o.lookahead = lo.lookahead;
   kt_db *db = lk_check_db_option(L, 3);
+  const char *origin = lk_opt_string(L, 3, "tune options", "origin", NULL);
+  if (origin && !db) luaL_error(L, "tune options.origin: it is kept in a database: give db and size too");
   o.seeds = lk_check_seeds(L, 3, ut->task->space, &o.nseeds);
+  const kt_prior *prior = lk_check_prior(L, 3, ut->task->space);
+  if (prior) o.prior = *prior;
   /* last: the live page is written first once the options are known good */
   lk_live_check(L, 3, h, ut->task->name, kt_device_string(kt_tuner_device(t), "name"), &o.journal);
   lk_live_progress(h, &o.progress, &o.progress_ud);
@@ -499,8 +514,9 @@ static int tuner_tune(lua_State *L) {
     lua_getfield(L, 3, "db"); /* again: a callback of the tuning may have closed it */
     db = lk_check_db_named(L, lua_gettop(L), "tune options.db");
     lua_getfield(L, 3, "size");
-    lk_db_store(L, db, h->results, lua_gettop(L), 3);
-    lua_pop(L, 2);
+    lua_getfield(L, 1, "device");
+    lk_db_store_tuner(L, db, h->results, -2, -1, LK_DB_TUNE_TOP, origin);
+    lua_pop(L, 3);
   }
   return lk_tune_return(L, 3, h, rc, &err);
 }

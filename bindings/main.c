@@ -24,6 +24,9 @@ void lk_preload_stdlib(lua_State *L); /* bindings/ktlua.c */
 static const char *const usage =
     "usage: ktlua [options] [script.lua [args...]]\n"
     "       ktlua db export [--format=header|json|lua] [-o FILE] DB\n"
+    "       ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X]\n"
+    "       ktlua db store DB FILE... [--kernel=NAME] [--device=NAME] [--backend=B]\n"
+    "                [--size=x=N,...] [--top=N]\n"
     "       ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]\n"
     "                    [--objective=NAME [--maximize]] RESULTS\n"
     "       ktlua report --follow JOURNAL [-o PAGE] [--count=N] [--seconds=S] ...\n"
@@ -52,6 +55,13 @@ static const char *const usage =
     "commands:\n"
     "  db export      the tuned configurations of a database (kt.db) as a C header with a\n"
     "                 selection function by nearest size, a JSON wisdom file or a Lua table\n"
+    "  db recheck     time again the stored bests whose driver, compiler or ktlua changed\n"
+    "                 (those `ktlua run --db` stored) and say which became slower or invalid;\n"
+    "                 exit 2: something regressed, 3: nothing is of the device, 4: an entry's\n"
+    "                 kernel could not be made again\n"
+    "  db store       keep the best of results files (a Kernel Tuner cache, KTT's, T4) in a\n"
+    "                 database, for transfer: kernel, device, backend and size from the file\n"
+    "                 or given\n"
     "  report         the results of a tuning or replay (JSON, CSV, journal) as one HTML page:\n"
     "                 the best configurations, statuses, failures and plots (gnuplot): best so\n"
     "                 far against evaluations and time, time distribution, each parameter's\n"
@@ -138,7 +148,8 @@ static int run_script(lua_State *L, char **argv, int argc, int script) {
 }
 
 /* `ktlua db ...`, `ktlua report ...`, `ktlua run ...` and `ktlua cache ...`: the main function
-** of a stdlib module with the arguments after it. */
+** of a stdlib module with the arguments after it. A main that returns an integer from 2 to 125
+** says the exit status (`ktlua db recheck`: something regressed, nothing matched); *code. */
 static const char *command_of(const char *word) {
   static const char *const commands[][2] = {
       {"db", "ktlua.db_export"}, {"report", "ktlua.report_html"}, {"run", "ktlua.t1_run"},
@@ -148,7 +159,8 @@ static const char *command_of(const char *word) {
   return NULL;
 }
 
-static int run_command(lua_State *L, const char *module, char **argv, int argc, int first) {
+static int run_command(lua_State *L, const char *module, char **argv, int argc, int first,
+                       int *code) {
   lua_getglobal(L, "require");
   lua_pushliteral(L, "ktlua");
   int status = call(L, 1, 0); /* which preloads the stdlib */
@@ -163,7 +175,12 @@ static int run_command(lua_State *L, const char *module, char **argv, int argc, 
       lua_pushstring(L, argv[i]);
       lua_rawseti(L, -2, i - first + 1);
     }
-    status = lua_pcall(L, 1, 0, 0); /* its errors speak to a user: no traceback */
+    status = lua_pcall(L, 1, 1, 0); /* its errors speak to a user: no traceback */
+    if (status == LUA_OK) {
+      lua_Integer c = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+      if (c >= 2 && c <= 125) *code = (int)c;
+      lua_pop(L, 1);
+    }
   }
   return report_status(L, status);
 }
@@ -293,7 +310,7 @@ int main(int argc, char **argv) {
   }
   luaL_openlibs(L);
   load_module(L);
-  int status = LUA_OK, i = 1;
+  int status = LUA_OK, i = 1, code = 0;
   bool interactive = false, ran = false, probe_quick = false;
   const char *probe = NULL, *probe_db = NULL;
   for (; i < argc && argv[i][0] == '-' && argv[i][1] && status == LUA_OK; i++) {
@@ -345,7 +362,7 @@ int main(int argc, char **argv) {
   }
   const char *command_module = i < argc ? command_of(argv[i]) : NULL;
   if (status == LUA_OK && command_module) {
-    status = run_command(L, command_module, argv, argc, i + 1);
+    status = run_command(L, command_module, argv, argc, i + 1, &code);
     ran = true;
   } else if (status == LUA_OK && i < argc) {
     status = run_script(L, argv, argc, i);
@@ -355,5 +372,5 @@ int main(int argc, char **argv) {
     if (set_kt_global(L) == LUA_OK) repl(L);
   }
   lua_close(L);
-  return status == LUA_OK ? 0 : 1;
+  return status == LUA_OK ? code : 1;
 }

@@ -192,3 +192,16 @@ describe("bench/searchers/record", function()
     tuner:close()
   end)
 end)
+
+-- bench/transfer/transfer.lua (issue 42) on dedisp's two recordings, one seed: each
+-- held out in turn, transferring from the other, whose optimum it shares.
+describe("bench/transfer/transfer.lua", function()
+  it("holds each device out, transferring from the others, and averages by kernel", function()
+    local out = shell.must(shell.ktlua .. " bench/transfer/transfer.lua --seeds=1 --only=dedisp")
+    assert.truthy(out:find("| dedisp_H200 | 1 others | ", 1, true), out)
+    assert.truthy(out:find("| dedisp_H100_80GB_HBM3 | 1 others | ", 1, true), out)
+    -- with transfer: the other GPU's best is this one's optimum, the first seed
+    assert.truthy(out:find("| %*%*all%*%* %(mean of 1 kernels%) | | [%d.]+ | [%d.]+ | [%d.]+ | 1%.000 | 1%.000 | 1%.000 | "),
+      out)
+  end)
+end)

@@ -166,7 +166,7 @@ describe("kt.db on a database of version 3, which kept no metrics", function()
     assert.are.equal(before, files.read(path))
     db = kt.db(path)
     assert.are.same({ 16, 8 }, { db:list()[1].config.WG, db:list()[2].config.WG })
-    assert.are.equal("1802792053\n4\nprobe_rows\nprobes\ntuned\ntuned_metrics\n", sqlite(path,
+    assert.are.equal("1802792053\n5\ndevices\nprobe_rows\nprobes\ntuned\ntuned_metrics\n", sqlite(path,
       "PRAGMA application_id; PRAGMA user_version; SELECT name FROM sqlite_master WHERE type = 'table' "
         .. "ORDER BY name"))
     db:store(results({ { 8, 0.5, { energy = 0.001 } }, { 16, 0.25, { energy = 0.002 } } }, "energy"),

@@ -73,7 +73,8 @@ describe("kt.db on a file that is not ktlua's", function()
         .. "date TEXT NOT NULL, notes TEXT, extra TEXT), not ktlua's" },
       { "DROP TABLE probe_rows", "it has no table 'probe_rows'" },
       { "PRAGMA user_version = 2", "user_version 2, which ktlua never wrote under its application_id" },
-      { "PRAGMA application_id = 0", "user_version 4, which ktlua never wrote without its application_id" },
+      { "PRAGMA application_id = 0", "user_version 5, which ktlua never wrote without its application_id" },
+      { "DROP TABLE devices", "it has no table 'devices'" },
       { "DROP TABLE tuned_metrics", "it has no table 'tuned_metrics'" },
     }
     local pristine = files.read(path)
@@ -88,10 +89,10 @@ describe("kt.db on a file that is not ktlua's", function()
       assert.are.equal(before, files.read(path))
     end
     files.write(path, pristine)
-    sqlite(path, "PRAGMA user_version = 5")
+    sqlite(path, "PRAGMA user_version = 6")
     local ok, err = pcall(kt.db, path)
     assert.is_false(ok)
-    assert.are.equal(path .. " was written by a newer ktlua (database version 5; this one reads 4)", err)
+    assert.are.equal(path .. " was written by a newer ktlua (database version 6; this one reads 5)", err)
     remove(path)
   end)
 
@@ -100,7 +101,7 @@ describe("kt.db on a file that is not ktlua's", function()
     files.write(empty, "")
     for _, path in ipairs({ new, empty }) do
       kt.db(path):close()
-      assert.are.equal("1802792053\n4\nwal\nprobe_rows\nprobes\ntuned\ntuned_metrics\n", sqlite(path,
+      assert.are.equal("1802792053\n5\nwal\ndevices\nprobe_rows\nprobes\ntuned\ntuned_metrics\n", sqlite(path,
         "PRAGMA application_id; PRAGMA user_version; PRAGMA journal_mode; "
         .. "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"))
       remove(path)
@@ -119,12 +120,12 @@ describe("kt.db on a file that is not ktlua's", function()
     local e = db:best{ kernel = "dbl", device = "dev", size = { n = 1024 } }
     assert.are.same({ "exact", { WG = 16, TAG = "a" }, 0.25 }, { e.match, e.config, e.time_ms })
     db:close()
-    assert.are.equal("1802792053\n4\nprobe_rows\nprobes\ntuned\ntuned_metrics\n", sqlite(path, "PRAGMA application_id; "
+    assert.are.equal("1802792053\n5\ndevices\nprobe_rows\nprobes\ntuned\ntuned_metrics\n", sqlite(path, "PRAGMA application_id; "
       .. "PRAGMA user_version; SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"))
     remove(path)
     path = from_sql("db_v2_quote_size.sql")
     kt.db(path):close()
-    assert.are.equal("1802792053\n4\n", sqlite(path, "PRAGMA application_id; PRAGMA user_version"))
+    assert.are.equal("1802792053\n5\n", sqlite(path, "PRAGMA application_id; PRAGMA user_version"))
     remove(path)
   end)
 end)

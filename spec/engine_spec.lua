@@ -73,8 +73,8 @@ __kernel void h(__global volatile int *flag, __global int *o) {
     k:reference(out, function(ref) ref:fill(7) end, { tolerance = 2 }) -- MODE 0 and 2 validate
     local r = tuner:tune(k, { repeats = 2, time_limit = 0.5 })
     assert.are.same({ "ok", "timeout", "ok", "timeout" }, statuses(r))
-    assert.are.equal("the configuration ran past its time limit; its device process was stopped",
-      r[2].error)
+    assert.matches("^the configuration ran past its time limit %([%d.]+ s%); its device process was "
+      .. "stopped$", r[2].error)
     assert.are.equal(2, #r[3].samples_ms)
     tuner:run(k, { MODE = 2 })
     assert.are.equal(9, out[63])
@@ -140,10 +140,11 @@ __kernel void f(__global volatile int *flag, __global int *o) {
     k:param("MODE", { 0, 1 })
     local r = tuner:tune(k, { repeats = 1, time_limit = { factor = 50, floor = 0.5 } })
     assert.are.same({ "ok", "timeout" }, statuses(r))
-    -- the floor, not the default 10 s: both leave a CPU device twice the longest compile on top,
-    -- and stopping the hang takes a moment, far less than the 9.5 s between them
-    local compile = math.max(r[1].compile_ms, r[2].compile_ms)
-    assert.is_true(r[2].overheads_ms.wait < 10000 + 2 * compile, r[2].overheads_ms.wait)
+    -- the floor, not the default 10 s: the warm-up and the timed run, queued together, share
+    -- twice the limit, and a CPU device has twice the longest compile on top (below 9.5 s)
+    local limit = tonumber(r[2].error:match("^the configuration ran past its time limit %(([%d.]+) s%); "
+      .. "its device process was stopped$"))
+    assert.is_true(limit >= 1 and limit < 20, r[2].error)
     assert.has_error(function() tuner:tune(k, { time_limit = { factor = 0 } }) end,
       "tune options.time_limit: factor and floor must be positive")
     assert.has_error(function() tuner:tune(k, { time_limit = "long" }) end,

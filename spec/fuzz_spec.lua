@@ -471,7 +471,7 @@ describe("the database fuzzer", function()
       n = n + 1
     end
     listing:close()
-    assert.are.equal(7, n)
+    assert.are.equal(8, n)
   end)
 
   it(("stores and reads back seeded hostile results (seed %d, cases %d to %d)")

@@ -214,7 +214,7 @@ describe("kt.replay", function()
     it("rejects unknown tune options", function()
       assert.has_error(function() kt.replay(FIXTURE):tune{repeats = 3} end,
         "tune options: unknown field 'repeats' (expected one of: search, seed, stop, progress, output, lookahead, "
-        .. "metrics, objective, maximize)")
+        .. "metrics, objective, maximize, seeds, prior)")
     end)
   end)
 

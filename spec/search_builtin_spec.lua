@@ -28,7 +28,7 @@ end
 describe("built-in searchers", function()
   it("are listed by kt.searchers", function()
     assert.equal("exhaustive, random, greedy, bestfirst, annealing, mcmc, genetic, differential, "
-                 .. "pso, staged, model, portfolio, profile", kt.searchers)
+                 .. "pso, staged, model, portfolio, profile, forest", kt.searchers)
   end)
 
   for _, name in ipairs(SEARCHERS) do
@@ -188,7 +188,7 @@ describe("built-in searchers", function()
     it("name an unknown searcher", function()
       assert.has_error(function() run(small, "nope", 1) end,
         "unknown searcher 'nope' (expected one of: exhaustive, random, greedy, bestfirst, annealing, "
-        .. "mcmc, genetic, differential, pso, staged, model, portfolio, profile)")
+        .. "mcmc, genetic, differential, pso, staged, model, portfolio, profile, forest)")
     end)
 
     it("name an unknown option and list the searcher's own", function()

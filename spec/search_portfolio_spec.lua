@@ -99,6 +99,30 @@ describe("portfolio searcher", function()
     assert.equal("space explored", results.stopped)
   end)
 
+  it("with bandit, draws each proposal's member by Thompson sampling: exactly these under a seed", function()
+    assert.same({20, 8, 0, 16, 1, 5, 19, 10, 21, 7, 12, 15},
+                indices(run(small, {"portfolio", seed = 3, bandit = 1}, 12)))
+    -- members with options of their own (numbers), + or , between them
+    local members = "forest:sample=4+greedy:sample=1:model=0:adjacent=0+annealing"
+    assert.same({3, 18, 20, 0, 16, 1, 9, 19, 10, 6, 21, 4},
+                indices(run(small, {"portfolio", seed = 3, bandit = 1, members = members}, 12)))
+    assert.equal(17, run(small, {"portfolio", seed = 3, bandit = 1, members = members}, 22):best().index)
+  end)
+
+  it("names what is wrong in a member's options", function()
+    local function fails(members, message)
+      assert.has_error(function() run(small, {"portfolio", members = members}, 1) end,
+        "searcher 'portfolio': option members: " .. message)
+    end
+    fails("greedy:sample", "'sample' in 'greedy' is not option=number")
+    fails("greedy:=3", "'=3' in 'greedy' is not option=number")
+    fails("greedy:sample=x", "sample of 'greedy' must be a number")
+    fails("forest:depth=2", "searcher 'forest' has no option 'depth' (its options: sample, trees, leaf, top, "
+      .. "apart, pairs, pool, explore, kappa, refit, clip, ahead)")
+    assert.has_error(function() run(small, {"portfolio", bandit = 2}, 1) end,
+      "searcher 'portfolio': option bandit must be in [0, 1], got 2")
+  end)
+
   it("checks its options, naming the offending one", function()
     assert.has_error(function() run(small, {"portfolio", members = "bestfirst,nope"}, 1) end,
       "searcher 'portfolio': option members: unknown searcher 'nope' (expected one of: "
@@ -116,6 +140,6 @@ describe("portfolio searcher", function()
     assert.has_error(function() run(small, {"portfolio", share = 0.5}, 1) end,
       "searcher 'portfolio': option share must be a whole number, got 0.5")
     assert.has_error(function() run(small, {"portfolio", beta = 1}, 1) end,
-      "searcher 'portfolio' has no option 'beta' (its options: members, floor, fade, ahead, share)")
+      "searcher 'portfolio' has no option 'beta' (its options: members, floor, fade, ahead, share, bandit)")
   end)
 end)

@@ -30,6 +30,8 @@ static int insert(kt_db *db, sqlite3_stmt *st, const kt_db_row *r) {
   sqlite3_bind_int64(st, 6, r->rank);
   for (int i = 5; i < 11; i++) bind_text(st, i + 2, texts[i]);
   sqlite3_bind_double(st, 13, r->time_ms);
+  bind_text(st, 14, r->compiler);
+  bind_text(st, 15, r->origin);
   (void)db;
   return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
@@ -39,7 +41,7 @@ static int replace_rows(kt_db *db, const kt_db_row *rows, size_t n, kt_error *er
   int rc = sqlite3_prepare_v2(db->h, "DELETE FROM tuned WHERE kernel = ?1 AND device = ?2 AND "
                               "backend = ?3 AND size = ?4 AND objective = ?5", -1, &del, NULL) ||
            sqlite3_prepare_v2(db->h, "INSERT INTO tuned VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                              "?9, ?10, ?11, ?12, ?13)", -1, &ins, NULL);
+                              "?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1, &ins, NULL);
   if (rc == SQLITE_OK) {
     const char *key[] = {rows[0].kernel, rows[0].device, rows[0].backend, rows[0].size,
                          rows[0].objective};
@@ -66,6 +68,25 @@ int kt_db_store(kt_db *db, const kt_db_row *rows, size_t n, kt_error *err) {
   return 0;
 }
 
+int kt_db_touch(kt_db *db, const kt_db_row *r, kt_error *err) {
+  static const char sql[] =
+      "UPDATE tuned SET driver = ?6, compiler = ?7, version = ?8, date = ?9, "
+      "time_ms = CASE WHEN rank = 1 AND ?10 IS NOT NULL THEN ?10 ELSE time_ms END "
+      "WHERE kernel = ?1 AND device = ?2 AND backend = ?3 AND size = ?4 AND objective = ?5";
+  if (kt_db_writable(db, "storing a new measurement", err)) return -1;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+    return kt_db_fail(db, "storing a new measurement", err);
+  const char *texts[] = {r->kernel, r->device, r->backend, r->size,    r->objective,
+                         r->driver, r->compiler, r->version, r->date};
+  for (int i = 0; i < 9; i++) bind_text(st, i + 1, texts[i]);
+  if (!isnan(r->time_ms)) sqlite3_bind_double(st, 10, r->time_ms);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : kt_db_fail(db, "storing a new measurement", err);
+  if (rc == 0 && sqlite3_changes(db->h) == 0) rc = 1;
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* ---- reading ---- */
 
 static char *column_text(sqlite3_stmt *st, int i) {
@@ -87,26 +108,30 @@ static int nul_column(const kt_db *db, sqlite3_stmt *st, const kt_db_row *r, int
                  kt_quote(text, n, shown, sizeof shown));
 }
 
-/* -1 and why when out of memory or a text holds a NUL byte. */
+/* -1 and why when out of memory or a text holds a NUL byte. A file of
+** version 4 or older (read as it is) has no compiler and origin: "". */
 static int read_row(const kt_db *db, sqlite3_stmt *st, kt_db_row *r, kt_error *err) {
   char **texts[] = {&r->kernel, &r->device,  &r->backend, &r->size,    &r->objective,
-                    &r->source, &r->options, &r->driver,  &r->version, &r->date, &r->config};
+                    &r->source, &r->options, &r->driver,  &r->version, &r->date, &r->config,
+                    &r->compiler, &r->origin};
+  int ncols = sqlite3_column_count(st) >= 15 ? 15 : 13;
   memset(r, 0, sizeof *r);
   for (int i = 0; i < 5; i++) *texts[i] = column_text(st, i);
   r->rank = sqlite3_column_int64(st, 5);
   for (int i = 5; i < 11; i++) *texts[i] = column_text(st, i + 1);
   r->time_ms = sqlite3_column_double(st, 12);
-  for (int i = 0; i < 11; i++)
+  for (int i = 11; i < 13; i++) *texts[i] = ncols == 15 ? column_text(st, i + 2) : strdup("");
+  for (int i = 0; i < 13; i++)
     if (!*texts[i]) return kt_fail(err, "out of memory reading %s", db->path);
-  for (int col = 0; col < 12; col++)
-    if (col != 5 && nul_column(db, st, r, col, err)) return -1;
+  for (int col = 0; col < ncols; col++)
+    if (col != 5 && col != 12 && nul_column(db, st, r, col, err)) return -1;
   return 0;
 }
 
 static void row_free(kt_db_row *r) {
-  char *texts[] = {r->kernel, r->device,  r->backend, r->size,    r->objective,
-                   r->source, r->options, r->driver,  r->version, r->date, r->config};
-  for (int i = 0; i < 11; i++) free(texts[i]);
+  char *texts[] = {r->kernel, r->device,  r->backend, r->size,    r->objective, r->source,
+                   r->options, r->driver, r->version, r->date, r->config, r->compiler, r->origin};
+  for (int i = 0; i < 13; i++) free(texts[i]);
   kt_db_free_metrics(r);
 }
 

@@ -28,6 +28,8 @@ typedef struct kt_db_row {
   char *kernel, *device, *backend, *size, *objective;
   char *source, *options;   /* what identifies the kernel's code */
   char *driver, *version, *date;
+  char *compiler;           /* NVRTC's version, or the OpenCL platform's ("" unknown) */
+  char *origin;             /* what re-runs it: "t1:" and a T1 file's path, or "" */
   int64_t rank;             /* 1: the best */
   char *config;             /* JSON object: parameter name -> value */
   double time_ms;
@@ -70,6 +72,22 @@ void kt_db_rows_free(kt_db_row *rows, size_t n);
 ** *distance is 0 for the same size. */
 long kt_db_nearest(const kt_db_row *rows, size_t n, const char *size, double *distance,
                    kt_error *err);
+
+/* A stored tuning measured again (ktlua.db_recheck): every rank of the key
+** that r names (kernel, device, backend, size, objective) takes r's
+** driver, compiler, version and date, and rank 1 r's time_ms unless it is
+** NAN. 0 when done, 1 when the key holds nothing, -1 with err. */
+int kt_db_touch(kt_db *db, const kt_db_row *r, kt_error *err);
+
+/* The properties of a device tuned for (a JSON object of numbers and
+** strings), replacing those stored for (device, backend). */
+int kt_db_store_device(kt_db *db, const char *device, const char *backend,
+                       const char *properties, const char *date, kt_error *err);
+/* Every device's properties: n rows of device, backend, properties, date
+** (4 strings each, freed with kt_db_strings_free(list, 4 * n)); none
+** before version 5. */
+int kt_db_devices(kt_db *db, char ***list, size_t *n, kt_error *err);
+void kt_db_strings_free(char **list, size_t n);
 
 /* For the database's other tables (db_probe.c): its SQLite handle, and
 ** the error of its last call, saying what was being done. */

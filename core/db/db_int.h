@@ -10,8 +10,10 @@
 
 /* The file format's version, in SQLite's user_version: 1 the tuned
 ** table, 2 the probes tables, 3 ktlua's application_id in the header,
-** 4 the tuned_metrics table. */
-#define KT_DB_VERSION 4
+** 4 the tuned_metrics table, 5 the tuned table's compiler and origin
+** columns and the devices table. */
+#define KT_DB_VERSION 5
+#define KT_DB_FIRST_WITH_PROVENANCE 5
 #define KT_DB_FIRST_WITH_METRICS 4
 #define KT_DB_FIRST_WITH_ID 3
 #define KT_DB_APPLICATION_ID 0x6b746c75 /* "ktlu" */
@@ -38,6 +40,12 @@ int kt_db_writable(kt_db *db, const char *doing, kt_error *err);
   " backend TEXT NOT NULL, size TEXT NOT NULL, objective TEXT NOT NULL,"                    \
   " rank INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,"                        \
   " PRIMARY KEY (kernel, device, backend, size, objective, rank, name));"
+
+/* The properties of the devices tuned for (db_devices.c), a row per
+** (device, backend): a JSON object of their numbers and names. */
+#define KT_DB_DEVICES_SCHEMA                                                                \
+  "CREATE TABLE IF NOT EXISTS devices (device TEXT NOT NULL, backend TEXT NOT NULL,"        \
+  " properties TEXT NOT NULL, date TEXT NOT NULL, PRIMARY KEY (device, backend));"
 
 /* db_metrics.c, inside kt_db_store's transaction: replaces the metrics of
 ** the key that rows[0] names by those of rows[0..n); -1 with SQLite's

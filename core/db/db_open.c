@@ -15,23 +15,36 @@
 
 #include "db_int.h"
 
+#define TUNED_COLUMNS                                                                       \
+  "CREATE TABLE IF NOT EXISTS tuned ("                                                      \
+  " kernel TEXT NOT NULL, device TEXT NOT NULL, backend TEXT NOT NULL, size TEXT NOT NULL," \
+  " objective TEXT NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL,"                  \
+  " options TEXT NOT NULL, driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL," \
+  " config TEXT NOT NULL, time_ms REAL NOT NULL,"
+#define TUNED_KEY " PRIMARY KEY (kernel, device, backend, size, objective, rank));"
+
+/* Version 5 added the last two columns of tuned (ALTER TABLE appends them:
+** an older file brought up to date has the columns of a new one). */
 static const char schema[] =
-    "CREATE TABLE IF NOT EXISTS tuned ("
-    " kernel TEXT NOT NULL, device TEXT NOT NULL, backend TEXT NOT NULL, size TEXT NOT NULL,"
-    " objective TEXT NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL,"
-    " options TEXT NOT NULL, driver TEXT NOT NULL, version TEXT NOT NULL, date TEXT NOT NULL,"
-    " config TEXT NOT NULL, time_ms REAL NOT NULL,"
-    " PRIMARY KEY (kernel, device, backend, size, objective, rank));" KT_DB_PROBE_SCHEMA
-    KT_DB_METRICS_SCHEMA;
+    TUNED_COLUMNS " compiler TEXT NOT NULL DEFAULT '', origin TEXT NOT NULL DEFAULT ''," TUNED_KEY
+    KT_DB_PROBE_SCHEMA KT_DB_METRICS_SCHEMA KT_DB_DEVICES_SCHEMA;
+/* The tables of the versions before 5, to compare an older file with. */
+static const char schema_v4[] = TUNED_COLUMNS TUNED_KEY KT_DB_PROBE_SCHEMA KT_DB_METRICS_SCHEMA;
+static const char migrate_v5[] =
+    "ALTER TABLE tuned ADD COLUMN compiler TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE tuned ADD COLUMN origin TEXT NOT NULL DEFAULT '';";
 
 /* The tables of each version (1: tuned alone; 2 and 3: the probes too). */
 static const char *const tables_v1[] = {"tuned", NULL};
 static const char *const tables_v2[] = {"tuned", "probes", "probe_rows", NULL};
 static const char *const tables_v4[] = {"tuned", "probes", "probe_rows", "tuned_metrics", NULL};
+static const char *const tables_v5[] = {"tuned", "probes", "probe_rows", "tuned_metrics",
+                                        "devices", NULL};
 
 /* Those of a file of that version; of this version when it is none ktlua wrote. */
 static const char *const *tables_of(int version, bool known) {
-  if (!known || version >= KT_DB_FIRST_WITH_METRICS) return tables_v4;
+  if (!known || version >= KT_DB_FIRST_WITH_PROVENANCE) return tables_v5;
+  if (version >= KT_DB_FIRST_WITH_METRICS) return tables_v4;
   return version == 1 ? tables_v1 : tables_v2;
 }
 
@@ -159,7 +172,7 @@ static int schema_objects(kt_db *db, int *n, kt_error *err) {
 
 /* Whether the file is ktlua's: FILE_NEW (nothing in it), FILE_OURS (this
 ** version) or FILE_OLDER (db->version tells which); -1 with why not. */
-static int classify(kt_db *db, sqlite3 *ref, kt_error *err) {
+static int classify(kt_db *db, sqlite3 *ref, sqlite3 *ref_v4, kt_error *err) {
   int app = 0, version = 0, objects = 0;
   if (pragma_int(db, "application_id", &app, err) || pragma_int(db, "user_version", &version, err)
       || schema_objects(db, &objects, err))
@@ -176,7 +189,8 @@ static int classify(kt_db *db, sqlite3 *ref, kt_error *err) {
     snprintf(why, sizeof why, "its SQLite application_id is 0x%08x, ktlua's 0x%08x", (unsigned)app,
              KT_DB_APPLICATION_ID);
   } else {
-    int rc = other_tables(db, ref, tables_of(version, known), why, sizeof why, err);
+    bool older = known && version < KT_DB_FIRST_WITH_PROVENANCE;
+    int rc = other_tables(db, older ? ref_v4 : ref, tables_of(version, known), why, sizeof why, err);
     if (rc < 0) return -1;
     if (rc == 0 && known) {
       db->version = version;
@@ -194,15 +208,17 @@ static int classify(kt_db *db, sqlite3 *ref, kt_error *err) {
 /* A new file gets the tables, an older one those it lacks, and both the
 ** version and application_id: in one transaction, classified again
 ** under its lock, as another process may have set it up meanwhile. */
-static int bring_up(kt_db *db, sqlite3 *ref, kt_error *err) {
-  char sql[sizeof schema + 128];
-  snprintf(sql, sizeof sql, "%s PRAGMA application_id = %d; PRAGMA user_version = %d;", schema,
-           KT_DB_APPLICATION_ID, KT_DB_VERSION);
-  /* WAL: readers never wait for a writer. */
+static int bring_up(kt_db *db, sqlite3 *ref, sqlite3 *ref_v4, kt_error *err) {
+  char sql[sizeof schema + sizeof migrate_v5 + 128];
   if (kt_db_exec(db, "PRAGMA journal_mode=WAL", "setting it up", err) ||
       kt_db_exec(db, "BEGIN IMMEDIATE", "setting it up", err))
     return -1;
-  int kind = classify(db, ref, err);
+  int kind = classify(db, ref, ref_v4, err);
+  /* A file of version 4 or older that has a tuned table gains its columns. */
+  bool alter = kind == FILE_OLDER && db->version < KT_DB_FIRST_WITH_PROVENANCE;
+  snprintf(sql, sizeof sql, "%s%s PRAGMA application_id = %d; PRAGMA user_version = %d;",
+           alter ? migrate_v5 : "", schema, KT_DB_APPLICATION_ID, KT_DB_VERSION);
+  /* WAL (above): readers never wait for a writer. */
   int rc = kind < 0 ? -1 : kind == FILE_OURS ? 0 : kt_db_exec(db, sql, "creating its tables", err);
   if (rc == 0 && kt_db_exec(db, "COMMIT", "creating its tables", err) == 0) {
     db->version = KT_DB_VERSION;
@@ -212,11 +228,12 @@ static int bring_up(kt_db *db, sqlite3 *ref, kt_error *err) {
   return -1;
 }
 
-/* ktlua's tables in a database in memory, to compare a file's with. */
-static sqlite3 *reference(kt_db *db, kt_error *err) {
+/* ktlua's tables (of this version, or of version 4) in a database in
+** memory, to compare a file's with. */
+static sqlite3 *reference(kt_db *db, const char *tables, kt_error *err) {
   sqlite3 *ref = NULL;
   if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-      sqlite3_exec(ref, schema, NULL, NULL, NULL) == SQLITE_OK)
+      sqlite3_exec(ref, tables, NULL, NULL, NULL) == SQLITE_OK)
     return ref;
   kt_fail(err, "%s: ktlua's schema: %s", db->path, ref ? sqlite3_errmsg(ref) : "out of memory");
   sqlite3_close(ref);
@@ -224,15 +241,19 @@ static sqlite3 *reference(kt_db *db, kt_error *err) {
 }
 
 static int set_up(kt_db *db, kt_error *err) {
-  sqlite3 *ref = reference(db, err);
-  if (!ref) return -1;
-  int kind = classify(db, ref, err), rc = kind < 0 ? -1 : 0;
+  sqlite3 *ref = reference(db, schema, err), *ref_v4 = ref ? reference(db, schema_v4, err) : NULL;
+  if (!ref_v4) {
+    sqlite3_close(ref);
+    return -1;
+  }
+  int kind = classify(db, ref, ref_v4, err), rc = kind < 0 ? -1 : 0;
   if (kind == FILE_NEW && db->readonly)
     rc = kt_fail(err, "%s holds no database yet, and it is opened read-only (%s)", db->path,
                  db->readonly);
   else if (kind == FILE_NEW || (kind == FILE_OLDER && !db->readonly))
-    rc = bring_up(db, ref, err);
+    rc = bring_up(db, ref, ref_v4, err);
   sqlite3_close(ref);
+  sqlite3_close(ref_v4);
   return rc;
 }
 

@@ -83,7 +83,8 @@ static const char *device_type_name(cl_device_type t) {
   return "other";
 }
 
-static int describe_device(kt_device_info *dev, const char *platform, kt_error *err) {
+static int describe_device(kt_device_info *dev, const char *platform, const char *platform_version,
+                           kt_error *err) {
   cl_device_id d = dev->handle;
   cl_device_type type = 0;
   clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
@@ -111,6 +112,7 @@ static int describe_device(kt_device_info *dev, const char *platform, kt_error *
       kt_device_set_string(dev, "id", dev->id, err) ||
       kt_device_set_string(dev, "type", device_type_name(type), err) ||
       kt_device_set_string(dev, "platform", platform, err) ||
+      kt_device_set_string(dev, "platform_version", platform_version, err) ||
       kt_device_set_int(dev, "max_group_size", (int64_t)group, err) ||
       kt_device_set_sizes(dev, "max_group_dims", dims64, 3, err))
     return -1;
@@ -154,6 +156,8 @@ static int enumerate_platform(cl_platform_id pf, int pi, kt_device_info **list,
   clGetDeviceIDs(pf, CL_DEVICE_TYPE_ALL, nd, ids, NULL);
   char platform[256] = "";
   clGetPlatformInfo(pf, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
+  char platform_version[256] = ""; /* the compiler's version, for the database (db.h) */
+  clGetPlatformInfo(pf, CL_PLATFORM_VERSION, sizeof platform_version - 1, platform_version, NULL);
   int rc = 0;
   for (cl_uint di = 0; di < nd && rc == 0; di++) {
     if ((rc = kt_grow(list, cap, *n + 1, sizeof **list, err))) break;
@@ -165,7 +169,7 @@ static int enumerate_platform(cl_platform_id pf, int pi, kt_device_info **list,
     dev->platform_handle = pf;
     snprintf(dev->id, sizeof dev->id, "opencl:%d:%u", pi, di);
     (*n)++;
-    rc = describe_device(dev, platform, err);
+    rc = describe_device(dev, platform, platform_version, err);
     if (rc == 0)
       rc = kt_device_set_int(dev, "group_multiple", preferred_multiple(ids[di]), err);
   }

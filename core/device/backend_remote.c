@@ -356,7 +356,7 @@ static void rm_event_free(kt_bctx *c, kt_bevent *e) {
 
 static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns, bool on_host) {
   c->deadline = deadline_ns;
-  if (deadline_ns) c->waited_at_set = kt_run_delay_self();
+  if (deadline_ns) c->waited_at_set = kt_run_delay_self(), c->limit = deadline_ns - kt_now_ns();
   c->on_host = on_host && deadline_ns && c->rank <= 0;
   if (!c->on_host) return;
   c->compiled_at_set = rm_compile_ns(c);

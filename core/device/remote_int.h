@@ -47,6 +47,7 @@ struct kt_bctx {
   unsigned char *staging;
   size_t staging_size;
   int64_t deadline;
+  int64_t limit;           /* the deadline, less the time it was set at: said on a timeout */
   int64_t waited_at_set;   /* the deadline moves by this thread's waits since it was set */
   bool on_host;            /* ... by the time spent compiling ... */
   int64_t compiled_at_set; /* ... since then (rm_compile_ns then), and ... */

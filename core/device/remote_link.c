@@ -214,9 +214,12 @@ int rm_reply(kt_bctx *c, kt_fault *fault, kt_error *err) {
   kt_wire_rc rc = kt_wire_recv(c->fd, &c->in, reply_deadline(c));
   if (c->wait.fn) c->wait.fn(c->wait.ud, false);
   kt_devout_drain(&c->said);
-  if (rc == KT_WIRE_TIMEOUT)
-    return rm_lose(c, KT_FAULT_TIMEOUT, fault, err,
-                "the configuration ran past its time limit; its device process was stopped");
+  if (rc == KT_WIRE_TIMEOUT) {
+    char why[128];
+    snprintf(why, sizeof why, "the configuration ran past its time limit (%.3g s); its device "
+             "process was stopped", (double)c->limit / 1e9);
+    return rm_lose(c, KT_FAULT_TIMEOUT, fault, err, why);
+  }
   if (rc != KT_WIRE_OK) return rm_lose(c, KT_FAULT_LOST, fault, err, NULL);
   *fault = (kt_fault)kt_msg_get_u32(&c->in);
   if (*fault == KT_FAULT_NONE) return 0;

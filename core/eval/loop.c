@@ -279,6 +279,8 @@ static int start(loop *l, kt_error *err) {
   l->t0 = kt_now_ns();
   l->started = true;
   if (s->ops->start(s, l->space, err)) return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
+  if (l->o->prior.n && s->ops->prior && s->ops->prior(s, &l->o->prior, err))
+    return kt_fail_prefix(err, "searcher %s: ", s->ops->name);
   for (size_t i = 0; i < l->o->nseeds && l->npending < l->lookahead; i++) {
     uint64_t index = l->o->seeds[i], at;
     if (index >= l->st.space) return kt_fail(err, "seed %zu is beyond the space", i + 1);

@@ -92,6 +92,7 @@ typedef struct kt_loop_opts {
   void *progress_ud;
   const uint64_t *seeds; /* evaluated first, in order (may be NULL) */
   size_t nseeds;
+  kt_prior prior;        /* given to the searcher after its start (n == 0: none) */
   const struct kt_metrics *metrics; /* computed for each result before it is recorded
                                     ** (metrics.h; may be NULL) */
 } kt_loop_opts;

@@ -268,9 +268,8 @@ typedef struct hook_ud {
 ** (verify_device.c). */
 static int queue_input_check(kt_run *run, void *ud, kt_error *err) {
   hook_ud *f = ud;
-  (void)run, (void)err;
-  if (f->tu->check_after) tuner_unchanged_queue(f->tu->t);
-  return 0;
+  (void)run;
+  return f->tu->check_after ? tuner_unchanged_queue(f->tu->t, err) : 0;
 }
 
 /* The hook after a batch's last run, when no timed run can follow it, or

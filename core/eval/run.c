@@ -232,10 +232,14 @@ void kt_run_release(kt_run *run) {
 int run_idle_work(kt_run *run, kt_error *err) {
   kt_error ierr;
   int rc = run->idle ? run->idle(run, run->idle_ud, &ierr) : 0;
-  if (rc < 0) *err = ierr;
+  return run_work_done(run, rc, &ierr, err);
+}
+
+int run_work_done(kt_run *run, int rc, const kt_error *why, kt_error *err) {
+  if (rc < 0) *err = *why;
   if (rc > 0 && run->status == KT_OK) {
     run->fault = KT_FAULT_LOST;
-    run_config_fails(run, KT_RUNTIME_FAILED, ierr.msg);
+    run_config_fails(run, KT_RUNTIME_FAILED, why->msg);
   }
   return rc < 0 ? -1 : 0;
 }

@@ -28,7 +28,8 @@ static int enqueue(kt_run *run, size_t *first, kt_error *err) {
 }
 
 /* Waits for everything queued and sums each execution's launches. */
-static int collect(kt_run *run, const size_t *first, size_t n, double *ns, kt_error *err) {
+static int collect(kt_run *run, const size_t *first, size_t n, double *ns, uint64_t losses,
+                   kt_error *err) {
   kt_tuner *t = run->tuner;
   kt_error ferr;
   int waited = run_finish(run, -1, &ferr);
@@ -36,6 +37,12 @@ static int collect(kt_run *run, const size_t *first, size_t n, double *ns, kt_er
   if (waited) {
     if (run->fault == KT_FAULT_FATAL) return kt_fail(err, "%s", ferr.msg);
     if (run->status == KT_OK) run_config_fails(run, run_fault_status(run->fault), ferr.msg);
+  }
+  /* Lost, and noticed by other work than this wait (which then finds
+  ** nothing in flight): the executions went with the device process. */
+  if (run->status == KT_OK && tuner_losses(t) != losses) {
+    run->fault = KT_FAULT_LOST;
+    run_config_fails(run, KT_RUNTIME_FAILED, "the device process was lost during the timed runs");
   }
   for (size_t i = 0; i < n; i++) {
     size_t end = i + 1 < n ? first[i + 1] : run->nevents;
@@ -48,6 +55,11 @@ static int collect(kt_run *run, const size_t *first, size_t n, double *ns, kt_er
   }
   run_free_events(run);
   return 0;
+}
+
+static int hook(kt_run *run, kt_batch_hook fn, void *ud, kt_error *err) {
+  kt_error why;
+  return run_work_done(run, fn(run, ud, &why), &why, err);
 }
 
 int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err) {
@@ -66,15 +78,16 @@ int kt_run_execute_hooked(kt_run *run, size_t n, double *ns, const kt_batch_hook
     tuner_set_deadline(run->tuner, kt_now_ns() + kt_ns_clamp((double)n * (double)run->time_limit_ns));
   int rc = 0;
   size_t queued = 0;
+  uint64_t losses = tuner_losses(run->tuner);
   while (queued < n && rc == 0 && run->status == KT_OK) {
     rc = enqueue(run, &first[queued++], err);
     if (queued == 1 && rc == 0 && run->status == KT_OK && hooks->first)
-      rc = hooks->first(run, hooks->ud, err);
+      rc = hook(run, hooks->first, hooks->ud, err);
     if (queued == 1 && rc == 0 && run->status == KT_OK) rc = run_idle_work(run, err);
   }
   if (queued == n && rc == 0 && run->status == KT_OK && hooks->last)
-    rc = hooks->last(run, hooks->ud, err);
-  if (rc >= 0) rc = collect(run, first, queued, ns, err);
+    rc = hook(run, hooks->last, hooks->ud, err);
+  if (rc >= 0) rc = collect(run, first, queued, ns, losses, err);
   tuner_set_deadline(run->tuner, 0);
   for (size_t i = 0; i < queued && rc == 0; i++) run->kernel_ns += ns[i];
   if (rc == 0 && run->fault == KT_FAULT_STICKY) rc = run_reopen(run, err);

@@ -31,7 +31,9 @@ int kt_run_execute_batch(kt_run *run, size_t n, double *ns, kt_error *err);
 
 /* Work queued behind a batch's executions: after the first (a comparison
 ** of its outputs on the device), after the last (the inputs' check that
-** will follow them, verify_device.c); -1 on a fatal error. */
+** will follow them, verify_device.c); -1 on a fatal error, > 0 when the
+** device process was lost meanwhile (err says how): the batch fails as if
+** it had been lost during its runs. */
 typedef int (*kt_batch_hook)(kt_run *run, void *ud, kt_error *err);
 typedef struct kt_batch_hooks {
   kt_batch_hook first, last; /* either NULL */

@@ -53,5 +53,10 @@ int run_reopen(kt_run *run, kt_error *err);
 ** waited for (run.c); a loss it reports fails the configuration.
 ** -1 on a fatal error. */
 int run_idle_work(kt_run *run, kt_error *err);
+/* What work done beside a run's queued executions came to (rc: -1 fatal,
+** > 0 the device process was lost meanwhile, why says how): a loss fails
+** the configuration, as if it had come during its own runs, however it was
+** noticed. -1 on a fatal error (err gets why), else 0. */
+int run_work_done(kt_run *run, int rc, const kt_error *why, kt_error *err);
 
 #endif

@@ -157,6 +157,8 @@ typedef struct kt_tune_opts {
   ** lists, one after the other; those the device's limits prune are left out. */
   const uint32_t *seeds;
   size_t nseeds;
+  /* What was learnt elsewhere, for the searcher (kt_loop_opts.prior). */
+  kt_prior prior;
   const struct kt_metrics *metrics; /* user metrics and the objective (NULL: the time) */
   /* Timed runs one by one, outputs compared on the tuning thread, as
   ** before the pipeline (measure.c): for comparing the two. */

@@ -146,9 +146,10 @@ int tuner_unchanged_check(kt_tuner *t, kt_error *err);
 ** their flag that comes back with the next wait for every queue, for the
 ** next tuner_unchanged_check to take when nothing ran in between: an
 ** isolated tuner, whose check would be a round trip of its own, after the
-** first check made the kernel and the references. Never fails: a check
-** that cannot be queued is made as before. */
-void tuner_unchanged_queue(kt_tuner *t);
+** first check made the kernel and the references. A check that cannot be
+** queued is made as before. Returns 1 when the device process was lost
+** meanwhile (err says how: the runs queued before went with it), else 0. */
+int tuner_unchanged_queue(kt_tuner *t, kt_error *err);
 /* Whether tuner_unchanged_check compares every copy of d that verify does. */
 bool tuner_unchanged_covers(kt_tuner *t, const devarray *d);
 /* Frees the arrays' references (at a tuning's end: they hold its host

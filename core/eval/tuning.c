@@ -264,7 +264,8 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
   tu->lo = (kt_loop_opts){.searcher = opts->searcher, .stop = opts->stop, .clock = KT_CLOCK_WALL,
                           .lookahead = lookahead, .journal = tu->journal,
                           .progress = opts->progress, .progress_ud = opts->progress_ud,
-                          .seeds = tu->seeds, .nseeds = nseeds, .metrics = opts->metrics};
+                          .seeds = tu->seeds, .nseeds = nseeds, .prior = opts->prior,
+                          .metrics = opts->metrics};
   tu->ev = (kt_evaluator){.prefetch = tune_prefetch, .withdrawn = tune_withdrawn, .ud = tu};
   return 0;
 }

@@ -174,16 +174,17 @@ static bool refs_made(kt_tuner *t) {
   return true;
 }
 
-void tuner_unchanged_queue(kt_tuner *t) {
+int tuner_unchanged_queue(kt_tuner *t, kt_error *err) {
   kt_unchanged *u = t->unchanged;
-  if (!t->isolate || !u || !u->kernel || !refs_made(t)) return;
-  kt_error err;
+  if (!t->isolate || !u || !u->kernel || !refs_made(t)) return 0;
+  uint64_t losses = tuner_losses(t);
   kt_remote_gather(t->ctx, true); /* sent with the flag's read */
-  int rc = compare_all(t, u, &u->queued_flag, false, &err);
+  int rc = compare_all(t, u, &u->queued_flag, false, err);
   kt_remote_gather(t->ctx, false);
   u->queued = rc > 0;
   u->queued_executions = t->executions;
   u->queued_losses = tuner_losses(t);
+  return u->queued_losses != losses;
 }
 
 /* The flag of a check queued behind the runs that ran last, if any. */

@@ -67,7 +67,20 @@ static void count(kt_pairwise *m, size_t seq, bool fast, int delta) {
       double prior = SMOOTH / ((double)m->nvalues[p] * m->nvalues[q]);
       if (fast) c->fast += (uint32_t)delta;
       else c->slow += (uint32_t)delta;
-      c->weight = log((c->fast + prior) / (c->slow + prior));
+      c->weight = log((c->fast + c->known + prior) / (c->slow + prior));
+    }
+}
+
+void kt_pairwise_prior(kt_pairwise *m, const uint32_t *v, double weight) {
+  size_t P = m->nparams;
+  if (!(weight > 0) || !isfinite(weight)) return;
+  for (size_t p = 0; p < P; p++)
+    for (size_t q = p + 1; q < P; q++) {
+      if (v[p] >= m->nvalues[p] || v[q] >= m->nvalues[q]) continue; /* not said */
+      kt_pairwise_cell *c = &m->cells[pair_at(m, p, q) + (size_t)v[p] * m->nvalues[q] + v[q]];
+      double prior = SMOOTH / ((double)m->nvalues[p] * m->nvalues[q]);
+      c->known += weight;
+      c->weight = log((c->fast + c->known + prior) / (c->slow + prior));
     }
 }
 

@@ -23,7 +23,8 @@
 
 typedef struct kt_pairwise_cell {
   uint32_t fast, slow;
-  double weight; /* log((fast + prior) / (slow + prior)) */
+  double known;  /* fast counts learnt elsewhere (kt_pairwise_prior) */
+  double weight; /* log((fast + known + smooth) / (slow + smooth)) */
 } kt_pairwise_cell;
 
 typedef struct kt_pairwise_rank {
@@ -49,6 +50,12 @@ int kt_pairwise_init(kt_pairwise *m, const kt_space *s, kt_error *err);
 void kt_pairwise_clear(kt_pairwise *m);
 /* Adds an explored configuration; cost is its time, infinite if it failed. */
 int kt_pairwise_add(kt_pairwise *m, const uint32_t *vi, double cost, kt_error *err);
+/* Counts a configuration that did well elsewhere (another device or
+** size: search.h's kt_prior) as `weight` fast configurations of this
+** space, in every pair of its values: a prior that this space's own
+** results outweigh as they come. A value past its parameter's (search.h's
+** KT_PRIOR_ANY: the prior does not say it) counts in no pair. */
+void kt_pairwise_prior(kt_pairwise *m, const uint32_t *vi, double weight);
 /* Scores the one-change moves from vi into m->score: parameter p to value
 ** v at m->score[m->offset[p] + v], higher for the more promising (only
 ** scores of the same parameter compare). All 0 before anything is added. */

@@ -145,6 +145,10 @@ typedef struct kt_results {
   ** configuration with what it belongs to; NULL when unknown (read from a
   ** file that did not say). */
   char *backend, *driver;
+  /* The problem size a file said it was tuned for (a Kernel Tuner cache's
+  ** problem_size: its 1 to 3 positive integers, x, y, z); nproblem 0: none. */
+  int64_t problem_size[3];
+  size_t nproblem;
   char *source;    /* a hash of the kernels' names and sources */
   char *options;   /* the kernels' compiler options, joined by "; " */
   char *objective; /* "kernel" or "kernel+host", or a metric's name (metrics.h) */

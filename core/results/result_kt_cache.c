@@ -18,7 +18,8 @@
 ** value that is None, a list or a dict is held as the text Python's str()
 ** makes of it (the key's piece), a string. The file's objective, unless it
 ** is "time", and objective_higher_is_better are the results' (kt.load's
-** options override them). Writing: ok results get their time, compile
+** options override them); its problem_size (a number or 1 to 3) theirs
+** too, for the database (db:store's size). Writing: ok results get their time, compile
 ** failures CompilationFailedConfig, every other failure
 ** RuntimeFailedConfig; ktlua's own status and error ride along as
 ** ktlua_status and ktlua_error, which Kernel Tuner ignores and this reader
@@ -40,6 +41,27 @@
 #define MS(ns) ((ns) / 1e6)
 
 /* ---- reading ---- */
+
+static bool positive_integer(const kt_jvalue *v) {
+  return v->type == KT_JNUMBER && v->integer && v->u.num.i > 0;
+}
+
+/* The problem size the file says (a number, or a list of 1 to 3), as the
+** results' problem_size; anything else (an expression, a longer list) is
+** none: the size is then the caller's to give. */
+static void problem_size(const kt_jvalue *v, kt_results *r) {
+  if (!v) return;
+  if (positive_integer(v)) {
+    r->problem_size[0] = v->u.num.i;
+    r->nproblem = 1;
+    return;
+  }
+  if (v->type != KT_JARRAY || v->n < 1 || v->n > 3) return;
+  for (size_t i = 0; i < v->n; i++)
+    if (!positive_integer(&v->u.items[i])) return;
+  for (size_t i = 0; i < v->n; i++) r->problem_size[i] = v->u.items[i].u.num.i;
+  r->nproblem = v->n;
+}
 
 bool kt_cache_is(const kt_jvalue *root) {
   return kt_json_get_type(root, "cache", KT_JOBJECT) &&
@@ -96,6 +118,7 @@ static kt_results *header(const kt_jvalue *root, kt_error *err) {
                                            device ? device->u.str : "recorded", err)
                           : NULL;
   kt_space_free(space);
+  if (r) problem_size(kt_json_get(root, "problem_size"), r);
   return r;
 }
 

@@ -14,6 +14,20 @@
 typedef struct kt_result kt_result;
 typedef struct kt_searcher kt_searcher;
 
+/* What was learnt elsewhere (transfer.md): configurations that did well
+** on other devices or sizes, as value indices (n lists of the space's
+** parameters, one after the other), each with a weight > 0 (how much it
+** is to be believed: how alike that device and size are); a parameter
+** whose value it does not say (another device's space lacks it) is
+** KT_PRIOR_ANY. A searcher may use it to order its proposals; it is no
+** result of this space. */
+#define KT_PRIOR_ANY UINT32_MAX /* in a prior's vi: a value it does not say */
+typedef struct kt_prior {
+  const uint32_t *vi;
+  const double *weight;
+  size_t n;
+} kt_prior;
+
 typedef struct kt_searcher_ops {
   const char *name;
   /* Once the space is generated, before the first proposal. */
@@ -29,6 +43,9 @@ typedef struct kt_searcher_ops {
   ** may have compiled them: a proposal made again finds its program). */
   int (*withdraw)(kt_searcher *s, const uint64_t *pending, size_t n, size_t *keep,
                   kt_error *err);
+  /* Optional (NULL: ignores it). After start, before any result, when the
+  ** tuning has a prior; called once. */
+  int (*prior)(kt_searcher *s, const kt_prior *p, kt_error *err);
 } kt_searcher_ops;
 
 struct kt_searcher {
@@ -104,7 +121,7 @@ typedef struct kt_stop_state {
 int kt_stop_state_init(kt_stop_state *st, const kt_stop *s, uint64_t space, kt_error *err);
 void kt_stop_state_clear(kt_stop_state *st);
 /* The searcher of a tuning that names none: with a budget (count, fraction
-** or seconds) "bestfirst", which finds most within one; otherwise
+** or seconds) "forest", which finds most within one; otherwise
 ** "exhaustive", which tries everything in index order. */
 const char *kt_search_default(const kt_stop *s);
 /* Counts one new evaluation and its outcome. */

@@ -48,7 +48,7 @@ static void sa_destroy(void *state) {
 }
 
 static const kt_searcher_ops annealing_ops = {"annealing", sa_start, sa_next, sa_report,
-                                             sa_destroy, NULL};
+                                             sa_destroy, NULL, NULL};
 
 int kt_search_annealing_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"t0", "alpha", "t_min", "adjacent", NULL};

@@ -76,12 +76,21 @@
 ** FANN the episodes start at random as with it off. Off by default: on
 ** the recorded spaces it gained nothing (bench/RESULTS.md).
 **
+** With a prior (search.h: configurations that did well on other devices
+** or sizes, weighted), the model counts them as `trust` fast
+** configurations in all, spread by their weights, before any result of
+** this space: the first moves favour the values that won elsewhere, and the
+** first episode's sample is not drawn at random but guessed, each the
+** configuration of `pool` random ones that the model scores highest. The
+** space's own results outweigh the prior as they come. Without the model
+** (model 0, or a space too large for it) a prior changes nothing.
+**
 ** Options: sample (16; below 1, a fraction of the valid configurations),
 ** width (8), patience (4; 0: no limit), ahead (8), model (1; 0: new
 ** values in a uniformly random order), restart (0; 1: from the networks'
 ** predictions), guess (0), pool (64), adapt (0), across (0), renew (1),
 ** pairs (4), twins (2: only from a square entry; 1: every twins' step up
-** first; 0: off).
+** first; 0: off), trust (16; 0: a prior is ignored).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -155,6 +164,9 @@ typedef struct bestfirst {
   unsigned pairs;        /* a two-change adjacent move after every pairs one-change ones */
   unsigned twins;        /* twins' steps up first among the pair moves: 1 all, 2 from
                             an entry whose two twins hold the same value */
+  double trust;          /* a prior counts as this many fast configurations */
+  bool primed;           /* a prior was learnt: the first episode's sample is guessed */
+  uint64_t episodes;     /* episodes begun since the start, the first 0 */
   double across;         /* moves ranked across the parameters at this temperature; 0: off */
   unsigned renew;        /* after each result, what is not yet evaluated is chosen again:
                             1 as ahead 1 would, 2 keeping the entries' orders of moves */
@@ -415,6 +427,8 @@ static int bf_start(kt_searcher *s, const kt_space *space, kt_error *err) {
   b->nflights = 0;
   b->made = 0;
   b->steps = 0;
+  b->primed = false;
+  b->episodes = 0;
   memset(b->tries, 0, sizeof b->tries);
   memset(b->wins, 0, sizeof b->wins);
   if (kt_walker_init(&b->w, space, b->seed, err) ||
@@ -453,7 +467,9 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
   *any = false;
   for (;;) {
     if (b->drawn < b->sample) {
-      if (draw(b, out)) return 0;
+      int rc = b->primed && b->episodes == 0 ? guess(b, out, err) : draw(b, out);
+      if (rc < 0) return -1;
+      if (rc) return 0;
       b->drawn++;
       break;
     }
@@ -471,6 +487,7 @@ static int propose(bestfirst *b, uint64_t *out, bool *any, kt_error *err) {
     if (from) break;
     if (b->nflights) return 0; /* the episode ends once its results are in */
     new_episode(b);
+    b->episodes++;
     if (b->use_restart && plan_restart(b, err)) return -1;
   }
   /* Nodes stay where they are until the episode ends, after its flights. */
@@ -586,6 +603,20 @@ static int bf_withdraw(kt_searcher *s, const uint64_t *pending, size_t n, size_t
   return 0;
 }
 
+/* The prior, as `trust` fast configurations in the model's counts. */
+static int bf_prior(kt_searcher *s, const kt_prior *p, kt_error *err) {
+  bestfirst *b = s->state;
+  (void)err;
+  double sum = 0;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->weight[i] > 0 && isfinite(p->weight[i])) sum += p->weight[i];
+  if (!b->model.nparams || !(b->trust > 0) || !(sum > 0)) return 0;
+  for (size_t i = 0; i < p->n; i++)
+    kt_pairwise_prior(&b->model, p->vi + i * b->model.nparams, b->trust * p->weight[i] / sum);
+  b->primed = true;
+  return 0;
+}
+
 static void bf_destroy(void *state) {
   bestfirst *b = state;
   kt_walker_clear(&b->w);
@@ -601,15 +632,15 @@ static void bf_destroy(void *state) {
 }
 
 static const kt_searcher_ops bestfirst_ops = {"bestfirst", bf_start, bf_next, bf_report,
-                                              bf_destroy, bf_withdraw};
+                                              bf_destroy, bf_withdraw, bf_prior};
 
 int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "width",   "patience", "ahead",
                                         "model",  "restart", "guess",    "pool",
                                         "adapt",  "across",  "renew",    "pairs",
-                                        "twins",  NULL};
+                                        "twins",  "trust",   NULL};
   double sample, width, patience, ahead, model, restart, guessing, pool, adapt,
-      across, renew, pairs, twins;
+      across, renew, pairs, twins, trust;
   if (kt_search_opts_check(o, "bestfirst", allowed, err) ||
       kt_search_opt_whole(o, "bestfirst", "sample", 16, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "bestfirst", "width", 8, 1, 1e9, false, &width, err) ||
@@ -623,7 +654,8 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
       kt_search_opt_number(o, "bestfirst", "across", 0, 0, 1e9, &across, err) ||
       kt_search_opt_whole(o, "bestfirst", "renew", 1, 0, 2, false, &renew, err) ||
       kt_search_opt_whole(o, "bestfirst", "pairs", 4, 0, 1e6, false, &pairs, err) ||
-      kt_search_opt_whole(o, "bestfirst", "twins", 2, 0, 2, false, &twins, err))
+      kt_search_opt_whole(o, "bestfirst", "twins", 2, 0, 2, false, &twins, err) ||
+      kt_search_opt_number(o, "bestfirst", "trust", 16, 0, 1e6, &trust, err))
     return -1;
   bestfirst *b = kt_calloc(1, sizeof *b, err);
   if (!b) return -1;
@@ -645,6 +677,7 @@ int kt_search_bestfirst_init(kt_searcher *s, const kt_search_opts *o, kt_error *
   b->renew = (unsigned)renew;
   b->pairs = (unsigned)pairs;
   b->twins = (unsigned)twins;
+  b->trust = trust;
   kt_indexmap_init(&b->in_found);
   s->ops = &bestfirst_ops;
   s->state = b;

@@ -150,7 +150,7 @@ static void de_destroy(void *state) {
 }
 
 static const kt_searcher_ops differential_ops = {"differential", de_start, de_next, de_report,
-                                                 de_destroy, NULL};
+                                                 de_destroy, NULL, NULL};
 
 int kt_search_differential_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"population", "f", "cr", NULL};

@@ -31,7 +31,7 @@ static int ex_report(kt_searcher *s, uint64_t index, const kt_result *r, kt_erro
   return 0;
 }
 
-static const kt_searcher_ops exhaustive_ops = {"exhaustive", ex_start, ex_next, ex_report, free, NULL};
+static const kt_searcher_ops exhaustive_ops = {"exhaustive", ex_start, ex_next, ex_report, free, NULL, NULL};
 
 int kt_search_exhaustive_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {NULL};

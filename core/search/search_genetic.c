@@ -177,7 +177,7 @@ static void ga_destroy(void *state) {
   free(g);
 }
 
-static const kt_searcher_ops genetic_ops = {"genetic", ga_start, ga_next, ga_report, ga_destroy, NULL};
+static const kt_searcher_ops genetic_ops = {"genetic", ga_start, ga_next, ga_report, ga_destroy, NULL, NULL};
 
 int kt_search_genetic_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"population", "crossover", "mutation", "elite",

@@ -142,7 +142,7 @@ static void gr_destroy(void *state) {
   free(g);
 }
 
-static const kt_searcher_ops greedy_ops = {"greedy", gr_start, gr_next, gr_report, gr_destroy, NULL};
+static const kt_searcher_ops greedy_ops = {"greedy", gr_start, gr_next, gr_report, gr_destroy, NULL, NULL};
 
 int kt_search_greedy_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "adjacent", "model", NULL};

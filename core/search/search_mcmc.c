@@ -38,7 +38,7 @@ static void mc_destroy(void *state) {
   free(m);
 }
 
-static const kt_searcher_ops mcmc_ops = {"mcmc", mc_start, mc_next, mc_report, mc_destroy, NULL};
+static const kt_searcher_ops mcmc_ops = {"mcmc", mc_start, mc_next, mc_report, mc_destroy, NULL, NULL};
 
 int kt_search_mcmc_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"temperature", "adjacent", NULL};

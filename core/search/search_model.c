@@ -214,7 +214,7 @@ static void md_destroy(void *state) {
   free(m);
 }
 
-static const kt_searcher_ops model_ops = {"model", md_start, md_next, md_report, md_destroy, NULL};
+static const kt_searcher_ops model_ops = {"model", md_start, md_next, md_report, md_destroy, NULL, NULL};
 
 typedef enum kind { INTEGER, COUNT_OR_FRACTION, NUMBER } kind;
 

@@ -248,7 +248,7 @@ static int pf_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
   return 0;
 }
 
-static const kt_searcher_ops profile_ops = {"profile", pf_start, pf_next, pf_report, pf_destroy, NULL};
+static const kt_searcher_ops profile_ops = {"profile", pf_start, pf_next, pf_report, pf_destroy, NULL, NULL};
 
 static int read_opts(const kt_search_opts *o, profile_opts *po, kt_error *err) {
   static const char *const allowed[] = {"batch", "neighbors", "random", "distance", "exp",

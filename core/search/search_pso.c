@@ -149,7 +149,7 @@ static void ps_destroy(void *state) {
   free(p);
 }
 
-static const kt_searcher_ops pso_ops = {"pso", ps_start, ps_next, ps_report, ps_destroy, NULL};
+static const kt_searcher_ops pso_ops = {"pso", ps_start, ps_next, ps_report, ps_destroy, NULL, NULL};
 
 int kt_search_pso_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"swarm", "w", "c1", "c2", NULL};

@@ -79,7 +79,7 @@ static int rs_report(kt_searcher *s, uint64_t index, const kt_result *res, kt_er
   return 0;
 }
 
-static const kt_searcher_ops random_ops = {"random", rs_start, rs_next, rs_report, rs_free, NULL};
+static const kt_searcher_ops random_ops = {"random", rs_start, rs_next, rs_report, rs_free, NULL, NULL};
 
 bool kt_search_samples(const kt_searcher *s) { return s->ops == &random_ops; }
 

@@ -282,7 +282,7 @@ static void sg_destroy(void *state) {
   free(st);
 }
 
-static const kt_searcher_ops staged_ops = {"staged", sg_start, sg_next, sg_report, sg_destroy, NULL};
+static const kt_searcher_ops staged_ops = {"staged", sg_start, sg_next, sg_report, sg_destroy, NULL, NULL};
 
 int kt_search_staged_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"stages", "keep", "tolerance", "rounds", "explore", NULL};

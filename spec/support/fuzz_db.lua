@@ -320,7 +320,7 @@ local function damage(rng, dir, path)
     local at = rng:int(1, #bytes - 1)
     return bytes:sub(1, at), false, "cut to " .. at .. " bytes"
   elseif kind == 2 then
-    local v = rng:pick({ 0, 1, 2, 3, 5, 7, -1, 0x7fffffff })
+    local v = rng:pick({ 0, 1, 2, 3, 4, 6, -1, 0x7fffffff }) -- any but this version, 5
     return set_u32(bytes, 61, v), true, "user_version " .. v
   elseif kind == 3 then
     local v = rng:pick({ 0, 1, 0x47504b47, 0x6b746c74, -1 })

@@ -45,10 +45,12 @@ function export.json(entries)
       local size = {}
       for _, s in ipairs(sizes) do size[#size + 1] = json_value(e.size[s] or 0) end
       results[#results + 1] = ('    {"device_name":%s,"backend":%s,"problem_size":[%s],"config":%s,'
-        .. '"time":%s,"rank":%d,"objective":%s,"source":%s,"options":%s,"driver":%s,"date":%s%s}')
+        .. '"time":%s,"rank":%d,"objective":%s,"source":%s,"options":%s,"driver":%s,"compiler":%s,'
+        .. '"date":%s%s}')
         :format(json_string(e.device), json_string(e.backend), table.concat(size, ","),
                 json_object(e.config), json_value(e.time_ms + 0.0), e.rank, json_string(e.objective),
-                json_string(e.source), json_string(e.options), json_string(e.driver), json_string(e.date),
+                json_string(e.source), json_string(e.options), json_string(e.driver),
+                json_string(e.compiler or ""), json_string(e.date),
                 e.metrics and ',"metrics":' .. json_object(e.metrics) or "")
     end
     local quoted = {}
@@ -90,7 +92,7 @@ function export.lua(entries)
   local out = { "-- Tuned configurations, exported by ktlua " .. require("ktlua").version .. ".",
                 "return {" }
   local keys = { "kernel", "device", "backend", "objective", "size", "rank", "config", "time_ms",
-                 "source", "options", "driver", "version", "date", "metrics" }
+                 "source", "options", "driver", "compiler", "version", "date", "origin", "metrics" }
   for _, e in ipairs(entries) do
     local parts = {}
     for _, k in ipairs(keys) do
@@ -106,13 +108,21 @@ end
 
 local usage = [[
 usage: ktlua db export [--format=header|json|lua] [-o FILE] DB
-  writes the configurations stored in the database DB (kt.db) as a C header
-  with a selection function by nearest size (header, the default), a JSON
-  wisdom file (json) or a Lua table (lua), to FILE or standard output
+       ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X] [--repeats=N]
+       ktlua db store DB FILE... [--kernel=NAME] [--device=NAME] [--backend=B] [--size=x=N] [--top=N]
+  export writes the configurations stored in the database DB (kt.db) as a C
+  header with a selection function by nearest size (header, the default), a
+  JSON wisdom file (json) or a Lua table (lua), to FILE or standard output;
+  recheck times the stored bests again where the driver, compiler or ktlua
+  changed (`ktlua db recheck --help`); store keeps the best of results files (a
+  Kernel Tuner cache, KTT's, T4) for transfer (`ktlua db store --help`)
 ]]
 
 function export.main(args)
   local format, output, path = "header", nil, nil
+  if args[1] == "recheck" then return require("ktlua.db_recheck").main(table.move(args, 2, #args, 1, {})) end
+  if args[1] == "store" then return require("ktlua.db_store").main(table.move(args, 2, #args, 1, {})) end
+  if args[1] == "-h" or args[1] == "--help" then io.write(usage) return end
   if args[1] ~= "export" then error(usage, 0) end
   local i = 2
   while i <= #args do

@@ -61,6 +61,17 @@ function c.positive(v, where, what)
   return n
 end
 
+-- The size under which `ktlua run --db` stores a problem's tuning (kt.db):
+-- its ProblemSize as {x =, y =, z =} (the first three), {n = 1} without one.
+function c.db_size(problem)
+  local size, names = {}, { "x", "y", "z" }
+  for i, v in ipairs(problem.problem_size or {}) do
+    local n = math.tointeger(tonumber(v))
+    if names[i] and n and n > 0 then size[names[i]] = n end
+  end
+  return next(size) and size or { n = 1 }
+end
+
 -- Why kt.t1, and so `ktlua run` and `ktlua run --check`, refuse a problem
 -- of kt.t1_read: its defects (with force, those that leave nothing to
 -- build), then the files it names that are not there. One list, so that

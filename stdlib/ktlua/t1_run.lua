@@ -5,7 +5,7 @@ local run = {}
 local usage = [[
 usage: ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] [--seconds=S]
                  [--fraction=F] [--seed=N] [--repeats=N] [--output=FILE] [--format=NAME]
-                 [--live=PAGE] [--max-bytes=N] [--check]
+                 [--live=PAGE] [--max-bytes=N] [--check] [--db=DB] [--transfer=DB]
 Tunes the kernel of a T1 file (its Budget and Search, unless the options say
 otherwise: --count, --seconds and --fraction replace the whole Budget) and
 prints the results. --output writes them to FILE, in the --format t4, json,
@@ -18,6 +18,10 @@ names another. --check loads the file and
 prints its space, notes and defects without a device (and whether NVRTC, where
 it is installed, compiles a CUDA kernel's first valid configuration); it fails,
 as the run does, where a defect or a missing file would refuse the run.
+--db stores the best configurations in the tuned-configuration database DB
+(kt.db) under the file's ProblemSize ({x =, y =, z =}), with the file's path,
+so that `ktlua db recheck DB` can time them again; --transfer seeds the search
+with what DB holds of the kernel on other devices and sizes (doc/transfer.md).
 --max-bytes bounds each argument's array and each data file the T1 file names
 (default 16 GiB); a kernel file is at most 64 MiB.
 ]]
@@ -29,7 +33,8 @@ local function parse(args)
     local number = value and tonumber(value)
     if a == "-h" or a == "--help" then o.help = true
     elseif a == "--check" then o.check = true
-    elseif key == "device" or key == "search" or key == "output" or key == "format" or key == "live" then
+    elseif key == "device" or key == "search" or key == "output" or key == "format" or key == "db"
+        or key == "transfer" or key == "live" then
       o[key] = value
     elseif key == "max-bytes" and math.tointeger(number) and number > 0 then
       o.max_bytes = math.tointeger(number)
@@ -95,6 +100,15 @@ function run.main(args)
   options.output = o.format and { { o.output, o.format } } or o.output
   options.live = o.live
   for _, note in ipairs(problem.notes) do io.stderr:write("note: ", note, "\n") end
+  local size = require("ktlua.t1_common").db_size(problem)
+  if o.db then
+    local path = o.path:sub(1, 1) == "/" and o.path or (os.getenv("PWD") or ".") .. "/" .. o.path
+    options.db, options.size, options.origin = kt.db(o.db), size, "t1:" .. path
+  end
+  if o.transfer then
+    local db = (o.db and o.transfer == o.db) and options.db or kt.db(o.transfer, { readonly = true })
+    options.transfer = { db = db, size = size }
+  end
   local results = tuner:tune(k, options)
   results:print{ top = 10 }
   tuner:close()

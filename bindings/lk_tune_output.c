@@ -1,6 +1,8 @@
 /*
-** lk_output.c: the tune option output, the files a tuning's results are
-** written to: checked before the tuning, written once after it.
+** lk_tune_output.c: the tune option output (tuner:tune, tuner:online, a
+** fleet's tunings): each file checked before the first configuration, so
+** that a bad path loses no results, and the results written when the
+** tuning ends, in the format the file's name or the option says.
 */
 #include <string.h>
 
@@ -61,6 +63,8 @@ static void check_output(lua_State *L, const char *path, const char *format, con
   if (kt_atomic_check(path, &err)) luaL_error(L, "%s: %s", what, err.msg);
 }
 
+/* Each file of the output field can be written: found before the first
+** configuration, a bad path loses no results. */
 void lk_check_outputs(lua_State *L, int opts) {
   int t = lk_get_field(L, opts, "output");
   if (t == LUA_TSTRING) check_output(L, lua_tostring(L, -1), NULL, "tune options.output");
