@@ -531,7 +531,7 @@ static void fo_destroy(void *state) {
 }
 
 static const kt_searcher_ops forest_ops = {"forest", fo_start, fo_next, fo_report, fo_destroy,
-                                           fo_withdraw};
+                                           fo_withdraw, NULL};
 
 int kt_search_forest_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "trees", "leaf", "top", "apart", "pairs",
