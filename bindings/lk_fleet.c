@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/multi/fleet.h"
+#include "../core/multi/mpi.h"
 #include "lk.h"
 
 typedef struct devset {
@@ -98,7 +99,7 @@ int lk_push_fleet_tuner(lua_State *L, int idx, int threads, size_t growth, bool 
   for (size_t i = 0; i < s->n; i++) {
     kt_tuner_set_device_growth(lk_tuner_at(ut, i), growth);
     kt_tuner_set_disk_cache(lk_tuner_at(ut, i), cache);
-    kt_tuner_set_host_devices(lk_tuner_at(ut, i), (int)s->n);
+    kt_tuner_set_host_devices(lk_tuner_at(ut, i), (int)kt_mpi_node_devices(s->list, s->n, i));
     if (kt_tuner_set_compile_workers(lk_tuner_at(ut, i), workers, &err))
       luaL_error(L, "tuner options.compile_workers: %s", err.msg);
   }

@@ -9,29 +9,36 @@
 static void push_ranks(lua_State *L) {
   lua_createtable(L, kt_mpi_size() - 1, 0);
   for (int r = 1; r < kt_mpi_size(); r++) {
-    int pid;
-    char host[64];
-    bool alive;
-    lua_createtable(L, 0, 5);
+    kt_mpi_node node;
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, r);
     lua_setfield(L, -2, "rank");
     lua_pushinteger(L, kt_mpi_local_rank(r));
     lua_setfield(L, -2, "local_rank");
-    if (kt_mpi_peer(r, &pid, host, sizeof host, &alive) == 0) {
-      lua_pushinteger(L, pid);
+    if (kt_mpi_peer(r, &node) == 0) {
+      lua_pushinteger(L, node.pid);
       lua_setfield(L, -2, "pid");
-      lua_pushstring(L, host);
+      lua_pushstring(L, node.host);
       lua_setfield(L, -2, "host");
-      lua_pushboolean(L, alive);
+      lua_pushinteger(L, node.cpus);
+      lua_setfield(L, -2, "cpus");
+      lua_pushboolean(L, node.alive);
       lua_setfield(L, -2, "alive");
     }
     lua_rawseti(L, -2, r);
   }
 }
 
-/* kt.mpi() -> {built, library, size, rank, ranks = {[r] = {rank, pid, host, alive}}} */
+/* kt.mpi() -> {built, library, size, rank, host, cpus,
+**              ranks = {[r] = {rank, local_rank, pid, host, cpus, alive}}} */
 static int l_mpi(lua_State *L) {
-  lua_createtable(L, 0, 5);
+  kt_mpi_node me;
+  kt_mpi_peer(0, &me);
+  lua_createtable(L, 0, 7);
+  lua_pushstring(L, me.host);
+  lua_setfield(L, -2, "host");
+  lua_pushinteger(L, me.cpus);
+  lua_setfield(L, -2, "cpus");
   lua_pushboolean(L, kt_mpi_built());
   lua_setfield(L, -2, "built");
   lua_pushstring(L, kt_mpi_describe());

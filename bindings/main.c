@@ -84,9 +84,12 @@ static const char *const usage =
     "                 core (default: this one, one beside the library, the installed one)\n"
     "  KTLUA_GNUPLOT  the gnuplot program that draws a report's plots (default: gnuplot)\n"
     "  KTLUA_HISTORY  the prompt's history file (default: ~/.ktlua_history)\n"
+    "  KTLUA_HOST     the name an MPI rank gives its node (default: the host name); ranks\n"
+    "                 of one name share a node's devices (doc/scaling.md)\n"
     "  KTLUA_LIBCUDA  the NVIDIA driver library to load (default: libcuda.so.1)\n"
     "  KTLUA_LIBCUPTI CUPTI, for hardware counters (default: libcupti.so.13 on the loader's path,\n"
     "                 beside NVRTC, then in /usr/local/cuda)\n"
+    "  KTLUA_MPI_LATENCY_MS  each message between MPI ranks leaves this late (tests, benchmarks)\n"
     "  KTLUA_NVRTC    the NVRTC library to load (default: libnvrtc.so, .so.13, .so.12, ...)\n";
 
 /* Adds a traceback to errors of the script. */
@@ -289,6 +292,18 @@ static int set_kt_global(lua_State *L) {
   return run_code(L, "kt = require 'ktlua'", "=ktlua");
 }
 
+/* The script the command line runs (the first argument that is no option
+** nor an option's value), or NULL: under mpirun every rank given one must
+** have rank 0's (mpi.h). */
+static const char *script_arg(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--")) return i + 1 < argc ? argv[i + 1] : NULL;
+    if (argv[i][0] != '-' || !argv[i][1]) return argv[i][0] == '-' ? NULL : argv[i];
+    if (!strcmp(argv[i], "-e")) i++;
+  }
+  return NULL;
+}
+
 /* This executable serves `--compile-worker` (ktlua_exe.h). */
 const int kt_ktlua_executable = 1;
 
@@ -297,7 +312,7 @@ int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], KT_COMPILE_WORKER_ARG)) kt_compile_worker_main(3);
   /* Under mpirun, ranks above 0 serve their devices to rank 0 (mpi.h). */
   kt_error err;
-  int rank = kt_mpi_start(&argc, &argv, &err);
+  int rank = kt_mpi_start(&argc, &argv, "ktlua " KTLUA_VERSION, script_arg(argc, argv), &err);
   if (rank < 0) {
     fprintf(stderr, "ktlua: %s\n", err.msg);
     return 1;

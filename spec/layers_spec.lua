@@ -22,6 +22,13 @@ describe("scripts/deps.lua", function()
     assert(#map.upward + #map.includes <= map.limits.upward, "more upward arrows than allowed")
   end)
 
+  it("allows no upward call, and no include of core/multi below it (issue 44)", function()
+    assert.are.same({}, map.upward)
+    for _, i in ipairs(map.includes) do
+      assert.is_nil(i.to:match("^mpi") or i.to:match("^fleet"), i.from .. " -> " .. i.to)
+    end
+  end)
+
   it("finds every file in the folder the map gives it", function()
     assert.are.same({}, deps.misplaced(deps.sources(map.sources), map))
     local small = { layers = { { { folder = "core/low", what = "", files = { "a" } } } } }

@@ -141,6 +141,12 @@ typedef struct kt_backend {
   int (*compile_binary)(const kt_device_info *dev, const char *source, const char *options,
                         const char *name, unsigned char **bytes, size_t *size, char **log,
                         kt_error *err);
+  /* Optional: compile as kt_program_build does, through the program cache
+  ** of the process that runs the device, on its own node (program_disk.h:
+  ** a device of another node, far.h, keeps its programs there). */
+  kt_bprog *(*build_there)(kt_bctx *ctx, const char *source, const char *options,
+                           const char *name, char **log, bool *loaded, char **unkept,
+                           kt_error *err);
   /* Optional, thread-safe: the process of this host whose threads run
   ** compile (a device process), 0 where none is (another MPI rank's);
   ** NULL: the calling one. Its threads' waits for a processor are not a

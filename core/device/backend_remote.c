@@ -99,7 +99,8 @@ kt_bctx *kt_remote_open(const kt_device_info *dev, int channels, kt_error *err) 
     return NULL;
   }
   c->has_device = true;
-  c->rank = dev->rank;
+  c->far = dev->far;
+  c->node = dev->rank;
   if (rm_spawn(c, err)) {
     rm_close(c);
     return NULL;
@@ -115,16 +116,16 @@ static kt_bctx *rm_open(const kt_device_info *dev, kt_error *err) {
 
 int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
                       kt_error *err) {
-  return kt_devices_remote_on(0, list, n, why, whysize, err);
+  return kt_devices_remote_far(NULL, 0, list, n, why, whysize, err);
 }
 
-int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why, size_t whysize,
-                         kt_error *err) {
+int kt_devices_remote_far(const kt_far *far, int node, kt_device_info **list, size_t *n,
+                          char *why, size_t whysize, kt_error *err) {
   *list = NULL;
   *n = 0;
   kt_bctx *c = ctx_new(1, false, err);
   kt_fault fault;
-  if (c) c->rank = rank;
+  if (c) c->far = far, c->node = node;
   int rc = c && rm_spawn(c, err) == 0 && begin(c, OP_ENUMERATE, err) == 0 ? call(c, &fault, err) : -1;
   uint32_t count = rc == 0 ? kt_msg_get_u32(&c->in) : 0;
   if (rc == 0 && !(*list = kt_calloc(count ? count : 1, sizeof **list, err))) rc = -1;
@@ -357,7 +358,7 @@ static void rm_event_free(kt_bctx *c, kt_bevent *e) {
 static void rm_set_deadline(kt_bctx *c, int64_t deadline_ns, bool on_host) {
   c->deadline = deadline_ns;
   if (deadline_ns) c->waited_at_set = kt_run_delay_self(), c->limit = deadline_ns - kt_now_ns();
-  c->on_host = on_host && deadline_ns && c->rank <= 0;
+  c->on_host = on_host && deadline_ns && !c->far;
   if (!c->on_host) return;
   c->compiled_at_set = rm_compile_ns(c);
   c->delays_pid = c->alive ? c->pid : 0;
@@ -386,7 +387,7 @@ static pid_t rm_compiler_pid(kt_bctx *c) {
 static size_t rm_resident(kt_bctx *c) {
   char path[64];
   unsigned long size = 0, pages = 0;
-  if (!c->alive || c->rank > 0) return 0; /* another rank's is unknown here */
+  if (!c->alive || c->far) return 0; /* another node's is unknown here */
   snprintf(path, sizeof path, "/proc/%d/statm", (int)c->pid);
   FILE *f = fopen(path, "r");
   if (!f) return 0;
@@ -423,6 +424,7 @@ static int rm_enumerate(kt_device_info **list, size_t *n, size_t *cap, const cha
   .prog_free = rm_prog_free,                \
   .prog_binary = rm_prog_binary,            \
   .prog_load = rm_prog_load,                \
+  .build_there = rm_build_there,            \
   .kernel = rm_kernel,                      \
   .kernel_free = rm_kernel_free,            \
   .kernel_usage = rm_kernel_usage,          \

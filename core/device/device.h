@@ -22,7 +22,9 @@ struct kt_device_info {
   char id[40];               /* "opencl:0:1", "cuda:0" */
   const kt_backend *backend;
   int platform, index;       /* platform index (OpenCL), device index */
-  int rank;                  /* the MPI rank whose device it is (mpi.h); 0: this process's */
+  const struct kt_far *far;  /* how to reach its node's device processes (far.h); NULL: this
+                             ** process's own device */
+  int rank;                  /* its node's number for far (an MPI rank); 0: this process's */
   void *handle;              /* the backend's own device handle */
   void *platform_handle;
   kt_prop *props;

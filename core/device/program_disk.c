@@ -44,7 +44,9 @@ kt_bprog *kt_program_disk_load(const kt_program_disk *disk, const kt_backend *be
     *log = kept_log;
     return NULL;
   }
-  kt_bprog *prog = be->prog_load(ctx, bytes, size, p->options, p->name, &load_log, &why);
+  kt_bprog *prog = disk->load ? disk->load(disk->load_ud, bytes, size, p->options, p->name,
+                                           &load_log, &why)
+                              : be->prog_load(ctx, bytes, size, p->options, p->name, &load_log, &why);
   free(bytes);
   free(load_log);
   if (prog) {
@@ -94,6 +96,13 @@ char *kt_program_disk_refused(const kt_program_disk *disk, const kt_backend *be,
 kt_bprog *kt_program_build(const kt_program_disk *disk, const kt_backend *be, kt_bctx *ctx,
                            const char *source, const char *options, const char *name,
                            char **log, bool *loaded, char **unkept, kt_error *err) {
+  if (disk && disk->there && be->build_there) {
+    char *why = NULL;
+    kt_bprog *prog = be->build_there(ctx, source, options, name, log, loaded, &why, err);
+    if (unkept) *unkept = why;
+    else free(why);
+    return prog;
+  }
   kt_program_src p = {source, options, name, {NULL, NULL}};
   bool refused;
   char *why = NULL;

@@ -14,12 +14,22 @@
 #include "headers.h"
 #include "program_store.h"
 
+/* How a program the store kept is loaded (NULL: the backend's prog_load). */
+typedef kt_bprog *(*kt_program_loader)(void *ud, const unsigned char *bytes, size_t size,
+                                       const char *options, const char *name, char **log,
+                                       kt_error *err);
+
 /* Where a builder finds programs: a store (NULL: none), the identity of
-** the device its programs are for, and whose search finds their headers. */
+** the device its programs are for, and whose search finds their headers.
+** With `there`, the device's own process keeps them, on its node, and a
+** build asks it (backend.h, build_there: a device of another node). */
 typedef struct kt_program_disk {
   kt_program_store *store;
   const char *identity;
   kt_header_rules rules;
+  bool there;
+  kt_program_loader load;
+  void *load_ud;
 } kt_program_disk;
 
 /* A program to build, and the headers its compile reads, found by

@@ -297,7 +297,10 @@ int kt_program_store_get(kt_program_store *s, const kt_program_key *k, unsigned 
   int fd = open_regular(AT_FDCWD, path, &st), rc = 0;
   if (fd >= 0) {
     unsigned char *e = read_all(fd, &st, &n);
-    verdict v = check(e, n, key, nkey, &nlog, &nbin);
+    /* A file that could not be read whole (out of memory, or on a shared
+    ** file system an entry another node replaced meanwhile: ESTALE) is a
+    ** miss, not damage: only what was read and is wrong is removed. */
+    verdict v = !e && st.st_size >= HEADER ? FOREIGN : check(e, n, key, nkey, &nlog, &nbin);
     if (v == SOUND && (rc = found(e, nkey, nlog, nbin, bytes, size, log)))
       (void)futimens(fd, NULL); /* used now: the last to go */
     else if (v == DAMAGED)

@@ -12,7 +12,14 @@
 ** a checksum: a hash collision is a miss,
 ** a damaged entry (cut short, bytes changed) is removed and built again.
 ** Files are written beside their place and renamed into it, so several
-** processes may share a folder and none reads half an entry. The folder
+** processes may share a folder and none reads half an entry. So may
+** several nodes, through a shared file system (NFS, Lustre, ...): renames
+** are atomic there too; the writer's file name holds its process id and
+** a time, and is created exclusively, so two nodes whose writers have one
+** id fail a write at worst (the cache is best effort); an entry that
+** cannot be read whole (another node replaced it meanwhile) is a miss,
+** never taken for damage; two nodes that remove the same entry, or one
+** another just wrote, cost a compile. The folder
 ** is bounded: past its limit, the entries used least recently go (a hit
 ** renews an entry's time).
 **

@@ -30,9 +30,12 @@ const kt_backend *kt_remote_backend(const kt_device_info *dev);
 ** devices' backend fields name the real backends; their handles are NULL. */
 int kt_devices_remote(kt_device_info **list, size_t *n, char *why, size_t whysize,
                       kt_error *err);
-/* The same from a server on another MPI rank (mpi.h); 0: this process. */
-int kt_devices_remote_on(int rank, kt_device_info **list, size_t *n, char *why,
-                         size_t whysize, kt_error *err);
+/* The same from a server on another node, reached through far (far.h;
+** NULL: this process's). Their far and rank fields are left for the
+** caller to set. */
+struct kt_far;
+int kt_devices_remote_far(const struct kt_far *far, int node, kt_device_info **list, size_t *n,
+                          char *why, size_t whysize, kt_error *err);
 
 /* Whether this process has initialised a driver itself (and so may no
 ** longer fork device servers), and marking that it has. */
@@ -62,7 +65,7 @@ void kt_remote_gather(kt_bctx *c, bool on);
 ** whose reply was waited for (round trips). */
 void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips);
 /* The device process's id while it runs on this host; 0 otherwise (none
-** now, or one on another MPI rank). */
+** now, or one on another node). */
 pid_t kt_remote_pid(const kt_bctx *c);
 /* The PoCL threads its device process was started with, where ktlua chose
 ** them (fewer than PoCL counts, on a busy machine); 0 otherwise. */

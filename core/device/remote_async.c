@@ -40,13 +40,13 @@ int rm_write_async(kt_bctx *c, int q, kt_bbuf *b, size_t off, size_t bytes, cons
 
 /* Where a read of `bytes` goes in the staging area, or SIZE_MAX when it
 ** goes to the server's memory (too large, other reads are pending there,
-** or the server is another MPI rank's: the staging area is shared memory
-** with a local server only, and mpi_wire.c carries OP_READ_TAKE's bytes);
+** or the server is another node's: the staging area is shared memory
+** with a local server only, and the transport (far.h) carries OP_READ_TAKE's bytes);
 ** staged reads pending that leave no room are taken first, and so are they
 ** before a read too large, whose data comes through the whole area. */
 static size_t staging_slot(kt_bctx *c, size_t bytes, kt_error *err) {
   if (bytes > c->staging_size) return rm_unstage(c, err) ? SIZE_MAX - 1 : SIZE_MAX;
-  if (c->nreads > c->nstaged || c->rank != 0) return SIZE_MAX;
+  if (c->nreads > c->nstaged || c->far) return SIZE_MAX;
   size_t at = (c->staged_end + 63) / 64 * 64;
   if (at + bytes <= c->staging_size) return at;
   return rm_unstage(c, err) ? SIZE_MAX - 1 : 0;

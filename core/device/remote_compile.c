@@ -1,8 +1,9 @@
 /*
 ** remote_compile.c: the tuner's side of the compile connections. Compile
 ** threads each take a connection of their own, to compile in the device
-** process, to take a compiled program's binary from it, or to have it
-** load a binary (a program from the disk cache: program_store.h).
+** process, to take a compiled program's binary from it, to have it load a
+** binary (a program from the disk cache: program_store.h), or to have it
+** compile through its own disk cache (a device of another node: OP_BUILD).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,24 @@ static int ask(kt_bctx *c, kt_msg *out, kt_msg *in, uint64_t *gen, uint64_t want
   return 0;
 }
 
-/* A new program, made by the server from the request in out (OP_COMPILE
-** or OP_PROG_LOAD, whose program id is put by this function). */
-static kt_bprog *make(kt_bctx *c, uint32_t op, kt_msg *out, char **log, kt_error *err) {
+/* What an OP_BUILD reply says after the log: whether the program came
+** from the server's program cache, and why it was not kept there. */
+typedef struct built {
+  bool *loaded;
+  char **unkept;
+} built;
+
+static void read_built(kt_msg *in, built *b) {
+  *b->loaded = kt_msg_get_u32(in) != 0;
+  char *why = kt_msg_get_str(in);
+  if (why && !why[0]) free(why), why = NULL;
+  *b->unkept = why;
+}
+
+/* A new program, made by the server from the request in out (OP_COMPILE,
+** OP_PROG_LOAD or OP_BUILD with b, whose program id is put by this function). */
+static kt_bprog *make(kt_bctx *c, uint32_t op, kt_msg *out, char **log, built *b,
+                      kt_error *err) {
   *log = NULL;
   kt_bprog *p = kt_alloc(sizeof *p, err);
   if (!p) return NULL;
@@ -85,7 +101,8 @@ static kt_bprog *make(kt_bctx *c, uint32_t op, kt_msg *out, char **log, kt_error
   if (ask(c, &head, &in, &p->gen, 0, err) == 0) {
     made = kt_msg_get_u32(&in);
     *log = kt_msg_get_str(&in);
-    if (!made) kt_fail(err, "%s", op == OP_COMPILE ? "compilation failed" : "loading failed");
+    if (b) read_built(&in, b);
+    if (!made) kt_fail(err, "%s", op == OP_PROG_LOAD ? "loading failed" : "compilation failed");
   }
   kt_msg_free(&head);
   kt_msg_free(&in);
@@ -101,7 +118,7 @@ kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, const 
   kt_msg_put_str(&out, source);
   kt_msg_put_str(&out, options);
   kt_msg_put_str(&out, name);
-  kt_bprog *p = make(c, OP_COMPILE, &out, log, err);
+  kt_bprog *p = make(c, OP_COMPILE, &out, log, NULL, err);
   kt_msg_free(&out);
   return p;
 }
@@ -113,7 +130,22 @@ kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, cons
   kt_msg_put_bytes(&out, bytes, size);
   kt_msg_put_str(&out, options);
   kt_msg_put_str(&out, name);
-  kt_bprog *p = make(c, OP_PROG_LOAD, &out, log, err);
+  kt_bprog *p = make(c, OP_PROG_LOAD, &out, log, NULL, err);
+  kt_msg_free(&out);
+  return p;
+}
+
+kt_bprog *rm_build_there(kt_bctx *c, const char *source, const char *options, const char *name,
+                         char **log, bool *loaded, char **unkept, kt_error *err) {
+  *loaded = false;
+  *unkept = NULL;
+  kt_msg out;
+  kt_msg_init(&out);
+  kt_msg_put_str(&out, source);
+  kt_msg_put_str(&out, options);
+  kt_msg_put_str(&out, name);
+  built b = {loaded, unkept};
+  kt_bprog *p = make(c, OP_BUILD, &out, log, &b, err);
   kt_msg_free(&out);
   return p;
 }

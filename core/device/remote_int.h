@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "devout.h"
+#include "far.h"
 #include "remote.h"
 #include "remote_proto.h"
 #include "run_delay.h"
@@ -32,8 +33,9 @@ typedef struct rm_read {
 struct kt_bctx {
   kt_device_info dev;     /* to open again after a loss */
   bool has_device;        /* false for a server that only lists devices */
-  int rank;               /* the MPI rank whose process forks the server (0: this one) */
-  pid_t pid;              /* on another rank, the relay's link (mpi.h) */
+  const kt_far *far;      /* the way to the node that forks the server (NULL: this process) */
+  int node;               /* ... its number for far */
+  pid_t pid;              /* on another node, far's link */
   int threads;            /* POCL_MAX_PTHREAD_COUNT the server was given; 0: none (pocl_threads) */
   pid_t compiler;         /* the server of this host that compiles (under lock; 0: none) */
   bool alive;
@@ -140,6 +142,9 @@ int rm_unstage(kt_bctx *c, kt_error *err);
 kt_bprog *rm_compile(kt_bctx *c, const char *source, const char *options, const char *name,
                      char **log, kt_error *err);
 int rm_prog_binary(kt_bctx *c, kt_bprog *p, unsigned char **bytes, size_t *size, kt_error *err);
+/* OP_BUILD: a compile through the server's own program cache (backend.h, build_there). */
+kt_bprog *rm_build_there(kt_bctx *c, const char *source, const char *options, const char *name,
+                         char **log, bool *loaded, char **unkept, kt_error *err);
 kt_bprog *rm_prog_load(kt_bctx *c, const unsigned char *bytes, size_t size, const char *options,
                        const char *name, char **log, kt_error *err);
 /* The backend's finish (remote_async.c) and its events (backend_remote.c). */

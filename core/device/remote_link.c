@@ -18,7 +18,6 @@
 
 #include "cpus.h"
 #include "devout.h"
-#include "mpi.h" /* up a layer: a device process on another MPI rank (scripts/layers.lua) */
 #include "remote.h"
 #include "remote_int.h"
 
@@ -45,14 +44,14 @@ static void describe_exit(int status, char *buf, size_t size) {
 }
 
 /* Stops the server (it may be stuck rather than dead) and says how it
-** ended. A server on another MPI rank is stopped there (mpi_relay.c). */
+** ended. A server on another node is stopped there, through far.h. */
 void rm_stop_server(kt_bctx *c, char *how, size_t size) {
   int status = 0;
-  if (c->rank > 0) kt_mpi_link_stop(c->pid, how, size);
+  if (c->far) c->far->stop(c->pid, how, size);
   else kill(c->pid, SIGKILL);
   close(c->fd);
   c->fd = -1;
-  if (c->rank <= 0) waitpid(c->pid, &status, 0), describe_exit(status, how, size);
+  if (!c->far) waitpid(c->pid, &status, 0), describe_exit(status, how, size);
   kt_devout_drain(&c->said); /* its last words, an allocator's abort message among them */
   close_channels(c);
   c->alive = false;
@@ -88,7 +87,7 @@ static int make_pair(int *parent, int *child) {
 static int open_device(kt_bctx *c, kt_error *err) {
   kt_msg_reset(&c->out);
   kt_msg_put_u32(&c->out, OP_OPEN);
-  kt_msg_put_str(&c->out, kt_mpi_local_id(&c->dev));
+  kt_msg_put_str(&c->out, c->far ? c->far->local_id(&c->dev) : c->dev.id);
   kt_fault fault;
   return call(c, &fault, err);
 }
@@ -104,7 +103,7 @@ static int pocl_threads(const kt_bctx *c) {
   const char *user = getenv("POCL_MAX_PTHREAD_COUNT");
   const char *platform = kt_device_string(&c->dev, "platform");
   const char *type = kt_device_string(&c->dev, "type");
-  if (!c->has_device || c->rank > 0 || (user && user[0]) || !platform || !type ||
+  if (!c->has_device || c->far || (user && user[0]) || !platform || !type ||
       !strstr(platform, "Portable Computing Language") || strcmp(type, "cpu") != 0)
     return 0;
   int64_t counted = kt_device_int(&c->dev, "compute_units", 0);
@@ -129,11 +128,11 @@ int rm_spawn(kt_bctx *c, kt_error *err) {
     ok = make_pair(&c->cfds[i], &child[i]) == 0;
     if (!ok) c->cfds[i] = -1;
   }
-  /* A device of another MPI rank gets its server there: a link (> 0). */
-  pid_t pid = !ok ? -1
-              : c->rank > 0 ? kt_mpi_link_open(c->rank, mainc, child, n, said, c->staging,
-                                                 c->staging_size, err)
-                            : fork();
+  /* A device of another node gets its server there: a link (> 0). */
+  pid_t pid = !ok     ? -1
+              : c->far ? c->far->open(c->node, mainc, child, n, said, c->staging, c->staging_size,
+                                      err)
+                       : fork();
   if (pid == 0) {
     if (said >= 0) dup2(said, STDERR_FILENO);
     if (c->threads) setenv("POCL_MAX_PTHREAD_COUNT", threads, 1); /* read as PoCL starts there */
@@ -141,14 +140,14 @@ int rm_spawn(kt_bctx *c, kt_error *err) {
   }
   for (int i = 0; i < n; i++)
     if (ok || child[i] > 0) close(child[i]);
-  c->compiler = ok && pid > 0 && c->rank <= 0 ? pid : 0;
+  c->compiler = ok && pid > 0 && !c->far ? pid : 0;
   pthread_mutex_unlock(&c->lock);
   kt_fork_end();
   free(child);
   if (said >= 0) close(said);
   if (ok) close(mainc);
   if (!ok || pid < 0) {
-    if (!ok || c->rank <= 0) kt_fail(err, "cannot start the device process: %s", strerror(errno));
+    if (!ok || !c->far) kt_fail(err, "cannot start the device process: %s", strerror(errno));
     return -1;
   }
   c->pid = pid;
@@ -261,7 +260,7 @@ void kt_remote_gather(kt_bctx *c, bool on) {
   if (rc != KT_WIRE_OK) rm_lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
 }
 
-pid_t kt_remote_pid(const kt_bctx *c) { return c->alive && c->rank <= 0 ? c->pid : 0; }
+pid_t kt_remote_pid(const kt_bctx *c) { return c->alive && !c->far ? c->pid : 0; }
 
 void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips) {
   *requests = c->requests;

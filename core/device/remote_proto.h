@@ -60,7 +60,10 @@ enum {
   /* synchronous (remote_counters.c) */
   OP_COUNTERS_BEGIN, /* start (0: only prepare), count, names -> code (0, 1 unreadable,
                      ** 2 error), passes or why */
-  OP_COUNTERS_END    /* count -> code, ranges and the values, or why */
+  OP_COUNTERS_END,   /* count -> code, ranges and the values, or why */
+  /* on a compile connection, synchronous (server_build.c) */
+  OP_BUILD           /* program id, source, options, name -> ok, log, loaded (from the
+                     ** server's own program cache), why the program was not kept ("") */
 };
 
 /* Launch argument kinds on the wire are kt_launch_arg_kind. */

@@ -5,15 +5,15 @@
 ** other half with the next chunk, or empties the chunk before, so that the
 ** tuner's copy and the server's overlap. Never more than one chunk's
 ** request is in flight once the tuner's copy is done, so a failure leaves
-** at most one reply to wait for. A server on another MPI rank sees the area
-** only as its relay carries it, from the start and one request at a time
-** (mpi_wire.c): there each chunk takes the whole area and waits for the last.
+** at most one reply to wait for. A server on another node sees the area
+** only as its transport carries it (far.h), from the start and one request
+** at a time: there each chunk takes the whole area and waits for the last.
 */
 
 #include "copy_wide.h"
 #include "remote_int.h"
 
-static size_t slots_of(const kt_bctx *c) { return c->rank == 0 ? 2 : 1; }
+static size_t slots_of(const kt_bctx *c) { return c->far ? 1 : 2; }
 
 static size_t least(size_t a, size_t b) { return a < b ? a : b; }
 

@@ -18,6 +18,7 @@
 #include "device_wire.h"
 #include "remote.h"
 #include "remote_proto.h"
+#include "server_build.h"
 #include "server_loads.h"
 #include "wire.h"
 
@@ -72,6 +73,7 @@ typedef struct server {
   kt_loads *loads;            /* the compile threads' binaries, loaded when ... */
   kt_queued queued;           /* ... no queue has work (kt_queued_note), */
   bool collecting;            /* ... and no counters' collection holds the modules */
+  kt_server_disk disk;        /* its own program cache (OP_BUILD) */
 } server;
 
 typedef struct compile_thread {
@@ -171,6 +173,12 @@ static void op_enumerate(server *s, int fd, kt_msg *out) {
   reply(fd, out);
 }
 
+/* A program its own cache kept, loaded as OP_PROG_LOAD's are. */
+static kt_bprog *load_idle(void *ud, const unsigned char *bytes, size_t size, const char *options,
+                           const char *name, char **log, kt_error *err) {
+  return kt_loads_load(((server *)ud)->loads, bytes, size, options, name, log, err);
+}
+
 static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
   char *id = kt_msg_get_str(in), why[1024];
   kt_error err;
@@ -185,6 +193,7 @@ static void op_open(server *s, kt_msg *in, int fd, kt_msg *out) {
       s->be = s->devices[found].backend;
       s->ctx = s->be->open(&s->devices[found], &err);
       rc = s->ctx ? 0 : -1;
+      kt_server_disk_init(&s->disk, &s->devices[found], s->be->load_waits ? load_idle : NULL, s);
       /* Transfers through a page-locked staging area run at the bus's full
       ** speed; where it cannot be locked they go on through pageable memory. */
       kt_error perr;
@@ -541,11 +550,12 @@ static void op_event_ns(server *s, kt_msg *in, int fd, kt_msg *out) {
 
 /* ---- the connections ---- */
 
-/* OP_COMPILE and OP_PROG_LOAD: a program made, or why not. */
-static kt_bprog *make_program(server *s, uint32_t op, kt_msg *in, char **log, kt_error *err) {
+/* OP_COMPILE, OP_PROG_LOAD and OP_BUILD (b): a program made, or why not. */
+static kt_bprog *make_program(server *s, uint32_t op, kt_msg *in, char **log, kt_built *b,
+                              kt_error *err) {
   size_t size = 0;
   unsigned char *bytes = op == OP_PROG_LOAD ? kt_msg_get_bytes(in, &size) : NULL;
-  char *source = op == OP_COMPILE ? kt_msg_get_str(in) : NULL;
+  char *source = op != OP_PROG_LOAD ? kt_msg_get_str(in) : NULL;
   char *options = kt_msg_get_str(in), *name = kt_msg_get_str(in);
   /* The tuner's compile threads may ask before the device is open. */
   pthread_mutex_lock(&s->progs_lock);
@@ -555,6 +565,9 @@ static kt_bprog *make_program(server *s, uint32_t op, kt_msg *in, char **log, kt
   kt_bprog *prog = NULL;
   if (!open) kt_fail(err, "the device process has no device open");
   else if ((!source && !bytes) || !options || !name) kt_fail(err, "a compile message is cut short");
+  else if (op == OP_BUILD)
+    prog = kt_server_build(&s->disk, s->be, s->ctx, source, options, name, log, &b->loaded,
+                           &b->unkept, err);
   else if (source) prog = s->be->compile(s->ctx, source, options, name, log, err);
   else if (!s->be->prog_load) kt_fail(err, "the %s backend loads no program binaries", s->be->name);
   else if (s->be->load_waits) prog = kt_loads_load(s->loads, bytes, size, options, name, log, err);
@@ -570,7 +583,8 @@ static void op_program(server *s, uint32_t op, kt_msg *in, kt_msg *out) {
   uint32_t pid = kt_msg_get_u32(in);
   char *log = NULL;
   kt_error err;
-  kt_bprog *prog = make_program(s, op, in, &log, &err);
+  kt_built b = {false, NULL};
+  kt_bprog *prog = make_program(s, op, in, &log, &b, &err);
   pthread_mutex_lock(&s->progs_lock);
   if (prog && table_put(&s->progs, pid, prog)) {
     s->be->prog_free(s->ctx, prog);
@@ -581,7 +595,9 @@ static void op_program(server *s, uint32_t op, kt_msg *in, kt_msg *out) {
   start_reply(out, KT_FAULT_NONE, NULL);
   kt_msg_put_u32(out, prog ? 1 : 0);
   kt_msg_put_str(out, log && log[0] ? log : prog ? "" : err.msg);
+  if (op == OP_BUILD) kt_msg_put_u32(out, b.loaded), kt_msg_put_str(out, b.unkept ? b.unkept : "");
   free(log);
+  free(b.unkept);
 }
 
 static void op_prog_binary(server *s, kt_msg *in, kt_msg *out) {
@@ -610,7 +626,7 @@ static void *compile_loop(void *arg) {
   kt_msg_init(&out);
   while (kt_wire_recv(c->fd, &in, 0) == KT_WIRE_OK) {
     uint32_t op = kt_msg_get_u32(&in);
-    if (op == OP_COMPILE || op == OP_PROG_LOAD) op_program(s, op, &in, &out);
+    if (op == OP_COMPILE || op == OP_PROG_LOAD || op == OP_BUILD) op_program(s, op, &in, &out);
     else if (op == OP_PROG_BINARY) op_prog_binary(s, &in, &out);
     else _exit(3); /* the tuner and the server disagree: stop */
     reply(c->fd, &out);

@@ -132,6 +132,7 @@ static void close_context(kt_tuner *t) {
 ** no size is an error. A folder that cannot be written costs only the
 ** time of compiling again (kt_program_build). */
 static int open_store(kt_tuner *t, kt_error *err) {
+  if (t->device.far && t->isolate) return 0; /* its node keeps its programs (server_build.h) */
   char *dir;
   bool off;
   uint64_t limit;
@@ -151,6 +152,8 @@ kt_tuner *kt_tuner_new(const kt_device_info *dev, int build_threads, bool isolat
     free(t);
     return NULL;
   }
+  /* A device of another node compiles there, on that node's processors. */
+  if (build_threads <= 0) build_threads = (int)kt_device_int(dev, "host_cpus", 0);
   if (build_threads <= 0) build_threads = kt_cpus_usable();
   t->build_threads = build_threads;
   t->growth = KT_DEVICE_GROWTH_DEFAULT;
@@ -274,7 +277,7 @@ kt_build_stats kt_tuner_build_stats(const kt_tuner *t) {
 ** them. */
 int kt_tuner_set_compile_workers(kt_tuner *t, int workers, kt_error *err) {
   if (t->pool || workers == 0) return 0;
-  if (!t->isolate || t->device.rank > 0) {
+  if (!t->isolate || t->device.far) {
     if (workers < 0) return 0;
     return kt_fail(err, "compile workers need an isolated tuner of a device of this host "
                         "(isolate = true, no MPI rank of its own)");
@@ -304,10 +307,13 @@ void kt_tuner_set_disk_cache(kt_tuner *t, bool on) {
   if (t->cache) apply_wait(t);
 }
 
+/* A device of another node keeps its programs there: its server compiles
+** through its own node's cache (server_build.h). */
 kt_program_disk kt_tuner_program_disk(const kt_tuner *t) {
   const char *b = kt_device_string(&t->device, "backend");
   return (kt_program_disk){t->disk_off ? NULL : t->store, t->identity,
-                           b && strcmp(b, "cuda") == 0 ? KT_HEADERS_CUDA : KT_HEADERS_OPENCL};
+                           b && strcmp(b, "cuda") == 0 ? KT_HEADERS_CUDA : KT_HEADERS_OPENCL,
+                           .there = !t->disk_off && t->device.far && t->isolate};
 }
 
 char *kt_tuner_unkept_why(const kt_tuner *t) {

@@ -19,7 +19,7 @@
 
 #include "ahead.h"
 #include "interrupt.h"
-#include "mpi.h"
+#include "far.h"
 #include "tune_int.h"
 #include "validate_device.h"
 
@@ -203,10 +203,12 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
   if (!early && !tu->set_up && tune_set_up(tu, err)) return -1;
   kt_result *mine = kt_results_add(tu->results, res->index, res->vi, err);
   if (!mine || tune_guarded_evaluate(tu, evaluate_early, mine, err)) return -1;
-  /* Its device went with its MPI rank, not through the configuration's
-  ** fault: the configuration runs again on another device (work). */
-  if (mine->status == KT_RUNTIME_FAILED && device_gone(w))
-    return kt_fail(err, "%s", mine->error ? mine->error : "the device's MPI rank is gone");
+  /* Its device went with its node (an MPI rank), whose loss, not the
+  ** configuration, may be what failed it (a compile or a run cut off, a
+  ** time limit passed while the node was silent): it runs again on
+  ** another device (work). A verdict that came back whole stands. */
+  if (mine->status != KT_OK && device_gone(w))
+    return kt_fail(err, "%s", mine->error ? mine->error : "the device's node is gone");
   if (kt_result_copy(res, mine, err)) return -1;
   if (!(res->device = kt_strdup(kt_tuner_device(tu->t)->id, err))) return -1;
   return tune_same_failure(tu, mine, err) ? 2 : 0; /* it ran: kept, then the tuning stops */
@@ -214,10 +216,22 @@ static int evaluate(worker *w, kt_result *res, kt_error *err) {
 
 /* ---- devices lost for good ---- */
 
-/* A device of an MPI rank that died cannot come back (mpi.h). */
+/* A device of a node that died (an MPI rank: mpi.h) cannot come back. */
 static bool device_gone(const worker *w) {
-  int rank = kt_tuner_device(w->tu.t)->rank;
-  return rank > 0 && !kt_mpi_rank_alive(rank);
+  const kt_device_info *d = kt_tuner_device(w->tu.t);
+  return d->far && !d->far->alive(d->rank);
+}
+
+/* The proposals planned on a lost worker are no one's: whichever device
+** comes free takes them in order (fleet_pick), and compiles them there. */
+static int unplan(kt_fleet *f, uint64_t index, kt_error *err);
+
+static void drop_plan(kt_fleet *f, worker *w) {
+  kt_error ignored; /* every index is in the map already: nothing to allocate */
+  for (size_t k = w->nahead; k-- > 0;)
+    if (k < w->nahead) unplan(f, w->ahead[k], &ignored);
+  w->nahead = 0;
+  w->planned = 0;
 }
 
 static bool others_live(const kt_fleet *f, const worker *w) {
@@ -285,6 +299,7 @@ static void *work(void *ud) {
     if (rc < 0 && device_gone(w)) {
       bool others = others_live(f, w);
       w->lost = true; /* its job, not evaluated, goes to another device */
+      drop_plan(f, w);
       if (others) {
         wake_all(f);
         continue;
@@ -304,9 +319,10 @@ static void *work(void *ud) {
 
 static int fleet_prefetch(void *ud, uint64_t index, const uint32_t *vi, kt_error *err) {
   kt_fleet *f = ud;
-  worker *w = &f->w[0];
-  for (size_t i = 1; i < f->n; i++)
-    if (f->w[i].planned < w->planned) w = &f->w[i];
+  worker *w = NULL;
+  for (size_t i = 0; i < f->n; i++)
+    if (!f->w[i].lost && (!w || f->w[i].planned < w->planned)) w = &f->w[i];
+  if (!w) return 0; /* no device left: the loop hears it from the next evaluation */
   w->planned++;
   if (kt_indexmap_put(&f->planned, index, w->i, err)) return -1;
   /* An idle worker's tuner is the calling thread's to use; a busy one
@@ -464,7 +480,7 @@ static int finish_workers(kt_fleet *f, int rc, kt_error *err) {
   for (size_t i = 0; i < f->n; i++) {
     worker *w = &f->w[i];
     if (!w->tu.results) continue;
-    if (rc == 0 && w->tu.set_up && tune_guard_finish(&w->tu, err)) rc = -1;
+    if (rc == 0 && w->tu.set_up && !w->lost && tune_guard_finish(&w->tu, err)) rc = -1;
     merge(f->main.results, w);
     if (i > 0) f->main.results->device_ns += w->tu.t->device_ns - w->tu.device0;
     if (i > 0) f->main.results->restores += w->tu.t->restores - w->tu.restores0;

@@ -38,8 +38,12 @@ const char *kt_mpi_describe(void);
 
 /* Joins the MPI job when the process was started by mpirun (else does
 ** nothing): returns this process's rank (0 when alone), or -1 with err. On
-** rank 0 the relay thread starts, and the job ends at exit (kt_mpi_end). */
-int kt_mpi_start(int *argc, char ***argv, kt_error *err);
+** rank 0 the relay thread starts, every other rank says who it is, and a
+** rank whose ktlua or script differs from rank 0's ends the job with err
+** (kt_mpi_self_check); the job ends at exit (kt_mpi_end). version names
+** this ktlua ("ktlua 0.2.0"); script is the file given to run, or NULL. */
+int kt_mpi_start(int *argc, char ***argv, const char *version, const char *script,
+                 kt_error *err);
 /* The number of ranks (1 when alone) and this process's rank. */
 int kt_mpi_size(void);
 int kt_mpi_rank(void);
@@ -48,6 +52,12 @@ void kt_mpi_end(void);
 /* Ranks above 0: serves device processes to rank 0 until it says the
 ** job is over (or stops answering); then exits. */
 void kt_mpi_serve(void) __attribute__((noreturn));
+
+/* The way to another rank's device processes, as the device layer takes
+** it (far.h): kt_mpi_link_open, kt_mpi_link_stop, kt_mpi_local_id and
+** kt_mpi_rank_alive. The devices kt_mpi_devices_append adds carry it. */
+struct kt_far;
+extern const struct kt_far kt_mpi_far;
 
 /* Rank 0's relay (mpi_relay.c). Starts a device server on `rank` whose
 ** connections are the far ends of main_fd and compile_fds[0..n-1] (and
@@ -61,9 +71,34 @@ int kt_mpi_link_open(int rank, int main_fd, const int *compile_fds, int n, int s
 ** says how it ended, as describe_exit does for a local one. */
 void kt_mpi_link_stop(int link, char *why, size_t size);
 
-/* Rank 0: what a rank said of itself when it joined (its process id and
-** host), and whether it still answers. -1 for a rank that said nothing. */
-int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive);
+/* The name this process gives its host: KTLUA_HOST where set (a name
+** without blanks, for ranks of one machine that stand for several nodes),
+** else the system's host name. Ranks of one name are of one node. */
+#define KT_MPI_HOST_MAX 64
+#define KT_MPI_HOST_SCAN "63"
+const char *kt_mpi_host(void);
+
+/* What every rank must agree on (mpi_self.c): "VERSION\nSCRIPT", SCRIPT
+** being "-" (none given), "PATH SHA256" (its contents) or "PATH !why"
+** (unreadable). kt_mpi_start sets this process's. */
+#define KT_MPI_SELF_MAX 480
+void kt_mpi_self_set(const char *version, const char *script);
+const char *kt_mpi_self(void);
+/* Rank 0: -1 with err naming the rank, its host and what differs when a
+** rank said (its hello) another version, or a script that is not rank 0's
+** or that it cannot read; 0 when it agrees (a rank without a script does). */
+int kt_mpi_self_check(int rank, const char *host, const char *said, kt_error *err);
+
+/* What a rank said of itself when it joined. */
+typedef struct kt_mpi_node {
+  int pid;
+  int cpus;                   /* the processors it may use (cpus.h): its compile threads */
+  char host[KT_MPI_HOST_MAX]; /* kt_mpi_host there */
+  bool alive;                 /* whether it still answers */
+} kt_mpi_node;
+/* Rank 0: a rank's node (rank 0's: this process), or -1 for a rank that
+** said nothing. */
+int kt_mpi_peer(int rank, kt_mpi_node *out);
 /* Whether rank 0 still hears from the rank (false once taken for dead). */
 bool kt_mpi_rank_alive(int rank);
 
@@ -71,11 +106,18 @@ bool kt_mpi_rank_alive(int rank);
 ** ("mpi:1:opencl:0:0"). The id the device has on its rank. */
 const char *kt_mpi_local_id(const kt_device_info *dev);
 /* Appends the devices of every other rank to a list of rank 0's, their
-** ids and rank fields set; a rank that sees none adds its reason to why. */
+** ids, far (kt_mpi_far) and rank fields set, and their properties "host"
+** and "host_cpus" (their node's: a tuner of such a device gets as many
+** compile threads there, tuner.c); a rank that sees none adds its reason
+** to why. */
 int kt_mpi_devices_append(kt_device_info **list, size_t *n, char *why, size_t whysize,
                           kt_error *err);
 
-/* The rank's place among the ranks of its host (mpirun's local rank). */
+/* How many devices of list are of the node of list[i] (by host name):
+** they share its processors. */
+size_t kt_mpi_node_devices(const kt_device_info *list, size_t n, size_t i);
+/* Rank 0: the rank's place among the ranks of its node (those before it
+** of the same host name, kt_mpi_host). */
 int kt_mpi_local_rank(int rank);
 /* One device per rank for one tuning over the job, rank r's into
 ** picked[r] (an index into list, which holds every rank's devices): of the

@@ -9,10 +9,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "far.h"
 #include "mpi.h"
 #include "remote.h"
 
+/* The way to the device processes of another rank (far.h): through rank
+** 0's relay (mpi_relay.c). Every device of another rank carries it. */
+const kt_far kt_mpi_far = {kt_mpi_link_open, kt_mpi_link_stop, kt_mpi_local_id, kt_mpi_rank_alive};
+
 /* ---- the devices of other ranks ---- */
+
+/* Where a device of another rank is: its node's host name and processors. */
+static int place(kt_device_info *d, int rank, kt_error *err) {
+  kt_mpi_node node;
+  if (kt_mpi_peer(rank, &node)) return 0; /* it said nothing: unknown */
+  if (kt_device_set_string(d, "host", node.host, err) ||
+      kt_device_set_int(d, "host_cpus", node.cpus, err))
+    return -1;
+  return 0;
+}
 
 static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t m, int rank,
                   kt_error *err) {
@@ -29,10 +44,26 @@ static int append(kt_device_info **list, size_t *n, kt_device_info *more, size_t
     kt_device_info *d = &grown[(*n)++];
     *d = more[i];
     d->rank = rank;
+    d->far = &kt_mpi_far;
     if (snprintf(d->id, sizeof d->id, "mpi:%d:%s", rank, more[i].id) < 0) d->id[0] = '\0';
   }
   free(more); /* its devices' properties now belong to the list */
+  for (size_t i = *n - m; i < *n; i++)
+    if (place(&grown[i], rank, err)) return -1;
   return 0;
+}
+
+/* A device's node: its "host" (another rank's), else this process's. */
+static const char *host_of(const kt_device_info *d) {
+  const char *h = d->far ? kt_device_string(d, "host") : NULL;
+  return h ? h : kt_mpi_host();
+}
+
+size_t kt_mpi_node_devices(const kt_device_info *list, size_t n, size_t i) {
+  size_t same = 0;
+  for (size_t k = 0; k < n; k++)
+    if (strcmp(host_of(&list[k]), host_of(&list[i])) == 0) same++;
+  return same;
 }
 
 /* Each rank lists its devices in a device process of its own (drivers take
@@ -49,7 +80,8 @@ typedef struct listing {
 
 static void *list_rank(void *ud) {
   listing *l = ud;
-  l->rc = kt_devices_remote_on(l->rank, &l->list, &l->n, l->said, sizeof l->said, &l->err);
+  l->rc = kt_devices_remote_far(&kt_mpi_far, l->rank, &l->list, &l->n, l->said, sizeof l->said,
+                                &l->err);
   return NULL;
 }
 
@@ -116,17 +148,15 @@ static size_t matches(const kt_device_info *list, size_t n, int rank, const char
 static int none_on(const kt_device_info *list, size_t n, int rank, const char *what,
                    kt_error *err) {
   if (kt_mpi_size() == 1) return kt_device_find(list, n, what, err); /* alone: as ever */
-  char have[512] = "", host[64] = "?";
+  char have[512] = "";
   size_t used = 0;
-  int pid;
-  bool alive;
+  kt_mpi_node node = {0, 0, "?", false};
   for (size_t i = 0; i < n && used < sizeof have; i++)
     if (list[i].rank == rank)
       used += (size_t)snprintf(have + used, sizeof have - used, "%s%s (%s)", used ? ", " : "",
                                kt_mpi_local_id(&list[i]), kt_device_string(&list[i], "name"));
-  if (rank > 0) kt_mpi_peer(rank, &pid, host, sizeof host, &alive);
-  else gethostname(host, sizeof host - 1);
-  return kt_fail(err, "MPI rank %d (on %s) has no device '%s'; it sees: %s", rank, host, what,
+  kt_mpi_peer(rank, &node);
+  return kt_fail(err, "MPI rank %d (on %s) has no device '%s'; it sees: %s", rank, node.host, what,
                  used ? have : "no devices at all");
 }
 

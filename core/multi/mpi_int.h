@@ -49,23 +49,51 @@ typedef struct mw_pending {
   int to;
 } mw_pending;
 
+/* A message held back until `due` (KTLUA_MPI_LATENCY_MS), not yet given to MPI. */
+typedef struct mw_held {
+  int64_t due;
+  int to;
+  unsigned char *buf;
+  size_t bytes;
+} mw_held;
+
 typedef struct mw_outbox {
   mw_pending *v;
   size_t n, cap;
+  mw_held *held; /* in the order sent: the latency is the same for all */
+  size_t first, nheld, capheld;
+  int failed;    /* 1 + the first rank a send to failed since mw_progress said, or 0 */
 } mw_outbox;
 
 #define KT_MPI_TAG 17
 #define KT_MPI_BEAT_NS 200000000LL
 
-/* Queues a message for rank `to` (frame and extra may be NULL when empty). */
+/* Queues a message for rank `to` (frame and extra may be NULL when empty).
+** With KTLUA_MPI_LATENCY_MS set (mw_join reads it), it is given to MPI
+** only that long after, as over a slower network: for tests and
+** benchmarks of several nodes on one host. */
 int mw_send(mw_outbox *box, int to, mw_head h, const void *frame, const void *extra);
-/* Frees what MPI has sent. */
-void mw_progress(mw_outbox *box);
+/* Gives MPI the held messages that are due; frees what MPI has sent.
+** Returns a rank that MPI failed to send to since it last said (the rank
+** is lost: mw_error says what MPI said), or -1. */
+int mw_progress(mw_outbox *box);
+/* Messages not yet sent (held, or under way in MPI). */
+size_t mw_unsent(const mw_outbox *box);
+/* How long a loop may sleep before mw_progress has work: 0 while a send is
+** under way (a large one moves a fragment per call into MPI), else until
+** the next held message is due, at most idle_ms. */
+int mw_wait_ms(const mw_outbox *box, int idle_ms);
 /* Gives up the sends to a rank taken for dead (their bytes with them). */
 void mw_forget(mw_outbox *box, int to);
 void mw_outbox_free(mw_outbox *box);
-/* A message, when one has come: 1 (in *in, freed with mw_in_free), 0 or -1. */
-int mw_poll(mw_in *in);
+/* A message from rank `from`, when one has come: 1 (in *in, freed with
+** mw_in_free) or 0; MW_NO_MEMORY (it waits), or MW_LOST when MPI failed to
+** reach the rank or it sent what ktlua never sends (the rank is lost:
+** mw_error says why). */
+enum { MW_LOST = -1, MW_NO_MEMORY = -2 };
+int mw_poll(mw_in *in, int from);
+/* What MPI said of the last rank it failed to reach. */
+const char *mw_error(void);
 void mw_in_free(mw_in *in);
 
 /* Bytes a request on a main connection puts in the staging area, and

@@ -27,16 +27,21 @@ static void end_at_exit(void) {
   if (getpid() == joined) kt_mpi_end();
 }
 
-int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
+int kt_mpi_start(int *argc, char ***argv, const char *version, const char *script,
+                 kt_error *err) {
   kt_mpi_describe(); /* now: later, the relay thread alone may call MPI */
+  kt_mpi_host();     /* now, on one thread */
   if (!launched_by_mpirun()) return 0;
+  kt_mpi_self_set(version, script);
   if (mw_join(argc, argv, err)) return -1;
-  if (kt_mpi_rank() == 0 && kt_mpi_size() > 1) {
-    if (mr_start(err)) {
-      mw_leave();
-      MPI_Finalize();
-      return -1;
-    }
+  if (kt_mpi_rank() == 0 && kt_mpi_size() > 1 && mr_start(err)) {
+    mw_leave();
+    MPI_Finalize();
+    return -1;
+  }
+  /* Rank 0 finalizes at exit, alone in its job too (mpirun -np 1: else
+  ** mpirun takes its exit for a crash); the others in kt_mpi_serve. */
+  if (kt_mpi_rank() == 0) {
     joined = getpid();
     atexit(end_at_exit);
   }
@@ -52,8 +57,9 @@ void kt_mpi_end(void) {
 #else /* no MPI */
 
 /* Under mpirun every rank would run the script on its own: refused. */
-int kt_mpi_start(int *argc, char ***argv, kt_error *err) {
-  (void)argc, (void)argv;
+int kt_mpi_start(int *argc, char ***argv, const char *version, const char *script,
+                 kt_error *err) {
+  (void)argc, (void)argv, (void)version, (void)script;
   const char *size = getenv("OMPI_COMM_WORLD_SIZE");
   if (size && atoi(size) > 1)
     return kt_fail(err, "this ktlua was built without MPI (no Open MPI headers), so under mpirun "

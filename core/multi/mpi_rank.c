@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "mpi.h"
 #include "remote.h"
 #include "remote_proto.h"
@@ -241,22 +242,23 @@ void kt_mpi_serve(void) {
   signal(SIGPIPE, SIG_IGN);
   rank_state s = {0};
   kt_msg_init(&s.m);
-  char host[200] = "", hello[300];
-  gethostname(host, sizeof host - 1);
-  snprintf(hello, sizeof hello, "%d %d %s", (int)getpid(), kt_mpi_local_rank(kt_mpi_rank()), host);
+  char hello[KT_MPI_HOST_MAX + KT_MPI_SELF_MAX + 64];
+  snprintf(hello, sizeof hello, "%d %d %s\n%s", (int)getpid(), kt_cpus_usable(), kt_mpi_host(),
+           kt_mpi_self());
   reply(&s, MK_HELLO, 0, 0, 0, hello, strlen(hello), NULL, 0);
   s.heard = s.last_beat = kt_now_ns();
   bool going = true;
   int idle = 0;
   while (going) {
-    serve_servers(&s, s.out.n ? 0 : idle > 50 ? 10 : 1); /* as in mpi_relay.c */
+    serve_servers(&s, mw_wait_ms(&s.out, idle > 50 ? 10 : 1)); /* as in mpi_relay.c */
     mw_in in;
-    int got = 0;
-    while (going && mw_poll(&in) == 1) {
+    int got = 0, rc = 0;
+    while (going && (rc = mw_poll(&in, 0)) == 1) {
       going = from_rank0(&s, &in);
       mw_in_free(&in);
       got = 1;
     }
+    if (rc == MW_LOST) going = false; /* MPI cannot reach rank 0: nothing is left to serve */
     idle = got ? 0 : idle + 1;
     int64_t now = kt_now_ns();
     if (now - s.last_beat >= KT_MPI_BEAT_NS) {
@@ -265,7 +267,7 @@ void kt_mpi_serve(void) {
     }
     /* Rank 0 gone without a word: nothing is left to serve. */
     if (now - s.heard > 6LL * KT_MPI_SILENCE_S * 1000000000LL) going = false;
-    mw_progress(&s.out);
+    if (mw_progress(&s.out) == 0) going = false;
   }
   while (s.n) {
     stop(s.v[0]);
@@ -276,7 +278,7 @@ void kt_mpi_serve(void) {
   free(s.owners);
   kt_msg_free(&s.m);
   int64_t until = kt_now_ns() + 1000000000LL;
-  while (s.out.n && kt_now_ns() < until) mw_progress(&s.out);
+  while (mw_unsent(&s.out) && kt_now_ns() < until) mw_progress(&s.out);
   mw_outbox_free(&s.out);
   kt_mpi_end();
   exit(0);

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "mpi.h"
 
 #ifdef KT_HAVE_MPI
@@ -40,8 +41,9 @@ typedef struct rlink {
 typedef struct peer {
   int64_t heard;            /* when its last message came */
   bool dead;
-  int pid, local_rank;      /* from its hello */
-  char host[64];
+  int pid, cpus;            /* from its hello */
+  char host[KT_MPI_HOST_MAX];
+  char self[KT_MPI_SELF_MAX]; /* its version and script (kt_mpi_self) */
 } peer;
 
 /* One relay per process, as MPI is (mpi_wire.c). */
@@ -174,9 +176,11 @@ static void dispatch(mw_in *in) {
   R.peers[in->from].heard = kt_now_ns();
   if (in->h.kind == MK_HELLO) {
     peer *p = &R.peers[in->from];
-    char text[128];
+    char text[KT_MPI_HOST_MAX + KT_MPI_SELF_MAX + 64];
     snprintf(text, sizeof text, "%.*s", (int)in->h.frame, (const char *)in->frame);
-    if (sscanf(text, "%d %d %63s", &p->pid, &p->local_rank, p->host) < 2) p->pid = -1;
+    const char *nl = strchr(text, '\n');
+    snprintf(p->self, sizeof p->self, "%s", nl ? nl + 1 : "?\n-");
+    if (sscanf(text, "%d %d %" KT_MPI_HOST_SCAN "s", &p->pid, &p->cpus, p->host) < 3) p->pid = -1;
     pthread_cond_broadcast(&R.changed);
     return;
   }
@@ -209,6 +213,30 @@ static void dispatch(mw_in *in) {
     finish(l, NULL);
     break;
   }
+}
+
+/* MPI said it cannot reach the rank (an error handler that returns, and
+** with ULFM, MPIX_ERR_PROC_FAILED): lost at once, before its silence says so. */
+static void bury_unreachable(int rank) {
+  char how[sizeof "is unreachable: " + 400];
+  snprintf(how, sizeof how, "is unreachable: %.400s", mw_error());
+  bury(rank, how);
+}
+
+/* What every live rank sent; whether anything came. */
+static bool receive(void) {
+  bool got = false;
+  for (int r = 1; r < kt_mpi_size(); r++) {
+    mw_in in;
+    int rc = 0;
+    while (!R.peers[r].dead && (rc = mw_poll(&in, r)) == 1) {
+      dispatch(&in);
+      mw_in_free(&in);
+      got = true;
+    }
+    if (!R.peers[r].dead && rc == MW_LOST) bury_unreachable(r);
+  }
+  return got;
 }
 
 /* ---- the thread ---- */
@@ -264,9 +292,8 @@ static void *relay_main(void *arg) {
     struct pollfd *fds = w.fds;
     pthread_mutex_unlock(&R.lock);
     /* MPI makes no descriptor to wait on: short sleeps, longer when idle,
-    ** none while a send is under way (a large one moves a fragment per
-    ** call into MPI). */
-    int ready = poll(fds, n, R.out.n ? 0 : idle > 50 ? 10 : 1);
+    ** none while a send is under way (mw_wait_ms). */
+    int ready = poll(fds, n, mw_wait_ms(&R.out, idle > 50 ? 10 : 1));
     pthread_mutex_lock(&R.lock);
     idle = ready > 0 ? 0 : idle + 1;
     if (ready > 0 && (fds[0].revents & POLLIN)) {
@@ -279,14 +306,10 @@ static void *relay_main(void *arg) {
       int c = w.owner[i].conn;
       if (l && l->state == L_OPEN && l->fds[c] == fds[i].fd) from_tuner(l, c, &m);
     }
-    mw_in in;
-    while (mw_poll(&in) == 1) {
-      dispatch(&in);
-      mw_in_free(&in);
-      idle = 0;
-    }
+    if (receive()) idle = 0;
     check_peers(kt_now_ns());
-    mw_progress(&R.out);
+    int lost = mw_progress(&R.out);
+    if (lost > 0 && !R.peers[lost].dead) bury_unreachable(lost);
   }
   pthread_mutex_unlock(&R.lock);
   kt_msg_free(&m);
@@ -322,8 +345,13 @@ int mr_start(kt_error *err) {
   pthread_mutex_lock(&R.lock);
   for (int r = 1; r < kt_mpi_size(); r++)
     while (R.peers[r].pid == 0 && !R.peers[r].dead) pthread_cond_wait(&R.changed, &R.lock);
+  int rc = 0;
+  for (int r = 1; r < kt_mpi_size() && rc == 0; r++)
+    if (R.peers[r].pid > 0 && !R.peers[r].dead)
+      rc = kt_mpi_self_check(r, R.peers[r].host, R.peers[r].self, err);
   pthread_mutex_unlock(&R.lock);
-  return 0;
+  if (rc) mr_stop(); /* the other ranks are told to end */
+  return rc;
 }
 
 /* The other ranks are told to end (they stop their device processes); the
@@ -339,7 +367,7 @@ void mr_stop(void) {
   for (int r = 1; r < kt_mpi_size(); r++)
     if (!R.peers[r].dead) send_to(r, MK_END, NULL, 0, 0, NULL, NULL, 0);
   int64_t until = kt_now_ns() + 2000000000LL;
-  while (R.out.n && kt_now_ns() < until) {
+  while (mw_unsent(&R.out) && kt_now_ns() < until) {
     mw_progress(&R.out);
     usleep(1000);
   }
@@ -357,15 +385,19 @@ void mr_stop(void) {
   close(R.wake[0]), close(R.wake[1]);
 }
 
-int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive) {
-  if (!R.running || rank <= 0 || rank >= kt_mpi_size()) return -1;
+int kt_mpi_peer(int rank, kt_mpi_node *out) {
+  if (rank == 0) {
+    *out = (kt_mpi_node){(int)getpid(), kt_cpus_usable(), "", true};
+    snprintf(out->host, sizeof out->host, "%s", kt_mpi_host());
+    return 0;
+  }
+  if (!R.running || rank < 0 || rank >= kt_mpi_size()) return -1;
   pthread_mutex_lock(&R.lock);
   peer p = R.peers[rank];
   pthread_mutex_unlock(&R.lock);
   if (p.pid <= 0) return -1;
-  *pid = p.pid;
-  snprintf(host, size, "%s", p.host);
-  *alive = !p.dead;
+  *out = (kt_mpi_node){p.pid, p.cpus, "", !p.dead};
+  snprintf(out->host, sizeof out->host, "%s", p.host);
   return 0;
 }
 
@@ -377,15 +409,14 @@ bool kt_mpi_rank_alive(int rank) {
   return alive;
 }
 
+/* The ranks before it that gave the same host name (rank 0's is this
+** process's): a node is found by its name, whoever started the ranks. */
 int kt_mpi_local_rank(int rank) {
-  if (rank == kt_mpi_rank()) {
-    const char *env = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    return env ? atoi(env) : 0;
-  }
-  if (!R.running || rank <= 0 || rank >= kt_mpi_size()) return 0;
-  pthread_mutex_lock(&R.lock);
-  int local = R.peers[rank].pid > 0 ? R.peers[rank].local_rank : 0;
-  pthread_mutex_unlock(&R.lock);
+  kt_mpi_node me, other;
+  if (rank <= 0 || kt_mpi_peer(rank, &me)) return 0;
+  int local = 0;
+  for (int r = 0; r < rank; r++)
+    if (kt_mpi_peer(r, &other) == 0 && strcmp(other.host, me.host) == 0) local++;
   return local;
 }
 
@@ -464,9 +495,11 @@ int kt_mpi_link_open(int rank, int main_fd, const int *compile_fds, int n, int s
   return kt_fail(err, "a device of MPI rank %d: this ktlua was built without MPI", rank);
 }
 
-int kt_mpi_peer(int rank, int *pid, char *host, size_t size, bool *alive) {
-  (void)rank, (void)pid, (void)host, (void)size, (void)alive;
-  return -1;
+int kt_mpi_peer(int rank, kt_mpi_node *out) {
+  if (rank != 0) return -1;
+  *out = (kt_mpi_node){(int)getpid(), kt_cpus_usable(), "", true};
+  snprintf(out->host, sizeof out->host, "%s", kt_mpi_host());
+  return 0;
 }
 
 int kt_mpi_local_rank(int rank) {

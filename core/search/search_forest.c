@@ -530,6 +530,7 @@ static void fo_destroy(void *state) {
   free(f);
 }
 
+/* No prior yet: a transfer's seeds still reach it, as every searcher's. */
 static const kt_searcher_ops forest_ops = {"forest", fo_start, fo_next, fo_report, fo_destroy,
                                            fo_withdraw, NULL};
 
