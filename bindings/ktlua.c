@@ -53,9 +53,10 @@ int lk_open_embedded(lua_State *L, const char *name) {
   return 1;
 }
 
-/* The modules the C side preloads (lk_spawn.c, lk_split.c), found the same
+/* The modules the C side preloads (lk_spawn.c, lk_watch.c, lk_split.c), found the same
 ** way; the installed stdlib's files require them. */
 int luaopen_ktlua_spawn(lua_State *L) { return lk_open_embedded(L, "ktlua.spawn"); }
+int luaopen_ktlua_watch(lua_State *L) { return lk_open_embedded(L, "ktlua.watch"); }
 int luaopen_ktlua_split_run(lua_State *L) { return lk_open_embedded(L, "ktlua.split_run"); }
 
 static int load_first(lua_State *L) {
@@ -70,6 +71,8 @@ void lk_preload_stdlib(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_ktlua_spawn);
   lua_setfield(L, -2, "ktlua.spawn");
+  lua_pushcfunction(L, luaopen_ktlua_watch);
+  lua_setfield(L, -2, "ktlua.watch");
   lua_pushcfunction(L, luaopen_ktlua_split_run);
   lua_setfield(L, -2, "ktlua.split_run");
   lua_pop(L, 1);
@@ -115,6 +118,7 @@ int luaopen_ktlua(lua_State *L) {
   lk_open_db_devices(L);
   lk_open_online(L);
   lk_open_spawn(L);
+  lk_open_watch(L);
   lk_open_t1(L);
   lk_open_json(L);
   lk_open_program_cache(L);

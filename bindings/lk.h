@@ -240,6 +240,7 @@ void lk_open_db(lua_State *L);      /* kt.db */
 void lk_open_db_devices(lua_State *L); /* db:devices, db:touch, kt.compiler_version */
 void lk_open_online(lua_State *L);  /* the online tuning's class (tuner:online) */
 void lk_open_spawn(lua_State *L);   /* the preloaded module ktlua.spawn */
+void lk_open_watch(lua_State *L);   /* the preloaded module ktlua.watch (the live view's) */
 void lk_open_json(lua_State *L);    /* kt.json */
 void lk_open_program_cache(lua_State *L); /* kt.program_cache, kt.program_cache_clear */
 void lk_open_probe(lua_State *L);   /* kt.probe, db:probe, db:store_probe, k:sizes, k:cost, ... */
@@ -380,6 +381,10 @@ typedef struct lk_tune_hold {
   /* What is tuned, held here too: a callback may release its Lua object. */
   kt_task *task;
   kt_replay *replay;
+  /* tune option live (lk_live.c): ktlua.live's session, and the progress
+  ** hook it comes before */
+  lk_ref *live;
+  kt_progress_fn progress_fn;
 } lk_tune_hold;
 
 /* A registry field that main.c sets to true while it runs a script: then
@@ -401,6 +406,19 @@ void lk_check_outputs(lua_State *L, int opts);
 /* Pushes the tuning's results (if any), writes them (lk_tune_write), and
 ** raises the tuning's error when rc is not 0. */
 int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_error *err);
+
+/* ---- the live view (lk_live.c) ---- */
+
+/* The tune option live at opts (a page): ktlua.live checks the page can be
+** written and drawn and writes its first, before the tuning; where
+** *journal is NULL the tuning gets one of its own (kept by the session). */
+void lk_live_check(lua_State *L, int opts, lk_tune_hold *h, const char *task, const char *device,
+                   const char **journal);
+/* Puts the session's hook before the tuning's progress hook (*fn, *ud). */
+void lk_live_progress(lk_tune_hold *h, kt_progress_fn *fn, void **ud);
+/* After the tuning: the finished report from the results at index results
+** (or nil); err: the tuning's error, which a failing page does not hide. */
+void lk_live_finish(lua_State *L, lk_tune_hold *h, int results, const kt_error *err);
 
 void lk_push_task(lua_State *L, kt_task *task, kt_kernel *kernel); /* takes ownership */
 int lk_new_kernel(lua_State *L, int idx);

@@ -121,6 +121,11 @@ void lk_push_result(lua_State *L, const kt_results *rs, const kt_result *r) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "cut_short");
   }
+  if (r->waited_ns > 0) set_ms(L, "waited_ms", r->waited_ns);
+  if (r->crowded) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "crowded");
+  }
   if (r->resumed) {
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "resumed");
@@ -469,6 +474,8 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "objective") == 0) lua_pushstring(L, r->objective ? r->objective : "kernel");
   else if (strcmp(key, "maximize") == 0) lua_pushboolean(L, r->maximize);
   else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
+  else if (strcmp(key, "device_threads") == 0 && r->device_threads > 0)
+    lua_pushinteger(L, r->device_threads); /* nil: ktlua set none */
   else if (strcmp(key, "backend") == 0) lua_pushstring(L, r->backend); /* nil: unknown */
   else if (strcmp(key, "problem_size") == 0 && r->nproblem) {
     lua_createtable(L, (int)r->nproblem, 0);
@@ -530,7 +537,7 @@ void lk_open_results(lua_State *L) {
   static const luaL_Reg fns[] = {{"load", l_load}, {NULL, NULL}};
   static const char *const fields[] = {"task",      "device",  "searcher", "params",
                                       "stopped",   "objective", "maximize", "notice",
-                                      "backend",   "problem_size", NULL};
+                                      "backend",   "problem_size", "device_threads", NULL};
   lk_new_class(L, LK_RESULTS, meta, methods);
   lk_class_fields(L, LK_RESULTS, fields);
   luaL_setfuncs(L, fns, 0);

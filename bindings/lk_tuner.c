@@ -373,6 +373,7 @@ static int hold_gc(lua_State *L) {
   lk_tune_hold *h = lua_touserdata(L, 1);
   kt_searcher_free(h->searcher);
   lk_ref_free(h->progress);
+  lk_ref_free(h->live);
   kt_results_release(h->results);
   kt_task_release(h->task);
   kt_replay_release(h->replay);
@@ -432,7 +433,9 @@ int lk_tune_return(lua_State *L, int opts, lk_tune_hold *h, int rc, const kt_err
   end_meter(h);
   if (h->results && h->results->notice) fprintf(stderr, "ktlua: %s\n", h->results->notice);
   if (h->results) lk_push_results(L, h->results);
+  else lua_pushnil(L);
   lk_tune_write(L, opts, h);
+  lk_live_finish(L, h, lua_gettop(L), rc ? err : NULL);
   if (rc) return lk_error(L, err);
   if (h->results->stopped && strcmp(h->results->stopped, "interrupted") == 0) {
     report_interrupted(L, h->results);
@@ -451,7 +454,7 @@ static int tuner_tune(lua_State *L) {
                                      "maximize", "pipeline",
                                      "validate_on", "early_stop", "energy",
                                      "profile", "compile_outlier", "prior", "transfer", "origin",
-                                     NULL};
+                                     "live", NULL};
   kt_tuner *t = lk_check_tuner(L, 1);
   struct kt_fleet *fleet = ((lk_tuner *)lua_touserdata(L, 1))->fleet;
   lk_task *ut = lk_check_task(L, 2);
@@ -499,6 +502,9 @@ static int tuner_tune(lua_State *L) {
   o.seeds = lk_check_seeds(L, 3, ut->task->space, &o.nseeds);
   const kt_prior *prior = lk_check_prior(L, 3, ut->task->space);
   if (prior) o.prior = *prior;
+  /* last: the live page is written first once the options are known good */
+  lk_live_check(L, 3, h, ut->task->name, kt_device_string(kt_tuner_device(t), "name"), &o.journal);
+  lk_live_progress(h, &o.progress, &o.progress_ud);
   kt_error err;
   int rc = fleet ? lk_fleet_tune(L, fleet, ut->task, &o, &h->results, &err)
                  : kt_tune(t, ut->task, &o, &h->results, &err);

@@ -3,6 +3,7 @@
 -- partial sums, swapping buffers, until one sum is left.
 --   ktlua examples/tune_reduction.lua [--n=N] [--device=ID] [--repeats=N] [--progress]
 --   [--search=NAME] [--count=N] [--seconds=S] [--seed=N] [--early_stop] [--output=FILE] [--probe=DB]
+--   [--live=PAGE (a page kept up to date while the tuning runs)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").tuning(arg, { n = 1 << 24, probe = "" },
   "examples/tune_reduction.lua: a tuned sum of n floats")

@@ -60,10 +60,10 @@ return {
         what = "the Lua API over the core, and the executable",
         files = { "ktlua", "main", "prompt", "lk_util", "lk_types", "lk_arg", "lk_array",
           "lk_codegen", "lk_constraint", "lk_cuda", "lk_db", "lk_db_devices", "lk_deadline", "lk_device",
-          "lk_energy", "lk_fleet", "lk_json", "lk_metrics", "lk_mpi", "lk_online", "lk_pipeline",
+          "lk_energy", "lk_fleet", "lk_json", "lk_live", "lk_metrics", "lk_mpi", "lk_online", "lk_pipeline",
           "lk_prior", "lk_probe", "lk_profile", "lk_program_cache", "lk_prune", "lk_replay", "lk_results",
           "lk_run", "lk_search", "lk_space", "lk_space_def", "lk_spawn", "lk_split", "lk_t1",
-          "lk_task", "lk_tune_output", "lk_tuner" } } },
+          "lk_task", "lk_tune_output", "lk_tuner", "lk_watch" } } },
   },
 
   -- Loops, upward calls and upward includes that are allowed, each with

@@ -25,8 +25,15 @@ print("done", #results)
 
 local path
 
+-- Where the machine is busy enough that ktlua gives PoCL fewer threads
+-- (busy_machine_spec), a line says so first: not what these tests look at.
+local function unbusy(out)
+  return (out:gsub("^\r?ktlua: the machine is busy[^\n]*\n", ""))
+end
+
 local function on_terminal(args)
-  return run(("script -qec %q /dev/null"):format(ktlua .. " " .. path .. " " .. args))
+  local out, code = run(("script -qec %q /dev/null"):format(ktlua .. " " .. path .. " " .. args))
+  return unbusy(out), code
 end
 
 describe("progress", function()
@@ -56,6 +63,7 @@ describe("progress", function()
 
   it("is a line per configuration with progress = true elsewhere, and nothing by default", function()
     local out, code = run(ktlua .. " " .. path .. " on")
+    out = unbusy(out)
     assert.are.equal(0, code, out)
     local lines = {}
     for line in out:gmatch("[^\n]+") do lines[#lines + 1] = line end

@@ -6,9 +6,8 @@
 local kt = require "ktlua"
 local files = require "spec.support.files"
 local shell = require "spec.support.shell"
+local chromium = require "spec.support.chromium"
 local ktlua, run = shell.ktlua, shell.run
-
-local CHROMIUM = "/usr/bin/chromium"
 
 -- A tiny tuning with failures: VEC = 8 with WG = 64 does not compile.
 local function tune(journal)
@@ -121,49 +120,20 @@ describe("results:report", function()
   end)
 
   it("renders in headless Chromium: the plots are in the screenshot", function()
-    if not files.exists(CHROMIUM) then
+    if not chromium.installed() then
       return pending("Chromium is not installed (scripts/setup.sh installs Debian's chromium; "
         .. "it could not here)")
     end
     assert.is_truthy(page, "the page of the test before")
-    local dir = files.tmpname("-chromium")
-    local shot = dir .. "/shot.png"
-    local flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run "
-      .. "--user-data-dir=" .. dir .. " --window-size=1300,3000 "
-    local out, code = run("mkdir -p " .. dir .. " && timeout 120 " .. CHROMIUM .. " " .. flags
-      .. "--screenshot=" .. shot .. " file://" .. page)
-    assert.are.equal(0, code, out)
-    local ppm = dir .. "/shot.ppm"
-    out, code = run("pngtopnm " .. shot .. " > " .. ppm)
-    assert.are.equal(0, code, out)
-    local image = files.read(ppm)
-    run("rm -rf " .. dir)
-    -- P6: width height maxval, then RGB bytes
-    local w, h, header = image:match("^P6%s+(%d+)%s+(%d+)%s+255%s()")
-    w, h = tonumber(w), tonumber(h)
-    assert.are.same({ 1300, 3000 }, { w, h })
+    local shot = chromium.screenshot(page, 1300, 3000)
+    local w = shot.width
+    assert.are.same({ 1300, 3000 }, { shot.width, shot.height })
     -- Where each plot colour is (exact pixels: line and bar interiors).
-    local function find(r, g, b)
-      local needle, at, n, top, left, right = string.char(r, g, b), header, 0, nil, w, 0
-      while true do
-        local i = image:find(needle, at, true)
-        if not i then break end
-        if (i - header) % 3 == 0 then
-          local pixel = (i - header) // 3
-          local x = pixel % w
-          n, top, left, right = n + 1, top or pixel // w, math.min(left, x), math.max(right, x)
-          at = i + 3
-        else
-          at = i + 1
-        end
-      end
-      return n, top, left, right
-    end
-    local red, red_top, red_left, red_right = find(214, 39, 40) -- best so far
-    local grey = find(140, 157, 181)           -- each configuration
-    local blue, blue_top = find(31, 119, 180)  -- the distribution's bars
-    local green, green_top = find(44, 160, 44) -- the parameters' boxes
-    local orange = find(255, 127, 14)          -- the failed configuration
+    local red, red_top, red_left, red_right = shot.find(214, 39, 40) -- best so far
+    local grey = shot.find(140, 157, 181)           -- each configuration
+    local blue, blue_top = shot.find(31, 119, 180)  -- the distribution's bars
+    local green, green_top = shot.find(44, 160, 44) -- the parameters' boxes
+    local orange = shot.find(255, 127, 14)          -- the failed configuration
     assert.is_true(red > 300, "red pixels: " .. red)
     assert.is_true(grey > 20, "grey pixels: " .. grey)
     assert.is_true(blue > 1000, "blue pixels: " .. blue)

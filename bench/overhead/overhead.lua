@@ -13,15 +13,17 @@
 --     [--serial (timed runs one by one, outputs compared on the tuning thread: without the
 --      pipeline of core/eval/measure.c)] [--validate_on=auto|host|device] [--early_stop (tune option
 --      early_stop = true: the best found and the configurations cut short are printed)]
+--     [--live=PAGE (tune option live: each tuning keeps PAGE up to date while it runs; run with and
+--      without it for its cost)]
 local kt = require "ktlua"
 local opt = require("ktlua.cli").options(arg, { device = "default", n = 1 << 20, size = 1024,
   repeats = 10, only = "", inprocess = false, threads = 0, lookahead = 0, fraction = 0.0, ahead = 0,
-  serial = false, validate_on = "auto", early_stop = false },
+  serial = false, validate_on = "auto", early_stop = false, live = "" },
   "bench/overhead/overhead.lua")
 -- The options of every tuning here: all configurations, or a budget for bestfirst.
 local tune_options = { repeats = opt.repeats, lookahead = opt.lookahead > 0 and opt.lookahead or nil,
                        pipeline = not opt.serial, validate_on = opt.validate_on,
-                       early_stop = opt.early_stop }
+                       early_stop = opt.early_stop, live = opt.live ~= "" and opt.live or nil }
 if opt.fraction > 0 then
   tune_options.stop = { fraction = opt.fraction }
   tune_options.search = { "bestfirst", seed = 1, ahead = opt.ahead > 0 and opt.ahead or nil }

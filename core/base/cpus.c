@@ -6,6 +6,7 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Two numbers from the first line of a file, or -1 where there are not two
@@ -45,4 +46,28 @@ int kt_cpus_usable(void) {
   long long quota = quota_cpus();
   if (quota > 0 && (n <= 0 || quota < n)) n = quota;
   return n > 0 ? (int)n : 1;
+}
+
+/* The threads ready to run now, the caller's among them: loadavg's fourth
+** field, "running/total"; -1 where it cannot be read. */
+static long runnable(void) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f) return -1;
+  long running = -1, total;
+  if (fscanf(f, "%*f %*f %*f %ld/%ld", &running, &total) != 2) running = -1;
+  fclose(f);
+  return running;
+}
+
+int kt_cpus_free(void) {
+  int usable = kt_cpus_usable();
+  long fewest = -1;
+  for (int i = 0; i < 3; i++) {
+    long n = runnable();
+    if (n >= 0 && (fewest < 0 || n < fewest)) fewest = n;
+    if (i < 2) nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  if (fewest < 0) return usable;
+  long free = usable - (fewest - 1);
+  return free < 1 ? 1 : free > usable ? usable : (int)free;
 }

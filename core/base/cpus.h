@@ -10,4 +10,10 @@
 /* At least 1. */
 int kt_cpus_usable(void);
 
+/* Of those, the ones free now: less the threads of the machine that are
+** ready to run (Linux's /proc/loadavg counts them, the caller's one
+** among them), the fewest of three looks a millisecond apart; at least 1.
+** Without /proc, all of them. */
+int kt_cpus_free(void);
+
 #endif

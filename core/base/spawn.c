@@ -2,8 +2,8 @@
 ** spawn.c: runs a helper program with posix_spawn (no shell: arguments
 ** reach it as they are, whatever they hold) and waits for it at most a
 ** given time. It runs in a process group of its own, so that a timeout
-** kills whatever it started too. kt_spawn_start starts one and leaves it
-** running.
+** kills whatever it started too. kt_spawn_start and kt_spawn_background
+** start one and leave it running.
 */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include "spawn.h"
@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -108,7 +109,7 @@ static int fill_actions(posix_spawn_file_actions_t *fa, const int *src, int nfds
 
 int kt_spawn_start(const char *const *argv, const int *fds, int nfds, pid_t *pid,
                    kt_error *err) {
-  int src[8], moved[8];
+  int src[8] = {0}, moved[8];
   if (nfds > 8) return kt_fail(err, "cannot run %s: too many descriptors", argv[0]);
   posix_spawn_file_actions_t fa;
   int rc = lift(fds, nfds, src, moved);
@@ -120,4 +121,35 @@ int kt_spawn_start(const char *const *argv, const int *fds, int nfds, pid_t *pid
   for (int i = 0; i < nfds; i++)
     if (moved[i] >= 0) close(moved[i]);
   return rc ? kt_fail(err, "cannot run %s: %s", argv[0], strerror(rc)) : 0;
+}
+
+int kt_spawn_background(const char *const *argv, int in_fd, pid_t *pid, kt_error *err) {
+  int src[3] = {-1, -1, -1}, moved[3] = {-1, -1, -1}, fds[3] = {in_fd, STDOUT_FILENO, STDERR_FILENO};
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  int rc = lift(fds, 3, src, moved);
+  if (!rc && !(rc = posix_spawn_file_actions_init(&fa))) {
+    if (!(rc = posix_spawnattr_init(&attr))) {
+      if (!(rc = fill_actions(&fa, src, 3)) &&
+          !(rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP)) &&
+          !(rc = posix_spawnattr_setpgroup(&attr, 0)))
+        rc = posix_spawn(pid, argv[0], &fa, &attr, (char *const *)argv, environ);
+      posix_spawnattr_destroy(&attr);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  for (int i = 0; i < 3; i++)
+    if (moved[i] >= 0) close(moved[i]);
+  if (rc) return kt_fail(err, "cannot run %s: %s", argv[0], strerror(rc));
+  /* Linux's nice is per thread: the new image has one, and what it starts
+  ** (gnuplot) inherits it. A failure costs only the priority. */
+  (void)setpriority(PRIO_PROCESS, (id_t)*pid, 19);
+  return 0;
+}
+
+int kt_spawn_wait(pid_t pid, double timeout_s) {
+  int status = 0;
+  if (wait_for(pid, timeout_s, &status)) return -1;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 }

@@ -2,7 +2,8 @@
 ** spawn.h: running a helper program (gnuplot, for reports) safely: no
 ** shell between us and it, its input and output through files, and a time
 ** limit after which it is killed; and starting a process of ktlua's own
-** (a compiler process, compile_pool.h) from a fresh image.
+** (a compiler process, compile_pool.h; the live view's follower,
+** lk_live.c) from a fresh image.
 */
 #ifndef KT_SPAWN_H
 #define KT_SPAWN_H
@@ -33,5 +34,17 @@ int kt_spawn_run(const char *const *argv, const kt_spawn_opts *o, kt_error *err)
 ** work may start it at any time. */
 int kt_spawn_start(const char *const *argv, const int *fds, int nfds, pid_t *pid,
                    kt_error *err);
+
+/* Starts argv[0] (a path) beside the caller and does not wait: its
+** standard input is in_fd (the caller keeps the other end of a pipe), its
+** output and errors are the caller's. It runs in a process group of its
+** own (a Ctrl-C at the terminal is the caller's to handle, and tells it
+** through its input) and at the lowest priority (nice 19), so that on a
+** busy machine it takes what the caller's work and the other jobs leave. */
+int kt_spawn_background(const char *const *argv, int in_fd, pid_t *pid, kt_error *err);
+/* Waits for a process started by kt_spawn_background at most timeout_s
+** (<= 0: for ever), then kills its group. Its exit status as
+** kt_spawn_run's, -1 when it was killed. */
+int kt_spawn_wait(pid_t pid, double timeout_s);
 
 #endif

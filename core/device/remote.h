@@ -18,6 +18,8 @@
 #ifndef KT_REMOTE_H
 #define KT_REMOTE_H
 
+#include <sys/types.h>
+
 #include "device.h"
 
 extern const kt_backend kt_backend_remote;
@@ -62,6 +64,12 @@ void kt_remote_gather(kt_bctx *c, bool on);
 /* Requests sent on the main connection so far, and of them the ones
 ** whose reply was waited for (round trips). */
 void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips);
+/* The device process's id while it runs on this host; 0 otherwise (none
+** now, or one on another node). */
+pid_t kt_remote_pid(const kt_bctx *c);
+/* The PoCL threads its device process was started with, where ktlua chose
+** them (fewer than PoCL counts, on a busy machine); 0 otherwise. */
+int kt_remote_threads(const kt_bctx *c);
 
 /* kt_nvrtc_compile in a short-lived child process, so that the CUDA
 ** libraries (NVRTC may bring the driver with it) never load into a process

@@ -36,6 +36,7 @@ struct kt_bctx {
   const kt_far *far;      /* the way to the node that forks the server (NULL: this process) */
   int node;               /* ... its number for far */
   pid_t pid;              /* on another node, far's link */
+  int threads;            /* POCL_MAX_PTHREAD_COUNT the server was given; 0: none (pocl_threads) */
   pid_t compiler;         /* the server of this host that compiles (under lock; 0: none) */
   bool alive;
   uint64_t generation;

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "devout.h"
 #include "remote.h"
 #include "remote_int.h"
@@ -91,11 +92,35 @@ static int open_device(kt_bctx *c, kt_error *err) {
   return call(c, &fault, err);
 }
 
+/* PoCL runs a CPU device's kernels on a thread per processor it counts
+** (its compute units), whatever else the machine runs: on a busy machine
+** those threads wait for processors and one another, and a kernel takes
+** many times as long. A server of a PoCL CPU device on this host gets
+** POCL_MAX_PTHREAD_COUNT at the processors free when it starts
+** (kt_cpus_free), where that is fewer, unless the user set it. Returns the
+** count, or 0 where it sets none. */
+static int pocl_threads(const kt_bctx *c) {
+  const char *user = getenv("POCL_MAX_PTHREAD_COUNT");
+  const char *platform = kt_device_string(&c->dev, "platform");
+  const char *type = kt_device_string(&c->dev, "type");
+  if (!c->has_device || c->far || (user && user[0]) || !platform || !type ||
+      !strstr(platform, "Portable Computing Language") || strcmp(type, "cpu") != 0)
+    return 0;
+  int64_t counted = kt_device_int(&c->dev, "compute_units", 0);
+  int free = kt_cpus_free();
+  return free < counted ? free : 0;
+}
+
+int kt_remote_threads(const kt_bctx *c) { return c->threads; }
+
 /* Forks a server; with a device, opens it there. */
 int rm_spawn(kt_bctx *c, kt_error *err) {
   int n = c->nchannels, mainp = -1, mainc = -1, *child = calloc((size_t)n + 1, sizeof *child);
   if (!child) return kt_fail(err, "out of memory starting the device process");
   int said = c->has_device ? kt_devout_pipe(&c->said) : -1;
+  char threads[24];
+  c->threads = pocl_threads(c);
+  snprintf(threads, sizeof threads, "%d", c->threads);
   bool ok = make_pair(&mainp, &mainc) == 0;
   kt_fork_begin(); /* before c->lock, which compile threads take inside the guard */
   pthread_mutex_lock(&c->lock);
@@ -110,6 +135,7 @@ int rm_spawn(kt_bctx *c, kt_error *err) {
                        : fork();
   if (pid == 0) {
     if (said >= 0) dup2(said, STDERR_FILENO);
+    if (c->threads) setenv("POCL_MAX_PTHREAD_COUNT", threads, 1); /* read as PoCL starts there */
     c->serve(mainc, child, n, c->staging, c->staging_size);
   }
   for (int i = 0; i < n; i++)
@@ -233,6 +259,8 @@ void kt_remote_gather(kt_bctx *c, bool on) {
   kt_msg_reset(&c->gathered);
   if (rc != KT_WIRE_OK) rm_lose(c, KT_FAULT_LOST, NULL, NULL, NULL);
 }
+
+pid_t kt_remote_pid(const kt_bctx *c) { return c->alive && !c->far ? c->pid : 0; }
 
 void kt_remote_counts(const kt_bctx *c, uint64_t *requests, uint64_t *round_trips) {
   *requests = c->requests;

@@ -303,6 +303,38 @@ static void keep_timed(tuning *tu, const kt_run *run, bool on) {
   tu->t->keep_outputs = on && kt_run_batchable(run);
 }
 
+/* ---- a busy machine ---- */
+
+/* A CPU device's threads share the host's processors with the machine's
+** other jobs: the time they wait for one (run_delay.h) since the
+** configuration's runs began is counted (waited_ns), from one look at the
+** start of its runs and one at their end. */
+static void runs_begin(tuning *tu) {
+  tu->host_pid = device_on_host(tu->t) ? tuner_device_pid(tu->t) : 0;
+  if (!tu->host_pid) return;
+  kt_run_delays_read(tu->host_pid, &tu->delays);
+  tu->runs_t0 = kt_now_ns();
+}
+
+static void runs_waited(tuning *tu, kt_result *res) {
+  if (tu->host_pid) res->waited_ns = (double)kt_run_delays_since(tu->host_pid, &tu->delays);
+}
+
+/* Whether the adaptive rule stops at KT_CROWDED_RUNS: the device's threads
+** waited for a processor more than KT_CROWDED_WAIT of the time since the
+** configuration's runs began. Runs the rule adds then measure the other
+** jobs as much as the kernel: the error of their mean falls slowly, at a
+** run's whole cost each, and the median the result keeps moves little (the
+** samples keep their spread, which results:print and the report show). A
+** number of runs asked for (repeats = N) is kept whatever the machine. */
+static bool crowded(tuning *tu, kt_result *res) {
+  const kt_repeat *rp = &tu->opts->repeat;
+  size_t least = (size_t)(rp->min > KT_CROWDED_RUNS ? rp->min : KT_CROWDED_RUNS);
+  if (!tu->host_pid || rp->fixed > 0 || res->nsamples < least) return false;
+  runs_waited(tu, res);
+  return res->waited_ns > KT_CROWDED_WAIT * (double)(kt_now_ns() - tu->runs_t0);
+}
+
 static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_error *err) {
   const kt_repeat *rp = &tu->opts->repeat;
   if (!res->samples_ns &&
@@ -314,6 +346,10 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
       res->cut_short = true;
       break;
     }
+    if (crowded(tu, res)) {
+      res->crowded = true;
+      break;
+    }
     int rc = batched ? time_batch(tu, run, res, next_batch(tu, res->nsamples), err)
                      : time_one(tu, run, res, err);
     if (rc) {
@@ -322,6 +358,7 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
     }
   }
   keep_timed(tu, run, false);
+  runs_waited(tu, res);
   if (run->status == KT_OK) res->time_ns = kt_median(res->samples_ns, res->nsamples);
   return 0;
 }
@@ -329,7 +366,7 @@ static int time_runs(tuning *tu, kt_run *run, kt_result *res, bool batched, kt_e
 /* A configuration that did not come out ok keeps no samples. */
 static void lose_samples(kt_result *res) {
   res->nsamples = 0;
-  res->cut_short = false;
+  res->cut_short = res->crowded = false;
 }
 
 /* The outputs compared on the host are read behind the warm-up, without
@@ -438,6 +475,7 @@ static int hold_outputs(tuning *tu, kt_run *run, kt_result *res, kt_error *err) 
 }
 
 int tune_measure(tuning *tu, kt_run *run, kt_result *res, kt_error *err) {
+  runs_begin(tu);
   bool batched = kt_run_batchable(run) && !tu->opts->include_host && !tu->opts->serial;
   tu->later = batched && tu->checker && !tu->refs_pending && !device_on_host(tu->t);
   tu->landing_ns = 0;

@@ -7,6 +7,7 @@
 
 #include "indexmap.h"
 #include "journal.h"
+#include "run_delay.h"
 #include "tuner_int.h"
 
 /* The configurations run since the inputs were last found intact, and
@@ -62,6 +63,10 @@ typedef struct tuning {
   kt_gaps pending;    /* the parts of the gap since then */
   size_t compiles0;   /* the compiles that had run when it began (outlier.c) */
   double energy_ns;   /* each configuration's energy window (0: none; measure_energy.c) */
+  pid_t host_pid;     /* a CPU device's process, whose threads' waits for a processor
+                      ** (run_delay.h) each configuration's runs count; 0: none */
+  kt_run_delays delays; /* ... at the start of the configuration's runs, ... */
+  int64_t runs_t0;    /* ... then */
   bool counters_off;  /* hardware counters cannot be read here (profile.c) */
 } tuning;
 

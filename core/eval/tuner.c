@@ -216,6 +216,15 @@ void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_tr
   if (t->isolate && t->ctx) kt_remote_counts(t->ctx, requests, round_trips);
 }
 
+pid_t tuner_device_pid(const kt_tuner *t) {
+  if (!t->isolate) return getpid();
+  return t->ctx ? kt_remote_pid(t->ctx) : 0;
+}
+
+int tuner_device_threads(const kt_tuner *t) {
+  return t->isolate && t->ctx ? kt_remote_threads(t->ctx) : 0;
+}
+
 const kt_device_info *kt_tuner_device(const kt_tuner *t) { return &t->device; }
 
 bool kt_tuner_isolated(const kt_tuner *t) { return t->isolate; }

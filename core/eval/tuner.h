@@ -75,7 +75,11 @@ size_t kt_tuner_build_compiling(const kt_tuner *t);
 
 /* How many timed runs a configuration gets. fixed > 0: exactly that many.
 ** Otherwise adaptive: at least min, at most max, stopping once the
-** relative standard error of the mean falls below rse. */
+** relative standard error of the mean falls below rse; on a CPU device
+** whose threads the machine's other jobs keep waiting for a processor
+** (more than KT_CROWDED_WAIT of the configuration's time), at
+** KT_CROWDED_RUNS (or min) already: more runs would measure those jobs as
+** much as the kernel, and their spread is in the samples (measure.c). */
 typedef struct kt_repeat {
   int fixed;
   double rse;
@@ -83,6 +87,8 @@ typedef struct kt_repeat {
 } kt_repeat;
 
 #define KT_REPEAT_DEFAULT ((kt_repeat){0, 0.02, 3, 50})
+#define KT_CROWDED_RUNS 10
+#define KT_CROWDED_WAIT 0.1
 
 /* Early stop (measure.c): after its first `runs` timed runs, a
 ** configuration whose fastest run took more than the best time so far

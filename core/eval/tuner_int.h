@@ -4,6 +4,8 @@
 #ifndef KT_TUNER_INT_H
 #define KT_TUNER_INT_H
 
+#include <sys/types.h>
+
 #include "copy_wide.h"
 #include "run.h"
 #include "tuner.h"
@@ -197,6 +199,12 @@ bool tuner_ref_fits(const kt_tuner *t, const devarray *d);
 /* Requests to the device process so far, and round trips among them
 ** (kt_remote_counts); 0 in-process. */
 void tuner_link_counts(const kt_tuner *t, uint64_t *requests, uint64_t *round_trips);
+/* The process whose threads run the device's work: an isolated tuner's
+** device process (kt_remote_pid), else this one; 0 when none is known. */
+pid_t tuner_device_pid(const kt_tuner *t);
+/* The PoCL threads ktlua gave its device process (kt_remote_threads); 0
+** where it gave none. */
+int tuner_device_threads(const kt_tuner *t);
 /* Closes the context after a sticky fault and opens a new one (every
 ** buffer and program goes with the old one). */
 int tuner_reopen(kt_tuner *t, kt_error *err);

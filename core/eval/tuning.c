@@ -242,6 +242,7 @@ int tune_begin(tuning *tu, kt_tuner *t, kt_task *task, const kt_tune_opts *opts,
     return -1;
   }
   if (!tu->results->searcher) tu->results->searcher = kt_strdup(opts->searcher->ops->name, NULL);
+  tu->results->device_threads = tuner_device_threads(t);
   int rc = 0;
   /* what the device's limits removed from a sampled space is not counted */
   for (int k = 1; k < KT_PRUNE_END && rc == 0 && !kt_space_sampled(task->space); k++)
@@ -303,6 +304,7 @@ int tune_close(tuning *tu, int rc, kt_error *err) {
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
   tu->results->device_ns = tu->t->device_ns - tu->device0;
   tu->results->restores = tu->t->restores - tu->restores0;
+  tu->results->device_threads = tuner_device_threads(tu->t); /* a new device process may differ */
   tune_count_builds(tu, tu->results);
   return rc;
 }

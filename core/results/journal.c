@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -50,6 +52,29 @@ int kt_journal_close(kt_journal *j, kt_error *err) {
   free(j->path);
   free(j);
   return rc;
+}
+
+/* A line of /proc/locks: "3: FLOCK  ADVISORY  WRITE 5227 fe:00:10954614 0 EOF"
+** (the device's major and minor numbers in hex, the inode in decimal). */
+int kt_journal_held(const char *path, bool *held, kt_error *err) {
+  struct stat st;
+  *held = false;
+  if (stat(path, &st) != 0) return kt_fail(err, "cannot read %s: %s", path, strerror(errno));
+  FILE *f = fopen("/proc/locks", "r");
+  if (!f) return kt_fail(err, "cannot tell whether a tuning holds %s: /proc/locks: %s", path,
+                         strerror(errno));
+  char kind[16], mode[16];
+  unsigned major_no, minor_no;
+  unsigned long long inode;
+  char text[512];
+  while (!*held && fgets(text, sizeof text, f))
+    if (sscanf(text, "%*[^:]: %15s %*s %15s %*d %x:%x:%llu", kind, mode, &major_no, &minor_no,
+               &inode) == 5)
+      *held = strcmp(kind, "FLOCK") == 0 && strcmp(mode, "WRITE") == 0 &&
+              inode == (unsigned long long)st.st_ino && major_no == major(st.st_dev) &&
+              minor_no == minor(st.st_dev);
+  fclose(f);
+  return 0;
 }
 
 /* ---- writing ---- */

@@ -42,4 +42,10 @@ int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt
 /* Unlocks and closes (NULL is fine). */
 int kt_journal_close(kt_journal *j, kt_error *err);
 
+/* Whether a tuning holds the journal at path now (its lock is taken), as
+** Linux's /proc/locks lists it: looking takes no lock, so a tuning that
+** opens the journal meanwhile is never refused. -1 (err) when path cannot
+** be read or /proc/locks is not there. */
+int kt_journal_held(const char *path, bool *held, kt_error *err);
+
 #endif

@@ -67,6 +67,10 @@ typedef struct kt_result {
                       ** so none of its times are this run's (loop.c) */
   bool cut_short;     /* early stop: clearly slower than the best after its first timed
                       ** runs, so not repeated further; never the best */
+  double waited_ns;   /* a CPU device: the longest wait for a processor of one of its
+                      ** threads while the configuration ran (run_delay.h); 0: none known */
+  bool crowded;       /* its timed runs stopped at KT_CROWDED_RUNS, as the machine's other
+                      ** jobs held the device's threads back (measure.c) */
   kt_launch_shape *launched;
   size_t nlaunched;
   kt_metric_value *metrics; /* user metrics and recorded numbers (metrics.h) */
@@ -113,6 +117,8 @@ typedef struct kt_results {
   double wall_ns;     /* whole tuning */
   double setup_ns;    /* uploads and references before the first configuration */
   kt_gaps gap;        /* between configurations (kt_gaps) */
+  int device_threads; /* the PoCL threads ktlua gave a CPU device's process on a busy
+                      ** machine (remote.h: kt_remote_threads); 0: none */
   double device_ns;   /* device time of every launch, timed or not (warm-ups, references,
                       ** runs again); 0 where unknown */
   char *searcher;

@@ -230,8 +230,9 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
     json_usage(f, &x->usage[k]);
   }
   const kt_overheads *o = &x->over;
-  fprintf(f, "],%s%s\"launches\":%zu,\"compile_ms\":", x->cut_short ? "\"cut_short\":true," : "",
-          x->infrastructure ? "\"infrastructure\":true," : "", x->launches);
+  fprintf(f, "],%s%s%s\"launches\":%zu,\"compile_ms\":", x->cut_short ? "\"cut_short\":true," : "",
+          x->infrastructure ? "\"infrastructure\":true," : "", x->crowded ? "\"crowded\":true," : "",
+          x->launches);
   kt_json_number(f, MS(x->compile_ns));
   fputs(",\"overheads_ms\":{\"build\":", f);
   kt_json_number(f, MS(o->build));
@@ -246,6 +247,10 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   if (!isnan(x->elapsed_ns)) {
     fputs(",\"elapsed_ms\":", f);
     kt_json_number(f, MS(x->elapsed_ns));
+  }
+  if (x->waited_ns > 0) {
+    fputs(",\"waited_ms\":", f);
+    kt_json_number(f, MS(x->waited_ns));
   }
   fputs(",\"error\":", f);
   kt_json_string(f, x->error);

@@ -33,6 +33,8 @@ int kt_result_copy(kt_result *dst, const kt_result *src, kt_error *err) {
   dst->costed = src->costed;
   if (kt_result_copy_metrics(dst, src, err)) return -1;
   dst->cut_short = src->cut_short;
+  dst->waited_ns = src->waited_ns;
+  dst->crowded = src->crowded;
   dst->infrastructure = src->infrastructure;
   if (copy_text(&dst->error, src->error, err) || copy_text(&dst->build_log, src->build_log, err) ||
       copy_text(&dst->device_log, src->device_log, err) ||
@@ -194,6 +196,11 @@ static int read_outcome(const kt_jvalue *x, kt_result *res, kt_error *err) {
   res->launches = (size_t)count(x, "launches", 0);
   const kt_jvalue *cut = kt_json_get(x, "cut_short");
   res->cut_short = cut && cut->type == KT_JBOOL && cut->u.b;
+  const kt_jvalue *crowded = kt_json_get(x, "crowded");
+  res->crowded = crowded && crowded->type == KT_JBOOL && crowded->u.b;
+  res->waited_ns = NS(number(x, "waited_ms", 0));
+  if (!(res->waited_ns >= 0 && res->waited_ns < INFINITY))
+    return kt_fail(err, "waited_ms is out of range");
   const kt_jvalue *infra = kt_json_get(x, "infrastructure");
   res->infrastructure = infra && infra->type == KT_JBOOL && infra->u.b;
   res->compile_ns = NS(number(x, "compile_ms", 0));

@@ -58,11 +58,12 @@ end
 -- The options every tuning script takes, with those of the script
 -- (defaults, which may also change these: { search = "bestfirst" }):
 --   --device=ID --search=NAME --count=N --seconds=S --seed=N --repeats=N
---   --progress --early_stop --energy --output=FILE (--energy: tune option energy = true)
+--   --progress --early_stop --energy --output=FILE --live=PAGE
+--   (--energy: tune option energy = true; --live: live = PAGE)
 -- opt.tune is the options table for tuner:tune they make: the searcher,
 -- the budget (stop.count, stop.seconds; 0 is no limit) and the rest.
 local tuning_defaults = { device = "default", search = "", count = 0, seconds = 0, seed = 0,
-  repeats = 0, progress = false, early_stop = false, energy = false, output = "" }
+  repeats = 0, progress = false, early_stop = false, energy = false, output = "", live = "" }
 
 local function check_budget(opt)
   for _, name in ipairs { "count", "seed", "repeats" } do
@@ -88,7 +89,7 @@ function cli.tuning(args, defaults, about)
   opt.tune = { search = opt.search ~= "" and opt.search or nil, stop = next(stop) and stop or nil,
     seed = opt.seed > 0 and opt.seed or nil, repeats = opt.repeats > 0 and opt.repeats or nil,
     progress = opt.progress or nil, early_stop = opt.early_stop or nil, energy = opt.energy or nil,
-    output = opt.output ~= "" and opt.output or nil }
+    output = opt.output ~= "" and opt.output or nil, live = opt.live ~= "" and opt.live or nil }
   return opt
 end
 

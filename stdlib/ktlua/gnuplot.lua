@@ -100,7 +100,7 @@ local function inline_svg(svg, prefix, title)
 end
 
 local function failure(code, why, errs)
-  local text = read_all(errs) or ""
+  local text = errs and read_all(errs) or ""
   text = text:gsub("%s+$", "")
   if #text > 2000 then text = text:sub(1, 2000) .. "\n..." end
   if code == nil and why:match("^cannot run [^:]*: No such file") then
@@ -109,6 +109,15 @@ local function failure(code, why, errs)
   end
   if code == nil then return "gnuplot: " .. why end
   return ("gnuplot failed (exit status %d)%s"):format(code, text ~= "" and (":\n" .. text) or "")
+end
+
+-- Whether gnuplot runs (`gnuplot --version`): an error saying what to
+-- install where it does not, before work that needs it.
+function gnuplot.check(timeout)
+  local code, why = spawn.run({ program(), "--version" }, { timeout = timeout or 60 })
+  if code ~= 0 then
+    error(code == nil and failure(nil, why) or ("gnuplot failed (exit status %d)"):format(code), 0)
+  end
 end
 
 -- draw(figures[, {timeout =, png = {name = path, ...}}]): with png, each

@@ -23,6 +23,30 @@ local function fmt_ms(ms)
   return ("%.4f"):format(ms)
 end
 
+-- How far a result's runs spread around its time: half the middle half of
+-- its samples (the interquartile range), as a fraction of their median;
+-- nil for fewer than 3 samples (a CSV file keeps none).
+function report.spread(r)
+  local s = {}
+  for i, v in ipairs(r.samples_ms or {}) do s[i] = v end
+  if #s < 3 then return nil end
+  table.sort(s)
+  local function at(q)
+    local pos = 1 + (#s - 1) * q
+    local lo = math.floor(pos)
+    return s[lo] + (s[math.min(lo + 1, #s)] - s[lo]) * (pos - lo)
+  end
+  local median = at(0.5)
+  return median > 0 and (at(0.75) - at(0.25)) / 2 / median or nil
+end
+
+-- "±3.1%", or "-" where the spread is unknown.
+function report.fmt_spread(r)
+  local f = report.spread(r)
+  if not f then return "-" end
+  return f < 0.095 and ("±%.1f%%"):format(100 * f) or ("±%.0f%%"):format(100 * f)
+end
+
 local function fmt_sizes(s)
   if not s then return "-" end
   return table.concat(s, "x")
@@ -35,16 +59,21 @@ function report.config(config, params)
   return table.concat(parts, " ")
 end
 
+-- A cell's width on the terminal: its characters (a spread's ±), or its
+-- bytes where it is no UTF-8.
+local function width(s) return utf8.len(s) or #s end
+
 local function pad(s, n, right)
   s = tostring(s)
-  if #s >= n then return s end
-  return right and (" "):rep(n - #s) .. s or s .. (" "):rep(n - #s)
+  local w = width(s)
+  if w >= n then return s end
+  return right and (" "):rep(n - w) .. s or s .. (" "):rep(n - w)
 end
 
 local function render(rows, right)
   local widths = {}
   for _, row in ipairs(rows) do
-    for c, cell in ipairs(row) do widths[c] = math.max(widths[c] or 0, #tostring(cell)) end
+    for c, cell in ipairs(row) do widths[c] = math.max(widths[c] or 0, width(tostring(cell))) end
   end
   local lines = {}
   for _, row in ipairs(rows) do
@@ -116,6 +145,8 @@ local function table_rows(results, shown, params)
   end
   header[#header + 1] = "runs"
   right[#header] = true
+  header[#header + 1] = "spread"
+  right[#header] = true
   local devices = false -- a tuning over several devices: which ran each
   for _, r in ipairs(shown) do devices = devices or r.device ~= nil end
   if devices then header[#header + 1] = "device" end
@@ -131,6 +162,7 @@ local function table_rows(results, shown, params)
       row[#row + 1] = v and ("%.6g"):format(v) or "-"
     end
     row[#row + 1] = #r.samples_ms
+    row[#row + 1] = r.status == "ok" and report.fmt_spread(r) or ""
     if devices then row[#row + 1] = r.device and printable(r.device) or "-" end
     row[#row + 1] = fmt_sizes(r.global)
     row[#row + 1] = fmt_sizes(r.group)
@@ -244,13 +276,64 @@ function report.print(results, opts)
   end
 end
 
--- progress = true: one line per configuration as it finishes.
-function report.progress(r, results)
+-- ---- a busy machine ----
+
+-- The load average over the last minute, and the processors this process
+-- may use; nil where /proc does not say.
+local function load_average()
+  local f = io.open("/proc/loadavg")
+  local line = f and f:read("l")
+  if f then f:close() end
+  return line and tonumber(line:match("^(%S+)")), (require("ktlua.watch").processors())
+end
+
+-- Whether the tuning acts on a busy machine, as a CPU device's result r
+-- and the results so far say: its timed runs stopped at 10 as its device's
+-- threads waited for a processor (r.crowded), or ktlua gave PoCL fewer
+-- threads than it counts (results.device_threads). Nothing is said of a
+-- machine where the tuning does nothing different.
+function report.busy(r, results)
+  if not r.waited_ms then return false end -- no CPU device, or no wait at all
+  return r.crowded or results.device_threads ~= nil
+end
+
+-- The line that says so: the load, the waits, what the tuning does.
+function report.busy_line(r, results)
+  local load, cpus = load_average()
+  local line = ("the machine is busy (load average %.1f on %d processor%s"):format(load or 0,
+    cpus or 0, cpus == 1 and "" or "s")
+  local span = 0
+  for _, k in ipairs({ "data", "validation", "launcher", "wait" }) do span = span + (r.overheads_ms[k] or 0) end
+  if span > 0 then
+    line = line .. ("; the device's threads waited %d%% of a configuration's runs for a processor")
+      :format(math.min(100, math.floor(100 * r.waited_ms / span + 0.5)))
+  end
+  line = line .. ")"
+  local threads = results.device_threads
+  if threads then
+    line = line .. ("; PoCL runs %d thread%s, the processors free when its device process started "
+      .. "(POCL_MAX_PTHREAD_COUNT sets them)"):format(threads, threads == 1 and "" or "s")
+  end
+  return line .. "; a configuration whose threads wait that long stops at 10 timed runs (more "
+    .. "would time the other jobs), and each time's spread is shown (±: half the middle half of "
+    .. "its runs)"
+end
+
+-- progress = true: one line per configuration as it finishes; the first
+-- time the tuning acts on a busy machine, a line on stderr says so.
+function report.progress(r, results, said)
   local best = results:best()
   local line = ("[%d] %s  %s"):format(#results, report.config(r.config, results.params), r.status)
   if r.time_ms then line = line .. "  " .. fmt_ms(r.time_ms) .. " ms" end
+  if r.status == "ok" and report.spread(r) then line = line .. " " .. report.fmt_spread(r) end
+  if r.crowded then line = line .. " (busy: " .. #r.samples_ms .. " runs)" end
   if best then line = line .. ("  (best %s ms)"):format(fmt_ms(best.time_ms)) end
   if r.device then line = line .. "  on " .. printable(r.device) end -- a tuning over several devices
+  if said and not said.busy and report.busy(r, results) then
+    said.busy = true
+    io.stdout:flush()
+    io.stderr:write("ktlua: ", report.busy_line(r, results), "\n")
+  end
   io.stdout:write(line, "\n")
   io.stdout:flush()
 end
@@ -289,11 +372,13 @@ end
 function report.meter(stop, terminal, out)
   out = out or io.stdout
   if not terminal then
-    return function(r, results) if r then report.progress(r, results) end end
+    local said = {}
+    return function(r, results) if r then report.progress(r, results, said) end end
   end
   local clock = require("ktlua").clock
   local start, drawn_at, width = clock(), -1, columns()
   local total, done, counts, order, best, params = nil, 0, {}, {}, nil, nil
+  local said, busy = nil, false -- the busy machine's line, once; whether the last result was
   local function compose()
     local elapsed = clock() - start
     local left = done > 0 and elapsed / done * (total - done) or nil
@@ -302,12 +387,13 @@ function report.meter(stop, terminal, out)
     end
     local parts = {}
     for _, status in ipairs(order) do parts[#parts + 1] = status .. " " .. counts[status] end
-    local text = ("%d/%d %3d%%  %s elapsed, %s left  %s"):format(done, total,
+    local text = ("%d/%d %3d%%  %s elapsed, %s left%s  %s"):format(done, total,
       math.floor(100 * done / total), fmt_duration(elapsed), left and fmt_duration(left) or "?",
-      table.concat(parts, ", "))
+      busy and "  busy: 10 runs" or "", table.concat(parts, ", "))
     if best then
-      text = text .. ("  best %s ms %s"):format(fmt_ms(best.time_ms),
-                                                report.config(best.config, params))
+      local spread = report.spread(best) and " " .. report.fmt_spread(best) or ""
+      text = text .. ("  best %s ms%s %s"):format(fmt_ms(best.time_ms), spread,
+                                                  report.config(best.config, params))
     end
     return width and text:sub(1, width - 1) or text -- a wrapped line would not redraw
   end
@@ -330,6 +416,12 @@ function report.meter(stop, terminal, out)
     local cost = coster(results) -- the fastest, unless an objective says otherwise
     if r.status == "ok" and not r.cut_short and (not best or cost(r) < cost(best)) then best = r end
     params, undrawn = results.params, true
+    busy = r.crowded
+    if not said and report.busy(r, results) then -- said once, above the line the meter redraws
+      said = true
+      out:write("\r", "ktlua: ", report.busy_line(r, results), "\27[K\n")
+      drawn_at = -1
+    end
     if clock() - drawn_at >= 0.1 or done >= total then draw() end
   end
 end

@@ -270,6 +270,7 @@ figcaption { font-size: 0.9em; color: #555; }
 svg { max-width: 100%; height: auto; }
 .note { color: #555; font-size: 0.9em; }
 .error { font-family: monospace; white-space: pre-wrap; max-width: 60em; }
+.live { background: #fff8e1; border: 1px solid #f0c36d; padding: 0.5em 0.8em; max-width: 60em; }
 ]]
 
 local function row(cells, tag)
@@ -298,7 +299,9 @@ local function overview(m, source)
         and ("%d of %s valid configurations"):format(s.evaluated, tostring(s.space_valid))
         or ("%d configurations (the space's size unknown)"):format(s.evaluated),
       attrs = ('id="evaluated" data-count="%d"'):format(s.evaluated) },
-    { "stopped", s.stopped }, { "wall time", ms(s.wall_ms) .. " ms" },
+    { "stopped", s.stopped },
+    -- a journal records no wall time (its tuning may still run): unknown, not 0
+    { "wall time", s.wall_ms > 0 and ms(s.wall_ms) .. " ms" or nil },
     { "best", m.best and (best_value(m) .. ms(m.best.time_ms) .. " ms: " .. require("ktlua.report").config(
         m.best.config, m.params)) or "none: " .. no_best(m) },
   }
@@ -329,6 +332,7 @@ local function best_table(m)
   if obj.metric then head[#head + 1] = { obj.name, attrs = 'class="n"' } end
   head[#head + 1] = { "time (ms)", attrs = 'class="n"' }
   head[#head + 1] = { "runs", attrs = 'class="n"' }
+  head[#head + 1] = { "spread", attrs = 'class="n"' }
   head[#head + 1] = { "vs best", attrs = 'class="n"' }
   local out = { '<table id="best">', row(head, "th") }
   for rank = 1, math.min(m.top, #m.ranked) do
@@ -342,6 +346,10 @@ local function best_table(m)
     cells[#cells + 1] = { ms(r.time_ms), attrs = ('class="n time" data-ms="%.17g"'):format(r.time_ms) }
     -- a CSV file keeps no samples: unknown, not none
     cells[#cells + 1] = { #r.samples_ms > 0 and #r.samples_ms or "-", attrs = 'class="n"' }
+    -- half the middle half of its runs around their median (ktlua.report's spread)
+    local spread = require("ktlua.report").spread(r)
+    cells[#cells + 1] = { require("ktlua.report").fmt_spread(r), attrs = 'class="n"'
+      .. (spread and (' data-spread="%.6g"'):format(spread) or "") }
     cells[#cells + 1] = { ("%.2fx"):format(versus(m, r)), attrs = 'class="n"' }
     out[#out + 1] = row(cells)
   end
@@ -442,13 +450,38 @@ local function plots(m, figs, svgs)
   return table.concat(out, "\n")
 end
 
-local function html(m, svgs, figs, source)
+-- A running tuning's page (ktlua.live): how far it is, and that the page
+-- reloads itself.
+local function live_block(p)
+  local duration = require("ktlua.live").duration
+  local done = p.budget and ("%d of %d configurations (%d%%)"):format(p.done, p.budget,
+    math.floor(100 * p.done / math.max(p.budget, 1))) or ("%d configurations so far"):format(p.done)
+  local left = p.left and ("about %s left"):format(duration(p.left)) or "the time left unknown"
+  local last = p.last_ago and ("; the last result came %s ago"):format(duration(p.last_ago)) or
+    "; no result yet"
+  return ('<p id="live" class="live" data-state="running" data-done="%d"%s><strong>Running</strong>: '
+    .. "%s, %s since the search began, %s%s. This page is written again as results come in and "
+    .. "reloads itself every %d s; the finished report takes its place when the tuning ends.%s</p>")
+    :format(p.done, p.budget and (' data-budget="%d"'):format(p.budget) or "", done,
+            duration(p.elapsed), left, last, p.refresh,
+            p.busy and ('<br><span id="busy">%s.</span>'):format(esc(p.busy:gsub("^t", "T"))) or "")
+end
+
+local function head(title, refresh)
+  return (table.concat({
+    "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+    refresh and ('<meta http-equiv="refresh" content="%d">'):format(refresh) or "",
+    "<title>" .. esc(title) .. "</title>", "<style>" .. CSS .. "</style>", "</head>", "<body>",
+  }, "\n"):gsub("\n\n", "\n"))
+end
+
+local function html(m, svgs, figs, source, live)
   local r = m.results
   return table.concat({
-    "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-    "<title>" .. esc(("ktlua report: %s on %s"):format(r.task, r.device)) .. "</title>",
-    "<style>" .. CSS .. "</style>", "</head>", "<body>",
+    head(("ktlua %s: %s on %s"):format(live and "live" or "report", r.task, r.device),
+         live and live.refresh),
     "<h1>" .. esc(("Tuning %s on %s"):format(r.task, r.device)) .. "</h1>",
+    live and live_block(live) or "",
     overview(m, source), "<h2>Best configurations</h2>", best_table(m),
     "<h2>Statuses</h2>", status_table(m), plots(m, figs, svgs), failures(m),
     ('<p class="note">Written by ktlua %s.</p>'):format(esc(require("ktlua").version)),
@@ -489,6 +522,22 @@ local function png_paths(path, figs)
   return out, list
 end
 
+-- Replaces path whole: the page is written beside it, then renamed over
+-- it, so that a browser reading it meanwhile reads the old page or the new.
+local function replace(path, text, fail)
+  local tmp = path .. ".tmp"
+  local f, why = io.open(tmp, "wb")
+  if not f then fail(("cannot write %s: %s"):format(path, why)) end
+  local ok, err = f:write(text)
+  local closed, why_not = f:close()
+  if ok and not closed then ok, err = nil, why_not end
+  if ok then ok, err = os.rename(tmp, path) end
+  if not ok then
+    os.remove(tmp)
+    fail(("cannot write %s: %s"):format(path, err))
+  end
+end
+
 -- Writes the page (and, with png, the images); returns the paths written,
 -- the page first. Errors name `who` (the method, or the command).
 local function write(results, path, opts, who)
@@ -508,17 +557,22 @@ local function write(results, path, opts, who)
     draw(pngs)
     for _, p in ipairs(list) do written[#written + 1] = p end
   end
-  local tmp = path .. ".tmp"
-  local f, why = io.open(tmp, "wb")
-  if not f then fail(("cannot write %s: %s"):format(path, why)) end
-  f:write(html(m, svgs, figs, opts.source))
-  f:close()
-  local ok, err = os.rename(tmp, path)
-  if not ok then
-    os.remove(tmp)
-    fail(("cannot write %s: %s"):format(path, err))
-  end
+  replace(path, html(m, svgs, figs, opts.source, opts.live), fail)
   return written
+end
+
+-- ktlua.live's pages: the report of results (opts.live: how far the
+-- running tuning is, and the page reloads itself) ...
+function page.write_page(results, path, opts, who)
+  return write(results, path, opts, who)
+end
+
+-- ... and a page of a line, without results: a tuning starting (it reloads
+-- itself every refresh seconds) or one that failed before its first result.
+function page.write_note(path, title, text, refresh)
+  replace(path, head(title, refresh) .. "\n<h1>" .. esc(title) .. "</h1>\n"
+    .. ('<p id="live" class="live" data-state="%s">%s</p>\n'):format(refresh and "starting" or
+       "failed", esc(text)) .. "</body>\n</html>\n", function(msg) error(msg, 0) end)
 end
 
 -- results:report(path[, options]) (lk_results.c).
@@ -533,6 +587,8 @@ end
 local usage = [==[
 usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]
                     [--objective=NAME [--maximize]] RESULTS
+       ktlua report --follow JOURNAL [-o PAGE] [--top=N] [--timeout=S]
+                    [--count=N] [--fraction=F] [--seconds=S] [--stdin]
   writes the results of a tuning or a replay (a results file, JSON or CSV,
   or a journal) as one self-contained HTML page, PAGE (default: RESULTS
   with .html for its extension): the best configurations, the statuses,
@@ -544,10 +600,26 @@ usage: ktlua report [-o PAGE] [--png] [--top=N] [--timeout=S]
   and draws the best so far by the metric NAME of the results (or the time:
   kernel), --maximize maximises it; without them, by the objective the
   results file names (a CSV file names none: the time)
+  --follow keeps the page of a tuning that another process runs up to date
+  while it holds JOURNAL (its journal): the results so far, how far it is
+  and the time left, reloading itself in the browser; then the finished
+  report. --count, --fraction and --seconds give the tuning's budget (its
+  stop options) for the time left (default: its space's size); --stdin
+  follows while standard input is open instead (a 'q' on it ends the
+  follow at once): how the tune option live runs it
 ]==]
 
+local function number_option(a, name, integer)
+  local v = tonumber(a:match("^%-%-" .. name .. "=(.*)"))
+  if integer then v = math.tointeger(v) end
+  if not v or v <= 0 or v == math.huge then
+    error(("ktlua report: --%s needs a positive %s"):format(name, integer and "integer" or "number"), 0)
+  end
+  return v
+end
+
 function page.main(args)
-  local output, path, opts, load = nil, nil, {}, {}
+  local output, path, opts, load, follow = nil, nil, {}, {}, nil
   local i = 1
   while i <= #args do
     local a = args[i]
@@ -555,24 +627,47 @@ function page.main(args)
     elseif a == "--png" then opts.png = true
     elseif a:match("^%-%-objective=.") then load.objective = a:match("^%-%-objective=(.*)")
     elseif a == "--maximize" then load.maximize = true
-    elseif a:match("^%-%-timeout=") then
-      opts.timeout = tonumber(a:match("^%-%-timeout=(.*)"))
-      if not opts.timeout or opts.timeout <= 0 then
-        error("ktlua report: --timeout needs a positive number of seconds", 0)
-      end
-    elseif a:match("^%-%-top=") then
-      opts.top = math.tointeger(tonumber(a:match("^%-%-top=(.*)")))
-      if not opts.top or opts.top < 1 then error("ktlua report: --top needs a positive integer", 0) end
+    elseif a:match("^%-%-timeout=") then opts.timeout = number_option(a, "timeout")
+    elseif a:match("^%-%-top=") then opts.top = number_option(a, "top", true)
+    elseif a == "--follow" and args[i + 1] and not follow then
+      follow = { journal = args[i + 1] }; i = i + 1
+    elseif a:match("^%-%-follow=.") and not follow then follow = { journal = a:match("=(.*)") }
+    elseif a:match("^%-%-count=") then opts.count = number_option(a, "count", true)
+    elseif a:match("^%-%-fraction=") then opts.fraction = number_option(a, "fraction")
+    elseif a:match("^%-%-seconds=") then opts.seconds = number_option(a, "seconds")
+    elseif a == "--stdin" then opts.input = true
     elseif a == "-h" or a == "--help" then io.write(usage); return
     elseif not path and not a:match("^%-.") then path = a
     else error(("ktlua report: unexpected argument '%s'\n%s"):format(a, usage), 0) end
     i = i + 1
   end
+  local followed = { "count", "fraction", "seconds", "input" }
+  if follow then
+    if path then error(("ktlua report: --follow takes a journal, and no RESULTS ('%s')"):format(path), 0) end
+    for _, bad in ipairs({ "png", "objective", "maximize" }) do
+      if opts[bad] or load[bad] then error(("ktlua report: --%s is not for --follow"):format(bad), 0) end
+    end
+    path = follow.journal
+  else
+    for _, name in ipairs(followed) do
+      if opts[name] then
+        error(("ktlua report: --%s goes with --follow JOURNAL"):format(name == "input" and "stdin" or name), 0)
+      end
+    end
+  end
   if not path then error("ktlua report: no results file given\n" .. usage, 0) end
+  output = output or (path:gsub("%.gz$", ""):gsub("%.[^./]*$", "") .. ".html")
+  if output == path then
+    error(("ktlua report: the page would replace the %s %s"):format(follow and "journal" or "results file",
+      path), 0)
+  end
+  if follow then
+    require("ktlua.live").follow(path, output, opts)
+    if not opts.input then io.write(output, "\n") end -- a tuning's follower says nothing
+    return
+  end
   local ok, results = pcall(require("ktlua").load, path, load)
   if not ok then error("ktlua report: " .. tostring(results), 0) end
-  output = output or (path:gsub("%.gz$", ""):gsub("%.[^./]*$", "") .. ".html")
-  if output == path then error("ktlua report: the page would replace the results file " .. path, 0) end
   opts.source = path
   local written = write(results, output, opts, "ktlua report")
   for _, p in ipairs(written) do io.write(p, "\n") end

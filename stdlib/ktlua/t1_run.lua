@@ -5,11 +5,14 @@ local run = {}
 local usage = [[
 usage: ktlua run PROBLEM.json [--device=ID] [--search=NAME] [--count=N] [--seconds=S]
                  [--fraction=F] [--seed=N] [--repeats=N] [--output=FILE] [--format=NAME]
-                 [--max-bytes=N] [--check] [--db=DB] [--transfer=DB]
+                 [--live=PAGE] [--max-bytes=N] [--check] [--db=DB] [--transfer=DB]
 Tunes the kernel of a T1 file (its Budget and Search, unless the options say
 otherwise: --count, --seconds and --fraction replace the whole Budget) and
 prints the results. --output writes them to FILE, in the --format t4, json,
-csv or kernel-tuner-cache (default: by FILE's extension, .json or .csv). A
+csv or kernel-tuner-cache (default: by FILE's extension, .json or .csv).
+--live keeps the HTML page PAGE up to date while the tuning runs (the tune
+option live: the results so far, reloading itself in a browser), and makes
+it the finished report at its end. A
 CUDA file runs on the first CUDA device unless --device (or KTLUA_DEVICE)
 names another. --check loads the file and
 prints its space, notes and defects without a device (and whether NVRTC, where
@@ -31,7 +34,7 @@ local function parse(args)
     if a == "-h" or a == "--help" then o.help = true
     elseif a == "--check" then o.check = true
     elseif key == "device" or key == "search" or key == "output" or key == "format" or key == "db"
-        or key == "transfer" then
+        or key == "transfer" or key == "live" then
       o[key] = value
     elseif key == "max-bytes" and math.tointeger(number) and number > 0 then
       o.max_bytes = math.tointeger(number)
@@ -95,6 +98,7 @@ function run.main(args)
   options.search = o.search or options.search
   options.seed, options.repeats = o.seed, o.repeats or options.repeats
   options.output = o.format and { { o.output, o.format } } or o.output
+  options.live = o.live
   for _, note in ipairs(problem.notes) do io.stderr:write("note: ", note, "\n") end
   local size = require("ktlua.t1_common").db_size(problem)
   if o.db then
