@@ -42,7 +42,7 @@ return {
         files = { "search", "search_opts", "neighbors", "search_annealing", "search_bestfirst",
           "search_differential", "search_exhaustive", "search_genetic", "search_greedy",
           "search_mcmc", "search_model", "search_portfolio", "search_profile", "search_pso",
-          "search_random", "search_staged", "search_forest", "metropolis" } } },
+          "search_random", "search_staged", "search_forest", "search_forest_prior", "metropolis" } } },
     { { folder = "core/eval",
         what = "the evaluation loop: tasks, kernels, builds, runs, checks, timing, replay",
         files = { "loop", "tuner", "tune", "tuning", "measure", "measure_energy", "guard", "verify",

@@ -143,7 +143,84 @@ describe("forest searcher", function()
       "searcher 'forest': option kappa must be a number")
     assert.has_error(function() run(small, {"forest", depth = 3}, 1) end,
       "searcher 'forest' has no option 'depth' (its options: sample, trees, leaf, top, apart, pairs, "
-      .. "pool, explore, kappa, refit, clip, ahead)")
+      .. "pool, explore, kappa, refit, clip, ahead, trust)")
+  end)
+end)
+
+-- A Kernel Tuner cache of A, B, C, D in 0..7 (4,096 configurations) whose time is least at
+-- A = 6, B = 1, C = 5, D = 2 (1 ms); 5 configurations take 1.06 ms or less.
+local function quadratic()
+  local entries = {}
+  for a = 0, 7 do for b = 0, 7 do for c = 0, 7 do for d = 0, 7 do
+    local t = 1 + 0.2 * (a - 6) ^ 2 + 0.2 * (b - 1) ^ 2 + 0.1 * (c - 5) ^ 2 + 0.05 * (d - 2) ^ 2
+    entries[#entries + 1] = ('"%d,%d,%d,%d": {"A": %d, "B": %d, "C": %d, "D": %d, "time": %.4f}')
+      :format(a, b, c, d, a, b, c, d, t)
+  end end end end
+  local path, v = files.tmpname(".json"), "[0, 1, 2, 3, 4, 5, 6, 7]"
+  files.write(path, '{"tune_params_keys": ["A", "B", "C", "D"], "tune_params": {"A": ' .. v .. ', "B": '
+    .. v .. ', "C": ' .. v .. ', "D": ' .. v .. '}, "objective": "time", "cache": {'
+    .. table.concat(entries, ", ") .. "}}")
+  local rec = kt.replay(path)
+  os.remove(path)
+  return rec
+end
+
+describe("forest searcher with a prior", function()
+  local prior = {{config = {block_x = 128, block_y = 4}, weight = 1}} -- unroll left out
+
+  it("makes exactly these proposals under a seed, and without trust those of no prior", function()
+    -- its sample guessed from the prior: 16, 21 and 19 are block_x = 128 (4 of the 22 are)
+    assert.same({16, 21, 19, 18, 10, 11, 20, 4, 17, 5, 13, 15},
+                indices(small:tune{search = {"forest", seed = 3}, prior = prior, stop = {count = 12}}))
+    assert.same({12, 21, 19, 14, 10, 9, 2, 13, 16, 4, 17, 5},
+                indices(small:tune{search = {"forest", seed = 3, trust = 0}, prior = prior, stop = {count = 12}}))
+  end)
+
+  it("finds the prior's fast region in fewer evaluations", function()
+    local rec = quadratic()
+    -- the prior says A = 6, B = 1, C = 4 (D left out) and, less surely, A = 5, B = 1, D = 2
+    local told = {{config = {A = 6, B = 1, C = 4}, weight = 2}, {config = {A = 5, B = 1, D = 2}, weight = 1}}
+    local function until_fast(r)
+      for i = 1, #r do if r[i].time_ms <= 1.06 then return i end end
+      return #r + 1
+    end
+    local with, without = 0, 0
+    for seed = 1, 10 do
+      with = with + until_fast(rec:tune{search = {"forest", seed = seed}, prior = told, stop = {count = 60}})
+      without = without + until_fast(rec:tune{search = {"forest", seed = seed}, stop = {count = 60}})
+    end
+    assert.same({221, 311}, {with, without}) -- evaluations, summed over the 10 seeds
+    -- its first configuration, guessed, says more of the prior's values than a random one
+    local said = 0
+    for seed = 1, 10 do
+      local c = rec:tune{search = {"forest", seed = seed}, prior = told, stop = {count = 1}}[1].config
+      said = said + (c.A == 6 and 1 or 0) + (c.B == 1 and 1 or 0) + (c.C == 4 and 1 or 0)
+    end
+    assert.is_true(said >= 20, said .. " of 30 values as the prior's first configuration says")
+  end)
+
+  it_real("evaluates the same configurations whatever ahead and the lookahead", function()
+    local told = {}
+    for i, r in ipairs(real:tune{search = {"forest", seed = 9}, stop = {count = 60}}:list()) do
+      if i <= 5 then told[i] = {config = r.config, weight = 1 / i} end
+    end
+    local function run_prior(lookahead, ahead)
+      return indices(real:tune{search = {"forest", seed = 6, ahead = ahead}, prior = told,
+                               stop = {count = 80}, lookahead = lookahead})
+    end
+    local base = run_prior()
+    for _, lookahead in ipairs{1, 9} do assert.same(base, run_prior(lookahead), "lookahead " .. lookahead) end
+    for _, ahead in ipairs{1, 32} do assert.same(base, run_prior(nil, ahead), "ahead " .. ahead) end
+  end)
+
+  it("checks trust, naming it", function()
+    local function tune(search) return small:tune{search = search, prior = prior, stop = {count = 1}} end
+    assert.has_error(function() tune{"forest", trust = -1} end,
+      "searcher 'forest': option trust must be in [0, 4096], got -1")
+    assert.has_error(function() tune{"forest", trust = 2.5} end,
+      "searcher 'forest': option trust must be a whole number, got 2.5")
+    assert.has_error(function() tune{"forest", trust = "much"} end,
+      "searcher 'forest': option trust must be a number")
   end)
 end)
 

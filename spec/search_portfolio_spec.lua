@@ -118,7 +118,7 @@ describe("portfolio searcher", function()
     fails("greedy:=3", "'=3' in 'greedy' is not option=number")
     fails("greedy:sample=x", "sample of 'greedy' must be a number")
     fails("forest:depth=2", "searcher 'forest' has no option 'depth' (its options: sample, trees, leaf, top, "
-      .. "apart, pairs, pool, explore, kappa, refit, clip, ahead)")
+      .. "apart, pairs, pool, explore, kappa, refit, clip, ahead, trust)")
     assert.has_error(function() run(small, {"portfolio", bandit = 2}, 1) end,
       "searcher 'portfolio': option bandit must be in [0, 1], got 2")
   end)

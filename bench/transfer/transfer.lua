@@ -2,7 +2,7 @@
 -- on recorded spaces, leave-one-device-out.
 --
 --   nice build/ktlua bench/transfer/transfer.lua [--seeds=50] [--top=10] [--only=KERNEL,...]
---       [--trust=16] [--count=8] [--other_gpus] [--out=FILE.md]
+--       [--search=NAME] [--trust=N] [--count=8] [--other_gpus] [--out=FILE.md] [--cache=FILE]
 --
 -- For each kernel recorded on several devices (bench/searchers/spaces and
 -- ../shared/datasets; BAT's GEMM and convolution samples on the H100 beside
@@ -12,19 +12,22 @@
 -- (db:store(records, {device =, backend =, kernel =, size =})), and
 -- ktlua.transfer plans the held-out device's tuning from it: `count` seeds
 -- and a prior ranked by how alike the devices (their names: recordings
--- carry no properties) and sizes are. The default searcher (bestfirst)
--- then searches the held-out replay with and without them, over `seeds`
+-- carry no properties) and sizes are. The default searcher with a budget
+-- (forest; --search=bestfirst for another) then searches the held-out replay with and without them, over `seeds`
 -- seeds, at 0.5%, 1% and 2% of its configurations (seeds counted), and at
 -- 5% without: the fraction of the optimum reached (rec:score), averaged.
 -- A kernel's figure is the mean over its held-out devices; "all" the mean
 -- over kernels. With --other_gpus the database holds only other GPUs'
--- recordings (not the held-out GPU's through the other API): a new GPU. The target: at 1% with transfer, at least what the default
--- reaches at 5% without it.
+-- recordings (not the held-out GPU's through the other API): a new GPU.
+-- --trust=N sets the searcher's trust in the prior (0: the seeds alone);
+-- without --search it names forest. The target: at 1% with transfer, at
+-- least what the default reaches at 5% without it. --cache=FILE keeps the
+-- figures without transfer (which no prior changes) from one run to the next.
 local kt = require "ktlua"
 local transfer = require "ktlua.transfer"
 
-local opt = require("ktlua.cli").options(arg, { seeds = 50, top = 10, only = "", trust = 16,
-  count = 8, out = "", other_gpus = false, datasets = "../shared/datasets", spaces = "bench/searchers/spaces" },
+local opt = require("ktlua.cli").options(arg, { seeds = 50, top = 10, only = "", trust = "", search = "",
+  count = 8, out = "", cache = "", other_gpus = false, datasets = "../shared/datasets", spaces = "bench/searchers/spaces" },
   "bench/transfer/transfer.lua: leave-one-device-out transfer on recorded spaces")
 
 -- Each recording: its file, kernel, backend and problem size (the
@@ -75,22 +78,52 @@ for _, r in ipairs(RECORDINGS) do
 end
 
 local BUDGETS = { 0.005, 0.01, 0.02 }
-local search = { "bestfirst", trust = opt.trust }
+-- nil: the default with a budget (forest)
+local search = opt.search ~= "" and { opt.search } or nil
+if opt.trust ~= "" then
+  search = search or { "forest" }
+  search.trust = assert(tonumber(opt.trust), "--trust: expected a number")
+end
 
-local function mean_score(rec, plan, fraction)
+-- The figures without transfer, by searcher, recording, seeds and budget.
+local cache, cache_key = {}, nil
+if opt.cache ~= "" then
+  local chunk = loadfile(opt.cache, "t", {})
+  cache = chunk and chunk() or {}
+  local s = search and search[1] or "forest" -- the default with a budget
+  cache_key = function(rec, fraction) return ("%s|%s|%d|%g"):format(s, rec.file, opt.seeds, fraction) end
+end
+local function save_cache()
+  if opt.cache == "" then return end
+  local keys = {}
+  for k in pairs(cache) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local f = assert(io.open(opt.cache, "w"))
+  f:write("return {\n")
+  for _, k in ipairs(keys) do f:write(("  [%q] = %.17g,\n"):format(k, cache[k])) end
+  f:write("}\n")
+  f:close()
+end
+
+local function mean_score(held, plan, fraction)
+  local rec = held.rec
+  local key = not plan and cache_key and cache_key(held, fraction)
+  if key and cache[key] then return cache[key] end
   local sum = 0
   for seed = 1, opt.seeds do
     local results = rec:tune{ search = search, seed = seed, stop = { fraction = fraction },
       seeds = plan and plan.seeds, prior = plan and plan.prior }
     sum = sum + rec:score(results)
   end
+  if key then cache[key] = sum / opt.seeds; save_cache() end
   return sum / opt.seeds
 end
 
 local lines = {}
 local function say(s) print(s); io.stdout:flush(); lines[#lines + 1] = s end
-say(("seeds %d, top %d stored per device, %d transfer seeds, trust %g%s"):format(opt.seeds, opt.top,
-  opt.count, opt.trust, opt.other_gpus and ", other GPUs only" or ""))
+say(("searcher %s, seeds %d, top %d stored per device, %d transfer seeds, trust %s%s"):format(
+  opt.search ~= "" and opt.search or "the default", opt.seeds, opt.top, opt.count,
+  opt.trust ~= "" and opt.trust or "the searcher's default", opt.other_gpus and ", other GPUs only" or ""))
 say("")
 say("| held out | from | 0.5% | 1% | 2% | 0.5% with | 1% with | 2% with | 5% without |")
 say("|---|---|---|---|---|---|---|---|---|")
@@ -125,10 +158,10 @@ for _, k in ipairs(kernels) do
       os.remove(path); os.remove(path .. "-wal"); os.remove(path .. "-shm")
       local row = {}
       for i, f in ipairs(BUDGETS) do
-        row[i] = mean_score(held.rec, nil, f)
-        row[3 + i] = mean_score(held.rec, plan, f)
+        row[i] = mean_score(held, nil, f)
+        row[3 + i] = mean_score(held, plan, f)
       end
-      row[7] = mean_score(held.rec, nil, 0.05)
+      row[7] = mean_score(held, nil, 0.05)
       for i, v in ipairs(row) do sums[i] = (sums[i] or 0) + v end
       local cells = {}
       for i, v in ipairs(row) do cells[i] = ("%.3f"):format(v) end

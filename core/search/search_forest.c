@@ -52,10 +52,24 @@
 ** lookahead; what it does not propose again was compiled for nothing
 ** (results:summary().withdrawn).
 **
+** With a prior (search.h: configurations that did well on other devices
+** or sizes, weighted), the prior counts as `trust` fast results among the
+** tuning's own (search_forest_prior.c): `trust` pseudo-results, allotted
+** to the prior's configurations by their weights (a parameter it does not
+** say drawn at random), each learnt as fast as the best measured so far
+** (until the configuration is measured: then its own result); they weigh
+** less as the tuning's own results come in (16 of 24 rows after 8 results,
+** 16 of 116 after 100). Those the space holds are candidates until
+** measured. Before the first fit, the sample is guessed: each of its
+** configurations the one of GUESS random draws most like the prior (its
+** values weighted by the prior's weights). Without a prior, or with trust
+** 0, the search is what it was.
+**
 ** Options: sample (8; below 1, a fraction of the valid configurations),
 ** trees (10), leaf (2: the fewest results in a leaf), top (2), apart (4;
 ** 0: the best `top` wherever they are), pairs (1), pool (256), explore (0),
-** kappa (0: expected improvement), refit (0.25), clip (0.5), ahead (8).
+** kappa (0: expected improvement), refit (0.25), clip (0.5), ahead (8),
+** trust (16; 0: a prior is ignored).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -66,6 +80,7 @@
 #include "neighbors.h"
 #include "result.h"
 #include "search.h"
+#include "search_forest.h"
 
 /* The share of the parameters a split chooses among (Breiman's mtry). */
 #define MTRY_SHARE 0.5
@@ -79,62 +94,8 @@
 ** failure is learnt. */
 #define FAILED_PENALTY 1.0
 
-typedef struct cand {
-  uint64_t index;
-  uint64_t owner; /* the best configuration it neighbours */
-  double mu, sd, acq;
-  bool random;    /* drawn at random, not a neighbour of the best */
-} cand;
-
-typedef struct ranked {
-  uint64_t index;
-  double y;
-  uint64_t row; /* its place among the results */
-} ranked;
-
-typedef struct fsearch {
-  kt_walker w;
-  uint64_t seed;
-  double sample_opt, explore, refit, kappa, clip;
-  unsigned sample, ntrees, leaf, top, apart, pairs, pool, ahead;
-  kt_forest model;
-  uint32_t *x;          /* every result's value indices, by arrival */
-  double *y;            /* and its log cost, INFINITY when it failed */
-  uint64_t *rowindex;   /* and its index */
-  size_t caprowindex;
-  double *target;       /* what a fit learns of each */
-  size_t n, capx, capy, captarget, nok;
-  double ybest, ymax;
-  uint64_t heard;       /* results heard: a proposal's number is heard + in flight */
-  size_t fitted_at;     /* results at the last fit; 0 before the first */
-  unsigned nfits;
-  ranked *best;         /* the best `top` successes, best first */
-  size_t nbest;
-  cand *cands;
-  size_t ncands, capcands;
-  uint32_t *cvi;        /* each candidate's value indices */
-  size_t capcvi;
-  kt_indexmap in_cands; /* index -> its place in cands + 1; 0 once it left */
-  uint64_t *flights;
-  unsigned nflights;
-  size_t *picks;        /* scratch of ahead: the best candidates of a call */
-  double *scratch;      /* a rebuild's predictions */
-  size_t capscratch;
-} fsearch;
-
-/* A seed for the draws of one step, from the searcher's seed alone. */
-static uint64_t mix(uint64_t seed, uint64_t k, uint64_t salt) {
-  uint64_t z = seed ^ (k * 0x9E3779B97F4A7C15ull) ^ (salt * 0xD1B54A32D192ED03ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static bool in_flight(const fsearch *f, uint64_t index) {
-  for (unsigned i = 0; i < f->nflights; i++)
-    if (f->flights[i] == index) return true;
-  return false;
-}
+#define mix kt_forest_mix
+#define in_flight kt_forest_in_flight
 
 /* The log of a cost (a maximised objective's is negative: minus the log
 ** of the value), INFINITY for a failure. */
@@ -175,7 +136,7 @@ static void predict(fsearch *f, size_t i) {
 
 /* A candidate joins (unless measured or one already): of value indices vi,
 ** or when vi is NULL as its index says. */
-static int add_cand(fsearch *f, uint64_t index, const uint32_t *vi, bool random, uint64_t owner,
+static int add_kind(fsearch *f, uint64_t index, const uint32_t *vi, int kind, uint64_t owner,
                     kt_error *err) {
   size_t P = f->w.nparams;
   uint64_t at;
@@ -187,8 +148,23 @@ static int add_cand(fsearch *f, uint64_t index, const uint32_t *vi, bool random,
     return -1;
   if (vi) memcpy(f->cvi + f->ncands * P, vi, P * sizeof *vi);
   else if (kt_space_config(f->w.space, index, f->cvi + f->ncands * P, err)) return -1;
-  f->cands[f->ncands] = (cand){index, owner, 0, 0, 0, random};
+  f->cands[f->ncands] = (cand){index, owner, 0, 0, 0, kind == KT_FCAND_RANDOM, kind == KT_FCAND_PRIOR};
   predict(f, f->ncands++);
+  return 0;
+}
+
+static int add_cand(fsearch *f, uint64_t index, const uint32_t *vi, bool random, uint64_t owner,
+                    kt_error *err) {
+  return add_kind(f, index, vi, random ? KT_FCAND_RANDOM : KT_FCAND_NEAR, owner, err);
+}
+
+/* The prior's configurations the space holds, not yet measured, as
+** candidates (search_forest_prior.c). */
+static int add_prior_cands(fsearch *f, kt_error *err) {
+  for (size_t r = 0; r < f->nprior; r++)
+    if (f->pindex[r] != UINT64_MAX &&
+        add_kind(f, f->pindex[r], f->pvi + r * f->w.nparams, KT_FCAND_PRIOR, 0, err))
+      return -1;
   return 0;
 }
 
@@ -276,7 +252,8 @@ static int rebuild(fsearch *f, kt_error *err) {
   size_t kept = 0;
   for (size_t i = f->ncands; i-- > 0;) {
     const cand *c = &f->cands[i];
-    if (c->random ? kt_rng_double(&f->w.rng) < RENEW : !among_best(f, c->owner)) drop_cand(f, i);
+    if (c->random ? kt_rng_double(&f->w.rng) < RENEW : !c->prior && !among_best(f, c->owner))
+      drop_cand(f, i);
     else kept += c->random;
   }
   if (kt_grow(&f->scratch, &f->capscratch, 2 * f->ncands + 1, sizeof *f->scratch, err)) return -1;
@@ -294,7 +271,7 @@ static int rebuild(fsearch *f, kt_error *err) {
     if (kt_random_unexplored(&f->w, &c)) break;
     if (add_cand(f, c, NULL, true, 0, err)) return -1;
   }
-  return 0;
+  return f->nprior ? add_prior_cands(f, err) : 0;
 }
 
 /* The acquisition of every candidate again (the best has changed). */
@@ -336,7 +313,10 @@ static int fit(fsearch *f, kt_error *err) {
       target_cap(f, &cap, err))
     return -1;
   for (size_t i = 0; i < f->n; i++) f->target[i] = f->y[i] < cap ? f->y[i] : cap;
-  if (kt_forest_fit(&f->model, f->x, f->target, f->n, mix(f->seed, f->nfits, 1), err)) return -1;
+  size_t rows = f->n, extra = 0;
+  if (f->nprior && kt_forest_prior_rows(f, &extra, err)) return -1;
+  if (kt_forest_fit(&f->model, f->x, f->target, rows + extra, mix(f->seed, f->nfits, 1), err))
+    return -1;
   f->fitted_at = f->n;
   f->nfits++;
   return rebuild(f, err);
@@ -392,6 +372,7 @@ static int enter_best(fsearch *f, uint64_t index, double y, kt_error *err) {
 /* ---- the searcher ---- */
 
 static void forget(fsearch *f) {
+  kt_forest_prior_clear(f);
   kt_walker_clear(&f->w);
   kt_forest_clear(&f->model);
   kt_indexmap_clear(&f->in_cands);
@@ -456,7 +437,9 @@ static int fo_next(kt_searcher *s, uint64_t *out, size_t max, size_t *got, kt_er
       *o = f->cands[f->picks[used++]].index;
       any = !in_flight(f, *o); /* a random draw of this call may have taken it */
     }
-    if (!any && draw_any(f, o)) break;
+    if (!any && (random && f->nprior && !f->model.fitted ? kt_forest_guess(f, o)
+                                                         : draw_any(f, o)))
+      break;
     f->flights[f->nflights++] = *o;
     (*got)++;
   }
@@ -530,15 +513,18 @@ static void fo_destroy(void *state) {
   free(f);
 }
 
-/* No prior yet: a transfer's seeds still reach it, as every searcher's. */
+static int fo_prior(kt_searcher *s, const kt_prior *p, kt_error *err) {
+  return kt_forest_prior(s->state, p, err);
+}
+
 static const kt_searcher_ops forest_ops = {"forest", fo_start, fo_next, fo_report, fo_destroy,
-                                           fo_withdraw, NULL};
+                                           fo_withdraw, fo_prior};
 
 int kt_search_forest_init(kt_searcher *s, const kt_search_opts *o, kt_error *err) {
   static const char *const allowed[] = {"sample", "trees", "leaf", "top", "apart", "pairs",
                                         "pool", "explore", "kappa", "refit", "clip", "ahead",
-                                        NULL};
-  double sample, trees, leaf, top, apart, pairs, pool, explore, kappa, refit, clip, ahead;
+                                        "trust", NULL};
+  double sample, trees, leaf, top, apart, pairs, pool, explore, kappa, refit, clip, ahead, trust;
   if (kt_search_opts_check(o, "forest", allowed, err) ||
       kt_search_opt_whole(o, "forest", "sample", 8, 1e-9, 1e9, true, &sample, err) ||
       kt_search_opt_whole(o, "forest", "trees", 10, 1, 256, false, &trees, err) ||
@@ -551,14 +537,16 @@ int kt_search_forest_init(kt_searcher *s, const kt_search_opts *o, kt_error *err
       kt_search_opt_number(o, "forest", "kappa", 0, 0, 1e6, &kappa, err) ||
       kt_search_opt_number(o, "forest", "refit", 0.25, 0, 1e6, &refit, err) ||
       kt_search_opt_number(o, "forest", "clip", 0.5, 1e-9, 1, &clip, err) ||
-      kt_search_opt_whole(o, "forest", "ahead", 8, 1, 1024, false, &ahead, err))
+      kt_search_opt_whole(o, "forest", "ahead", 8, 1, 1024, false, &ahead, err) ||
+      kt_search_opt_whole(o, "forest", "trust", 16, 0, 4096, false, &trust, err))
     return -1;
   fsearch *f = kt_calloc(1, sizeof *f, err);
   if (!f) return -1;
   *f = (fsearch){.seed = o->seed, .sample_opt = sample, .explore = explore, .refit = refit,
                  .kappa = kappa, .clip = clip, .ntrees = (unsigned)trees, .leaf = (unsigned)leaf,
                  .top = (unsigned)top, .pairs = (unsigned)pairs, .pool = (unsigned)pool,
-                 .apart = (unsigned)apart, .ahead = (unsigned)ahead, .ybest = INFINITY,
+                 .apart = (unsigned)apart, .ahead = (unsigned)ahead, .trust = (unsigned)trust,
+                 .ybest = INFINITY,
                  .ymax = -INFINITY};
   kt_indexmap_init(&f->in_cands);
   f->flights = kt_calloc(f->ahead, sizeof *f->flights, err);
