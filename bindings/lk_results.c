@@ -475,7 +475,7 @@ static int results_index(lua_State *L) {
   else if (strcmp(key, "maximize") == 0) lua_pushboolean(L, r->maximize);
   else if (strcmp(key, "notice") == 0) lua_pushstring(L, r->notice); /* nil when none */
   else if (strcmp(key, "device_threads") == 0 && r->device_threads > 0)
-    lua_pushinteger(L, r->device_threads); /* nil: ktlua set none */
+    lua_pushinteger(L, r->device_threads); /* nil: none, or a file that does not keep it */
   else if (strcmp(key, "backend") == 0) lua_pushstring(L, r->backend); /* nil: unknown */
   else if (strcmp(key, "problem_size") == 0 && r->nproblem) {
     lua_createtable(L, (int)r->nproblem, 0);

@@ -126,6 +126,63 @@ print("finished")]])
   end)
 end)
 
+describe("a journal's record of a busy machine (issue 45)", function()
+  -- {waited_ms, crowded} by configuration index
+  local function busy(r)
+    local t = {}
+    for i = 1, #r do t[r[i].index] = { r[i].waited_ms or false, r[i].crowded or false } end
+    return t
+  end
+
+  it("reads back as the tuning had it, and a resumed tuning keeps it", function()
+    local path = tmp(".jsonl")
+    local r = tuner:tune(kernel(), { repeats = 1, journal = path, search = "exhaustive", stop = { count = 3 } })
+    -- the threads ktlua gave PoCL (nil on an idle machine), and each result's waits
+    local back = kt.load(path)
+    assert.are.equal(r.device_threads, back.device_threads)
+    assert.are.same(busy(r), busy(back))
+    -- as a busy machine leaves it: the header's threads, results that waited, crowded or not,
+    -- and a line from which a device process started again had other threads
+    local l = lines(path)
+    l[1] = l[1]:gsub(',"device_threads":%d+', ""):gsub(',"space":', ',"device_threads":7,"space":', 1)
+    l[2] = l[2]:gsub(',"crowded":true', ""):gsub(',"waited_ms":[^,]*', "")
+      :gsub('"launches":', '"crowded":true,"launches":', 1):gsub(',"error":', ',"waited_ms":3.5,"error":', 1)
+    l[3] = l[3]:gsub(',"crowded":true', ""):gsub(',"waited_ms":[^,]*', "")
+      :gsub(',"error":', ',"waited_ms":0.1,"error":', 1)
+    l[4] = l[4]:gsub(',"crowded":true', ""):gsub(',"waited_ms":[^,]*', ""):gsub('^{"device_threads":%d+,', "{")
+    spit(path, table.concat(l, "\n") .. "\n")
+    back = kt.load(path)
+    assert.are.equal(7, back.device_threads)
+    assert.are.same({ [0] = { 3.5, true }, { 0.1, false }, { false, false } }, busy(back))
+    spit(path, table.concat(l, "\n", 1, 3) .. "\n" .. l[4]:gsub("^{", '{"device_threads":5,') .. "\n")
+    assert.are.equal(5, kt.load(path).device_threads)
+    assert.are.same({ [0] = { 3.5, true }, { 0.1, false }, { false, false } }, busy(kt.load(path)))
+    -- resumed: the results it took keep their waits; its first line says its own threads
+    -- (0: none), from which the journal reads back as the tuning ended
+    r = tuner:tune(kernel(), { repeats = 1, journal = path, resume = true, search = "exhaustive" })
+    assert.are.equal(6, #r)
+    local took = busy(r)
+    assert.are.same({ { 3.5, true }, { 0.1, false }, { false, false } }, { took[0], took[1], took[2] })
+    l = lines(path)
+    assert.are.equal(7, #l)
+    assert.are.equal('{"device_threads":' .. (r.device_threads or 0) .. ',"index":3,', l[5]:match('^{[^{]*"index":3,'))
+    back = kt.load(path)
+    assert.are.equal(r.device_threads, back.device_threads)
+    assert.are.same(busy(r), busy(back))
+    os.remove(path)
+  end)
+
+  it("that is no number of threads is refused, naming its line", function()
+    local path = tmp(".jsonl")
+    tuner:tune(kernel(), { repeats = 1, journal = path, stop = { count = 2 } })
+    local l = lines(path)
+    l[3] = l[3]:gsub('^{"device_threads":%d+,', "{"):gsub("^{", '{"device_threads":-1,')
+    spit(path, table.concat(l, "\n") .. "\n")
+    assert.has_error(function() kt.load(path) end, path .. ": line 3: device_threads is no number of threads")
+    os.remove(path)
+  end)
+end)
+
 describe("resuming", function()
   local path = tmp(".jsonl")
 

@@ -47,8 +47,12 @@ describe("metrics", function()
     assert.are.equal(fastest.index, r:best().index)
     -- CSV: a column per metric after the error; JSON: "metrics" of each result
     local lines = files.lines(csv)
-    assert.matches(',error,"per_ms","score"$', lines[1])
-    assert.matches(",9$", lines[3]) -- X = 2
+    -- (then, on a CPU device, the columns of its waits for a processor: issue 45)
+    local header = lines[1]:gsub(",waited_ms", ""):gsub(",crowded$", "")
+    local row = lines[3]
+    for _ in lines[1]:match(',"score"(.*)$'):gmatch(",") do row = row:gsub(",[^,]*$", "") end
+    assert.matches(',error,"per_ms","score"$', header)
+    assert.matches(",9$", row) -- X = 2
     assert.matches('"metrics":{"per_ms":[^}]*,"score":9}', files.read(json))
     for _, path in ipairs({ csv, json }) do
       local back = by_index(kt.load(path))

@@ -107,8 +107,10 @@ describe("results", function()
     local lines = {}
     for line in read(path):gmatch("[^\n]+") do lines[#lines + 1] = line end
     assert.are.equal(5, #lines)
+    -- (then, on a CPU device, the columns of its waits for a processor: issue 45)
     assert.are.equal("index,WG,V,status,time_ms,samples,global,local,build_ms,data_ms,validation_ms,"
-      .. "launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error", lines[1])
+      .. "launcher_ms,wait_ms,searcher_ms,framework_ms,total_ms,error",
+      (lines[1]:gsub(",waited_ms", ""):gsub(",crowded$", "")))
     assert.matches("^0,4,1,ok,[%d.e-]+,3,32,4,", lines[2])
     assert.matches("^1,4,2,invalid_output,,0,32,4,.*\"element 0: got 2, expected 1", lines[3])
   end)

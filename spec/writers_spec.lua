@@ -335,6 +335,110 @@ describe("a metric that is no finite number", function()
   end)
 end)
 
+-- A busy machine's record (issue 45): the PoCL threads ktlua gave the device
+-- process (results.device_threads), each result's wait for a processor
+-- (waited_ms) and its runs stopped at 10 (crowded).
+describe("a busy machine's record", function()
+  local function busy_json(threads)
+    local result = '{"index":%d,"config":{"V":%d},"status":"%s","time_ms":%s,"samples_ms":[%s],'
+      .. '"sizes":[{"global":[16],"local":null}]%s}'
+    return '{"format":"ktlua-results","version":1,"task":"t","device":"d","kernels":["k"],'
+      .. '"parameters":[{"name":"V","values":[0,1,2]}]' .. (threads or "") .. ',"results":[\n'
+      .. result:format(0, 0, "ok", "1.5", "1.5,1.25", ',"crowded":true,"waited_ms":3.5') .. ",\n"
+      .. result:format(1, 1, "ok", "2.25", "2.25", ',"waited_ms":0.1') .. ",\n"
+      .. result:format(2, 2, "compile_failed", "null", "", "") .. "\n]}\n"
+  end
+
+  local function load_text(text)
+    local path = files.tmpname(".json")
+    files.write(path, text)
+    local ok, r = pcall(kt.load, path)
+    os.remove(path)
+    if ok then return r end
+    return nil, r:gsub("^.-: ", "")
+  end
+
+  -- {waited_ms, crowded} of the results whose V is 0, 1 and 2
+  local function busy(r)
+    local t = {}
+    for i = 1, #r do t[r[i].config.V + 1] = { r[i].waited_ms or false, r[i].crowded or false } end
+    return t
+  end
+  local want = { { 3.5, true }, { 0.1, false }, { false, false } }
+
+  it("reads back from every writer that has a place for it, exactly", function()
+    local r = load_text(busy_json(',"device_threads":3'))
+    assert.are.equal(3, r.device_threads)
+    assert.are.same(want, busy(r))
+    -- JSON and T4 (metadata.ktlua, ktlua_waited_ms and ktlua_crowded) keep all three, and read
+    -- back from what they wrote; CSV keeps each row's (columns waited_ms and crowded), not the
+    -- results' threads; a Kernel Tuner cache keeps none
+    for _, case in ipairs({ { "json", 3, want }, { "t4", 3, want }, { "csv", nil, want },
+                            { "kernel-tuner-cache", nil, { { false, false }, { false, false }, { false, false } } } }) do
+      local format, threads, results = case[1], case[2], case[3]
+      local path = files.tmpname(".out")
+      r:write(path, format)
+      local back = kt.load(path)
+      assert.are.equal(threads, back.device_threads, format)
+      assert.are.same(results, busy(back), format)
+      local again = files.tmpname(".out")
+      back:write(again, format) -- JSON and T4: the same file again
+      if threads then assert.are.equal(files.read(path), files.read(again), format) end
+      assert.are.same(results, busy(kt.load(again)), format)
+      os.remove(path)
+      os.remove(again)
+    end
+    local csv = files.tmpname(".csv")
+    r:write(csv)
+    assert.are.equal(",error,waited_ms,crowded", files.read(csv):match("^[^\n]*"):match(",error,.*$"))
+    assert.truthy(files.read(csv):find("\n0,0,ok,[^\n]*,3.5,true\n1,1,ok,[^\n]*,0.1,\n2,2,"))
+    os.remove(csv)
+  end)
+
+  it("is unknown (nil) in a file written before ktlua kept it, and in results of no busy machine", function()
+    local text = busy_json():gsub(',"crowded":true', ""):gsub(',"waited_ms":[%d.]+', "")
+    local r = load_text(text)
+    assert.is_nil(r.device_threads)
+    assert.are.same({ { false, false }, { false, false }, { false, false } }, busy(r))
+    for _, format in ipairs({ "json", "t4", "csv" }) do
+      local path = files.tmpname(".out")
+      r:write(path, format)
+      local written = files.read(path)
+      for _, field in ipairs({ "device_threads", "waited_ms", "crowded" }) do
+        assert.is_nil(written:find(field, 1, true), format .. ": " .. field)
+      end
+      os.remove(path)
+    end
+  end)
+
+  it("that is no count or time is refused, saying which", function()
+    for _, bad in ipairs({ "-1", "2.5", '"3"', "1e99" }) do
+      local r, err = load_text(busy_json(',"device_threads":' .. bad))
+      assert.is_nil(r)
+      assert.matches("device_threads is no number of threads", err)
+    end
+    local r, err = load_text((busy_json():gsub('"waited_ms":3.5', '"waited_ms":-2')))
+    assert.is_nil(r)
+    assert.matches("waited_ms is out of range", err)
+    local good = load_text(busy_json(',"device_threads":3'))
+    local t4, csv = files.tmpname(".json"), files.tmpname(".csv")
+    good:write(t4, "t4")
+    good:write(csv)
+    files.write(t4, (files.read(t4):gsub('"device_threads":3', '"device_threads":-3')))
+    assert.has_error(function() kt.load(t4) end)
+    assert.matches("metadata.ktlua: device_threads is no number of threads", select(2, pcall(kt.load, t4)))
+    good:write(t4, "t4")
+    files.write(t4, (files.read(t4):gsub('"ktlua_waited_ms":3.5', '"ktlua_waited_ms":"long"')))
+    assert.matches("result 1: ktlua_waited_ms is no time", select(2, pcall(kt.load, t4)))
+    files.write(csv, (files.read(csv):gsub(",3.5,true\n", ",soon,true\n")))
+    assert.matches("line 2: waited_ms is no time", select(2, pcall(kt.load, csv)))
+    files.write(csv, (files.read(csv):gsub(",soon,true\n", ",3.5,yes\n")))
+    assert.matches("line 2: crowded is \"true\" or empty", select(2, pcall(kt.load, csv)))
+    os.remove(t4)
+    os.remove(csv)
+  end)
+end)
+
 -- Every JSON writer writes UTF-8: a name or text holding bytes that are
 -- part of no UTF-8 character went through as it was, and Python's json
 -- (strict UTF-8) could not read the file. Such a byte is \udcXX now, as

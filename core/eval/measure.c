@@ -310,6 +310,9 @@ static void keep_timed(tuning *tu, const kt_run *run, bool on) {
 ** configuration's runs began is counted (waited_ns), from one look at the
 ** start of its runs and one at their end. */
 static void runs_begin(tuning *tu) {
+  /* a device process started again decides its threads again: the results
+  ** (and a journal's next line) say those that ran this configuration */
+  tu->results->device_threads = tuner_device_threads(tu->t);
   tu->host_pid = device_on_host(tu->t) ? tuner_device_pid(tu->t) : 0;
   if (!tu->host_pid) return;
   kt_run_delays_read(tu->host_pid, &tu->delays);

@@ -304,7 +304,6 @@ int tune_close(tuning *tu, int rc, kt_error *err) {
   tu->results->wall_ns = (double)(kt_now_ns() - tu->t0);
   tu->results->device_ns = tu->t->device_ns - tu->device0;
   tu->results->restores = tu->t->restores - tu->restores0;
-  tu->results->device_threads = tuner_device_threads(tu->t); /* a new device process may differ */
   tune_count_builds(tu, tu->results);
   return rc;
 }

@@ -22,6 +22,7 @@ struct kt_journal {
   int fd;
   char *path;
   off_t whole; /* after kt_journal_read: the bytes up to the last whole line */
+  int threads; /* the results' device_threads as the journal last said them */
 };
 
 static int write_fails(kt_journal *j, kt_error *err) {
@@ -119,8 +120,13 @@ static int out_of_memory(kt_journal *j, kt_error *err) {
 int kt_journal_append(kt_journal *j, const kt_results *r, const kt_result *x, kt_error *err) {
   line l;
   if (!line_begin(&l)) return out_of_memory(j, err);
-  kt_result_write_json(l.f, r, x);
-  return line_end(j, &l, err);
+  /* a device process started again may have been given other threads
+  ** (results.device_threads): said from the line of the first result since */
+  if (r->device_threads != j->threads) kt_result_write_json_threads(l.f, r, x, r->device_threads);
+  else kt_result_write_json(l.f, r, x);
+  if (line_end(j, &l, err)) return -1;
+  j->threads = r->device_threads;
+  return 0;
 }
 
 static void write_header(FILE *f, const kt_results *r, const kt_journal_id *id) {
@@ -135,6 +141,7 @@ int kt_journal_start(kt_journal *j, const kt_results *r, const kt_journal_id *id
   if (!fresh) /* a line cut by a kill would join the next one */
     return ftruncate(j->fd, j->whole) == 0 ? 0 : write_fails(j, err);
   if (ftruncate(j->fd, 0) != 0) return write_fails(j, err);
+  j->threads = r->device_threads; /* the header says them */
   line l;
   if (!line_begin(&l)) return out_of_memory(j, err);
   write_header(l.f, r, id);
@@ -168,6 +175,7 @@ int kt_journal_rewrite(kt_journal *j, const kt_results *r, const kt_journal_id *
   }
   close(j->fd);
   j->fd = keep;
+  j->threads = r->device_threads; /* the header says them, and no line since */
   return 0;
 }
 
@@ -245,6 +253,7 @@ static int parse(kt_journal *j, const char *text, size_t len, const kt_space *sp
   const char *end = text + len;
   while (end > text && end[-1] != '\n') end--;
   j->whole = (off_t)(end - text);
+  j->threads = (*prior)->device_threads; /* as its header and lines last said them */
   return 0;
 }
 

@@ -3,8 +3,11 @@
 ** one JSON object per line, so that a tuning that is killed loses at most
 ** the configuration in flight and can be resumed. The first line is the
 ** header (format "ktlua-journal": task, device, parameters, space and the
-** task's identity, journal_id.h); every other line is one result, as in a
-** results file.
+** task's identity, journal_id.h; and the PoCL threads the device process
+** was given, device_threads, as the tuning began); every other line is one
+** result, as in a results file, the first one after a device process
+** started again with other threads led by them ("device_threads": n, 0 for
+** none), so that the journal reads back with the tuning's last count.
 **
 ** A journal is locked (an advisory lock, flock) while a tuning holds it:
 ** a second tuning on it is refused. Each line is written in one write(),

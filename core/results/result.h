@@ -237,6 +237,9 @@ int kt_results_write_json(const kt_results *r, const char *path, kt_error *err);
 ** open for more) and one result as a JSON object. */
 void kt_results_write_json_header(FILE *f, const kt_results *r, const char *format);
 void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x);
+/* The same, its first member "device_threads": threads (a journal's line
+** from which the device process had other threads, journal.c). */
+void kt_result_write_json_threads(FILE *f, const kt_results *r, const kt_result *x, int threads);
 
 /* The cost of a result: its time (or its objective), infinity when it failed. */
 double kt_result_cost(const kt_result *r);

@@ -3,8 +3,9 @@
 ** each row's index, configuration, status, time, sizes, overheads and the
 ** first line of its error. A CSV file keeps less than JSON: not the
 ** samples (their number only), not the names of its task and device (but
-** each row's device id, in a tuning over several devices, and whether early
-** stop cut it short), nor
+** each row's device id, in a tuning over several devices, whether early
+** stop cut it short, and a CPU device's waited_ms and crowded), nor the
+** PoCL threads ktlua gave a device process (device_threads), nor
 ** the values of a parameter that no row took; a parameter's values are
 ** those its rows took, numbers in ascending order, then strings.
 */
@@ -267,9 +268,14 @@ static int read_outcome(const row *rw, const layout *lo, kt_result *res, kt_erro
       if (!(res->device = kt_strdup(c->s, err))) return -1;
       continue;
     }
-    if (strcmp(name, "cut_short") == 0) { /* written where early stop cut a row short */
-      if (strcmp(c->s, "true")) return kt_fail(err, "cut_short is \"true\" or empty");
-      res->cut_short = true;
+    if (strcmp(name, "cut_short") == 0 || strcmp(name, "crowded") == 0) { /* where a row is */
+      if (strcmp(c->s, "true")) return kt_fail(err, "%s is \"true\" or empty", name);
+      *(strcmp(name, "cut_short") == 0 ? &res->cut_short : &res->crowded) = true;
+      continue;
+    }
+    if (strcmp(name, "waited_ms") == 0) { /* a CPU device's wait for a processor, where any */
+      if (number(c, &ms) || ms < 0) return kt_fail(err, "waited_ms is no time");
+      res->waited_ns = ms * 1e6;
       continue;
     }
     if (metric_number(c, &ms)) return kt_fail(err, "metric %s is not a number", name);

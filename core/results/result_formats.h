@@ -73,6 +73,11 @@ double kt_time_parse(const char *text);
 ** 10000, which writers then write as unknown. */
 int kt_time_format(double t, char *buf, size_t size);
 
+/* A header's (or a journal line's) device_threads into *out, left as it is
+** where absent (unknown: a file written before ktlua kept it); -1 where it
+** is no whole number from 0 (result_read.c). */
+int kt_json_device_threads(const kt_jvalue *obj, int *out, kt_error *err);
+
 /* T4 (result_t4.c). */
 bool kt_t4_is(const kt_jvalue *root);
 kt_results *kt_results_from_t4(const kt_jvalue *root, kt_error *err);

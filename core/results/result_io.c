@@ -37,15 +37,19 @@ static void csv_size(FILE *f, const size_t *v, int dims) {
 }
 
 /* Columns written only where a row needs them, after the metrics: whether
-** early stop cut it short, then its device (a tuning over several). */
+** early stop cut it short, a CPU device's wait for a processor and whether
+** it stopped its runs at 10 (result.h), then its device (a tuning over
+** several). */
 typedef struct csv_extra {
-  bool cut_short, devices;
+  bool cut_short, waited, crowded, devices;
 } csv_extra;
 
 static csv_extra csv_extras(const kt_results *r) {
-  csv_extra e = {false, false};
+  csv_extra e = {false, false, false, false};
   for (size_t i = 0; i < r->n; i++) {
     e.cut_short |= r->items[i].cut_short;
+    e.waited |= r->items[i].waited_ns > 0;
+    e.crowded |= r->items[i].crowded;
     e.devices |= r->items[i].device != NULL;
   }
   return e;
@@ -71,6 +75,8 @@ static void csv_header(FILE *f, const kt_results *r, const char **metrics, size_
     csv_text(f, metrics[m]);
   }
   if (e.cut_short) fputs(",cut_short", f);
+  if (e.waited) fputs(",waited_ms", f);
+  if (e.crowded) fputs(",crowded", f);
   if (e.devices) fputs(",device", f);
   fputc('\n', f);
 }
@@ -129,6 +135,12 @@ static void csv_row(FILE *f, const kt_results *r, const kt_result *x, const char
     csv_metric(f, x, metrics[m]);
   }
   if (e.cut_short) fputs(x->cut_short ? ",true" : ",", f);
+  if (e.waited) fputc(',', f);
+  if (e.waited && x->waited_ns > 0) { /* all its digits: it reads back as it was */
+    kt_number_text(MS(x->waited_ns), buf, sizeof buf);
+    fputs(buf, f);
+  }
+  if (e.crowded) fputs(x->crowded ? ",true" : ",", f);
   if (e.devices) fputc(',', f);
   if (e.devices && x->device) csv_text(f, x->device);
   fputc('\n', f);
@@ -200,8 +212,9 @@ static void json_metrics(FILE *f, const kt_result *x) {
   fputc('}', f);
 }
 
-void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
-  fprintf(f, "{\"index\":%llu,\"config\":{", (unsigned long long)x->index);
+/* A result's members, from after its opening brace. */
+static void json_result(FILE *f, const kt_results *r, const kt_result *x) {
+  fprintf(f, "\"index\":%llu,\"config\":{", (unsigned long long)x->index);
   for (size_t p = 0; p < r->nparams; p++) {
     fputs(p ? "," : "", f);
     kt_json_string(f, r->params[p].name);
@@ -269,6 +282,16 @@ void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
   fputc('}', f);
 }
 
+void kt_result_write_json(FILE *f, const kt_results *r, const kt_result *x) {
+  fputc('{', f);
+  json_result(f, r, x);
+}
+
+void kt_result_write_json_threads(FILE *f, const kt_results *r, const kt_result *x, int threads) {
+  fprintf(f, "{\"device_threads\":%d,", threads);
+  json_result(f, r, x);
+}
+
 static void json_params(FILE *f, const kt_results *r) {
   fputs("\"parameters\":[", f);
   for (size_t p = 0; p < r->nparams; p++) {
@@ -308,6 +331,8 @@ void kt_results_write_json_header(FILE *f, const kt_results *r, const char *form
       kt_json_string(f, ids[i]);
     }
   if (r->maximize) fputs(",\"maximize\":true", f);
+  /* a journal's header: as the tuning began; its lines say a change (journal.c) */
+  if (r->device_threads > 0) fprintf(f, ",\"device_threads\":%d", r->device_threads);
   fprintf(f, ",\"space\":{\"valid\":%llu,\"all\":", (unsigned long long)r->space_count);
   kt_json_number(f, r->space_all);
   fputs(",\"pruned\":{", f);

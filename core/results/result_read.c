@@ -6,6 +6,7 @@
 ** kt_results_read reads the other formats too (result_formats.h).
 */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,15 @@ static int whole(const kt_jvalue *v, uint64_t max, uint64_t *out) {
 static uint64_t count(const kt_jvalue *obj, const char *key, uint64_t dflt) {
   uint64_t n;
   return whole(kt_json_get(obj, key), INT64_MAX, &n) ? dflt : n;
+}
+
+int kt_json_device_threads(const kt_jvalue *obj, int *out, kt_error *err) {
+  const kt_jvalue *v = kt_json_get(obj, "device_threads");
+  uint64_t n;
+  if (!v) return 0; /* a file written before ktlua kept it: unknown */
+  if (whole(v, INT_MAX, &n)) return kt_fail(err, "device_threads is no number of threads");
+  *out = (int)n;
+  return 0;
 }
 
 /* What the compiler reported, or -1 (unknown). */
@@ -305,6 +315,10 @@ static kt_results *from_header(const kt_jvalue *h, kt_error *err) {
     const kt_jvalue *v = kt_json_get_type(h, keys[i], KT_JSTRING);
     if (v) *ids[i] = kt_strdup(v->u.str, NULL);
   }
+  if (r && kt_json_device_threads(h, &r->device_threads, err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
   if (r) {
     const kt_jvalue *maximize = kt_json_get_type(h, "maximize", KT_JBOOL);
     r->maximize = maximize && maximize->u.b;
@@ -391,7 +405,9 @@ static kt_results *read_journal(const char *text, size_t len, kt_error *err) {
     if (!nl) break; /* no newline: cut short by a kill */
     if (nl == line) continue;
     const kt_jvalue *x = journal_line(line, nl, &doc, err);
-    if (!x || kt_result_read_json(x, r, err) || note_line(&lines, &cap, r->n - 1, n, err)) {
+    /* a line may say that the device process was given other threads from it on */
+    if (!x || kt_result_read_json(x, r, err) || kt_json_device_threads(x, &r->device_threads, err) ||
+        note_line(&lines, &cap, r->n - 1, n, err)) {
       kt_fail_prefix(err, "line %zu: ", n);
       kt_results_release(r);
       r = NULL;

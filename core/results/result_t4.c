@@ -17,8 +17,9 @@
 ** Writing: every numeric measurement goes through write_measure (one
 ** line each, in write_measurements); ktlua's task, device, kernels and
 ** identity go into
-** metadata.ktlua, and each result's exact status and error into
-** ktlua_status and ktlua_error, so that a file read back loses nothing the
+** metadata.ktlua (with device_threads), and each result's exact status,
+** error and a CPU device's waits into ktlua_status, ktlua_error,
+** ktlua_waited_ms (in ms) and ktlua_crowded, so that a file read back loses nothing the
 ** format has no place for; other tools ignore them.
 */
 #include <math.h>
@@ -154,6 +155,13 @@ static int read_outcome(const t4_reader *rd, const kt_jvalue *x, size_t i, int s
   o->total = o->build + o->validation + o->wait + o->framework; /* the searcher's is its own */
   const kt_jvalue *stamp = kt_json_get_type(x, "timestamp", KT_JSTRING);
   if (stamp) res->finished = kt_time_parse(stamp->u.str);
+  /* a CPU device's wait for a processor, and runs stopped at 10 by it (ktlua's) */
+  const kt_jvalue *crowded = kt_json_get_type(x, "ktlua_crowded", KT_JBOOL);
+  res->crowded = crowded && crowded->u.b;
+  const kt_jvalue *waited = kt_json_get(x, "ktlua_waited_ms");
+  if (waited && !(waited->type == KT_JNUMBER && waited->u.num.f >= 0 && isfinite(waited->u.num.f)))
+    return kt_fail(rd->err, "result %zu: ktlua_waited_ms is no time", i + 1);
+  if (waited) res->waited_ns = waited->u.num.f * 1e6; /* in ms, whatever the timeunit */
   return 0;
 }
 
@@ -190,7 +198,7 @@ static int read_result(void *ud, kt_results *r, size_t i, uint32_t *vi, kt_error
 }
 
 /* metadata.ktlua, as written below: who made the file, and on what. */
-static void read_identity(const kt_jvalue *meta, kt_results *r) {
+static int read_identity(const kt_jvalue *meta, kt_results *r, kt_error *err) {
   const kt_jvalue *id = kt_json_get_type(meta, "ktlua", KT_JOBJECT);
   const char *keys[] = {"backend", "driver", "source", "options", "objective", "searcher"};
   char **fields[] = {&r->backend, &r->driver, &r->source, &r->options, &r->objective, &r->searcher};
@@ -198,6 +206,8 @@ static void read_identity(const kt_jvalue *meta, kt_results *r) {
     const kt_jvalue *v = kt_json_get_type(id, keys[i], KT_JSTRING);
     if (v) *fields[i] = kt_strdup(v->u.str, NULL);
   }
+  return id && kt_json_device_threads(id, &r->device_threads, err)
+             ? kt_fail_prefix(err, "metadata.ktlua: ") : 0;
 }
 
 static kt_results *new_results(kt_param_acc *acc, const kt_jvalue *meta, kt_error *err) {
@@ -214,7 +224,10 @@ static kt_results *new_results(kt_param_acc *acc, const kt_jvalue *meta, kt_erro
                    ? kernels->u.items[k].u.str : name;
   kt_results *r = kt_param_acc_results(acc, name, names, nk, device ? device->u.str : "recorded", err);
   free(names);
-  if (r) read_identity(meta, r);
+  if (r && read_identity(meta, r, err)) {
+    kt_results_release(r);
+    r = NULL;
+  }
   return r;
 }
 
@@ -323,6 +336,8 @@ static void write_result(FILE *f, const kt_results *r, const kt_result *x) {
     fputs(",\"ktlua_error\":", f);
     kt_json_string(f, x->error);
   }
+  if (x->waited_ns > 0) write_ms(f, "ktlua_waited_ms", x->waited_ns);
+  if (x->crowded) fputs(",\"ktlua_crowded\":true", f);
   fputc('}', f);
 }
 
@@ -344,6 +359,7 @@ static void write_identity(FILE *f, const kt_results *r) {
       fprintf(f, ",\"%s\":", keys[i]);
       kt_json_string(f, values[i]);
     }
+  if (r->device_threads > 0) fprintf(f, ",\"device_threads\":%d", r->device_threads);
   fputc('}', f);
 }
 
