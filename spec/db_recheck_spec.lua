@@ -357,6 +357,16 @@ describe("db:recheck of a stored best whose output is now wrong", function()
     assert.are.equal("not rechecked", item.verdict)
     assert.are.same({}, item.changed)
     db:close()
+    -- an entry that knows no source (as one stored from a peer's recording): nothing to compare
+    sqlite(path, "UPDATE tuned SET source = ''")
+    db = kt.db(path)
+    item = db:recheck{ kernel = scale(tuner, "4.0f", true), tuner = tuner }[1]
+    assert.are.equal("not rechecked", item.verdict)
+    assert.are.same({}, item.changed)
+    item = db:recheck{ kernel = scale(tuner, "4.0f", true), tuner = tuner, all = true }[1]
+    assert.are.equal("invalid", item.verdict)
+    assert.are.equal("invalid_output", item.status)
+    db:close()
     remove(path)
   end)
 end)

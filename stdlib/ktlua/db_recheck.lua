@@ -40,8 +40,10 @@ end
 -- The kernel's code against the entry's, as db:best compares them (its source
 -- hash, its compiler options): "source fnv1a-... -> fnv1a-..." or
 -- "compiler options '-DA' -> '-DB'", or nil where they are the same. (The hash
--- is of the kernel's own text: a header it includes is not in it.)
+-- is of the kernel's own text: a header it includes is not in it.) An entry
+-- that knows no source (stored from a peer's recording) has nothing to compare.
 local function code_change(db, kernel, e)
+  if (e.source or "") == "" then return nil end
   local ok, found, why = pcall(db.best, db, { kernel = kernel, device = { name = e.device, backend = e.backend },
     size = e.size, objective = e.objective })
   if not ok or found or type(why) ~= "string" then return nil end
