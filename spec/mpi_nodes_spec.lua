@@ -72,23 +72,8 @@ local function all_gone()
   return wait.until_true(function() return left() == 0 end, 120)
 end
 
-local function configs_of(journal)
-  local list = {}
-  for _, line in ipairs(files.lines(journal)) do
-    local wg, vec = line:match('"config":{"WG":(%d+),"VEC":(%d+)')
-    if wg then list[#list + 1] = wg .. "/" .. vec end
-  end
-  return list
-end
-
-local function distinct(list)
-  local seen = {}
-  for _, x in ipairs(list) do
-    if seen[x] then return false end
-    seen[x] = true
-  end
-  return true
-end
+local journal_configs = require "spec.support.journal_configs"
+local configs_of, distinct = journal_configs.of, journal_configs.distinct
 
 local function entries(folder)
   return shell.count(shell.run("ls " .. folder .. " 2>/dev/null"), "%.ktp")

@@ -107,23 +107,8 @@ local function mpirun(np, args, opts)
   return shell.run(cmd)
 end
 
-local function results_of(journal)
-  local configs = {}
-  for _, line in ipairs(files.lines(journal)) do
-    local wg, vec = line:match('"config":{"WG":(%d+),"VEC":(%d+)}')
-    if wg then configs[#configs + 1] = wg .. "/" .. vec end
-  end
-  return configs
-end
-
-local function distinct(list)
-  local seen = {}
-  for _, x in ipairs(list) do
-    if seen[x] then return false end
-    seen[x] = true
-  end
-  return true
-end
+local journal_configs = require "spec.support.journal_configs"
+local results_of, distinct = journal_configs.of, journal_configs.distinct
 
 describe("MPI", function()
   if not built or not have_mpirun then

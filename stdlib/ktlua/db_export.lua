@@ -113,8 +113,8 @@ usage: ktlua db export [--format=header|json|lua] [-o FILE] DB
   export writes the configurations stored in the database DB (kt.db) as a C
   header with a selection function by nearest size (header, the default), a
   JSON wisdom file (json) or a Lua table (lua), to FILE or standard output;
-  recheck times the stored bests again where the driver, compiler or ktlua
-  changed (`ktlua db recheck --help`); store keeps the best of results files (a
+  recheck times the stored bests again where the driver, compiler, ktlua or
+  the kernel's code changed (`ktlua db recheck --help`); store keeps the best of results files (a
   Kernel Tuner cache, KTT's, T4) for transfer (`ktlua db store --help`)
 ]]
 

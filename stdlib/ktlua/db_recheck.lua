@@ -2,12 +2,14 @@
 -- database (doc/database.md, "Rechecking"). After a driver, compiler or
 -- ktlua upgrade a stored best may have become slower, or no longer run:
 -- db:recheck{kernel = k, tuner = t} times each stored best of k on t's
--- device again where any of these changed (or every one, with all = true)
+-- device again where any of these changed, or k's source or compiler options
+-- since (as db:best tells an entry stale; or every one, with all = true)
 -- with the tuning's own measurement (tuner:tune with the configuration as
 -- its one seed, so the kernel's checks and repetitions apply), and says
 -- per entry: unchanged, faster, slower (beyond the noise, with both
 -- times) or invalid (compile or launch failure, wrong output against the
--- kernel's reference). retune = true tunes again those slower or invalid,
+-- kernel's reference: the validation's reason, "element 5: got 20, expected
+-- 15 ..."). retune = true tunes again those slower or invalid,
 -- seeded with the old best and transferring from the database.
 --
 --   db:recheck{kernel = k, tuner = t[, size = {...}, all = false, retune = false,
@@ -35,9 +37,25 @@ local function sorted_size(size)
   return table.concat(parts, ",")
 end
 
+-- The kernel's code against the entry's, as db:best compares them (its source
+-- hash, its compiler options): "source fnv1a-... -> fnv1a-..." or
+-- "compiler options '-DA' -> '-DB'", or nil where they are the same. (The hash
+-- is of the kernel's own text: a header it includes is not in it.) An entry
+-- that knows no source (stored from a peer's recording) has nothing to compare.
+local function code_change(db, kernel, e)
+  if (e.source or "") == "" then return nil end
+  local ok, found, why = pcall(db.best, db, { kernel = kernel, device = { name = e.device, backend = e.backend },
+    size = e.size, objective = e.objective })
+  if not ok or found or type(why) ~= "string" then return nil end
+  local old, new = why:match("was tuned for another source %((.-), now (.-)%)$")
+  if old then return ("source %s -> %s"):format(old, new) end
+  old, new = why:match("was tuned with other compiler options %('(.*)', now '(.*)'%)$")
+  if old then return ("compiler options '%s' -> '%s'"):format(old, new) end
+end
+
 -- What changed since the entry was measured: a list of "driver 535.1 -> 580.2".
-local function changes(e, now)
-  local out = {}
+local function changes(db, kernel, e, now)
+  local out = { code_change(db, kernel, e) }
   local function compare(what, old, new)
     if old ~= "" and new ~= "" and old ~= new then out[#out + 1] = ("%s %s -> %s"):format(what, old, new) end
   end
@@ -128,7 +146,7 @@ function recheck.recheck(db, o)
   local entries, why = entries_of(db, o)
   for _, e in ipairs(entries) do
     local item = { kernel = e.kernel, device = e.device, backend = e.backend, size = e.size,
-      objective = e.objective, config = e.config, changed = changes(e, now), old_ms = e.time_ms }
+      objective = e.objective, config = e.config, changed = changes(db, o.kernel, e, now), old_ms = e.time_ms }
     if #item.changed == 0 and not o.all then
       item.verdict = "not rechecked"
     else
@@ -167,10 +185,13 @@ recheck.REGRESSED, recheck.NOTHING, recheck.NOT_REBUILT = 2, 3, 4
 local usage = [[
 usage: ktlua db recheck DB [--device=ID] [--all] [--retune] [--noise=X] [--repeats=N]
 Times again, on the device at hand (--device, else each T1 file's), each
-stored best whose driver, compiler or ktlua version changed (every one with
---all), of the entries that `ktlua run --db=DB` stored (they name their T1
-file), and says per entry: unchanged, faster, slower (beyond the noise,
-default 5%, with both times) or invalid; entries it cannot re-run are named.
+stored best whose driver, compiler or ktlua version, or its kernel's source
+or compiler options, changed (every one with --all, which also sees a changed
+header the kernel includes), of the entries that `ktlua run --db=DB` stored
+(they name their T1 file), and says per entry: unchanged, faster, slower
+(beyond the noise, default 5%, with both times) or invalid (no longer
+compiling, launching or matching the T1 file's reference output, and why);
+entries it cannot re-run are named.
 --retune tunes again those slower or invalid (2% of the space), seeded with
 the old best and transferring from DB, and stores them.
 Exit status: 0 nothing regressed; 2 an entry is slower or invalid; 3 nothing
