@@ -88,8 +88,11 @@ setup(function()
 end)
 
 -- A holder of a journal's lock, as a tuning holds it: flock(1), until closed.
+-- (Let go however the test ends: a follower of a journal still held would
+-- follow it for ever, and the test's end waits for the follower.)
 local function hold(path)
   local holder = io.popen("exec flock -x " .. path .. " cat", "w")
+  finally(function() if io.type(holder) == "file" then holder:close() end end)
   wait_for("the lock of " .. path, function() return watch.held(path) end)
   return holder
 end
