@@ -321,7 +321,7 @@ __kernel void la(__global int *o) { o[0] = X * 10 + Y; }]] }
     local n = #r[1].samples_ms
     assert.is_true(n == 6 or (n >= 2 and r[1].samples_ms[1] == r[1].samples_ms[n]))
     -- by default: until the relative standard error of the mean is under 2%, 3 to 50 runs, or
-    -- 10 where the device's threads waited for a processor (a CPU device on a busy machine)
+    -- from 10 on where the device's threads waited for a processor (a CPU device on a busy machine)
     r = tuner:tune(k, { stop = { count = 2 } })
     for i = 1, 2 do
       local s, n, sum, sq = r[i].samples_ms, #r[i].samples_ms, 0, 0
@@ -330,7 +330,7 @@ __kernel void la(__global int *o) { o[0] = X * 10 + Y; }]] }
       for _, x in ipairs(s) do sq = sq + (x - mean) ^ 2 end
       local rse = math.sqrt(sq / (n - 1)) / math.sqrt(n) / mean
       assert.is_true(n >= 3 and n <= 50, n)
-      assert.is_true(n == 50 or rse < 0.02 or (r[i].crowded and n == 10),
+      assert.is_true(n == 50 or rse < 0.02 or (r[i].crowded and n >= 10),
         ("%d runs, rse %g, crowded %s"):format(n, rse, tostring(r[i].crowded)))
     end
     assert.has_error(function() tuner:tune(k, { repeats = 0 }) end)
