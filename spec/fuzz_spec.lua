@@ -338,6 +338,23 @@ describe("the Python fuzzer", function()
   end)
 end)
 
+-- The API and online fuzzers' cases first .. last: each a world (its calls
+-- logged in NAME.log) started, online too where opts say so, then steps
+-- random calls.
+local function run_worlds(name, last, steps, opts)
+  run_cases(settings.first, last, function(n)
+    local log = settings.dir .. "/" .. name .. ".log"
+    fuzz.note(settings, name, n, "-- the calls: " .. log)
+    os.remove(log)
+    local w = api.world(fuzz.rng(settings.seed, n), kt.tuner, log, settings.dir, opts)
+    w:start()
+    if opts and opts.online then w:start_online() end
+    for _ = 1, steps do w:step() end
+    local bad = api.finish(w)
+    assert(not bad, bad)
+  end)
+end
+
 -- The API: a case is a sequence of random calls on one world.
 describe("the API fuzzer", function()
   -- A case costs about what a hundred of the others do: a tenth as many
@@ -348,21 +365,7 @@ describe("the API fuzzer", function()
   local last = settings.first + count - 1
   it(("survives seeded sequences of calls (seed %d, cases %d to %d)")
     :format(settings.seed, settings.first, last), function()
-    local tuner
-    local function open_tuner()
-      tuner = kt.tuner()
-      return tuner
-    end
-    run_cases(settings.first, last, function(n)
-      local log = settings.dir .. "/api.log"
-      fuzz.note(settings, "api", n, "-- the calls: " .. log)
-      os.remove(log)
-      local w = api.world(fuzz.rng(settings.seed, n), open_tuner, log, settings.dir)
-      w:start()
-      for _ = 1, 12 do w:step() end
-      local bad = api.finish(w)
-      assert(not bad, bad)
-    end)
+    run_worlds("api", last, 12)
   end)
 end)
 
@@ -381,22 +384,7 @@ describe("the online fuzzer", function()
   local last = settings.first + count - 1
   it(("survives seeded sequences of online calls (seed %d, cases %d to %d)")
     :format(settings.seed, settings.first, last), function()
-    local tuner
-    local function open_tuner()
-      tuner = kt.tuner()
-      return tuner
-    end
-    run_cases(settings.first, last, function(n)
-      local log = settings.dir .. "/online.log"
-      fuzz.note(settings, "online", n, "-- the calls: " .. log)
-      os.remove(log)
-      local w = api.world(fuzz.rng(settings.seed, n), open_tuner, log, settings.dir, { online = true })
-      w:start()
-      w:start_online()
-      for _ = 1, 30 do w:step() end
-      local bad = api.finish(w)
-      assert(not bad, bad)
-    end)
+    run_worlds("online", last, 30, { online = true })
   end)
 end)
 
